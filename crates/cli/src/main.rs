@@ -1,0 +1,119 @@
+//! `tabprobe`: the native command line over tabprobe's crates. Builds the bundled demo dataset
+//! from INFOTABS, writes the dataset JSON Schema, and validates dataset files.
+
+mod demo;
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use clap::{Parser, Subcommand};
+
+#[derive(Parser)]
+#[command(
+    name = "tabprobe",
+    version,
+    about = "Systematic evidence probes for tabular NLI models"
+)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Build the demo dataset (INFOTABS dev tables + the paper's running examples).
+    Demo {
+        /// The INFOTABS `data` folder (holding `maindata/`, `tables/json/`, `reasoning/`).
+        #[arg(long, default_value = "../shared/data/infotabs/data")]
+        infotabs: PathBuf,
+        /// Number of dev tables to include besides the two running examples.
+        #[arg(long, default_value_t = 40)]
+        tables: usize,
+        /// Where to write the dataset JSON.
+        #[arg(long, default_value = "public/demo/dataset.json")]
+        out: PathBuf,
+    },
+    /// Write the JSON Schema of the dataset format.
+    Schema {
+        /// Where to write it.
+        #[arg(long, default_value = "public/schema/dataset-v1.json")]
+        out: PathBuf,
+    },
+    /// Validate dataset files and print every problem found.
+    Validate {
+        /// Dataset JSON files.
+        files: Vec<PathBuf>,
+    },
+}
+
+fn main() -> ExitCode {
+    match run(Cli::parse()) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(message) => {
+            eprintln!("{message}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+fn run(cli: Cli) -> Result<(), String> {
+    match cli.command {
+        Command::Demo {
+            infotabs,
+            tables,
+            out,
+        } => {
+            let dataset = demo::build(&infotabs, tables)?;
+            let text = dataset
+                .to_json_pretty()
+                .map_err(|e| format!("cannot serialise the dataset: {e}"))?;
+            write(&out, &(text + "\n"))?;
+            println!(
+                "wrote {}: {} tables, {} examples",
+                out.display(),
+                dataset.tables.len(),
+                dataset.examples.len()
+            );
+            Ok(())
+        }
+        Command::Schema { out } => {
+            let text = tabprobe_core::schema::dataset_schema_json()
+                .map_err(|e| format!("cannot serialise the schema: {e}"))?;
+            write(&out, &text)?;
+            println!("wrote {}", out.display());
+            Ok(())
+        }
+        Command::Validate { files } => {
+            let mut failed = 0;
+            for file in &files {
+                let name = file.display().to_string();
+                let text = std::fs::read_to_string(file)
+                    .map_err(|e| format!("{name}: cannot read: {e}"))?;
+                match tabprobe_core::parse_dataset(&name, &text) {
+                    Ok(d) => println!(
+                        "{name}: ok ({} tables, {} examples)",
+                        d.tables.len(),
+                        d.examples.len()
+                    ),
+                    Err(e) => {
+                        failed += 1;
+                        eprintln!("{}", e.report());
+                    }
+                }
+            }
+            if failed == 0 {
+                Ok(())
+            } else {
+                Err(format!("{failed} of {} file(s) have problems", files.len()))
+            }
+        }
+    }
+}
+
+fn write(path: &PathBuf, text: &str) -> Result<(), String> {
+    if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
+        std::fs::create_dir_all(dir)
+            .map_err(|e| format!("{}: cannot create folder: {e}", dir.display()))?;
+    }
+    std::fs::write(path, text).map_err(|e| format!("{}: cannot write: {e}", path.display()))
+}

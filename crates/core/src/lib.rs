@@ -1,0 +1,16 @@
+//! tabprobe's pure core: the dataset format and its validation, importers, and (in later
+//! modules) probes and metrics. No web APIs and no tensors live here, so everything is
+//! testable natively and gives the same result in the browser.
+
+pub mod dataset;
+pub mod import;
+pub mod label;
+pub mod schema;
+pub mod summary;
+pub mod table;
+pub mod validate;
+
+pub use dataset::{Dataset, Example, FORMAT_MARKER, FORMAT_VERSION};
+pub use label::{Label, LabelSet};
+pub use table::{KeyValueRow, KeyValueTable, RelationalTable, Table};
+pub use validate::{parse_dataset, DatasetError, Problem, ProblemKind};
