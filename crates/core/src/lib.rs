@@ -6,6 +6,7 @@ pub mod dataset;
 pub mod import;
 pub mod label;
 pub mod schema;
+pub mod scoring;
 pub mod summary;
 pub mod table;
 pub mod validate;

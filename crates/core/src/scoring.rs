@@ -1,0 +1,84 @@
+//! The seam between probes and models (DESIGN.md "core ↔ model"): score premise/hypothesis
+//! pairs into label probabilities. `core` never sees a tensor; the `model` crate implements
+//! [`PairScorer`] and tests use deterministic fakes.
+//!
+//! Scoring in the browser is asynchronous (WebGPU readback), so probe runs do not call a
+//! scorer themselves in the browser: they hand out batches of [`Pair`]s and take back
+//! [`PairScore`]s. [`PairScorer`] is the synchronous form for native code and tests.
+
+use serde::{Deserialize, Serialize};
+
+use crate::label::{Label, LabelSet};
+
+/// One premise/hypothesis pair as text, after linearization.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub struct Pair {
+    /// The premise text (a linearized table or a plain premise); empty for hypothesis-only.
+    pub premise: String,
+    /// The hypothesis text.
+    pub hypothesis: String,
+}
+
+/// What a model says about one pair.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct PairScore {
+    /// Probabilities in canonical label order (ENTAIL, NEUTRAL, CONTRADICT). A two-way model
+    /// puts 0 on NEUTRAL.
+    pub probs: [f32; 3],
+    /// Raw logits in the model's own label order (`id2label`).
+    pub logits: Vec<f32>,
+    /// Whether the premise was truncated to fit the model's maximum length.
+    pub truncated: bool,
+    /// How many premise tokens truncation dropped.
+    pub premise_tokens_dropped: usize,
+}
+
+impl PairScore {
+    /// The predicted label: the most probable one; ties go to the earlier canonical label.
+    pub fn predicted(&self) -> Label {
+        let mut best = 0;
+        for i in 1..3 {
+            if self.probs[i] > self.probs[best] {
+                best = i;
+            }
+        }
+        Label::ALL[best]
+    }
+}
+
+/// Identifies a model in results and share links.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ModelId {
+    /// A human name, e.g. the checkpoint folder name.
+    pub name: String,
+    /// Lower-case hex SHA-256 of the weight file's bytes.
+    pub weights_sha256: String,
+    /// The labels the model predicts.
+    pub label_set: LabelSet,
+}
+
+/// A model failure while scoring, as text a user can act on.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("scoring failed: {0}")]
+pub struct ScoreError(pub String);
+
+/// Synchronous scoring of a batch of pairs; one [`PairScore`] per pair, in order.
+pub trait PairScorer {
+    /// Scores `pairs`; the result has exactly `pairs.len()` entries.
+    fn score(&mut self, pairs: &[Pair]) -> Result<Vec<PairScore>, ScoreError>;
+    /// Which model this is.
+    fn model_id(&self) -> ModelId;
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn prediction_is_argmax_with_canonical_tie_break() {
+        let s = |probs| PairScore { probs, logits: vec![], truncated: false, premise_tokens_dropped: 0 };
+        assert_eq!(s([0.2, 0.5, 0.3]).predicted(), Label::Neutral);
+        assert_eq!(s([0.1, 0.1, 0.8]).predicted(), Label::Contradict);
+        assert_eq!(s([0.4, 0.2, 0.4]).predicted(), Label::Entail);
+    }
+}
