@@ -5,6 +5,8 @@
 pub mod dataset;
 pub mod import;
 pub mod label;
+pub mod linearize;
+pub mod rng;
 pub mod schema;
 pub mod scoring;
 pub mod summary;

@@ -76,7 +76,12 @@ mod tests {
 
     #[test]
     fn prediction_is_argmax_with_canonical_tie_break() {
-        let s = |probs| PairScore { probs, logits: vec![], truncated: false, premise_tokens_dropped: 0 };
+        let s = |probs| PairScore {
+            probs,
+            logits: vec![],
+            truncated: false,
+            premise_tokens_dropped: 0,
+        };
         assert_eq!(s([0.2, 0.5, 0.3]).predicted(), Label::Neutral);
         assert_eq!(s([0.1, 0.1, 0.8]).predicted(), Label::Contradict);
         assert_eq!(s([0.4, 0.2, 0.4]).predicted(), Label::Entail);

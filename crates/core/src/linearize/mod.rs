@@ -1,0 +1,223 @@
+//! Linearization (SPEC §1.5): how a table becomes the premise text a model reads, and in
+//! which order premise and hypothesis are paired. The strategy is part of every result.
+
+mod infotabs_compat;
+mod paragraph;
+mod template;
+
+use serde::{Deserialize, Serialize};
+
+use crate::scoring::Pair;
+use crate::table::Table;
+
+pub use infotabs_compat::infotabs_compat_paragraph;
+pub use paragraph::paragraph;
+pub use template::{concatenation, horizontal_template, vertical_template};
+
+/// A way of turning a table into text.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Linearization {
+    /// INFOTABS' "table as a paragraph", cleaned up (`is`/`are` by value count, no
+    /// trailing space, trimmed values).
+    Paragraph,
+    /// Byte for byte what `json_to_para.py` of the INFOTABS authors produced, quirks
+    /// included; published INFOTABS models were trained on this text.
+    #[default]
+    InfotabsCompat,
+    /// Table-BERT's horizontal template: `row 1 is : <col> is <cell> ; … .`.
+    HorizontalTemplate,
+    /// Table-BERT's vertical template: one sentence per column.
+    VerticalTemplate,
+    /// Cells concatenated with a separator and no template words.
+    Concatenation,
+}
+
+impl Linearization {
+    /// Every strategy, in the order the UI lists them.
+    pub const ALL: [Linearization; 5] = [
+        Linearization::Paragraph,
+        Linearization::InfotabsCompat,
+        Linearization::HorizontalTemplate,
+        Linearization::VerticalTemplate,
+        Linearization::Concatenation,
+    ];
+
+    /// The snake_case name used in JSON and on the command line.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Linearization::Paragraph => "paragraph",
+            Linearization::InfotabsCompat => "infotabs_compat",
+            Linearization::HorizontalTemplate => "horizontal_template",
+            Linearization::VerticalTemplate => "vertical_template",
+            Linearization::Concatenation => "concatenation",
+        }
+    }
+
+    /// Parses [`Linearization::as_str`] names.
+    pub fn from_name(name: &str) -> Option<Linearization> {
+        Linearization::ALL.into_iter().find(|l| l.as_str() == name)
+    }
+}
+
+/// Which text the model reads first.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum PairOrder {
+    /// `<s> premise </s></s> hypothesis </s>` (INFOTABS, MNLI).
+    #[default]
+    PremiseFirst,
+    /// `<s> hypothesis </s></s> premise </s>` (Table-BERT's "statement first").
+    HypothesisFirst,
+}
+
+/// A linearization strategy and a pair order: everything needed to turn a table and a
+/// hypothesis into the [`Pair`] a model scores.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Serialize, Deserialize)]
+pub struct LinearizeSettings {
+    /// How the table becomes text.
+    pub strategy: Linearization,
+    /// Which text comes first.
+    pub order: PairOrder,
+}
+
+/// Why a table could not be linearized.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum LinearizeError {
+    /// The strategy is defined for key–value tables only.
+    #[error("table {table}: the {strategy} linearization is defined for key-value (INFOTABS) tables only")]
+    KeyValueOnly {
+        /// Table id.
+        table: String,
+        /// Strategy name.
+        strategy: &'static str,
+    },
+    /// A row with no values: the INFOTABS script crashes on it (`values[-1]`).
+    #[error(
+        "table {table}: row {key:?} has no values, which the INFOTABS script cannot linearize"
+    )]
+    EmptyRow {
+        /// Table id.
+        table: String,
+        /// The row's key.
+        key: String,
+    },
+    /// A `YYYY-MM-DD` match that is not a calendar date: the INFOTABS script crashes on it
+    /// (`strptime` raises).
+    #[error("table {table}: row {key:?} contains {text:?}, which looks like an ISO date but is not a valid one")]
+    InvalidIsoDate {
+        /// Table id.
+        table: String,
+        /// The row's key.
+        key: String,
+        /// The `YYYY-MM-DD` text.
+        text: String,
+    },
+}
+
+/// Linearizes `table` with `strategy`.
+pub fn linearize(table: &Table, strategy: Linearization) -> Result<String, LinearizeError> {
+    match strategy {
+        Linearization::Paragraph => Ok(paragraph(table)),
+        Linearization::InfotabsCompat => match table {
+            Table::KeyValue(t) => infotabs_compat_paragraph(t),
+            Table::Relational(t) => Err(LinearizeError::KeyValueOnly {
+                table: t.id.clone(),
+                strategy: strategy.as_str(),
+            }),
+        },
+        Linearization::HorizontalTemplate => Ok(horizontal_template(table)),
+        Linearization::VerticalTemplate => Ok(vertical_template(table)),
+        Linearization::Concatenation => Ok(concatenation(table)),
+    }
+}
+
+impl LinearizeSettings {
+    /// The pair a model scores for a premise text and a hypothesis. With
+    /// [`PairOrder::HypothesisFirst`] the hypothesis goes into [`Pair::premise`] (the first
+    /// segment), because `Pair`'s fields are what the tokenizer encodes first and second.
+    pub fn pair(&self, premise: &str, hypothesis: &str) -> Pair {
+        match self.order {
+            PairOrder::PremiseFirst => Pair {
+                premise: premise.to_string(),
+                hypothesis: hypothesis.to_string(),
+            },
+            PairOrder::HypothesisFirst => Pair {
+                premise: hypothesis.to_string(),
+                hypothesis: premise.to_string(),
+            },
+        }
+    }
+
+    /// Linearizes `table` and pairs it with `hypothesis`.
+    pub fn table_pair(&self, table: &Table, hypothesis: &str) -> Result<Pair, LinearizeError> {
+        Ok(self.pair(&linearize(table, self.strategy)?, hypothesis))
+    }
+}
+
+/// Finds the first `DDDD-DD-DD` (ASCII digits) in `s`, as Python's
+/// `re.search('\d{4}-\d{2}-\d{2}', s)` does on the ASCII-folded INFOTABS text.
+pub(crate) fn find_iso_date(s: &str) -> Option<&str> {
+    let b = s.as_bytes();
+    if b.len() < 10 {
+        return None;
+    }
+    let shape = |w: &[u8]| {
+        w.iter().enumerate().all(|(i, c)| match i {
+            4 | 7 => *c == b'-',
+            _ => c.is_ascii_digit(),
+        })
+    };
+    (0..=b.len() - 10)
+        .find(|&i| shape(&b[i..i + 10]))
+        .map(|i| &s[i..i + 10])
+}
+
+/// Whether `YYYY-MM-DD` is a date `strptime('%Y-%m-%d')` accepts (year 1..=9999, real day).
+pub(crate) fn is_valid_iso_date(d: &str) -> bool {
+    let num = |r: std::ops::Range<usize>| d.get(r).and_then(|x| x.parse::<u32>().ok());
+    let (Some(y), Some(m), Some(day)) = (num(0..4), num(5..7), num(8..10)) else {
+        return false;
+    };
+    let leap = (y % 4 == 0 && y % 100 != 0) || y % 400 == 0;
+    let days = match m {
+        1 | 3 | 5 | 7 | 8 | 10 | 12 => 31,
+        4 | 6 | 9 | 11 => 30,
+        2 if leap => 29,
+        2 => 28,
+        _ => return false,
+    };
+    y >= 1 && (1..=days).contains(&day)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn iso_date_search_and_validity() {
+        assert_eq!(
+            find_iso_date("April 28, 2011 (2011-04-28) (Westwood)"),
+            Some("2011-04-28")
+        );
+        assert_eq!(find_iso_date("29 March 1979"), None);
+        assert!(is_valid_iso_date("2000-02-29"));
+        assert!(!is_valid_iso_date("1900-02-29"));
+        assert!(!is_valid_iso_date("2011-13-01"));
+        assert!(!is_valid_iso_date("0000-01-01"));
+    }
+
+    #[test]
+    fn hypothesis_first_swaps_segments() {
+        let s = LinearizeSettings {
+            strategy: Linearization::Paragraph,
+            order: PairOrder::HypothesisFirst,
+        };
+        let p = s.pair("P", "H");
+        assert_eq!((p.premise.as_str(), p.hypothesis.as_str()), ("H", "P"));
+        assert_eq!(
+            Linearization::from_name("vertical_template"),
+            Some(Linearization::VerticalTemplate)
+        );
+    }
+}
