@@ -6,11 +6,14 @@ pub mod dataset;
 pub mod import;
 pub mod label;
 pub mod linearize;
+pub mod metrics;
 pub mod rng;
+pub mod rules;
 pub mod schema;
 pub mod scoring;
 pub mod summary;
 pub mod table;
+pub mod transitions;
 pub mod validate;
 
 pub use dataset::{Dataset, Example, FORMAT_MARKER, FORMAT_VERSION};

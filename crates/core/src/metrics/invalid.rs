@@ -1,0 +1,130 @@
+//! The invalid-transition table (SPEC §3; the paper's Tables 5, 6, 13–17): for each label
+//! predicted before the edit, the percentage of perturbed examples whose after-label the rule
+//! forbids; one column per split, an "Average" row over the labels present, and a mean column.
+
+use serde::{Deserialize, Serialize};
+
+use crate::label::{Label, LabelSet};
+use crate::rules::ValidityRule;
+use crate::transitions::{Transition, TransitionMatrix};
+
+/// One split's transitions.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct SplitTransitions {
+    /// Split name (e.g. `alpha1`), or `all`.
+    pub split: String,
+    /// Its transition counts.
+    pub matrix: TransitionMatrix,
+}
+
+/// One label's row of the table.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct InvalidRow {
+    /// The label predicted before the edit.
+    pub label: Label,
+    /// Invalid percentage per split, `None` where the model never predicted `label` before.
+    pub per_split: Vec<Option<f64>>,
+    /// Mean over the splits that have a value (the paper's "Average" column).
+    pub mean: Option<f64>,
+}
+
+/// A paper-shaped invalid-transition table.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct InvalidTransitionTable {
+    /// Column names.
+    pub splits: Vec<String>,
+    /// One row per label of the label set.
+    pub rows: Vec<InvalidRow>,
+    /// Per split: the mean over the labels present (the paper's "Average" row).
+    pub average: Vec<Option<f64>>,
+    /// Mean of `average` over splits.
+    pub mean_average: Option<f64>,
+    /// Said when a label has no row because the model cannot predict it (two-way models never
+    /// predict NEUTRAL), or when a label is absent from every split.
+    pub notes: Vec<String>,
+}
+
+fn mean(xs: impl IntoIterator<Item = Option<f64>>) -> Option<f64> {
+    let v: Vec<f64> = xs.into_iter().flatten().collect();
+    (!v.is_empty()).then(|| v.iter().sum::<f64>() / v.len() as f64)
+}
+
+/// `100 × invalid / total` for transitions out of `label`, `None` when there are none.
+pub fn invalid_percent(m: &TransitionMatrix, label: Label, rule: &ValidityRule) -> Option<f64> {
+    let total = m.total_from(label);
+    (total > 0).then(|| 100.0 * m.invalid_from(label, rule) as f64 / total as f64)
+}
+
+impl InvalidTransitionTable {
+    /// Builds the table from per-split transition matrices.
+    pub fn new(splits: &[SplitTransitions], rule: &ValidityRule, label_set: LabelSet) -> Self {
+        let mut notes = Vec::new();
+        if label_set == LabelSet::TwoWay {
+            notes.push(
+                "two-way model: it never predicts NEUTRAL, so there is no NEUTRAL row".to_string(),
+            );
+        }
+        let rows: Vec<InvalidRow> = label_set
+            .labels()
+            .iter()
+            .map(|&label| {
+                let per_split: Vec<Option<f64>> = splits
+                    .iter()
+                    .map(|s| invalid_percent(&s.matrix, label, rule))
+                    .collect();
+                if per_split.iter().all(Option::is_none) {
+                    notes.push(format!(
+                        "the model never predicted {label} on an original example"
+                    ));
+                }
+                let mean = mean(per_split.iter().copied());
+                InvalidRow {
+                    label,
+                    per_split,
+                    mean,
+                }
+            })
+            .collect();
+        let average: Vec<Option<f64>> = (0..splits.len())
+            .map(|i| mean(rows.iter().map(|r| r.per_split[i])))
+            .collect();
+        let mean_average = mean(average.iter().copied());
+        InvalidTransitionTable {
+            splits: splits.iter().map(|s| s.split.clone()).collect(),
+            rows,
+            average,
+            mean_average,
+            notes,
+        }
+    }
+
+    /// Builds per-split matrices from `(split, transition)` pairs, splits in first-seen order.
+    pub fn from_transitions<'a, I>(items: I, rule: &ValidityRule, label_set: LabelSet) -> Self
+    where
+        I: IntoIterator<Item = (&'a str, Transition)>,
+    {
+        Self::new(&group_by_split(items), rule, label_set)
+    }
+}
+
+/// Groups transitions by split name, keeping first-seen order.
+pub fn group_by_split<'a, I>(items: I) -> Vec<SplitTransitions>
+where
+    I: IntoIterator<Item = (&'a str, Transition)>,
+{
+    let mut out: Vec<SplitTransitions> = Vec::new();
+    for (split, t) in items {
+        match out.iter_mut().find(|s| s.split == split) {
+            Some(s) => s.matrix.add(t),
+            None => {
+                let mut matrix = TransitionMatrix::default();
+                matrix.add(t);
+                out.push(SplitTransitions {
+                    split: split.to_string(),
+                    matrix,
+                });
+            }
+        }
+    }
+    out
+}

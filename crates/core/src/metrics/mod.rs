@@ -1,0 +1,7 @@
+//! Metrics over probe results: invalid transitions (§3), scores with sampled standard
+//! deviations (Tables 4, 7), evidence selection (§5.3), word-order acceptance (UNLI §4),
+//! counterfactual pairing (Table 8) and breakdowns by split and category (§4.8).
+
+pub mod invalid;
+
+pub use invalid::{InvalidTransitionTable, SplitTransitions};
