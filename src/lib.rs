@@ -1,0 +1,9 @@
+//! The tabprobe web app (Leptos, client-side rendered): views, components and app state.
+//! Everything scientific lives in `tabprobe-core`; this crate only shows it.
+
+pub mod app;
+pub mod components;
+pub mod load;
+pub mod route;
+pub mod state;
+pub mod views;

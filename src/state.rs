@@ -1,0 +1,72 @@
+//! App-wide state shared through Leptos context: the loaded dataset and the last load problems.
+
+use std::sync::Arc;
+
+use leptos::prelude::*;
+use tabprobe_core::summary::DatasetSummary;
+use tabprobe_core::{Dataset, DatasetError};
+
+/// A dataset that passed validation, with the counts the browser shows.
+#[derive(Clone)]
+pub struct LoadedDataset {
+    /// The file name it came from (or `demo`).
+    pub file: String,
+    /// The validated dataset.
+    pub dataset: Arc<Dataset>,
+    /// Counts computed once on load.
+    pub summary: Arc<DatasetSummary>,
+}
+
+impl LoadedDataset {
+    /// Wraps a validated dataset and computes its summary.
+    pub fn new(file: impl Into<String>, dataset: Dataset) -> LoadedDataset {
+        let summary = DatasetSummary::of(&dataset);
+        LoadedDataset {
+            file: file.into(),
+            dataset: Arc::new(dataset),
+            summary: Arc::new(summary),
+        }
+    }
+}
+
+/// What went wrong with the last load attempt. The dataset already loaded is untouched.
+#[derive(Clone, Debug, PartialEq)]
+pub enum LoadProblem {
+    /// The file was read but did not validate.
+    Invalid(DatasetError),
+    /// The file could not be read at all (too large, unreadable, network error).
+    Unreadable {
+        /// The file name or URL.
+        file: String,
+        /// What happened and what to do.
+        message: String,
+    },
+}
+
+/// Signals every view can reach with `use_context::<AppState>()`.
+#[derive(Clone, Copy)]
+pub struct AppState {
+    /// The dataset on screen; replaced only by a dataset that validated.
+    pub dataset: RwSignal<Option<LoadedDataset>>,
+    /// Problems of the last failed load, shown until dismissed or until a load succeeds.
+    pub problem: RwSignal<Option<LoadProblem>>,
+    /// The file being read right now, for a status line.
+    pub loading: RwSignal<Option<String>>,
+}
+
+impl AppState {
+    /// Empty state: nothing loaded, no problems.
+    pub fn new() -> AppState {
+        AppState {
+            dataset: RwSignal::new(None),
+            problem: RwSignal::new(None),
+            loading: RwSignal::new(None),
+        }
+    }
+}
+
+impl Default for AppState {
+    fn default() -> Self {
+        AppState::new()
+    }
+}

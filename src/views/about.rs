@@ -1,0 +1,41 @@
+//! What tabprobe is, where its data comes from, and the licences it is used under.
+
+use leptos::prelude::*;
+
+/// The About page: purpose, papers, data credits.
+#[component]
+pub fn AboutView() -> impl IntoView {
+    view! {
+        <article class="about" data-testid="about">
+            <h1>"About tabprobe"</h1>
+            <p>
+                "tabprobe asks one question of a natural-language-inference model over tables: "
+                <em>"is it using the right evidence?"</em>
+                " It runs entirely in your browser; nothing you load leaves your machine."
+            </p>
+            <h2>"Papers"</h2>
+            <ul>
+                <li>"Gupta, Bhat, Ghosal, Shrivastava, Singh, Srikumar. "<em>"Is My Model Using the Right Evidence? Systematic Probes for Examining Evidence-Based Tabular Reasoning."</em>" TACL 2022."</li>
+                <li>"Sinha, Parthasarathi, Pineau, Williams. "<em>"UnNatural Language Inference."</em>" ACL 2021."</li>
+                <li>"Chen et al. "<em>"TabFact: A Large-scale Dataset for Table-based Fact Verification."</em>" ICLR 2020."</li>
+                <li>"Joshi et al. "<em>"TaxiNLI: Taking a Ride up the NLU Hill."</em>" CoNLL 2020."</li>
+            </ul>
+            <h2>"Data and licences"</h2>
+            <ul data-testid="credits">
+                <li>
+                    <strong>"INFOTABS"</strong>
+                    " (Gupta, Mehta, Nokhiz, Srikumar, ACL 2020), Apache-2.0. The bundled demo dataset is built from its dev tables and hypotheses, with its expert reasoning categories, plus the paper's running examples "
+                    <em>"Breakfast in America"</em>" (T1264) and "<em>"Bridesmaids"</em>" (T996)."
+                </li>
+                <li><strong>"The probing paper's counterfactual data"</strong>" (utahnlp/table_probing), Apache-2.0."</li>
+                <li><strong>"TabPert"</strong>" (Jain et al., EMNLP 2021 demo), Apache-2.0."</li>
+                <li>"The tables of all three come from Wikipedia infoboxes, licensed CC BY-SA."</li>
+            </ul>
+            <h2>"Dataset format"</h2>
+            <p>
+                "Datasets are JSON files, format version 1, described by a JSON Schema: "
+                <a href="schema/dataset-v1.json" data-testid="schema-link">"schema/dataset-v1.json"</a>"."
+            </p>
+        </article>
+    }
+}

@@ -1,0 +1,204 @@
+//! The dataset browser (SPEC §5 "Dataset"): counts per split and label, a searchable table
+//! list, and the chosen table with its hypotheses and gold labels.
+
+use leptos::prelude::*;
+use tabprobe_core::summary::{LabelCounts, TableSummary};
+use tabprobe_core::{Label, LabelSet};
+
+use crate::components::label_badge::LabelBadge;
+use crate::components::table_view::TableView;
+use crate::state::{AppState, LoadedDataset};
+
+/// The dataset screen.
+#[component]
+pub fn DatasetView() -> impl IntoView {
+    let state = use_context::<AppState>().unwrap_or_default();
+    move || match state.dataset.get() {
+        Some(loaded) => view! { <Browser loaded=loaded/> }.into_any(),
+        None => {
+            let status = move || match state.loading.get() {
+                Some(f) => format!("Loading {f}…"),
+                None => {
+                    "No dataset loaded. Use “Load dataset…” or drop a dataset JSON on the page."
+                        .to_string()
+                }
+            };
+            view! { <p class="empty" data-testid="no-dataset">{status}</p> }.into_any()
+        }
+    }
+}
+
+/// Browser for one loaded dataset; rebuilt whenever a new dataset replaces it.
+#[component]
+fn Browser(loaded: LoadedDataset) -> impl IntoView {
+    let query = RwSignal::new(String::new());
+    let selected = RwSignal::new(loaded.summary.tables.first().map(|t| t.index));
+    let label_set = loaded.dataset.label_set;
+    let summary = loaded.summary.clone();
+    let list = {
+        let summary = summary.clone();
+        move || {
+            let q = query.get();
+            let hits: Vec<TableSummary> = summary.search(&q).into_iter().cloned().collect();
+            let count = hits.len();
+            let items = hits
+                .into_iter()
+                .map(|t| {
+                    let index = t.index;
+                    view! {
+                        <li>
+                            <button
+                                class="table-item"
+                                class:selected=move || selected.get() == Some(index)
+                                data-testid="table-item"
+                                on:click=move |_| selected.set(Some(index))
+                            >
+                                <span class="title">{t.title.clone()}</span>
+                                <span class="meta">
+                                    <span class="id">{t.id.clone()}</span>
+                                    <span class="n">{format!("{} hyp.", t.labels.total())}</span>
+                                    <Counts counts=t.labels set=label_set/>
+                                    <span class="splits">{t.splits.join(", ")}</span>
+                                </span>
+                            </button>
+                        </li>
+                    }
+                })
+                .collect::<Vec<_>>();
+            view! {
+                <p class="hits" data-testid="table-count">{format!("{count} of {} tables", summary.tables.len())}</p>
+                <ul class="table-list">{items}</ul>
+            }
+        }
+    };
+    let dataset = loaded.dataset.clone();
+    let detail = move || {
+        selected
+            .get()
+            .and_then(|i| dataset.tables.get(i).cloned())
+            .map(|table| {
+                let examples: Vec<_> = dataset
+                    .examples
+                    .iter()
+                    .filter(|e| e.table.as_deref() == Some(table.id()))
+                    .cloned()
+                    .collect();
+                view! { <TableDetail table=table examples=examples set=label_set/> }
+            })
+    };
+    let totals = summary.totals();
+    let split_rows = summary
+        .by_split
+        .iter()
+        .map(|(split, c)| {
+            view! {
+                <tr>
+                    <th scope="row">{split.clone()}</th>
+                    {label_set.labels().iter().map(|l| view! { <td>{c.get(*l)}</td> }).collect::<Vec<_>>()}
+                    <td>{c.total()}</td>
+                </tr>
+            }
+        })
+        .collect::<Vec<_>>();
+    view! {
+        <section class="dataset-summary" data-testid="dataset-summary">
+            <h1>{loaded.dataset.name.clone()}</h1>
+            <p class="counts">
+                {format!("{} tables · {} examples", loaded.dataset.tables.len(), totals.total())}
+                {(summary.text_premise_examples > 0).then(|| format!(" · {} with a text premise", summary.text_premise_examples))}
+            </p>
+            <table class="split-counts">
+                <thead>
+                    <tr>
+                        <th>"split"</th>
+                        {label_set.labels().iter().map(|l| view! { <th>{label_set.display_name(*l)}</th> }).collect::<Vec<_>>()}
+                        <th>"total"</th>
+                    </tr>
+                </thead>
+                <tbody>{split_rows}</tbody>
+            </table>
+        </section>
+        <div class="browser">
+            <aside class="tables">
+                <input
+                    type="search"
+                    placeholder="Search titles…"
+                    data-testid="search"
+                    prop:value=move || query.get()
+                    on:input=move |ev| query.set(event_target_value(&ev))
+                />
+                {list}
+            </aside>
+            <section class="detail" data-testid="table-detail">{detail}</section>
+        </div>
+    }
+}
+
+/// `E 3 · N 3 · C 3` for a table's examples.
+#[component]
+fn Counts(counts: LabelCounts, set: LabelSet) -> impl IntoView {
+    let parts = set
+        .labels()
+        .iter()
+        .map(|l| {
+            let class = match l {
+                Label::Entail => "count entail",
+                Label::Neutral => "count neutral",
+                Label::Contradict => "count contradict",
+            };
+            view! { <span class=class title=set.display_name(*l)>{counts.get(*l)}</span> }
+        })
+        .collect::<Vec<_>>();
+    view! { <span class="label-counts">{parts}</span> }
+}
+
+/// One table and its hypotheses; choosing a hypothesis marks its relevant rows.
+#[component]
+fn TableDetail(
+    table: tabprobe_core::Table,
+    examples: Vec<tabprobe_core::Example>,
+    set: LabelSet,
+) -> impl IntoView {
+    let chosen = RwSignal::new(None::<usize>);
+    let relevant = {
+        let examples = examples.clone();
+        move || {
+            chosen
+                .get()
+                .and_then(|i| examples.get(i))
+                .and_then(|e| e.relevant_rows.clone())
+                .unwrap_or_default()
+        }
+    };
+    let rows = examples
+        .into_iter()
+        .enumerate()
+        .map(|(i, e)| {
+            let has_rows = e.relevant_rows.as_ref().is_some_and(|r| !r.is_empty());
+            view! {
+                <li
+                    class="hypothesis"
+                    class:chosen=move || chosen.get() == Some(i)
+                    data-testid="hypothesis"
+                    on:click=move |_| chosen.set(if chosen.get() == Some(i) { None } else { Some(i) })
+                >
+                    <LabelBadge label=e.label set=set/>
+                    <span class="text">{e.hypothesis.clone()}</span>
+                    <span class="tags">
+                        {e.id.clone().map(|id| view! { <span class="tag id">{id}</span> })}
+                        {e.split.clone().map(|s| view! { <span class="tag split">{s}</span> })}
+                        {e.categories.iter().map(|c| view! { <span class="tag category">{c.clone()}</span> }).collect::<Vec<_>>()}
+                        {has_rows.then(|| view! { <span class="tag evidence" title="has human-annotated relevant rows">"evidence rows"</span> })}
+                    </span>
+                </li>
+            }
+        })
+        .collect::<Vec<_>>();
+    view! {
+        <div class="table-pane">
+            {move || view! { <TableView table=table.clone() relevant=relevant()/> }}
+            <p class="hint">"Choose a hypothesis to mark its annotated evidence rows."</p>
+        </div>
+        <ol class="hypotheses" data-testid="hypotheses">{rows}</ol>
+    }
+}

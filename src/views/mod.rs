@@ -1,0 +1,4 @@
+//! One file per screen.
+
+pub mod about;
+pub mod dataset;

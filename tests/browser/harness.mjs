@@ -1,0 +1,70 @@
+// Shared set-up for the browser tests: a static server for the built site (dist/) on a free
+// loopback port, Debian's Chromium driven by playwright-core, and screenshots as artefacts.
+import { createServer } from 'node:http';
+import { readFile, mkdir } from 'node:fs/promises';
+import { extname, join, normalize } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { chromium } from 'playwright-core';
+
+const root = fileURLToPath(new URL('../..', import.meta.url));
+export const dist = join(root, 'dist');
+export const fixtures = join(root, 'tests', 'fixtures');
+export const artifacts = join(root, 'tests', 'artifacts');
+
+const types = {
+  '.html': 'text/html; charset=utf-8',
+  '.js': 'text/javascript',
+  '.wasm': 'application/wasm',
+  '.css': 'text/css',
+  '.json': 'application/json',
+};
+
+/** Serves dist/ on 127.0.0.1 with an index.html fallback, like `trunk serve`. */
+export async function serveDist() {
+  const server = createServer(async (req, res) => {
+    const path = normalize(decodeURIComponent(new URL(req.url, 'http://x').pathname)).replace(/^(\.\.[/\\])+/, '');
+    let file = join(dist, path);
+    try {
+      const body = await readFile(path.endsWith('/') ? join(file, 'index.html') : file);
+      res.writeHead(200, { 'content-type': types[extname(file)] ?? 'application/octet-stream' });
+      res.end(body);
+    } catch {
+      if (extname(path)) {
+        res.writeHead(404).end('not found');
+      } else {
+        res.writeHead(200, { 'content-type': types['.html'] }).end(await readFile(join(dist, 'index.html')));
+      }
+    }
+  });
+  await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address();
+  return { url: `http://127.0.0.1:${port}/`, close: () => new Promise((r) => server.close(r)) };
+}
+
+/** Launches Debian's Chromium headless with the flags that work as root on these machines. */
+export async function launch(extraArgs = []) {
+  return chromium.launch({
+    executablePath: process.env.CHROMIUM ?? '/usr/bin/chromium',
+    args: [
+      '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
+      '--disable-background-networking', '--disable-component-update', '--disable-sync',
+      ...extraArgs,
+    ],
+  });
+}
+
+/** Opens a page that fails the test on any uncaught page error or console error. */
+export async function openPage(browser, url) {
+  const page = await browser.newPage({ viewport: { width: 1280, height: 860 } });
+  const errors = [];
+  page.on('pageerror', (e) => errors.push(`pageerror: ${e.message}`));
+  page.on('console', (m) => { if (m.type() === 'error') errors.push(`console: ${m.text()}`); });
+  await page.goto(url);
+  return { page, errors };
+}
+
+/** Saves a full-page screenshot under tests/artifacts/. */
+export async function snap(page, name) {
+  await mkdir(artifacts, { recursive: true });
+  await page.screenshot({ path: join(artifacts, `${name}.png`), fullPage: true });
+}
