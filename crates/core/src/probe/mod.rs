@@ -1,0 +1,258 @@
+//! Probes (SPEC §4): controlled edits of a table or a hypothesis whose correct effect on the
+//! label is known. Every item records the operation, what changed, the expectation and
+//! whether that expectation is certain or heuristic.
+
+pub mod build;
+pub mod edit_table;
+pub mod table_probes;
+
+use serde::{Deserialize, Serialize};
+
+use crate::label::Label;
+use crate::rules::Operation;
+use crate::table::Table;
+
+pub use build::{build_probe_set, Caps, ProbeCounts, ProbeError, ProbeSet, ProbeSettings};
+
+/// Which probe made an item.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ProbeKind {
+    /// §4.1: delete one row (one item per row).
+    RowDeletion,
+    /// §4.1: insert a row with a key the table lacks, its value from another table.
+    RowInsertion,
+    /// §4.1: replace one value of a multi-valued row with a same-key value of another table.
+    RowValueUpdate,
+    /// §4.1: k random reorderings of the rows, the original order excluded.
+    RowPermutation,
+    /// §4.1: delete a row, then insert a row with a new key.
+    DeleteThenInsert,
+    /// §4.2: delete one human-annotated relevant row (one item per relevant row).
+    RelevantRowDeletion,
+    /// §4.2: delete all relevant rows at once.
+    AllRelevantRowsDeletion,
+    /// §4.2: delete one row not annotated as relevant.
+    IrrelevantRowDeletion,
+    /// §4.7: remove the whole premise.
+    PremiseRemoval,
+}
+
+impl ProbeKind {
+    /// The table probes, in SPEC order.
+    pub const TABLE: [ProbeKind; 9] = [
+        ProbeKind::RowDeletion,
+        ProbeKind::RowInsertion,
+        ProbeKind::RowValueUpdate,
+        ProbeKind::RowPermutation,
+        ProbeKind::DeleteThenInsert,
+        ProbeKind::RelevantRowDeletion,
+        ProbeKind::AllRelevantRowsDeletion,
+        ProbeKind::IrrelevantRowDeletion,
+        ProbeKind::PremiseRemoval,
+    ];
+
+    /// The snake_case name used in JSON, ids and on the command line.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ProbeKind::RowDeletion => "row_deletion",
+            ProbeKind::RowInsertion => "row_insertion",
+            ProbeKind::RowValueUpdate => "row_value_update",
+            ProbeKind::RowPermutation => "row_permutation",
+            ProbeKind::DeleteThenInsert => "delete_then_insert",
+            ProbeKind::RelevantRowDeletion => "relevant_row_deletion",
+            ProbeKind::AllRelevantRowsDeletion => "all_relevant_rows_deletion",
+            ProbeKind::IrrelevantRowDeletion => "irrelevant_row_deletion",
+            ProbeKind::PremiseRemoval => "premise_removal",
+        }
+    }
+
+    /// Parses [`ProbeKind::as_str`] names.
+    pub fn from_name(name: &str) -> Option<ProbeKind> {
+        ProbeKind::TABLE.into_iter().find(|p| p.as_str() == name)
+    }
+
+    /// The validity rule that judges this probe's transitions.
+    pub fn operation(self) -> Operation {
+        match self {
+            ProbeKind::RowDeletion => Operation::RowDeletion,
+            ProbeKind::RowInsertion => Operation::RowInsertion,
+            ProbeKind::RowValueUpdate => Operation::RowValueUpdate,
+            ProbeKind::RowPermutation => Operation::RowPermutation,
+            ProbeKind::DeleteThenInsert => Operation::DeleteThenInsert,
+            ProbeKind::RelevantRowDeletion | ProbeKind::AllRelevantRowsDeletion => {
+                Operation::RelevantRowDeletion
+            }
+            ProbeKind::IrrelevantRowDeletion => Operation::IrrelevantRowDeletion,
+            ProbeKind::PremiseRemoval => Operation::PremiseRemoval,
+        }
+    }
+}
+
+/// What the premise is: a table, plain text, or nothing (hypothesis only / premise removed).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "kind", content = "value", rename_all = "snake_case")]
+pub enum Premise {
+    /// A table, linearized with the run's strategy.
+    Table(Table),
+    /// Plain text (MNLI/SNLI, or a word-permuted linearization).
+    Text(String),
+    /// No premise: the model sees an empty first segment.
+    Empty,
+}
+
+/// A premise with its hypothesis.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ProbeInput {
+    /// The premise.
+    pub premise: Premise,
+    /// The hypothesis.
+    pub hypothesis: String,
+}
+
+/// What a probe changed.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum Edit {
+    /// Rows deleted (0-based indices into the original rows) and their keys.
+    RowsDeleted {
+        /// Deleted row indices, ascending.
+        rows: Vec<usize>,
+        /// Their keys (relational tables: the record's first cell).
+        keys: Vec<String>,
+    },
+    /// A row appended: a new key (or, for a relational table, a record) from another table.
+    RowInserted {
+        /// Position of the new row in the perturbed table.
+        at: usize,
+        /// The new key (relational: the record's first cell).
+        key: String,
+        /// Its values (relational: the record's cells).
+        values: Vec<String>,
+        /// The table it was taken from.
+        from_table: String,
+    },
+    /// One value (relational: one cell) replaced by a same-key (same-column) value elsewhere.
+    ValueUpdated {
+        /// Row index.
+        row: usize,
+        /// The key (relational: the column name).
+        key: String,
+        /// Index of the value within the row (relational: the column index).
+        value_index: usize,
+        /// Value before.
+        before: String,
+        /// Value after.
+        after: String,
+        /// The table the new value came from.
+        from_table: String,
+    },
+    /// Rows reordered: `order[i]` is the original index of the row now at position `i`.
+    RowsPermuted {
+        /// The new order.
+        order: Vec<usize>,
+    },
+    /// A row deleted, then a row with a new key appended.
+    DeletedThenInserted {
+        /// Deleted row index.
+        deleted_row: usize,
+        /// Deleted key.
+        deleted_key: String,
+        /// Inserted key.
+        inserted_key: String,
+        /// Inserted values.
+        values: Vec<String>,
+        /// Where the inserted row came from.
+        from_table: String,
+    },
+    /// The premise was removed.
+    PremiseRemoved,
+}
+
+/// What a correct model does on the perturbed input.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum Expectation {
+    /// Judge the model's own `before → after` transition by the run's rule for `operation`.
+    Transition {
+        /// The rule's operation.
+        operation: Operation,
+    },
+    /// The perturbed input's label is one of `labels` (usually one).
+    Label {
+        /// Acceptable labels for the perturbed input.
+        labels: Vec<Label>,
+    },
+}
+
+/// Whether an expectation follows from the rule, or needs a person to check it (§4).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Certainty {
+    /// Follows from the rule.
+    Certain,
+    /// Likely but not guaranteed; marked for review.
+    Heuristic,
+}
+
+/// One perturbed example.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ProbeItem {
+    /// Stable id: `<example id>/<probe>/<n>`.
+    pub id: String,
+    /// Index into [`ProbeSet::examples`].
+    pub example: usize,
+    /// The probe that made it.
+    pub probe: ProbeKind,
+    /// What changed.
+    pub edit: Edit,
+    /// The perturbed input.
+    pub perturbed: ProbeInput,
+    /// What a correct model does.
+    pub expectation: Expectation,
+    /// Certain or heuristic.
+    pub certainty: Certainty,
+    /// Index of the original pair in [`ProbeSet::pairs`].
+    pub original_pair: usize,
+    /// Index of the perturbed pair in [`ProbeSet::pairs`].
+    pub perturbed_pair: usize,
+}
+
+/// An original example as a run sees it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ProbeExample {
+    /// Index in the dataset's `examples`.
+    pub index: usize,
+    /// The example's id, or `#<index>` when it has none.
+    pub id: String,
+    /// The original input.
+    pub input: ProbeInput,
+    /// The gold label.
+    pub gold: Label,
+    /// Split, when known.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub split: Option<String>,
+    /// Reasoning categories.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub categories: Vec<String>,
+    /// Human-annotated relevant rows.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub relevant_rows: Option<Vec<usize>>,
+    /// Index of the original pair in [`ProbeSet::pairs`].
+    pub pair: usize,
+}
+
+/// A perturbation before it is linearized and numbered: what a probe generator returns.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Perturbation {
+    /// The probe.
+    pub probe: ProbeKind,
+    /// What changed.
+    pub edit: Edit,
+    /// The perturbed input.
+    pub perturbed: ProbeInput,
+    /// The expectation.
+    pub expectation: Expectation,
+    /// Certain or heuristic.
+    pub certainty: Certainty,
+}

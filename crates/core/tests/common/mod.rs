@@ -1,0 +1,201 @@
+//! Shared fixtures: the paper's running example (Figure 1, *Breakfast in America*), the
+//! Bridesmaids table of Figure 2, and deterministic fake scorers.
+#![allow(dead_code)]
+
+use tabprobe_core::dataset::{Dataset, Example};
+use tabprobe_core::label::{Label, LabelSet};
+use tabprobe_core::scoring::{ModelId, Pair, PairScore, PairScorer, ScoreError};
+use tabprobe_core::table::{KeyValueRow, KeyValueTable, Table};
+
+pub fn row(k: &str, v: &[&str]) -> KeyValueRow {
+    KeyValueRow {
+        key: k.to_string(),
+        values: v.iter().map(|s| s.to_string()).collect(),
+    }
+}
+
+/// Figure 1. Rows: 0 Released, 1 Recorded, 2 Studio, 3 Genre, 4 Length, 5 Label, 6 Producer.
+pub fn breakfast() -> Table {
+    Table::KeyValue(KeyValueTable {
+        id: "T1264".into(),
+        title: "Breakfast in America".into(),
+        rows: vec![
+            row("Released", &["29 March 1979"]),
+            row("Recorded", &["May-December 1978"]),
+            row(
+                "Studio",
+                &["The Village Recorder (Studio B) in Los Angeles"],
+            ),
+            row("Genre", &["pop", "art rock", "soft rock"]),
+            row("Length", &["46:06"]),
+            row("Label", &["A&M"]),
+            row("Producer", &["Peter Henderson, Supertramp"]),
+        ],
+    })
+}
+
+/// Figure 2 (abridged).
+pub fn bridesmaids() -> Table {
+    Table::KeyValue(KeyValueTable {
+        id: "T996".into(),
+        title: "Bridesmaids".into(),
+        rows: vec![
+            row("Directed by", &["Paul Feig"]),
+            row("Length", &["125 minutes"]),
+            row("Country", &["United States"]),
+            row("Language", &["English"]),
+        ],
+    })
+}
+
+/// A third table with a multi-valued Genre, so value updates have something to draw from.
+pub fn other_album() -> Table {
+    Table::KeyValue(KeyValueTable {
+        id: "T7".into(),
+        title: "Kind of Blue".into(),
+        rows: vec![
+            row("Genre", &["jazz", "modal jazz"]),
+            row("Label", &["Columbia"]),
+            row("Released", &["17 August 1959"]),
+        ],
+    })
+}
+
+pub const H1: &str = "Breakfast in America is a pop album with a length of 46 minutes.";
+pub const H2: &str = "Breakfast in America was released at the end of 1979.";
+pub const H3: &str = "Most of Breakfast in America was recorded in the last month of 1978.";
+pub const H5: &str = "Bridesmaids has a running time of over 3 hrs.";
+
+fn ex(
+    id: &str,
+    table: &str,
+    h: &str,
+    label: Label,
+    relevant: Option<Vec<usize>>,
+    split: &str,
+) -> Example {
+    Example {
+        id: Some(id.into()),
+        table: Some(table.into()),
+        premise: None,
+        hypothesis: h.into(),
+        label,
+        split: Some(split.into()),
+        relevant_rows: relevant,
+        categories: vec![],
+        annotator: None,
+        derived_from: None,
+        operation: None,
+    }
+}
+
+/// H1 (E; relevant Genre, Length), H2 (C; relevant Released), H3 (N; relevant Recorded),
+/// H5 on Bridesmaids (C; relevant Length).
+pub fn running_example() -> Dataset {
+    let mut d = Dataset::new("running example");
+    d.tables = vec![breakfast(), bridesmaids(), other_album()];
+    d.examples = vec![
+        ex("H1", "T1264", H1, Label::Entail, Some(vec![3, 4]), "a1"),
+        ex("H2", "T1264", H2, Label::Contradict, Some(vec![0]), "a1"),
+        ex("H3", "T1264", H3, Label::Neutral, Some(vec![1]), "a2"),
+        ex("H5", "T996", H5, Label::Contradict, Some(vec![1]), "a2"),
+    ];
+    d.examples[0].categories = vec!["numerical".into(), "lexical".into()];
+    d.examples[1].categories = vec!["temporal".into()];
+    d.label_set = LabelSet::ThreeWay;
+    d
+}
+
+pub fn score_of(label: Label) -> PairScore {
+    let mut probs = [0.1f32; 3];
+    probs[Label::ALL.iter().position(|l| *l == label).unwrap()] = 0.8;
+    PairScore {
+        probs,
+        logits: vec![],
+        truncated: false,
+        premise_tokens_dropped: 0,
+    }
+}
+
+/// An evidence-grounded fake: for a known hypothesis, its gold label when every needed
+/// fact appears in the premise, NEUTRAL otherwise. Counts the pairs it scores.
+pub struct EvidenceFake {
+    pub facts: Vec<(&'static str, Label, Vec<&'static str>)>,
+    pub scored: usize,
+    pub batches: usize,
+}
+
+impl EvidenceFake {
+    pub fn new() -> Self {
+        EvidenceFake {
+            facts: vec![
+                (H1, Label::Entail, vec!["pop", "46:06"]),
+                (H2, Label::Contradict, vec!["29 March 1979"]),
+                (H3, Label::Neutral, vec![]),
+                (H5, Label::Contradict, vec!["125 minutes"]),
+            ],
+            scored: 0,
+            batches: 0,
+        }
+    }
+}
+
+impl PairScorer for EvidenceFake {
+    fn score(&mut self, pairs: &[Pair]) -> Result<Vec<PairScore>, ScoreError> {
+        self.scored += pairs.len();
+        self.batches += 1;
+        Ok(pairs
+            .iter()
+            .map(|p| {
+                let label = self
+                    .facts
+                    .iter()
+                    .find(|(h, _, _)| *h == p.hypothesis)
+                    .map(|(_, l, needs)| {
+                        if needs.iter().all(|n| p.premise.contains(n)) {
+                            *l
+                        } else {
+                            Label::Neutral
+                        }
+                    })
+                    .unwrap_or(Label::Neutral);
+                score_of(label)
+            })
+            .collect())
+    }
+    fn model_id(&self) -> ModelId {
+        ModelId {
+            name: "evidence-fake".into(),
+            weights_sha256: "0".repeat(64),
+            label_set: LabelSet::ThreeWay,
+        }
+    }
+}
+
+/// A fake that ignores the premise: always the gold label of the hypothesis (a perfect
+/// hypothesis-only model). With a table probe it never moves.
+pub struct HypothesisOnlyFake;
+
+impl PairScorer for HypothesisOnlyFake {
+    fn score(&mut self, pairs: &[Pair]) -> Result<Vec<PairScore>, ScoreError> {
+        let facts = EvidenceFake::new().facts;
+        Ok(pairs
+            .iter()
+            .map(|p| {
+                let l = facts
+                    .iter()
+                    .find(|(h, _, _)| *h == p.hypothesis)
+                    .map(|f| f.1)
+                    .unwrap_or(Label::Neutral);
+                score_of(l)
+            })
+            .collect())
+    }
+    fn model_id(&self) -> ModelId {
+        ModelId {
+            name: "hypothesis-only-fake".into(),
+            weights_sha256: "1".repeat(64),
+            label_set: LabelSet::ThreeWay,
+        }
+    }
+}
