@@ -3,9 +3,13 @@
 //! counterfactual pairing (Table 8) and breakdowns by split and category (§4.8).
 
 pub mod invalid;
+pub mod scores;
 pub mod transition_report;
 
 pub use invalid::{InvalidTransitionTable, SplitTransitions};
+pub use scores::{
+    perturbation_scores, sampled_accuracy, MeanSd, PerturbationScores, SampleOptions,
+};
 pub use transition_report::{
     invalid_table, invalid_tables_by_category, transition_graph, TransitionGraph,
 };

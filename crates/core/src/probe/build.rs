@@ -7,6 +7,7 @@ use std::collections::{BTreeMap, HashMap};
 use serde::{Deserialize, Serialize};
 
 use super::edit_table::KeyIndex;
+use super::hypothesis::{self, HypothesisContext};
 use super::table_probes::{self, TableContext};
 use super::{Perturbation, Premise, ProbeExample, ProbeInput, ProbeItem, ProbeKind};
 use crate::dataset::Dataset;
@@ -214,6 +215,22 @@ fn generate(
     if kind == ProbeKind::PremiseRemoval {
         return Ok(vec![table_probes::premise_removal(&ex.input.hypothesis)]);
     }
+    if ProbeKind::HYPOTHESIS.contains(&kind) {
+        let ctx = HypothesisContext {
+            premise: &ex.input.premise,
+            hypothesis: &ex.input.hypothesis,
+            gold: ex.gold,
+            index,
+        };
+        return Ok(match kind {
+            ProbeKind::MonotoneNumber => hypothesis::monotone_numbers(&ctx),
+            ProbeKind::PlainNumber => hypothesis::plain_numbers(&ctx),
+            ProbeKind::NamedEntity => hypothesis::named_entities(&ctx, &mut rng),
+            ProbeKind::Negation => hypothesis::negation(&ctx),
+            ProbeKind::NominalModifier => hypothesis::nominal_modifiers(&ctx, &mut rng),
+            _ => hypothesis::quantifiers(&ctx),
+        });
+    }
     let Premise::Table(table) = &ex.input.premise else {
         return Err("table probes need a table premise".to_string());
     };
@@ -245,7 +262,7 @@ fn generate(
         ProbeKind::RelevantRowDeletion => table_probes::relevant_row_deletion(&ctx),
         ProbeKind::AllRelevantRowsDeletion => table_probes::all_relevant_rows_deletion(&ctx),
         ProbeKind::IrrelevantRowDeletion => table_probes::irrelevant_row_deletion(&ctx),
-        ProbeKind::PremiseRemoval => Vec::new(),
+        _ => Vec::new(),
     })
 }
 

@@ -4,7 +4,9 @@
 
 pub mod build;
 pub mod edit_table;
+pub mod hypothesis;
 pub mod table_probes;
+pub mod words;
 
 use serde::{Deserialize, Serialize};
 
@@ -36,6 +38,18 @@ pub enum ProbeKind {
     IrrelevantRowDeletion,
     /// §4.7: remove the whole premise.
     PremiseRemoval,
+    /// §4.4: a number under a monotone word of Table 2 (`over`, `under`, `more than`, …).
+    MonotoneNumber,
+    /// §4.4: a number or date without a monotone word.
+    PlainNumber,
+    /// §4.4: a span equal to a table value replaced by a same-key value of another table.
+    NamedEntity,
+    /// §4.4: `not` / `n't` inserted or removed at the auxiliary.
+    Negation,
+    /// §4.4: a true table fact attached to the title mention.
+    NominalModifier,
+    /// §4.4: a quantifier substituted.
+    Quantifier,
 }
 
 impl ProbeKind {
@@ -52,6 +66,24 @@ impl ProbeKind {
         ProbeKind::PremiseRemoval,
     ];
 
+    /// The hypothesis probes of §4.4.
+    pub const HYPOTHESIS: [ProbeKind; 6] = [
+        ProbeKind::MonotoneNumber,
+        ProbeKind::PlainNumber,
+        ProbeKind::NamedEntity,
+        ProbeKind::Negation,
+        ProbeKind::NominalModifier,
+        ProbeKind::Quantifier,
+    ];
+
+    /// Every probe kind.
+    pub fn all() -> Vec<ProbeKind> {
+        ProbeKind::TABLE
+            .into_iter()
+            .chain(ProbeKind::HYPOTHESIS)
+            .collect()
+    }
+
     /// The snake_case name used in JSON, ids and on the command line.
     pub fn as_str(self) -> &'static str {
         match self {
@@ -64,17 +96,24 @@ impl ProbeKind {
             ProbeKind::AllRelevantRowsDeletion => "all_relevant_rows_deletion",
             ProbeKind::IrrelevantRowDeletion => "irrelevant_row_deletion",
             ProbeKind::PremiseRemoval => "premise_removal",
+            ProbeKind::MonotoneNumber => "monotone_number",
+            ProbeKind::PlainNumber => "plain_number",
+            ProbeKind::NamedEntity => "named_entity",
+            ProbeKind::Negation => "negation",
+            ProbeKind::NominalModifier => "nominal_modifier",
+            ProbeKind::Quantifier => "quantifier",
         }
     }
 
     /// Parses [`ProbeKind::as_str`] names.
     pub fn from_name(name: &str) -> Option<ProbeKind> {
-        ProbeKind::TABLE.into_iter().find(|p| p.as_str() == name)
+        ProbeKind::all().into_iter().find(|p| p.as_str() == name)
     }
 
-    /// The validity rule that judges this probe's transitions.
-    pub fn operation(self) -> Operation {
-        match self {
+    /// The validity rule that judges this probe's transitions; `None` for probes judged by
+    /// an expected label instead (hypothesis probes).
+    pub fn operation(self) -> Option<Operation> {
+        Some(match self {
             ProbeKind::RowDeletion => Operation::RowDeletion,
             ProbeKind::RowInsertion => Operation::RowInsertion,
             ProbeKind::RowValueUpdate => Operation::RowValueUpdate,
@@ -85,7 +124,8 @@ impl ProbeKind {
             }
             ProbeKind::IrrelevantRowDeletion => Operation::IrrelevantRowDeletion,
             ProbeKind::PremiseRemoval => Operation::PremiseRemoval,
-        }
+            _ => return None,
+        })
     }
 }
 
@@ -167,6 +207,18 @@ pub enum Edit {
     },
     /// The premise was removed.
     PremiseRemoved,
+    /// A span of the hypothesis replaced (byte offsets into the original hypothesis; an
+    /// insertion has `start == end`).
+    HypothesisSpan {
+        /// Start byte.
+        start: usize,
+        /// End byte (exclusive).
+        end: usize,
+        /// The span's text before.
+        before: String,
+        /// Its replacement.
+        after: String,
+    },
 }
 
 /// What a correct model does on the perturbed input.

@@ -6,6 +6,7 @@ use super::edit_table::{
 };
 use super::{Certainty, Edit, Expectation, Perturbation, Premise, ProbeInput, ProbeKind};
 use crate::rng::Rng;
+use crate::rules::Operation;
 use crate::table::Table;
 
 /// One example's table, hypothesis and annotations, plus the dataset-wide key pool.
@@ -30,7 +31,7 @@ fn item(ctx: &TableContext, probe: ProbeKind, edit: Edit, table: Table) -> Pertu
             hypothesis: ctx.hypothesis.to_string(),
         },
         expectation: Expectation::Transition {
-            operation: probe.operation(),
+            operation: probe.operation().unwrap_or(Operation::RowDeletion),
         },
         certainty: Certainty::Certain,
     }
@@ -101,7 +102,7 @@ pub fn premise_removal(hypothesis: &str) -> Perturbation {
             hypothesis: hypothesis.to_string(),
         },
         expectation: Expectation::Transition {
-            operation: ProbeKind::PremiseRemoval.operation(),
+            operation: Operation::PremiseRemoval,
         },
         certainty: Certainty::Certain,
     }
