@@ -17,6 +17,7 @@ pub mod summary;
 pub mod table;
 pub mod transitions;
 pub mod validate;
+pub mod wordorder;
 
 pub use dataset::{Dataset, Example, FORMAT_MARKER, FORMAT_VERSION};
 pub use label::{Label, LabelSet};

@@ -5,6 +5,7 @@
 pub mod invalid;
 pub mod scores;
 pub mod transition_report;
+pub mod word_order;
 
 pub use invalid::{InvalidTransitionTable, SplitTransitions};
 pub use scores::{
@@ -12,4 +13,7 @@ pub use scores::{
 };
 pub use transition_report::{
     invalid_table, invalid_tables_by_category, transition_graph, TransitionGraph,
+};
+pub use word_order::{
+    run_word_order_metrics, word_order_metrics, PermutedExample, WordOrderMetrics,
 };

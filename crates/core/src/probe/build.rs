@@ -9,6 +9,7 @@ use serde::{Deserialize, Serialize};
 use super::edit_table::KeyIndex;
 use super::hypothesis::{self, HypothesisContext};
 use super::table_probes::{self, TableContext};
+use super::word_order::{self, WordOrderSettings};
 use super::{Perturbation, Premise, ProbeExample, ProbeInput, ProbeItem, ProbeKind};
 use crate::dataset::Dataset;
 use crate::label::LabelSet;
@@ -50,6 +51,9 @@ pub struct ProbeSettings {
     /// Only examples of these splits (all when absent).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub splits: Option<Vec<String>>,
+    /// Word-order probe settings (q, target, short-sentence limit).
+    #[serde(default)]
+    pub word_order: WordOrderSettings,
     /// Also score each original hypothesis with an empty premise (the hypothesis-only view
     /// of SPEC §2, needed for Table 8's O-Hypo column).
     #[serde(default)]
@@ -74,6 +78,7 @@ impl ProbeSettings {
             permutations: default_permutations(),
             insertions: default_insertions(),
             splits: None,
+            word_order: WordOrderSettings::default(),
             hypothesis_only: false,
         }
     }
@@ -214,6 +219,17 @@ fn generate(
     let mut rng = Rng::derive(settings.seed, &format!("{}/{}", kind.as_str(), ex.index));
     if kind == ProbeKind::PremiseRemoval {
         return Ok(vec![table_probes::premise_removal(&ex.input.hypothesis)]);
+    }
+    if kind == ProbeKind::WordOrder {
+        let premise =
+            premise_text(&ex.input.premise, &settings.linearization).map_err(|e| e.to_string())?;
+        return word_order::word_order(
+            &premise,
+            &ex.input.hypothesis,
+            ex.gold,
+            &settings.word_order,
+            &mut rng,
+        );
     }
     if ProbeKind::HYPOTHESIS.contains(&kind) {
         let ctx = HypothesisContext {

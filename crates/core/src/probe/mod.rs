@@ -6,6 +6,7 @@ pub mod build;
 pub mod edit_table;
 pub mod hypothesis;
 pub mod table_probes;
+pub mod word_order;
 pub mod words;
 
 use serde::{Deserialize, Serialize};
@@ -50,6 +51,8 @@ pub enum ProbeKind {
     NominalModifier,
     /// §4.4: a quantifier substituted.
     Quantifier,
+    /// §4.5: words of the hypothesis and/or premise permuted (q per example).
+    WordOrder,
 }
 
 impl ProbeKind {
@@ -102,6 +105,7 @@ impl ProbeKind {
             ProbeKind::Negation => "negation",
             ProbeKind::NominalModifier => "nominal_modifier",
             ProbeKind::Quantifier => "quantifier",
+            ProbeKind::WordOrder => "word_order",
         }
     }
 
@@ -218,6 +222,19 @@ pub enum Edit {
         before: String,
         /// Its replacement.
         after: String,
+    },
+    /// Words permuted: per-sentence orders (`order[i]` = original index of the word now at `i`).
+    WordsPermuted {
+        /// What was permuted.
+        target: word_order::PermutationTarget,
+        /// The hypothesis's order, when permuted.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        hypothesis_order: Option<Vec<usize>>,
+        /// Each premise sentence's order, when permuted.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        premise_orders: Option<Vec<Vec<usize>>>,
+        /// BLEU-2 of the permuted hypothesis (or premise, when only it is permuted).
+        bleu2: f64,
     },
 }
 

@@ -1,0 +1,222 @@
+//! Permutation-acceptance metrics (UNLI §4): 𝒜, Ω_x, Ω_max, Ω_rand, P^c, P^f, mean entropy
+//! of the model's probabilities on accepted permutations, and acceptance by BLEU-2 bin.
+
+use std::collections::BTreeMap;
+
+use serde::{Deserialize, Serialize};
+
+use crate::probe::{Edit, ProbeKind};
+use crate::run::RunResult;
+
+/// One example's permutations as the metrics need them.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct PermutedExample {
+    /// Whether the model got the unpermuted example right.
+    pub original_correct: bool,
+    /// Per permutation: (accepted = predicted the gold label, probabilities, BLEU-2).
+    pub permutations: Vec<(bool, [f32; 3], f64)>,
+}
+
+impl PermutedExample {
+    /// `Pr_M(P̂_i, Ĥ_i)_cor`: the share of permutations given the gold label.
+    pub fn share_accepted(&self) -> f64 {
+        if self.permutations.is_empty() {
+            return 0.0;
+        }
+        self.permutations.iter().filter(|p| p.0).count() as f64 / self.permutations.len() as f64
+    }
+}
+
+/// One BLEU-2 bin of Figure 3.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct BleuBin {
+    /// Lower edge (inclusive).
+    pub lo: f64,
+    /// Upper edge (exclusive, except the last bin which includes 1).
+    pub hi: f64,
+    /// Permutations in the bin.
+    pub total: usize,
+    /// Of which accepted.
+    pub accepted: usize,
+    /// `accepted / total`, `None` for an empty bin.
+    pub rate: Option<f64>,
+}
+
+/// The word-order metrics, all as fractions in 0..=1 like UNLI's Table 2.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct WordOrderMetrics {
+    /// Examples with permutations.
+    pub examples: usize,
+    /// Examples skipped (a sentence of five words or fewer).
+    pub skipped: usize,
+    /// 𝒜: accuracy on the unpermuted examples.
+    pub accuracy: f64,
+    /// Ω_max: share of examples with at least one accepted permutation.
+    pub omega_max: f64,
+    /// Ω_rand: share of examples accepting more than 1/m of their permutations (m labels).
+    pub omega_rand: f64,
+    /// Ω_x for the requested thresholds.
+    pub omega: Vec<(f64, f64)>,
+    /// P^c: mean share of accepted permutations over originally-correct examples that
+    /// accept at least one (the reference implementation's averaging), `None` if none.
+    pub p_c: Option<f64>,
+    /// P^f: the same over originally-wrong examples rescued by some permutation (D^f).
+    pub p_f: Option<f64>,
+    /// Mean entropy (nats) of the probabilities on accepted permutations, all examples.
+    pub mean_entropy_accepted: Option<f64>,
+    /// The same over D^c.
+    pub mean_entropy_c: Option<f64>,
+    /// The same over D^f.
+    pub mean_entropy_f: Option<f64>,
+    /// Acceptance by BLEU-2 bin.
+    pub bleu_bins: Vec<BleuBin>,
+}
+
+/// Bin edges for the BLEU-2 analysis (UNLI's lowest range is 0–0.15).
+pub const BLEU_EDGES: [f64; 7] = [0.0, 0.15, 0.3, 0.45, 0.6, 0.75, 1.0];
+
+fn entropy(p: &[f32; 3]) -> f64 {
+    p.iter()
+        .filter(|&&x| x > 0.0)
+        .map(|&x| -(x as f64) * (x as f64).ln())
+        .sum()
+}
+
+fn mean(v: &[f64]) -> Option<f64> {
+    (!v.is_empty()).then(|| v.iter().sum::<f64>() / v.len() as f64)
+}
+
+/// Ω_x: the share of examples whose accepted share exceeds `x`.
+pub fn omega(examples: &[PermutedExample], x: f64) -> f64 {
+    if examples.is_empty() {
+        return 0.0;
+    }
+    examples.iter().filter(|e| e.share_accepted() > x).count() as f64 / examples.len() as f64
+}
+
+/// Computes every metric. `labels` is m (3, or 2 for a two-way model); `thresholds` are extra
+/// x values for Ω_x.
+pub fn word_order_metrics(
+    examples: &[PermutedExample],
+    skipped: usize,
+    labels: usize,
+    thresholds: &[f64],
+) -> WordOrderMetrics {
+    let n = examples.len();
+    let accuracy = if n == 0 {
+        0.0
+    } else {
+        examples.iter().filter(|e| e.original_correct).count() as f64 / n as f64
+    };
+    let omega_max = if n == 0 {
+        0.0
+    } else {
+        examples
+            .iter()
+            .filter(|e| e.permutations.iter().any(|p| p.0))
+            .count() as f64
+            / n as f64
+    };
+    let rescued = |e: &&PermutedExample| e.permutations.iter().any(|p| p.0);
+    let d_c: Vec<&PermutedExample> = examples
+        .iter()
+        .filter(|e| e.original_correct)
+        .filter(rescued)
+        .collect();
+    let d_f: Vec<&PermutedExample> = examples
+        .iter()
+        .filter(|e| !e.original_correct)
+        .filter(rescued)
+        .collect();
+    let ent = |set: &[&PermutedExample]| -> Option<f64> {
+        let v: Vec<f64> = set
+            .iter()
+            .flat_map(|e| e.permutations.iter().filter(|p| p.0).map(|p| entropy(&p.1)))
+            .collect();
+        mean(&v)
+    };
+    let all: Vec<&PermutedExample> = examples.iter().collect();
+    let mut bins: Vec<BleuBin> = BLEU_EDGES
+        .windows(2)
+        .map(|w| BleuBin {
+            lo: w[0],
+            hi: w[1],
+            total: 0,
+            accepted: 0,
+            rate: None,
+        })
+        .collect();
+    for e in examples {
+        for p in &e.permutations {
+            let last = bins.len() - 1;
+            let k = bins
+                .iter()
+                .position(|b| p.2 >= b.lo && p.2 < b.hi)
+                .unwrap_or(last);
+            bins[k].total += 1;
+            bins[k].accepted += usize::from(p.0);
+        }
+    }
+    for b in &mut bins {
+        b.rate = (b.total > 0).then(|| b.accepted as f64 / b.total as f64);
+    }
+    WordOrderMetrics {
+        examples: n,
+        skipped,
+        accuracy,
+        omega_max,
+        omega_rand: omega(examples, 1.0 / labels.max(1) as f64),
+        omega: thresholds
+            .iter()
+            .map(|&x| (x, omega(examples, x)))
+            .collect(),
+        p_c: mean(&d_c.iter().map(|e| e.share_accepted()).collect::<Vec<_>>()),
+        p_f: mean(&d_f.iter().map(|e| e.share_accepted()).collect::<Vec<_>>()),
+        mean_entropy_accepted: ent(&all),
+        mean_entropy_c: ent(&d_c),
+        mean_entropy_f: ent(&d_f),
+        bleu_bins: bins,
+    }
+}
+
+/// The per-example view of a run's word-order items, with the number of skipped examples.
+pub fn permuted_examples(run: &RunResult) -> (Vec<PermutedExample>, usize) {
+    let mut by_ex: BTreeMap<usize, PermutedExample> = BTreeMap::new();
+    for it in run
+        .items
+        .iter()
+        .filter(|it| it.probe == ProbeKind::WordOrder)
+    {
+        let Some(ex) = run.example_of(it) else {
+            continue;
+        };
+        let bleu = match &it.edit {
+            Edit::WordsPermuted { bleu2, .. } => *bleu2,
+            _ => 0.0,
+        };
+        let entry = by_ex.entry(it.example).or_insert_with(|| PermutedExample {
+            original_correct: run.original_prediction(ex) == ex.gold,
+            permutations: Vec::new(),
+        });
+        let probs = run
+            .pairs
+            .get(it.perturbed_pair)
+            .map(|p| p.score.probs)
+            .unwrap_or([0.0; 3]);
+        entry
+            .permutations
+            .push((run.predicted(it.perturbed_pair) == ex.gold, probs, bleu));
+    }
+    let skipped = run
+        .skipped
+        .iter()
+        .filter(|s| s.probe == Some(ProbeKind::WordOrder))
+        .count();
+    (by_ex.into_values().collect(), skipped)
+}
+
+/// Word-order metrics of a run.
+pub fn run_word_order_metrics(run: &RunResult, thresholds: &[f64]) -> WordOrderMetrics {
+    let (ex, skipped) = permuted_examples(run);
+    word_order_metrics(&ex, skipped, run.model.label_set.labels().len(), thresholds)
+}

@@ -1,0 +1,166 @@
+//! Word-order probes (SPEC §4.5; UNLI §4): q permutations per example of the hypothesis, the
+//! premise (each sentence on its own) or both, with no word keeping its position. Examples
+//! with a permuted sentence of five words or fewer are skipped (UNLI drops them too).
+
+use serde::{Deserialize, Serialize};
+
+use super::{Certainty, Edit, Expectation, Perturbation, Premise, ProbeInput, ProbeKind};
+use crate::label::Label;
+use crate::rng::Rng;
+use crate::wordorder::{apply, bleu2, derangement, sentences};
+
+/// What to permute.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum PermutationTarget {
+    /// The hypothesis only.
+    Hypothesis,
+    /// The premise only (each sentence).
+    Premise,
+    /// Both, permutation j of each paired.
+    #[default]
+    Both,
+}
+
+/// Word-order settings.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct WordOrderSettings {
+    /// Permutations per example (UNLI: 100).
+    pub q: usize,
+    /// What to permute.
+    pub target: PermutationTarget,
+    /// Sentences with at most this many words make the example skipped (UNLI: 5).
+    pub max_short_words: usize,
+}
+
+impl Default for WordOrderSettings {
+    fn default() -> Self {
+        WordOrderSettings {
+            q: 100,
+            target: PermutationTarget::Both,
+            max_short_words: 5,
+        }
+    }
+}
+
+/// q distinct derangements of one sentence's words (fewer if the sentence has fewer).
+fn permutations_of(words: &[&str], q: usize, rng: &mut Rng) -> Vec<Vec<usize>> {
+    let mut out: Vec<Vec<usize>> = Vec::new();
+    let mut texts: Vec<String> = Vec::new();
+    let mut tries = 0;
+    while out.len() < q && tries < 20 * q.max(1) {
+        tries += 1;
+        let Some(o) = derangement(words, rng) else {
+            break;
+        };
+        let t = apply(words, &o);
+        if !texts.contains(&t) {
+            texts.push(t);
+            out.push(o);
+        }
+    }
+    out
+}
+
+/// The word-order items of one example. `premise_text` is its linearized (or plain) premise.
+/// `Err` says why the example is skipped.
+pub fn word_order(
+    premise_text: &str,
+    hypothesis: &str,
+    gold: Label,
+    settings: &WordOrderSettings,
+    rng: &mut Rng,
+) -> Result<Vec<Perturbation>, String> {
+    let short = settings.max_short_words;
+    let hyp_words: Vec<&str> = hypothesis.split_whitespace().collect();
+    let prem_sents: Vec<Vec<&str>> = sentences(premise_text)
+        .into_iter()
+        .map(|s| s.split_whitespace().collect())
+        .collect();
+    let do_h = settings.target != PermutationTarget::Premise;
+    let do_p = settings.target != PermutationTarget::Hypothesis;
+    if do_h && hyp_words.len() <= short {
+        return Err(format!(
+            "hypothesis has {} words (≤ {short})",
+            hyp_words.len()
+        ));
+    }
+    if do_p {
+        if prem_sents.is_empty() {
+            return Err("no premise to permute".to_string());
+        }
+        if let Some(s) = prem_sents.iter().find(|s| s.len() <= short) {
+            return Err(format!(
+                "premise sentence {:?} has {} words (≤ {short})",
+                s.join(" "),
+                s.len()
+            ));
+        }
+    }
+    let h_perms = if do_h {
+        permutations_of(&hyp_words, settings.q, rng)
+    } else {
+        Vec::new()
+    };
+    let p_perms: Vec<Vec<Vec<usize>>> = if do_p {
+        prem_sents
+            .iter()
+            .map(|s| permutations_of(s, settings.q, rng))
+            .collect()
+    } else {
+        Vec::new()
+    };
+    let mut count = settings.q;
+    if do_h {
+        count = count.min(h_perms.len());
+    }
+    for p in &p_perms {
+        count = count.min(p.len());
+    }
+    let prem_words: Vec<&str> = prem_sents.iter().flatten().copied().collect();
+    let mut out = Vec::new();
+    for j in 0..count {
+        let (hypothesis_order, new_h) = if do_h {
+            (Some(h_perms[j].clone()), apply(&hyp_words, &h_perms[j]))
+        } else {
+            (None, hypothesis.to_string())
+        };
+        let (premise_orders, premise) = if do_p {
+            let orders: Vec<Vec<usize>> = p_perms.iter().map(|p| p[j].clone()).collect();
+            let text = prem_sents
+                .iter()
+                .zip(&orders)
+                .map(|(s, o)| apply(s, o))
+                .collect::<Vec<_>>()
+                .join(" ");
+            (Some(orders), Premise::Text(text))
+        } else {
+            (None, Premise::Text(premise_text.to_string()))
+        };
+        let bleu = if do_h {
+            let cand: Vec<&str> = new_h.split_whitespace().collect();
+            bleu2(&hyp_words, &cand)
+        } else if let Premise::Text(t) = &premise {
+            let cand: Vec<&str> = t.split_whitespace().collect();
+            bleu2(&prem_words, &cand)
+        } else {
+            0.0
+        };
+        out.push(Perturbation {
+            probe: ProbeKind::WordOrder,
+            edit: Edit::WordsPermuted {
+                target: settings.target,
+                hypothesis_order,
+                premise_orders,
+                bleu2: bleu,
+            },
+            perturbed: ProbeInput {
+                premise,
+                hypothesis: new_h,
+            },
+            expectation: Expectation::Label { labels: vec![gold] },
+            certainty: Certainty::Certain,
+        });
+    }
+    Ok(out)
+}

@@ -1,0 +1,172 @@
+//! Word-order probes and permutation-acceptance metrics (UNLI §4).
+
+mod common;
+
+use common::*;
+use tabprobe_core::label::{Label, LabelSet};
+use tabprobe_core::linearize::Linearization;
+use tabprobe_core::metrics::{run_word_order_metrics, word_order_metrics, PermutedExample};
+use tabprobe_core::probe::word_order::{PermutationTarget, WordOrderSettings};
+use tabprobe_core::probe::{build_probe_set, Edit, Premise, ProbeKind, ProbeSettings};
+use tabprobe_core::rules::RuleSet;
+use tabprobe_core::run::ProbeRun;
+use tabprobe_core::scoring::{ModelId, Pair, PairScore, PairScorer, ScoreError};
+
+#[test]
+fn metrics_by_hand() {
+    let p = |acc: bool, probs: [f32; 3], bleu: f64| (acc, probs, bleu);
+    let z = [0.0, 0.0, 1.0];
+    let examples = vec![
+        // correct originally; 2 of 3 permutations accepted.
+        PermutedExample {
+            original_correct: true,
+            permutations: vec![
+                p(true, [1.0, 0.0, 0.0], 0.1),
+                p(true, [0.5, 0.5, 0.0], 0.1),
+                p(false, z, 0.1),
+            ],
+        },
+        // correct originally; none accepted.
+        PermutedExample {
+            original_correct: true,
+            permutations: vec![p(false, z, 0.5), p(false, z, 0.5), p(false, z, 0.5)],
+        },
+        // wrong originally; rescued by 1 of 3.
+        PermutedExample {
+            original_correct: false,
+            permutations: vec![
+                p(true, [0.5, 0.25, 0.25], 0.5),
+                p(false, z, 0.5),
+                p(false, z, 0.5),
+            ],
+        },
+        // wrong, never rescued.
+        PermutedExample {
+            original_correct: false,
+            permutations: vec![p(false, z, 0.5), p(false, z, 0.5), p(false, z, 0.5)],
+        },
+    ];
+    let m = word_order_metrics(&examples, 2, 3, &[0.5]);
+    assert_eq!((m.examples, m.skipped), (4, 2));
+    assert_eq!(m.accuracy, 0.5);
+    assert_eq!(m.omega_max, 0.5);
+    // Ω_rand: more than 1/3 accepted — only the first example (1/3 is not more than 1/3).
+    assert_eq!(m.omega_rand, 0.25);
+    assert_eq!(m.omega, [(0.5, 0.25)]);
+    assert_eq!(m.p_c, Some(2.0 / 3.0));
+    assert_eq!(m.p_f, Some(1.0 / 3.0));
+    let ln2 = 2f64.ln();
+    // Accepted entropies: 0, ln 2 (first example), 1.5 ln 2 (third).
+    assert!((m.mean_entropy_accepted.unwrap() - 2.5 * ln2 / 3.0).abs() < 1e-9);
+    assert!((m.mean_entropy_c.unwrap() - ln2 / 2.0).abs() < 1e-9);
+    assert!((m.mean_entropy_f.unwrap() - 1.5 * ln2).abs() < 1e-9);
+    assert_eq!((m.bleu_bins[0].total, m.bleu_bins[0].accepted), (3, 2));
+    assert_eq!((m.bleu_bins[3].total, m.bleu_bins[3].accepted), (9, 1));
+    assert_eq!(m.bleu_bins[1].rate, None);
+}
+
+/// A bag-of-words model: the label depends only on which words the hypothesis contains.
+struct BagOfWords;
+impl PairScorer for BagOfWords {
+    fn score(&mut self, pairs: &[Pair]) -> Result<Vec<PairScore>, ScoreError> {
+        Ok(pairs
+            .iter()
+            .map(|p| {
+                let w: Vec<&str> = p
+                    .hypothesis
+                    .split_whitespace()
+                    .map(|w| w.trim_matches('.'))
+                    .collect();
+                score_of(if w.contains(&"pop") {
+                    Label::Entail
+                } else if w.contains(&"1979") || w.contains(&"hrs") {
+                    Label::Contradict
+                } else {
+                    Label::Neutral
+                })
+            })
+            .collect())
+    }
+    fn model_id(&self) -> ModelId {
+        ModelId {
+            name: "bow".into(),
+            weights_sha256: String::new(),
+            label_set: LabelSet::ThreeWay,
+        }
+    }
+}
+
+#[test]
+fn bag_of_words_model_has_pc_one_and_no_rescues() {
+    let mut d = running_example();
+    let mut short = d.examples[0].clone();
+    short.id = Some("short".into());
+    short.hypothesis = "It is pop.".into();
+    let mut wrong = d.examples[0].clone();
+    wrong.id = Some("H6".into());
+    wrong.hypothesis = "Breakfast in America came out in the year 1979 in March.".into();
+    d.examples.push(short);
+    d.examples.push(wrong);
+    let mut s = ProbeSettings::new(vec![ProbeKind::WordOrder], 11);
+    s.linearization.strategy = Linearization::Paragraph;
+    s.word_order = WordOrderSettings {
+        q: 10,
+        target: PermutationTarget::Both,
+        max_short_words: 5,
+    };
+    let set = build_probe_set(&d, &s, &RuleSet::default()).unwrap();
+    assert_eq!(set.items.len(), 5 * 10);
+    assert!(set
+        .skipped
+        .iter()
+        .any(|k| k.example == "short" && k.reason.contains("3 words")));
+    for it in &set.items {
+        let ex = &set.examples[it.example];
+        let orig: Vec<&str> = ex.input.hypothesis.split_whitespace().collect();
+        let perm: Vec<&str> = it.perturbed.hypothesis.split_whitespace().collect();
+        assert!(orig.iter().zip(&perm).all(|(a, b)| a != b), "{:?}", perm);
+        let Edit::WordsPermuted {
+            premise_orders: Some(orders),
+            ..
+        } = &it.edit
+        else {
+            panic!()
+        };
+        assert!(orders
+            .iter()
+            .all(|o| o.iter().enumerate().all(|(i, &j)| i != j)));
+        assert!(matches!(it.perturbed.premise, Premise::Text(_)));
+    }
+    let mut run = ProbeRun::new(set, 16);
+    run.run(&mut BagOfWords, |_| {}, || false).unwrap();
+    let run = run.finish(BagOfWords.model_id()).unwrap();
+    let m = run_word_order_metrics(&run, &[]);
+    assert_eq!((m.examples, m.skipped), (5, 1));
+    assert_eq!(m.accuracy, 0.8);
+    assert_eq!(m.omega_max, 0.8);
+    assert_eq!(m.p_c, Some(1.0)); // UNLI: a bag-of-words model has P^c = 100%
+    assert_eq!(m.p_f, None); // …and rescues nothing
+    let h = -(0.8f64 * 0.8f64.ln() + 2.0 * 0.1 * 0.1f64.ln());
+    assert!((m.mean_entropy_accepted.unwrap() - h).abs() < 1e-6);
+}
+
+#[test]
+fn hypothesis_only_target_keeps_the_premise() {
+    let mut s = ProbeSettings::new(vec![ProbeKind::WordOrder], 1);
+    s.word_order = WordOrderSettings {
+        q: 3,
+        target: PermutationTarget::Hypothesis,
+        max_short_words: 5,
+    };
+    let set = build_probe_set(&running_example(), &s, &RuleSet::default()).unwrap();
+    let it = &set.items[0];
+    let ex = &set.examples[it.example];
+    assert_eq!(
+        set.pairs[it.perturbed_pair].premise,
+        set.pairs[ex.pair].premise
+    );
+    assert_ne!(
+        set.pairs[it.perturbed_pair].hypothesis,
+        set.pairs[ex.pair].hypothesis
+    );
+}
