@@ -2,11 +2,13 @@
 //! deviations (Tables 4, 7), evidence selection (§5.3), word-order acceptance (UNLI §4),
 //! counterfactual pairing (Table 8) and breakdowns by split and category (§4.8).
 
+pub mod evidence;
 pub mod invalid;
 pub mod scores;
 pub mod transition_report;
 pub mod word_order;
 
+pub use evidence::{evidence_selection, EvidenceSelection, EvidenceUse};
 pub use invalid::{InvalidTransitionTable, SplitTransitions};
 pub use scores::{
     perturbation_scores, sampled_accuracy, MeanSd, PerturbationScores, SampleOptions,

@@ -1,0 +1,165 @@
+//! Evidence selection (SPEC §4.3, paper §5.3): rows whose deletion changes the model's
+//! prediction are "model-relevant"; compared with human-annotated relevant rows on ENTAIL and
+//! CONTRADICT examples that have at least one. Needs an uncapped row-deletion run.
+
+use std::collections::BTreeMap;
+
+use serde::{Deserialize, Serialize};
+
+use crate::label::Label;
+use crate::probe::{Edit, ProbeKind};
+use crate::run::RunResult;
+
+/// How the model's evidence relates to the human's.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum EvidenceUse {
+    /// Every human-relevant row is model-relevant.
+    All,
+    /// Some but not all.
+    Some,
+    /// None of them (wrong rows, or no row at all).
+    None,
+}
+
+/// One example's evidence comparison (the per-example highlight view).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct EvidenceExample {
+    /// Example id.
+    pub example: String,
+    /// Human-annotated relevant rows.
+    pub human: Vec<usize>,
+    /// Rows whose deletion changed the prediction.
+    pub model: Vec<usize>,
+    /// `|model ∩ human| / |model|`, 0 when the model uses no row.
+    pub precision: f64,
+    /// `|model ∩ human| / |human|`.
+    pub recall: f64,
+    /// All / some / none.
+    pub uses: EvidenceUse,
+    /// No deletion changed the prediction.
+    pub ignores_premise: bool,
+    /// The original prediction was right.
+    pub correct: bool,
+}
+
+/// Shares of examples, in percent.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct EvidenceSelection {
+    /// Examples compared.
+    pub examples: usize,
+    /// Mean precision, percent.
+    pub precision: f64,
+    /// Mean recall, percent.
+    pub recall: f64,
+    /// Share using all relevant rows.
+    pub all: f64,
+    /// Share using some.
+    pub some: f64,
+    /// Share using none (or only wrong rows).
+    pub none: f64,
+    /// Within "none": share where no deletion changes the prediction.
+    pub ignores_premise_within_none: Option<f64>,
+    /// Ignores the premise, share of all examples.
+    pub ignores_premise: f64,
+    /// Correct and all / some / none, shares of all examples (paper: 21% / 12% / 37%).
+    pub correct_all: f64,
+    /// Correct using some relevant rows.
+    pub correct_some: f64,
+    /// Correct using none.
+    pub correct_none: f64,
+    /// The per-example comparisons.
+    pub per_example: Vec<EvidenceExample>,
+}
+
+/// Evidence selection from the run's row-deletion items; `None` when no example qualifies.
+pub fn evidence_selection(run: &RunResult) -> Option<EvidenceSelection> {
+    let mut model: BTreeMap<usize, Vec<usize>> = BTreeMap::new();
+    let mut probed: BTreeMap<usize, bool> = BTreeMap::new();
+    for it in run
+        .items
+        .iter()
+        .filter(|it| it.probe == ProbeKind::RowDeletion)
+    {
+        let Edit::RowsDeleted { rows, .. } = &it.edit else {
+            continue;
+        };
+        probed.insert(it.example, true);
+        let t = run.transition(it);
+        if t.before != t.after {
+            model
+                .entry(it.example)
+                .or_default()
+                .extend(rows.iter().copied());
+        }
+    }
+    let mut per_example = Vec::new();
+    for (pos, ex) in run.examples.iter().enumerate() {
+        let Some(human) = ex.relevant_rows.as_ref().filter(|h| !h.is_empty()) else {
+            continue;
+        };
+        if ex.gold == Label::Neutral || !probed.contains_key(&pos) {
+            continue;
+        }
+        let mut human = human.clone();
+        human.sort_unstable();
+        human.dedup();
+        let mut m = model.get(&pos).cloned().unwrap_or_default();
+        m.sort_unstable();
+        m.dedup();
+        let hit = m.iter().filter(|r| human.contains(r)).count();
+        let uses = if hit == human.len() {
+            EvidenceUse::All
+        } else if hit > 0 {
+            EvidenceUse::Some
+        } else {
+            EvidenceUse::None
+        };
+        per_example.push(EvidenceExample {
+            example: ex.id.clone(),
+            precision: if m.is_empty() {
+                0.0
+            } else {
+                hit as f64 / m.len() as f64
+            },
+            recall: hit as f64 / human.len() as f64,
+            uses,
+            ignores_premise: m.is_empty(),
+            correct: run.original_prediction(ex) == ex.gold,
+            human,
+            model: m,
+        });
+    }
+    if per_example.is_empty() {
+        return None;
+    }
+    let n = per_example.len() as f64;
+    let share = |f: &dyn Fn(&EvidenceExample) -> bool| {
+        100.0 * per_example.iter().filter(|e| f(e)).count() as f64 / n
+    };
+    let none_count = per_example
+        .iter()
+        .filter(|e| e.uses == EvidenceUse::None)
+        .count();
+    Some(EvidenceSelection {
+        examples: per_example.len(),
+        precision: 100.0 * per_example.iter().map(|e| e.precision).sum::<f64>() / n,
+        recall: 100.0 * per_example.iter().map(|e| e.recall).sum::<f64>() / n,
+        all: share(&|e| e.uses == EvidenceUse::All),
+        some: share(&|e| e.uses == EvidenceUse::Some),
+        none: share(&|e| e.uses == EvidenceUse::None),
+        ignores_premise_within_none: (none_count > 0).then(|| {
+            100.0
+                * per_example
+                    .iter()
+                    .filter(|e| e.uses == EvidenceUse::None && e.ignores_premise)
+                    .count() as f64
+                / none_count as f64
+        }),
+        ignores_premise: share(&|e| e.ignores_premise),
+        correct_all: share(&|e| e.correct && e.uses == EvidenceUse::All),
+        correct_some: share(&|e| e.correct && e.uses == EvidenceUse::Some),
+        correct_none: share(&|e| e.correct && e.uses == EvidenceUse::None),
+        per_example,
+    })
+}
