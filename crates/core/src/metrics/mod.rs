@@ -4,12 +4,14 @@
 
 pub mod evidence;
 pub mod invalid;
+pub mod paired;
 pub mod scores;
 pub mod transition_report;
 pub mod word_order;
 
 pub use evidence::{evidence_selection, EvidenceSelection, EvidenceUse};
 pub use invalid::{InvalidTransitionTable, SplitTransitions};
+pub use paired::{paired_counterfactual, PairedError, PairedRow};
 pub use scores::{
     perturbation_scores, sampled_accuracy, MeanSd, PerturbationScores, SampleOptions,
 };

@@ -10,7 +10,11 @@ use super::edit_table::KeyIndex;
 use super::hypothesis::{self, HypothesisContext};
 use super::table_probes::{self, TableContext};
 use super::word_order::{self, WordOrderSettings};
-use super::{Perturbation, Premise, ProbeExample, ProbeInput, ProbeItem, ProbeKind};
+use super::{
+    Certainty, Edit, Expectation, Perturbation, Premise, ProbeExample, ProbeInput, ProbeItem,
+    ProbeKind,
+};
+use crate::counterfactual;
 use crate::dataset::Dataset;
 use crate::label::LabelSet;
 use crate::linearize::{linearize, LinearizeError, LinearizeSettings};
@@ -213,12 +217,16 @@ fn cap_items<T>(items: Vec<T>, cap: Option<usize>, rng: &mut Rng) -> Vec<T> {
 fn generate(
     kind: ProbeKind,
     ex: &ProbeExample,
+    dataset: &Dataset,
     index: &KeyIndex,
     settings: &ProbeSettings,
 ) -> Result<Vec<Perturbation>, String> {
     let mut rng = Rng::derive(settings.seed, &format!("{}/{}", kind.as_str(), ex.index));
     if kind == ProbeKind::PremiseRemoval {
         return Ok(vec![table_probes::premise_removal(&ex.input.hypothesis)]);
+    }
+    if kind == ProbeKind::Counterfactual {
+        return Ok(shipped_counterfactuals(ex, dataset));
     }
     if kind == ProbeKind::WordOrder {
         let premise =
@@ -250,6 +258,26 @@ fn generate(
     let Premise::Table(table) = &ex.input.premise else {
         return Err("table probes need a table premise".to_string());
     };
+    if kind == ProbeKind::TitleSwap {
+        return Ok(counterfactual::title_swap(
+            table,
+            &ex.input.hypothesis,
+            ex.gold,
+            &dataset.tables,
+            &mut rng,
+        ));
+    }
+    if kind == ProbeKind::RowSwap {
+        let rel = ex.relevant_rows.as_deref();
+        return Ok(counterfactual::row_swap(
+            table,
+            &ex.input.hypothesis,
+            ex.gold,
+            rel,
+            &dataset.tables,
+            &mut rng,
+        ));
+    }
     let ctx = TableContext {
         table,
         hypothesis: &ex.input.hypothesis,
@@ -370,7 +398,7 @@ pub fn build_probe_set(
         let mut cap_rng = Rng::derive(settings.seed, &format!("cap/{}", kind.as_str()));
         let mut per_kind: Vec<(usize, usize, Perturbation)> = Vec::new();
         for (pos, ex) in examples.iter().enumerate() {
-            match generate(kind, ex, &index, settings) {
+            match generate(kind, ex, dataset, &index, settings) {
                 Ok(ps) => {
                     let ps = cap_items(ps, settings.caps.per_example, &mut cap_rng);
                     per_kind.extend(ps.into_iter().enumerate().map(|(n, p)| (pos, n, p)));
@@ -418,4 +446,35 @@ pub fn build_probe_set(
         hypothesis_only_pairs,
         skipped,
     })
+}
+
+/// Examples shipped with the dataset whose `derived_from` is `ex`: hand-made counterfactuals,
+/// judged by the label their author asserted (certain).
+fn shipped_counterfactuals(ex: &ProbeExample, dataset: &Dataset) -> Vec<Perturbation> {
+    dataset
+        .examples
+        .iter()
+        .filter(|d| d.derived_from.as_deref() == Some(ex.id.as_str()))
+        .filter_map(|d| {
+            let premise = match (&d.table, &d.premise) {
+                (Some(t), _) => Premise::Table(dataset.table(t)?.clone()),
+                (None, Some(p)) => Premise::Text(p.clone()),
+                (None, None) => Premise::Empty,
+            };
+            Some(Perturbation {
+                probe: ProbeKind::Counterfactual,
+                edit: Edit::Counterfactual {
+                    example: d.id.clone().unwrap_or_default(),
+                },
+                perturbed: ProbeInput {
+                    premise,
+                    hypothesis: d.hypothesis.clone(),
+                },
+                expectation: Expectation::Label {
+                    labels: vec![d.label],
+                },
+                certainty: Certainty::Certain,
+            })
+        })
+        .collect()
 }

@@ -53,6 +53,13 @@ pub enum ProbeKind {
     Quantifier,
     /// §4.5: words of the hypothesis and/or premise permuted (q per example).
     WordOrder,
+    /// §4.6: relevant rows' values moved to another table with the hypothesis (Figure 5).
+    RowSwap,
+    /// §4.6: the table takes another table's title, the hypothesis follows (Figure 6).
+    TitleSwap,
+    /// §4.6: a hand-made counterfactual shipped with the dataset (an example whose
+    /// `derived_from` names this one), usually label-flipping.
+    Counterfactual,
 }
 
 impl ProbeKind {
@@ -106,6 +113,9 @@ impl ProbeKind {
             ProbeKind::NominalModifier => "nominal_modifier",
             ProbeKind::Quantifier => "quantifier",
             ProbeKind::WordOrder => "word_order",
+            ProbeKind::RowSwap => "row_swap",
+            ProbeKind::TitleSwap => "title_swap",
+            ProbeKind::Counterfactual => "counterfactual",
         }
     }
 
@@ -222,6 +232,31 @@ pub enum Edit {
         before: String,
         /// Its replacement.
         after: String,
+    },
+    /// The table's title replaced by another table's, and the hypothesis's title expression.
+    TitleSwapped {
+        /// Title before.
+        before: String,
+        /// Title after.
+        after: String,
+        /// The table the title came from.
+        from_table: String,
+    },
+    /// Rows' values moved into another table, the hypothesis moved with them.
+    RowsSwapped {
+        /// The keys whose values moved.
+        keys: Vec<String>,
+        /// The table that received them (the perturbed premise is that table, edited).
+        other_table: String,
+        /// The hypothesis's title expression before.
+        title_before: String,
+        /// …and after.
+        title_after: String,
+    },
+    /// A counterfactual example shipped with the dataset.
+    Counterfactual {
+        /// Its example id.
+        example: String,
     },
     /// Words permuted: per-sentence orders (`order[i]` = original index of the word now at `i`).
     WordsPermuted {

@@ -1,0 +1,215 @@
+//! Counterfactual tables (§4.6, Figures 5–6), the tabprobe TSV, and Tables 7–8.
+
+mod common;
+
+use std::path::PathBuf;
+
+use common::*;
+use tabprobe_core::counterfactual::{counterfactual_dataset, parse_counterfactual_tsv};
+use tabprobe_core::import::infotabs::parse_table;
+use tabprobe_core::label::Label::{self, Contradict as C, Entail as E, Neutral as N};
+use tabprobe_core::metrics::{
+    paired_counterfactual, perturbation_scores, PairedError, SampleOptions,
+};
+use tabprobe_core::probe::{
+    build_probe_set, Certainty, Edit, Expectation, Premise, ProbeKind, ProbeSettings,
+};
+use tabprobe_core::rules::RuleSet;
+use tabprobe_core::run::ProbeRun;
+use tabprobe_core::table::Table;
+
+#[test]
+fn figure5_row_swap_moves_h5_onto_breakfast_in_america() {
+    let mut d = running_example();
+    d.tables.truncate(2); // Breakfast in America and Bridesmaids only
+    let set = build_probe_set(
+        &d,
+        &ProbeSettings::new(vec![ProbeKind::RowSwap], 3),
+        &RuleSet::default(),
+    )
+    .unwrap();
+    let h5 = set.items.iter().find(|i| i.id.starts_with("H5/")).unwrap();
+    assert_eq!(
+        h5.perturbed.hypothesis,
+        "Breakfast in America has a running time of over 3 hrs."
+    );
+    let Premise::Table(Table::KeyValue(t)) = &h5.perturbed.premise else {
+        panic!()
+    };
+    assert_eq!(t.title, "Breakfast in America");
+    let len = t.rows.iter().find(|r| r.key == "Length").unwrap();
+    assert_eq!(len.values, ["125 minutes"]);
+    assert_eq!(
+        t.rows.iter().find(|r| r.key == "Label").unwrap().values,
+        ["A&M"]
+    );
+    assert_eq!(h5.expectation, Expectation::Label { labels: vec![C] });
+    assert_eq!(h5.certainty, Certainty::Certain);
+    // H1's relevant keys (Genre and Length) are not both in Bridesmaids: no swap for H1.
+    assert!(!set.items.iter().any(|i| i.id.starts_with("H1/")));
+}
+
+#[test]
+fn figure6_title_swap_keeps_all_labels() {
+    let mut d = running_example();
+    d.tables.truncate(2);
+    let set = build_probe_set(
+        &d,
+        &ProbeSettings::new(vec![ProbeKind::TitleSwap], 3),
+        &RuleSet::default(),
+    )
+    .unwrap();
+    let want = [("H1", E), ("H2", C), ("H3", N), ("H5", C)];
+    assert_eq!(set.items.len(), 4);
+    for (id, label) in want {
+        let it = set
+            .items
+            .iter()
+            .find(|i| i.id.starts_with(&format!("{id}/")))
+            .unwrap();
+        assert_eq!(
+            it.expectation,
+            Expectation::Label {
+                labels: vec![label]
+            }
+        );
+    }
+    let h1 = set.items.iter().find(|i| i.id.starts_with("H1/")).unwrap();
+    assert_eq!(
+        h1.perturbed.hypothesis,
+        "Bridesmaids is a pop album with a length of 46 minutes."
+    );
+    let Premise::Table(t) = &h1.perturbed.premise else {
+        panic!()
+    };
+    assert_eq!(t.title(), "Bridesmaids");
+    assert_eq!(t.row_count(), 7);
+    assert!(
+        matches!(&h1.edit, Edit::TitleSwapped { before, after, .. } if before == "Breakfast in America" && after == "Bridesmaids")
+    );
+}
+
+const TSV: &str = "s.no\tworker_id\toriginal_tableid\toriginal_hypothesis\toriginal_label\tmodified_tableid\tmodified_hypothesis\tmodified_label\n\
+0\tIA0\tT1264\tBreakfast in America is a pop album with a length of 46 minutes.\tE\tT1264_mod_1\tBreakfast in America is a pop album with a length of 46 minutes.\tC\n";
+
+#[test]
+fn label_flip_pairs_and_tables_7_and_8() {
+    let pairs = parse_counterfactual_tsv("cf.tsv", TSV).unwrap();
+    assert_eq!(pairs.len(), 1);
+    assert_eq!(
+        (
+            pairs[0].original_label,
+            pairs[0].modified_label,
+            pairs[0].line
+        ),
+        (E, C, 2)
+    );
+    let mut modified = breakfast();
+    if let Table::KeyValue(t) = &mut modified {
+        t.id = "T1264_mod_1".into();
+        t.rows[4].values = vec!["36:06".into()]; // the annotator shortened the album
+    }
+    let d = counterfactual_dataset("cf", &pairs, &[breakfast(), modified]).unwrap();
+    assert_eq!(d.examples.len(), 2);
+    let mut s = ProbeSettings::new(vec![ProbeKind::Counterfactual], 1);
+    s.hypothesis_only = true;
+    let set = build_probe_set(&d, &s, &RuleSet::default()).unwrap();
+    assert_eq!(set.items.len(), 1);
+    assert_eq!(
+        set.items[0].expectation,
+        Expectation::Label { labels: vec![C] }
+    );
+    // The evidence fake reads "46:06" for H1, so on the edited table it says NEUTRAL (wrong:
+    // C expected); it is right on the original; the hypothesis-only fake says E (right).
+    let mut fake = EvidenceFake::new();
+    let mut run = ProbeRun::new(set.clone(), 4);
+    run.run(&mut fake, |_| {}, || false).unwrap();
+    let r = run
+        .finish(tabprobe_core::scoring::PairScorer::model_id(&fake))
+        .unwrap();
+    let t7 = perturbation_scores(
+        &r,
+        &[ProbeKind::Counterfactual],
+        &SampleOptions::default(),
+        |_| true,
+    );
+    assert_eq!(t7.original.unwrap().mean, 100.0);
+    assert_eq!(t7.label_flipped.unwrap().mean, 0.0);
+    assert!(t7.label_preserved.is_none());
+    let t8 = paired_counterfactual(&r, &[ProbeKind::Counterfactual]).unwrap();
+    // The evidence fake with an empty premise says NEUTRAL for H1, so O-Hypo is wrong:
+    // ✗ C-THP, ✓ O-THP, ✗ O-Hypo — the paper's second row — 100%.
+    assert_eq!(
+        (t8[1].c_thp, t8[1].o_thp, t8[1].o_hypo, t8[1].percent),
+        (false, true, false, 100.0)
+    );
+    assert!(t8[..4].iter().all(|r| r.in_paper));
+    assert_eq!(t8.iter().map(|r| r.count).sum::<usize>(), 1);
+    // Without hypothesis-only scores Table 8 says so.
+    let mut s2 = s.clone();
+    s2.hypothesis_only = false;
+    let mut run = ProbeRun::new(build_probe_set(&d, &s2, &RuleSet::default()).unwrap(), 4);
+    run.run(&mut EvidenceFake::new(), |_| {}, || false).unwrap();
+    let r = run
+        .finish(tabprobe_core::scoring::PairScorer::model_id(&fake))
+        .unwrap();
+    assert_eq!(
+        paired_counterfactual(&r, &[ProbeKind::Counterfactual]),
+        Err(PairedError::NoHypothesisOnly)
+    );
+}
+
+#[test]
+fn real_tabprobe_counterfactual_file_loads() {
+    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../../shared/data/tabprobe");
+    if !dir.is_dir() {
+        eprintln!("SKIP: /work/shared/data/tabprobe not found");
+        return;
+    }
+    let text = std::fs::read_to_string(
+        dir.join("data/counterfactuals/training/cf_training_anonymized.tsv"),
+    )
+    .unwrap();
+    let pairs = parse_counterfactual_tsv("cf_training_anonymized.tsv", &text).unwrap();
+    assert_eq!(pairs.len(), 1109);
+    // Hypothesis unchanged, label flipped E↔C, in every pair (data/README.md).
+    let flips = pairs
+        .iter()
+        .filter(|p| p.original_label != p.modified_label)
+        .count();
+    assert!(flips as f64 / pairs.len() as f64 > 0.95, "{flips}");
+    let mut tables = Vec::new();
+    for p in pairs.iter().take(40) {
+        for (sub, id) in [
+            ("tables_json", &p.original_table),
+            ("tables_mod_json", &p.modified_table),
+        ] {
+            if tables.iter().any(|t: &Table| t.id() == id) {
+                continue;
+            }
+            let text = std::fs::read_to_string(
+                dir.join("data/counterfactuals/training")
+                    .join(sub)
+                    .join(format!("{id}.json")),
+            )
+            .unwrap();
+            tables.push(Table::KeyValue(parse_table(id, id, &text).unwrap()));
+        }
+    }
+    let d = counterfactual_dataset("cf", &pairs[..40], &tables).unwrap();
+    let set = build_probe_set(
+        &d,
+        &ProbeSettings::new(vec![ProbeKind::Counterfactual], 1),
+        &RuleSet::default(),
+    )
+    .unwrap();
+    assert_eq!(set.items.len(), 40);
+    let _: Vec<Label> = set
+        .items
+        .iter()
+        .map(|i| match &i.expectation {
+            Expectation::Label { labels } => labels[0],
+            _ => panic!(),
+        })
+        .collect();
+}
