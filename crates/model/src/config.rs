@@ -1,0 +1,393 @@
+//! The model's `config.json`, mirroring Hugging Face `RobertaConfig` key for key, and the
+//! mapping from the model's own label order to tabprobe's canonical labels.
+
+use std::collections::BTreeMap;
+
+use serde::{Deserialize, Serialize};
+use tabprobe_core::label::{Label, LabelSet};
+
+use crate::error::LoadError;
+
+/// `config.json` of a RoBERTa-family checkpoint (`transformers.RobertaConfig`).
+///
+/// Defaults are `RobertaConfig`'s own, so a config that omits a key means what it means to
+/// `transformers`. Keys that only matter for training (dropouts, `initializer_range`) are read
+/// and kept so the struct round-trips, but inference ignores them.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct RobertaConfig {
+    /// Size of the token embedding table.
+    #[serde(default = "defaults::vocab_size")]
+    pub vocab_size: usize,
+    /// Width of every hidden state.
+    #[serde(default = "defaults::hidden_size")]
+    pub hidden_size: usize,
+    /// Number of encoder layers.
+    #[serde(default = "defaults::num_hidden_layers")]
+    pub num_hidden_layers: usize,
+    /// Number of attention heads per layer; divides `hidden_size`.
+    #[serde(default = "defaults::num_attention_heads")]
+    pub num_attention_heads: usize,
+    /// Width of the feed-forward block.
+    #[serde(default = "defaults::intermediate_size")]
+    pub intermediate_size: usize,
+    /// Feed-forward activation; `gelu` is the exact erf form.
+    #[serde(default)]
+    pub hidden_act: HiddenAct,
+    /// Dropout after embeddings and dense layers (training only).
+    #[serde(default = "defaults::dropout")]
+    pub hidden_dropout_prob: f64,
+    /// Dropout on attention probabilities (training only).
+    #[serde(default = "defaults::dropout")]
+    pub attention_probs_dropout_prob: f64,
+    /// Dropout in the classification head; `null` means `hidden_dropout_prob` (training only).
+    #[serde(default)]
+    pub classifier_dropout: Option<f64>,
+    /// Rows of the position embedding table; RoBERTa uses `pad_token_id + 1` of them as offset,
+    /// so the longest input is `max_position_embeddings - pad_token_id - 1` tokens.
+    #[serde(default = "defaults::max_position_embeddings")]
+    pub max_position_embeddings: usize,
+    /// Rows of the token-type table (1 for RoBERTa checkpoints; type id 0 is always used).
+    #[serde(default = "defaults::type_vocab_size")]
+    pub type_vocab_size: usize,
+    /// Standard deviation of the initialiser (training only).
+    #[serde(default = "defaults::initializer_range")]
+    pub initializer_range: f64,
+    /// Epsilon of every LayerNorm.
+    #[serde(default = "defaults::layer_norm_eps")]
+    pub layer_norm_eps: f64,
+    /// Padding token id; also RoBERTa's `padding_idx` for position ids.
+    #[serde(default = "defaults::pad_token_id")]
+    pub pad_token_id: usize,
+    /// `<s>` token id.
+    #[serde(default)]
+    pub bos_token_id: Option<usize>,
+    /// `</s>` token id.
+    #[serde(default)]
+    pub eos_token_id: Option<usize>,
+    /// Only `absolute` position embeddings are RoBERTa's; others are refused.
+    #[serde(default = "defaults::position_embedding_type")]
+    pub position_embedding_type: String,
+    /// Model type as `transformers` names it (`roberta`, `xlm-roberta`, `camembert`, …).
+    #[serde(default)]
+    pub model_type: Option<String>,
+    /// Architecture class names, e.g. `["RobertaForSequenceClassification"]`.
+    #[serde(default)]
+    pub architectures: Option<Vec<String>>,
+    /// Output index (as a JSON string key) → label name, in the model's own order.
+    #[serde(default)]
+    pub id2label: Option<BTreeMap<String, String>>,
+    /// Label name → output index.
+    #[serde(default)]
+    pub label2id: Option<BTreeMap<String, usize>>,
+    /// Number of outputs when `id2label` is absent (`transformers` then names them `LABEL_i`).
+    #[serde(default)]
+    pub num_labels: Option<usize>,
+    /// `single_label_classification` etc. (training only).
+    #[serde(default)]
+    pub problem_type: Option<String>,
+    /// The dtype the checkpoint was saved in (informational; older key).
+    #[serde(default)]
+    pub torch_dtype: Option<String>,
+    /// The dtype the checkpoint was saved in (informational; newer key).
+    #[serde(default)]
+    pub dtype: Option<String>,
+    /// `transformers` version that wrote the file (informational).
+    #[serde(default)]
+    pub transformers_version: Option<String>,
+}
+
+/// Feed-forward activation named by `hidden_act`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+pub enum HiddenAct {
+    /// Exact GELU, `x · Φ(x)` with erf (`transformers`' `gelu`).
+    #[default]
+    #[serde(rename = "gelu")]
+    Gelu,
+    /// The tanh approximation (`gelu_new`, `gelu_pytorch_tanh`).
+    #[serde(rename = "gelu_new", alias = "gelu_pytorch_tanh")]
+    GeluTanh,
+    /// `max(0, x)`.
+    #[serde(rename = "relu")]
+    Relu,
+}
+
+mod defaults {
+    pub fn vocab_size() -> usize {
+        50265
+    }
+    pub fn hidden_size() -> usize {
+        768
+    }
+    pub fn num_hidden_layers() -> usize {
+        12
+    }
+    pub fn num_attention_heads() -> usize {
+        12
+    }
+    pub fn intermediate_size() -> usize {
+        3072
+    }
+    pub fn dropout() -> f64 {
+        0.1
+    }
+    pub fn max_position_embeddings() -> usize {
+        512
+    }
+    pub fn type_vocab_size() -> usize {
+        2
+    }
+    pub fn initializer_range() -> f64 {
+        0.02
+    }
+    pub fn layer_norm_eps() -> f64 {
+        1e-12
+    }
+    pub fn pad_token_id() -> usize {
+        1
+    }
+    pub fn position_embedding_type() -> String {
+        "absolute".to_string()
+    }
+}
+
+impl RobertaConfig {
+    /// Parses and checks `config.json`.
+    pub fn from_json_bytes(bytes: &[u8]) -> Result<Self, LoadError> {
+        let config: RobertaConfig =
+            serde_json::from_slice(bytes).map_err(|e| LoadError::ConfigParse(e.to_string()))?;
+        config.validate()?;
+        Ok(config)
+    }
+
+    /// Head width (`hidden_size / num_attention_heads`).
+    pub fn head_dim(&self) -> usize {
+        self.hidden_size / self.num_attention_heads
+    }
+
+    /// The longest token sequence (specials included) the position table allows.
+    pub fn max_tokens(&self) -> usize {
+        self.max_position_embeddings
+            .saturating_sub(self.pad_token_id + 1)
+    }
+
+    /// Number of classifier outputs: `id2label`'s size, else `num_labels`, else 2
+    /// (`transformers`' default).
+    pub fn num_labels(&self) -> usize {
+        match (&self.id2label, self.num_labels) {
+            (Some(m), _) if !m.is_empty() => m.len(),
+            (_, Some(n)) => n,
+            _ => 2,
+        }
+    }
+
+    fn validate(&self) -> Result<(), LoadError> {
+        let unsupported = |key: &str, value: String, why: &str| LoadError::UnsupportedConfig {
+            key: key.to_string(),
+            value,
+            why: why.to_string(),
+        };
+        for (key, value) in [
+            ("vocab_size", self.vocab_size),
+            ("hidden_size", self.hidden_size),
+            ("num_hidden_layers", self.num_hidden_layers),
+            ("num_attention_heads", self.num_attention_heads),
+            ("intermediate_size", self.intermediate_size),
+            ("type_vocab_size", self.type_vocab_size),
+        ] {
+            if value == 0 {
+                return Err(unsupported(key, "0".into(), "must be positive"));
+            }
+        }
+        if self.hidden_size % self.num_attention_heads != 0 {
+            return Err(unsupported(
+                "num_attention_heads",
+                self.num_attention_heads.to_string(),
+                &format!("must divide hidden_size = {}", self.hidden_size),
+            ));
+        }
+        if self.max_tokens() < 4 {
+            return Err(unsupported(
+                "max_position_embeddings",
+                self.max_position_embeddings.to_string(),
+                &format!(
+                    "must exceed pad_token_id + 4 = {} to fit <s> P </s></s> H </s>",
+                    self.pad_token_id + 4
+                ),
+            ));
+        }
+        if self.pad_token_id >= self.vocab_size {
+            return Err(unsupported(
+                "pad_token_id",
+                self.pad_token_id.to_string(),
+                "must be below vocab_size",
+            ));
+        }
+        if self.position_embedding_type != "absolute" {
+            return Err(unsupported(
+                "position_embedding_type",
+                self.position_embedding_type.clone(),
+                "only RoBERTa's absolute position embeddings are implemented",
+            ));
+        }
+        if !(self.layer_norm_eps.is_finite() && self.layer_norm_eps > 0.0) {
+            return Err(unsupported(
+                "layer_norm_eps",
+                self.layer_norm_eps.to_string(),
+                "must be a positive number",
+            ));
+        }
+        Ok(())
+    }
+}
+
+/// How the model's outputs map to tabprobe's canonical labels.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct LabelMap {
+    /// For each model output, in the model's own order, its canonical label.
+    pub labels: Vec<Label>,
+    /// The model's own label names, in its order.
+    pub names: Vec<String>,
+    /// Three-way, or two-way (ENTAILED / REFUTED: never NEUTRAL).
+    pub label_set: LabelSet,
+}
+
+impl LabelMap {
+    /// Maps `id2label` through [`Label::from_alias`] (SPEC §1.3). A three-output model must name
+    /// each of ENTAIL, NEUTRAL, CONTRADICT once; a two-output model ENTAIL and CONTRADICT once.
+    pub fn from_config(config: &RobertaConfig) -> Result<Self, LoadError> {
+        let n = config.num_labels();
+        let names: Vec<String> = match &config.id2label {
+            Some(map) if !map.is_empty() => {
+                let mut names = vec![None; map.len()];
+                for (key, name) in map {
+                    let idx: usize = key.trim().parse().map_err(|_| {
+                        LoadError::ConfigParse(format!("id2label key {key:?} is not an integer"))
+                    })?;
+                    let slot = names.get_mut(idx).ok_or_else(|| {
+                        LoadError::ConfigParse(format!(
+                            "id2label key {idx} is out of range for {} labels",
+                            map.len()
+                        ))
+                    })?;
+                    *slot = Some(name.clone());
+                }
+                // Keys are distinct and in range, so every slot is filled.
+                names.into_iter().flatten().collect()
+            }
+            _ => (0..n).map(|i| format!("LABEL_{i}")).collect(),
+        };
+        let unmapped = |why: String| LoadError::UnmappedLabels {
+            labels: names.clone(),
+            why,
+        };
+        let mut labels = Vec::with_capacity(names.len());
+        for name in &names {
+            match Label::from_alias(name) {
+                Some(l) => labels.push(l),
+                None => return Err(unmapped(format!("{name:?} is not a known label name"))),
+            }
+        }
+        let count = |l: Label| labels.iter().filter(|&&x| x == l).count();
+        let label_set = match labels.len() {
+            3 if Label::ALL.iter().all(|&l| count(l) == 1) => LabelSet::ThreeWay,
+            2 if count(Label::Entail) == 1 && count(Label::Contradict) == 1 => LabelSet::TwoWay,
+            3 => return Err(unmapped("each of the three labels must appear once".into())),
+            2 => {
+                return Err(unmapped(
+                    "a two-label model must have one entail and one contradict/refuted label"
+                        .into(),
+                ))
+            }
+            k => return Err(unmapped(format!("{k} outputs; expected 2 or 3"))),
+        };
+        Ok(Self {
+            labels,
+            names,
+            label_set,
+        })
+    }
+
+    /// Canonical-order probabilities (ENTAIL, NEUTRAL, CONTRADICT) from probabilities in the
+    /// model's order; a two-way model leaves NEUTRAL at 0.
+    pub fn to_canonical(&self, model_order: &[f32]) -> [f32; 3] {
+        let mut out = [0.0; 3];
+        for (label, &p) in self.labels.iter().zip(model_order) {
+            // Label::ALL is the canonical order, so the position is the output slot.
+            if let Some(slot) = Label::ALL.iter().position(|l| l == label) {
+                out[slot] = p;
+            }
+        }
+        out
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn cfg(json: &str) -> Result<RobertaConfig, LoadError> {
+        RobertaConfig::from_json_bytes(json.as_bytes())
+    }
+
+    #[test]
+    fn defaults_are_roberta_base() {
+        let c = cfg("{}").unwrap();
+        assert_eq!(
+            (
+                c.hidden_size,
+                c.num_hidden_layers,
+                c.vocab_size,
+                c.max_tokens()
+            ),
+            (768, 12, 50265, 510)
+        );
+        assert_eq!(c.hidden_act, HiddenAct::Gelu);
+    }
+
+    #[test]
+    fn unknown_activation_is_refused_with_the_key() {
+        let e = cfg(r#"{"hidden_act": "swish"}"#).unwrap_err();
+        assert!(
+            matches!(&e, LoadError::ConfigParse(m) if m.contains("swish")),
+            "{e}"
+        );
+    }
+
+    #[test]
+    fn heads_must_divide_hidden() {
+        let e = cfg(r#"{"hidden_size": 30, "num_attention_heads": 4}"#).unwrap_err();
+        assert!(
+            matches!(e, LoadError::UnsupportedConfig { ref key, .. } if key == "num_attention_heads")
+        );
+    }
+
+    #[test]
+    fn mnli_order_maps_to_canonical() {
+        let c = cfg(r#"{"id2label": {"0": "CONTRADICTION", "1": "NEUTRAL", "2": "ENTAILMENT"}}"#)
+            .unwrap();
+        let m = LabelMap::from_config(&c).unwrap();
+        assert_eq!(m.label_set, LabelSet::ThreeWay);
+        assert_eq!(m.to_canonical(&[0.1, 0.2, 0.7]), [0.7, 0.2, 0.1]);
+    }
+
+    #[test]
+    fn two_way_puts_zero_on_neutral() {
+        let c = cfg(r#"{"id2label": {"0": "refuted", "1": "entailed"}}"#).unwrap();
+        let m = LabelMap::from_config(&c).unwrap();
+        assert_eq!(m.label_set, LabelSet::TwoWay);
+        assert_eq!(m.to_canonical(&[0.25, 0.75]), [0.75, 0.0, 0.25]);
+    }
+
+    #[test]
+    fn generic_and_duplicate_labels_are_refused() {
+        for json in [
+            r#"{"id2label": {"0": "LABEL_0", "1": "LABEL_1", "2": "LABEL_2"}}"#,
+            r#"{}"#,
+            r#"{"id2label": {"0": "entailment", "1": "entailment", "2": "neutral"}}"#,
+            r#"{"id2label": {"0": "entailment", "1": "neutral"}}"#,
+        ] {
+            let e = LabelMap::from_config(&cfg(json).unwrap()).unwrap_err();
+            assert!(matches!(e, LoadError::UnmappedLabels { .. }), "{json}: {e}");
+        }
+    }
+}

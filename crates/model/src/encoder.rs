@@ -1,0 +1,102 @@
+//! The RoBERTa encoder: a stack of post-LayerNorm transformer layers (`RobertaEncoder`,
+//! `RobertaLayer`: self-attention → add & norm → feed-forward → add & norm).
+
+use burn::prelude::*;
+use burn::tensor::activation::{gelu, gelu_approximate, relu, softmax};
+
+use crate::config::HiddenAct;
+use crate::nn::{Dense, LayerNorm};
+
+/// Multi-head self-attention with its output projection and LayerNorm
+/// (`RobertaAttention` = `RobertaSelfAttention` + `RobertaSelfOutput`).
+#[derive(Debug, Clone)]
+pub struct Attention {
+    /// Query projection.
+    pub query: Dense,
+    /// Key projection.
+    pub key: Dense,
+    /// Value projection.
+    pub value: Dense,
+    /// Output projection (`attention.output.dense`).
+    pub output: Dense,
+    /// `attention.output.LayerNorm`, applied to output + residual.
+    pub layer_norm: LayerNorm,
+    /// Number of heads.
+    pub heads: usize,
+}
+
+impl Attention {
+    /// `x: [batch, seq, hidden]`; `mask_bias: [batch, 1, 1, seq]` (0 for tokens, a large
+    /// negative number for padding).
+    pub fn forward(&self, x: Tensor<3>, mask_bias: Tensor<4>) -> Tensor<3> {
+        let [batch, seq, hidden] = x.dims();
+        let head_dim = hidden / self.heads;
+        let split = |t: Tensor<3>| {
+            t.reshape([batch, seq, self.heads, head_dim])
+                .swap_dims(1, 2)
+        };
+        let q = split(self.query.forward(x.clone()));
+        let k = split(self.key.forward(x.clone()));
+        let v = split(self.value.forward(x.clone()));
+        let scores = q.matmul(k.swap_dims(2, 3)) * (1.0 / (head_dim as f64).sqrt()) + mask_bias;
+        let probs = softmax(scores, 3);
+        let context = probs
+            .matmul(v)
+            .swap_dims(1, 2)
+            .reshape([batch, seq, hidden]);
+        self.layer_norm.forward(self.output.forward(context) + x)
+    }
+}
+
+/// The feed-forward block (`RobertaIntermediate` + `RobertaOutput`).
+#[derive(Debug, Clone)]
+pub struct FeedForward {
+    /// `intermediate.dense`: hidden → intermediate.
+    pub intermediate: Dense,
+    /// `output.dense`: intermediate → hidden.
+    pub output: Dense,
+    /// `output.LayerNorm`, applied to output + residual.
+    pub layer_norm: LayerNorm,
+    /// The activation between the two.
+    pub act: HiddenAct,
+}
+
+impl FeedForward {
+    /// `x: [batch, seq, hidden]`.
+    pub fn forward(&self, x: Tensor<3>) -> Tensor<3> {
+        let h = self.intermediate.forward(x.clone());
+        let h = match self.act {
+            HiddenAct::Gelu => gelu(h),
+            HiddenAct::GeluTanh => gelu_approximate(h),
+            HiddenAct::Relu => relu(h),
+        };
+        self.layer_norm.forward(self.output.forward(h) + x)
+    }
+}
+
+/// One transformer layer.
+#[derive(Debug, Clone)]
+pub struct Layer {
+    /// Self-attention block.
+    pub attention: Attention,
+    /// Feed-forward block.
+    pub feed_forward: FeedForward,
+}
+
+/// The layer stack.
+#[derive(Debug, Clone)]
+pub struct Encoder {
+    /// Layers in order.
+    pub layers: Vec<Layer>,
+}
+
+impl Encoder {
+    /// Runs every layer; shapes as [`Attention::forward`].
+    pub fn forward(&self, mut x: Tensor<3>, mask_bias: Tensor<4>) -> Tensor<3> {
+        for layer in &self.layers {
+            x = layer.attention.forward(x, mask_bias.clone());
+            x = layer.feed_forward.forward(x);
+        }
+        x
+    }
+}

@@ -1,0 +1,89 @@
+//! Loading errors a user can act on: what is wrong with the checkpoint folder they gave us.
+
+use thiserror::Error;
+
+/// Why a checkpoint (config, weights, tokenizer) could not be turned into a model.
+///
+/// Every variant names the file, tensor or key at fault, so the message alone tells a user
+/// which file to fix or which checkpoint does not fit.
+#[derive(Debug, Clone, PartialEq, Error)]
+pub enum LoadError {
+    /// `config.json` is not valid JSON or lacks a required key.
+    #[error("config.json could not be read: {0}")]
+    ConfigParse(String),
+    /// `config.json` is valid but describes something this crate cannot run.
+    #[error("config.json: {key} = {value} is not supported: {why}")]
+    UnsupportedConfig {
+        /// The config key.
+        key: String,
+        /// Its value as written.
+        value: String,
+        /// What would be accepted instead.
+        why: String,
+    },
+    /// The labels in `id2label` do not map to ENTAIL / NEUTRAL / CONTRADICT (SPEC §1.3).
+    #[error(
+        "the model's labels {labels:?} do not map to ENTAIL/NEUTRAL/CONTRADICT ({why}); \
+         expected names like entailment/neutral/contradiction or entailed/refuted in config.json id2label"
+    )]
+    UnmappedLabels {
+        /// The labels in the model's own order.
+        labels: Vec<String>,
+        /// What exactly is wrong with them.
+        why: String,
+    },
+    /// The weight file is not a readable safetensors file.
+    #[error("model.safetensors could not be read: {0}")]
+    WeightsParse(String),
+    /// A tensor the model needs is not in the weight file.
+    #[error("model.safetensors lacks the tensor {name:?} (is this a RobertaForSequenceClassification checkpoint?)")]
+    MissingTensor {
+        /// The Hugging Face name that was looked for (without the `roberta.` prefix).
+        name: String,
+    },
+    /// The weight file holds a tensor this model has no place for.
+    #[error("model.safetensors has a tensor this RoBERTa classifier does not use: {name:?}")]
+    UnexpectedTensor {
+        /// The tensor's name as stored.
+        name: String,
+    },
+    /// A tensor has a shape that does not fit the configuration.
+    #[error("tensor {name:?} has shape {found:?}, expected {expected:?}")]
+    ShapeMismatch {
+        /// The tensor's name as stored.
+        name: String,
+        /// The shape the config implies.
+        expected: Vec<usize>,
+        /// The shape in the file.
+        found: Vec<usize>,
+    },
+    /// A tensor is stored in a dtype other than f32, f16 or bf16.
+    #[error("tensor {name:?} is stored as {dtype}; only F32, F16 and BF16 weights are supported")]
+    UnsupportedDtype {
+        /// The tensor's name as stored.
+        name: String,
+        /// The dtype as safetensors names it.
+        dtype: String,
+    },
+    /// `config.json` and the weights describe different models.
+    #[error("config.json says {key} = {config}, but the weights have {weights} (config and weights come from different checkpoints?)")]
+    ConfigWeightsMismatch {
+        /// The config key that disagrees.
+        key: String,
+        /// Its value in config.json.
+        config: usize,
+        /// The value the weights imply.
+        weights: usize,
+    },
+    /// The tokenizer files could not be read.
+    #[error("tokenizer could not be read: {0}")]
+    Tokenizer(String),
+    /// The tokenizer produces ids the model's embedding table does not have.
+    #[error("the tokenizer has {tokenizer} tokens but the model's vocab_size is {model} (tokenizer from another checkpoint?)")]
+    TokenizerMismatch {
+        /// Vocabulary size of the tokenizer, added tokens included.
+        tokenizer: usize,
+        /// `vocab_size` of the model.
+        model: usize,
+    },
+}

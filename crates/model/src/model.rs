@@ -1,0 +1,272 @@
+//! [`NliModel`]: a loaded checkpoint (config, labels, tokenizer, weights on a device) that
+//! scores premise/hypothesis pairs — synchronously for native code ([`PairScorer`]) and
+//! asynchronously for the browser, where WebGPU results can only be read back with `await`.
+
+use burn::prelude::*;
+use tabprobe_core::scoring::{ModelId, Pair, PairScore, PairScorer, ScoreError};
+
+use crate::batch::{plan_batches, Batch};
+use crate::classifier::RobertaForSequenceClassification;
+use crate::config::{LabelMap, RobertaConfig};
+use crate::error::LoadError;
+use crate::loader::{load_weights, weights_sha256};
+use crate::tokenize::{EncodedPair, PairTokenizer};
+
+/// Pairs per forward pass unless [`NliModel::set_batch_size`] says otherwise.
+pub const DEFAULT_BATCH_SIZE: usize = 8;
+
+/// The tokenizer files of a Hugging Face folder.
+#[derive(Debug, Clone, Copy)]
+pub enum TokenizerFiles<'a> {
+    /// `tokenizer.json`.
+    Json(&'a [u8]),
+    /// `vocab.json` and `merges.txt`, for checkpoints without `tokenizer.json`.
+    VocabMerges {
+        /// Bytes of `vocab.json`.
+        vocab_json: &'a [u8],
+        /// Bytes of `merges.txt`.
+        merges_txt: &'a [u8],
+    },
+}
+
+/// The bytes of the files of a Hugging Face checkpoint folder (no filesystem needed).
+#[derive(Debug, Clone, Copy)]
+pub struct ModelFiles<'a> {
+    /// `config.json`.
+    pub config_json: &'a [u8],
+    /// `model.safetensors`.
+    pub weights: &'a [u8],
+    /// The tokenizer.
+    pub tokenizer: TokenizerFiles<'a>,
+}
+
+/// A RoBERTa NLI classifier ready to score pairs on one device.
+#[derive(Debug, Clone)]
+pub struct NliModel {
+    id: ModelId,
+    config: RobertaConfig,
+    labels: LabelMap,
+    tokenizer: PairTokenizer,
+    network: RobertaForSequenceClassification,
+    device: Device,
+    batch_size: usize,
+}
+
+impl NliModel {
+    /// Loads a checkpoint from bytes onto `device`. `name` is the human name kept in
+    /// [`ModelId`] (e.g. the folder name); the identity proper is the weights' SHA-256.
+    ///
+    /// In the browser, initialise a WebGPU device first (`Device::wgpu_options().init_async()`);
+    /// loading only uploads, it never reads back, so it is safe there.
+    pub fn load(name: &str, files: ModelFiles<'_>, device: &Device) -> Result<Self, LoadError> {
+        let config = RobertaConfig::from_json_bytes(files.config_json)?;
+        let labels = LabelMap::from_config(&config)?;
+        let max_tokens = config.max_tokens();
+        let tokenizer = match files.tokenizer {
+            TokenizerFiles::Json(bytes) => PairTokenizer::from_json_bytes(bytes, max_tokens)?,
+            TokenizerFiles::VocabMerges {
+                vocab_json,
+                merges_txt,
+            } => PairTokenizer::from_vocab_merges(vocab_json, merges_txt, max_tokens)?,
+        };
+        // An id past the embedding table would index out of bounds on the device.
+        if tokenizer.vocab_size() > config.vocab_size {
+            return Err(LoadError::TokenizerMismatch {
+                tokenizer: tokenizer.vocab_size(),
+                model: config.vocab_size,
+            });
+        }
+        let network = load_weights(&config, files.weights, device)?;
+        Ok(Self {
+            id: ModelId {
+                name: name.to_string(),
+                weights_sha256: weights_sha256(files.weights),
+                label_set: labels.label_set,
+            },
+            config,
+            labels,
+            tokenizer,
+            network,
+            device: device.clone(),
+            batch_size: DEFAULT_BATCH_SIZE,
+        })
+    }
+
+    /// Which model this is (name, SHA-256 of the weights, label set).
+    pub fn id(&self) -> &ModelId {
+        &self.id
+    }
+
+    /// The parsed `config.json`.
+    pub fn config(&self) -> &RobertaConfig {
+        &self.config
+    }
+
+    /// How the model's outputs map to ENTAIL / NEUTRAL / CONTRADICT.
+    pub fn labels(&self) -> &LabelMap {
+        &self.labels
+    }
+
+    /// The pair tokenizer (for callers that tokenize once and score several times).
+    pub fn tokenizer(&self) -> &PairTokenizer {
+        &self.tokenizer
+    }
+
+    /// The network itself.
+    pub fn network(&self) -> &RobertaForSequenceClassification {
+        &self.network
+    }
+
+    /// The device the weights live on.
+    pub fn device(&self) -> &Device {
+        &self.device
+    }
+
+    /// Pairs per forward pass (at least 1). Larger batches are faster per pair until memory
+    /// or padding waste wins; pairs are length-sorted, so padding waste stays small.
+    pub fn set_batch_size(&mut self, batch_size: usize) {
+        self.batch_size = batch_size.max(1);
+    }
+
+    /// The current batch size.
+    pub fn batch_size(&self) -> usize {
+        self.batch_size
+    }
+
+    /// Tokenizes every pair (premise truncated first).
+    pub fn encode(&self, pairs: &[Pair]) -> Result<Vec<EncodedPair>, ScoreError> {
+        pairs
+            .iter()
+            .enumerate()
+            .map(|(i, p)| {
+                self.tokenizer
+                    .encode(&p.premise, &p.hypothesis)
+                    .map_err(|e| ScoreError(format!("pair {}: {e}", i + 1)))
+            })
+            .collect()
+    }
+
+    /// Scores pairs, blocking on each batch's result. Native only in practice: on WebGPU in
+    /// the browser the blocking read panics — use [`NliModel::score_async`] there.
+    pub fn score_blocking(&self, pairs: &[Pair]) -> Result<Vec<PairScore>, ScoreError> {
+        let encoded = self.encode(pairs)?;
+        self.score_encoded_blocking(&encoded)
+    }
+
+    /// Scores already tokenized pairs, blocking.
+    pub fn score_encoded_blocking(
+        &self,
+        encoded: &[EncodedPair],
+    ) -> Result<Vec<PairScore>, ScoreError> {
+        let mut out = vec![None; encoded.len()];
+        for batch in self.plan(encoded) {
+            let data = self
+                .forward(&batch)
+                .try_into_data()
+                .map_err(|e| ScoreError(format!("reading logits failed: {e:?}")))?;
+            self.collect(&batch, data, encoded, &mut out)?;
+        }
+        finish(out)
+    }
+
+    /// Scores pairs with asynchronous readback; works on every device, the browser's WebGPU
+    /// included. Batches run one after another, so the caller can interleave progress.
+    pub async fn score_async(&self, pairs: &[Pair]) -> Result<Vec<PairScore>, ScoreError> {
+        let encoded = self.encode(pairs)?;
+        self.score_encoded_async(&encoded).await
+    }
+
+    /// Scores already tokenized pairs with asynchronous readback.
+    pub async fn score_encoded_async(
+        &self,
+        encoded: &[EncodedPair],
+    ) -> Result<Vec<PairScore>, ScoreError> {
+        let mut out = vec![None; encoded.len()];
+        for batch in self.plan(encoded) {
+            let data = self
+                .forward(&batch)
+                .into_data_async()
+                .await
+                .map_err(|e| ScoreError(format!("reading logits failed: {e:?}")))?;
+            self.collect(&batch, data, encoded, &mut out)?;
+        }
+        finish(out)
+    }
+
+    /// Runs one short pair so shaders are compiled and buffers allocated before the user waits
+    /// on real work.
+    pub async fn warm_up(&self) -> Result<(), ScoreError> {
+        let pair = Pair {
+            premise: "The sky is blue.".into(),
+            hypothesis: "The sky has a colour.".into(),
+        };
+        self.score_async(std::slice::from_ref(&pair))
+            .await
+            .map(|_| ())
+    }
+
+    fn plan(&self, encoded: &[EncodedPair]) -> Vec<Batch> {
+        plan_batches(encoded, self.batch_size, self.config.pad_token_id as u32)
+    }
+
+    fn forward(&self, batch: &Batch) -> Tensor<2> {
+        let (ids, pos, mask) = batch.tensors(&self.device);
+        self.network.forward(ids, pos, mask)
+    }
+
+    /// Turns one batch's logits into scores at the rows' original positions.
+    fn collect(
+        &self,
+        batch: &Batch,
+        data: TensorData,
+        encoded: &[EncodedPair],
+        out: &mut [Option<PairScore>],
+    ) -> Result<(), ScoreError> {
+        let values = data
+            .try_into_vec_as::<f32>()
+            .map_err(|e| ScoreError(format!("logits have an unexpected type: {e:?}")))?;
+        let n = self.labels.labels.len();
+        if values.len() != batch.rows.len() * n {
+            return Err(ScoreError(format!(
+                "expected {} logits, got {}",
+                batch.rows.len() * n,
+                values.len()
+            )));
+        }
+        for (logits, &row) in values.chunks_exact(n).zip(&batch.rows) {
+            let probs = softmax(logits);
+            out[row] = Some(PairScore {
+                probs: self.labels.to_canonical(&probs),
+                logits: logits.to_vec(),
+                truncated: encoded[row].truncated,
+                premise_tokens_dropped: encoded[row].premise_tokens_dropped,
+            });
+        }
+        Ok(())
+    }
+}
+
+/// Softmax in f64 (then f32), stable for any logit range.
+fn softmax(logits: &[f32]) -> Vec<f32> {
+    let max = logits.iter().copied().fold(f32::NEG_INFINITY, f32::max) as f64;
+    let exps: Vec<f64> = logits.iter().map(|&l| (l as f64 - max).exp()).collect();
+    let sum: f64 = exps.iter().sum();
+    exps.iter().map(|e| (e / sum) as f32).collect()
+}
+
+fn finish(out: Vec<Option<PairScore>>) -> Result<Vec<PairScore>, ScoreError> {
+    out.into_iter()
+        .enumerate()
+        .map(|(i, s)| s.ok_or_else(|| ScoreError(format!("pair {} was not scored", i + 1))))
+        .collect()
+}
+
+impl PairScorer for NliModel {
+    fn score(&mut self, pairs: &[Pair]) -> Result<Vec<PairScore>, ScoreError> {
+        self.score_blocking(pairs)
+    }
+
+    fn model_id(&self) -> ModelId {
+        self.id.clone()
+    }
+}

@@ -1,0 +1,204 @@
+//! Premise/hypothesis tokenization with the `tokenizers` crate: a pair becomes
+//! `<s> P </s></s> H </s>` (the RoBERTa post-processor), and only the premise is truncated.
+
+use std::collections::HashMap;
+
+use tokenizers::models::bpe::{Vocab, BPE};
+use tokenizers::pre_tokenizers::byte_level::ByteLevel;
+use tokenizers::processors::roberta::RobertaProcessing;
+use tokenizers::{
+    AddedToken, Tokenizer, TruncationDirection, TruncationParams, TruncationStrategy,
+};
+
+use crate::error::LoadError;
+
+/// The token ids of one pair, ready for the model.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct EncodedPair {
+    /// `<s> P </s></s> H </s>`, at most the model's maximum length.
+    pub ids: Vec<u32>,
+    /// Whether the premise was cut to fit.
+    pub truncated: bool,
+    /// How many premise tokens were cut.
+    pub premise_tokens_dropped: usize,
+}
+
+/// Why a pair could not be tokenized.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum TokenizeError {
+    /// Even with the whole premise dropped the hypothesis does not fit.
+    #[error("the hypothesis alone is {hypothesis_tokens} tokens with special tokens; the model takes at most {max_tokens}")]
+    HypothesisTooLong {
+        /// Tokens of `<s></s></s> H </s>`.
+        hypothesis_tokens: usize,
+        /// The model's maximum.
+        max_tokens: usize,
+    },
+    /// The tokenizer itself failed.
+    #[error("tokenizer failed: {0}")]
+    Tokenizer(String),
+}
+
+/// A RoBERTa tokenizer set up for NLI pairs and a model's maximum length.
+#[derive(Clone)]
+pub struct PairTokenizer {
+    /// No truncation, no padding: tells the full length.
+    plain: Tokenizer,
+    /// Truncates only the first sequence (the premise), from the right.
+    premise_first: Tokenizer,
+    max_tokens: usize,
+}
+
+impl std::fmt::Debug for PairTokenizer {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("PairTokenizer")
+            .field("vocab_size", &self.vocab_size())
+            .field("max_tokens", &self.max_tokens)
+            .finish()
+    }
+}
+
+impl PairTokenizer {
+    /// From the bytes of a `tokenizer.json`. Its own truncation and padding settings are
+    /// replaced: length comes from the model, padding is done per batch.
+    pub fn from_json_bytes(bytes: &[u8], max_tokens: usize) -> Result<Self, LoadError> {
+        let tok = Tokenizer::from_bytes(bytes)
+            .map_err(|e| LoadError::Tokenizer(format!("tokenizer.json: {e}")))?;
+        Self::new(tok, max_tokens)
+    }
+
+    /// From `vocab.json` and `merges.txt` (a checkpoint without `tokenizer.json`), built as
+    /// `transformers`' `RobertaTokenizerFast` does: byte-level BPE, no prefix space, RoBERTa
+    /// post-processor, `<s> <pad> </s> <unk> <mask>` as special tokens.
+    pub fn from_vocab_merges(
+        vocab_json: &[u8],
+        merges_txt: &[u8],
+        max_tokens: usize,
+    ) -> Result<Self, LoadError> {
+        let vocab: HashMap<String, u32> = serde_json::from_slice(vocab_json)
+            .map_err(|e| LoadError::Tokenizer(format!("vocab.json: {e}")))?;
+        let merges_text = std::str::from_utf8(merges_txt)
+            .map_err(|e| LoadError::Tokenizer(format!("merges.txt is not UTF-8: {e}")))?;
+        let mut merges = Vec::new();
+        for (n, line) in merges_text.lines().enumerate() {
+            // The first line of a GPT-2/RoBERTa merges file is "#version: 0.2".
+            if line.starts_with("#version") || line.trim().is_empty() {
+                continue;
+            }
+            let mut parts = line.split(' ');
+            match (parts.next(), parts.next(), parts.next()) {
+                (Some(a), Some(b), None) => merges.push((a.to_string(), b.to_string())),
+                _ => return Err(LoadError::Tokenizer(format!(
+                    "merges.txt line {}: expected two tokens separated by a space, found {line:?}",
+                    n + 1
+                ))),
+            }
+        }
+        let id = |t: &str| {
+            vocab
+                .get(t)
+                .copied()
+                .ok_or_else(|| LoadError::Tokenizer(format!("vocab.json has no {t:?} token")))
+        };
+        let (cls, sep) = (id("<s>")?, id("</s>")?);
+        let specials: Vec<AddedToken> = ["<s>", "<pad>", "</s>", "<unk>", "<mask>"]
+            .into_iter()
+            .filter(|t| vocab.contains_key(*t))
+            .map(|t| {
+                let token = AddedToken::from(t, true);
+                // RoBERTa's <mask> swallows the space before it.
+                if t == "<mask>" {
+                    token.lstrip(true)
+                } else {
+                    token
+                }
+            })
+            .collect();
+        let bpe = BPE::builder()
+            .vocab_and_merges(vocab.into_iter().collect::<Vocab>(), merges)
+            .build()
+            .map_err(|e| LoadError::Tokenizer(format!("vocab.json/merges.txt: {e}")))?;
+        let mut tok = Tokenizer::new(bpe);
+        tok.with_pre_tokenizer(Some(ByteLevel::default().add_prefix_space(false)))
+            .with_decoder(Some(ByteLevel::default()))
+            .with_post_processor(Some(
+                RobertaProcessing::new(("</s>".into(), sep), ("<s>".into(), cls))
+                    .trim_offsets(true)
+                    .add_prefix_space(false),
+            ));
+        tok.add_special_tokens(specials)
+            .map_err(|e| LoadError::Tokenizer(format!("special tokens: {e}")))?;
+        Self::new(tok, max_tokens)
+    }
+
+    fn new(mut plain: Tokenizer, max_tokens: usize) -> Result<Self, LoadError> {
+        plain.with_padding(None);
+        plain
+            .with_truncation(None)
+            .map_err(|e| LoadError::Tokenizer(e.to_string()))?;
+        let mut premise_first = plain.clone();
+        premise_first
+            .with_truncation(Some(TruncationParams {
+                direction: TruncationDirection::Right,
+                max_length: max_tokens,
+                strategy: TruncationStrategy::OnlyFirst,
+                stride: 0,
+            }))
+            .map_err(|e| LoadError::Tokenizer(e.to_string()))?;
+        Ok(Self {
+            plain,
+            premise_first,
+            max_tokens,
+        })
+    }
+
+    /// Vocabulary size including added tokens: the smallest embedding table that covers every
+    /// id this tokenizer can produce.
+    pub fn vocab_size(&self) -> usize {
+        self.plain.get_vocab_size(true)
+    }
+
+    /// The longest sequence this tokenizer emits.
+    pub fn max_tokens(&self) -> usize {
+        self.max_tokens
+    }
+
+    /// Encodes `premise` and `hypothesis` as a pair, cutting the premise from the right when
+    /// the pair is longer than the model allows.
+    pub fn encode(&self, premise: &str, hypothesis: &str) -> Result<EncodedPair, TokenizeError> {
+        let err = |e: tokenizers::Error| TokenizeError::Tokenizer(e.to_string());
+        let full = self
+            .plain
+            .encode((premise, hypothesis), true)
+            .map_err(err)?;
+        let full_len = full.get_ids().len();
+        if full_len <= self.max_tokens {
+            return Ok(EncodedPair {
+                ids: full.get_ids().to_vec(),
+                truncated: false,
+                premise_tokens_dropped: 0,
+            });
+        }
+        let premise_tokens = full
+            .get_sequence_ids()
+            .iter()
+            .filter(|s| **s == Some(0))
+            .count();
+        if full_len - premise_tokens > self.max_tokens {
+            return Err(TokenizeError::HypothesisTooLong {
+                hypothesis_tokens: full_len - premise_tokens,
+                max_tokens: self.max_tokens,
+            });
+        }
+        let cut = self
+            .premise_first
+            .encode((premise, hypothesis), true)
+            .map_err(err)?;
+        let ids = cut.get_ids().to_vec();
+        Ok(EncodedPair {
+            premise_tokens_dropped: full_len - ids.len(),
+            truncated: true,
+            ids,
+        })
+    }
+}

@@ -1,0 +1,90 @@
+//! Shared fixtures for the integration tests: the golden checkpoints and reference outputs
+//! written by `golden/make_golden.py`.
+#![allow(dead_code)]
+
+use std::path::PathBuf;
+
+use serde::Deserialize;
+use tabprobe_core::scoring::Pair;
+use tabprobe_model::{Device, ModelFiles, NliModel, TokenizerFiles};
+
+/// `golden.json`.
+#[derive(Debug, Deserialize)]
+pub struct Golden {
+    pub max_length: usize,
+    pub pairs: Vec<GoldenPair>,
+    pub variants: std::collections::BTreeMap<String, Variant>,
+}
+
+#[derive(Debug, Deserialize)]
+pub struct GoldenPair {
+    pub premise: String,
+    pub hypothesis: String,
+    pub input_ids: Vec<u32>,
+    pub truncated: bool,
+    pub premise_tokens_dropped: usize,
+}
+
+#[derive(Debug, Deserialize)]
+pub struct Variant {
+    pub dir: String,
+    pub weights_sha256: String,
+    pub logits: Vec<Vec<f32>>,
+    pub probs: Vec<Vec<f32>>,
+    pub id2label: std::collections::BTreeMap<String, String>,
+}
+
+pub fn golden_dir() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/golden")
+}
+
+pub fn read(rel: &str) -> Vec<u8> {
+    let path = golden_dir().join(rel);
+    std::fs::read(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+}
+
+pub fn golden() -> Golden {
+    serde_json::from_slice(&read("golden.json")).expect("golden.json")
+}
+
+impl Golden {
+    pub fn pairs(&self) -> Vec<Pair> {
+        self.pairs
+            .iter()
+            .map(|p| Pair {
+                premise: p.premise.clone(),
+                hypothesis: p.hypothesis.clone(),
+            })
+            .collect()
+    }
+}
+
+/// The tokenizer of every variant lives in `tiny-f32/`.
+pub fn load_variant(dir: &str, device: &Device) -> NliModel {
+    let config = read(&format!("{dir}/config.json"));
+    let weights = read(&format!("{dir}/model.safetensors"));
+    let tokenizer = read("tiny-f32/tokenizer.json");
+    NliModel::load(
+        dir,
+        ModelFiles {
+            config_json: &config,
+            weights: &weights,
+            tokenizer: TokenizerFiles::Json(&tokenizer),
+        },
+        device,
+    )
+    .unwrap_or_else(|e| panic!("{dir}: {e}"))
+}
+
+/// Drives a future to completion on this thread (the flex and native wgpu futures need no
+/// reactor), so the async path is tested without an executor dependency.
+pub fn block_on<F: std::future::Future>(fut: F) -> F::Output {
+    let mut fut = std::pin::pin!(fut);
+    let mut cx = std::task::Context::from_waker(std::task::Waker::noop());
+    loop {
+        if let std::task::Poll::Ready(v) = fut.as_mut().poll(&mut cx) {
+            return v;
+        }
+        std::thread::yield_now();
+    }
+}
