@@ -31,13 +31,13 @@ pub fn ProblemsPanel() -> impl IntoView {
                                 Some((l, c)) => format!("line {l}, column {c}"),
                                 None => p.path.clone(),
                             };
-                            (place, format!("{:?}", p.kind), p.message.clone())
+                            (place, p.kind.describe().to_string(), p.message.clone())
                         })
                         .collect();
                     (e.file, entries)
                 }
                 LoadProblem::Unreadable { file, message } => {
-                    (file, vec![("file".to_string(), "Unreadable".to_string(), message)])
+                    (file, vec![("file".to_string(), "unreadable".to_string(), message)])
                 }
             };
             let rows = entries

@@ -38,7 +38,8 @@ test('the bundled demo dataset is shown on start', async () => {
   assert.match(await table.innerText(), /Breakfast in America/);
   assert.deepEqual(await table.locator('tr').filter({ hasText: 'Genre' }).locator('li').allInnerTexts(), ['Pop', 'art rock', 'soft rock']);
   const h1 = page.getByTestId('hypothesis').filter({ hasText: 'paper-H1' });
-  assert.match(await h1.innerText(), /^ENTAIL\s+Breakfast in America is a pop album with a length of 46 minutes\./);
+  assert.equal(await h1.locator('.badge').innerText(), 'ENTAIL');
+  assert.equal(await h1.locator('.text').innerText(), 'Breakfast in America is a pop album with a length of 46 minutes.');
   // Choosing H1 marks its evidence rows, Genre and Length (paper §3).
   await h1.click();
   assert.deepEqual(await table.locator('tr.relevant th').allInnerTexts(), ['Genre', 'Length']);
@@ -91,11 +92,12 @@ test('a broken upload lists every located problem and keeps the demo', async () 
   await page.getByTestId('file-input').setInputFiles(join(fixtures, 'broken-dataset.json'));
   const panel = page.getByTestId('problems');
   await panel.waitFor();
-  const problems = await panel.getByTestId('problem').allInnerTexts();
-  const flat = problems.map((p) => p.replace(/\s+/g, ' '));
+  // Each problem reads "<place> <kind> <message>".
+  const flat = await Promise.all((await panel.getByTestId('problem').all()).map(async (li) =>
+    [await li.locator('.place').innerText(), await li.locator('.kind').innerText(), await li.locator('.message').innerText()].join(' ')));
   assert.equal(flat.length, 6, flat.join('\n'));
   const expect = [
-    ['$.examples[0].label', 'unknown label "entailment"; expected one of ENTAIL, NEUTRAL, CONTRADICT (did you mean ENTAIL?)'],
+    ['$.examples[0].label UNKNOWN LABEL', 'unknown label "entailment"; expected one of ENTAIL, NEUTRAL, CONTRADICT (did you mean ENTAIL?)'],
     ['$.tables[1].id', 'table id "K1" is used by an earlier table'],
     ['$.examples[1].table', 'unknown table id "K9"'],
     ['$.examples[2].id', 'example id "b" is already used by $.examples[1]'],
@@ -120,7 +122,8 @@ test('a JSON syntax error is shown with line and column', async () => {
   await page.getByTestId('file-input').setInputFiles(join(fixtures, 'syntax-error.json'));
   const problem = page.getByTestId('problem');
   await problem.waitFor();
-  assert.match(await problem.innerText(), /^line 5, column 36\s+Syntax\s+not valid JSON: expected `,` or `}`/);
+  assert.equal(await problem.locator('.place').innerText(), 'line 5, column 39');
+  assert.equal(await problem.locator('.message').innerText(), 'not valid JSON: expected `,` or `}`');
   assert.match(await text(page, 'dataset-name'), /INFOTABS demo/);
   await snap(page, '04-syntax-error');
   // A later valid upload clears the problems.

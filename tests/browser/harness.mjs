@@ -23,9 +23,9 @@ const types = {
 export async function serveDist() {
   const server = createServer(async (req, res) => {
     const path = normalize(decodeURIComponent(new URL(req.url, 'http://x').pathname)).replace(/^(\.\.[/\\])+/, '');
-    let file = join(dist, path);
+    const file = path.endsWith('/') ? join(dist, path, 'index.html') : join(dist, path);
     try {
-      const body = await readFile(path.endsWith('/') ? join(file, 'index.html') : file);
+      const body = await readFile(file);
       res.writeHead(200, { 'content-type': types[extname(file)] ?? 'application/octet-stream' });
       res.end(body);
     } catch {

@@ -39,6 +39,25 @@ pub enum ProblemKind {
     RowLength,
 }
 
+impl ProblemKind {
+    /// A short name a person reads, e.g. `unknown label`.
+    pub fn describe(self) -> &'static str {
+        match self {
+            ProblemKind::Syntax => "syntax",
+            ProblemKind::WrongFormat => "wrong format",
+            ProblemKind::WrongVersion => "wrong version",
+            ProblemKind::Structure => "structure",
+            ProblemKind::UnknownLabel => "unknown label",
+            ProblemKind::UnknownTable => "unknown table",
+            ProblemKind::EmptyHypothesis => "empty hypothesis",
+            ProblemKind::DuplicateId => "duplicate id",
+            ProblemKind::PremiseChoice => "premise",
+            ProblemKind::BadRowIndex => "row index",
+            ProblemKind::RowLength => "row length",
+        }
+    }
+}
+
 /// One located problem in a dataset file.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Problem {
@@ -268,15 +287,15 @@ impl Validator {
                     "expected a non-empty table id",
                 );
             }
-            if table_rows
-                .insert(id, table.as_ref().map(Table::row_count))
-                .is_some()
-            {
+            // A duplicate never replaces the first table with its id: examples refer to that one.
+            if table_rows.contains_key(id.as_str()) {
                 self.push(
                     ProblemKind::DuplicateId,
                     format!("{path}.id"),
                     format!("table id {id:?} is used by an earlier table; ids must be unique"),
                 );
+            } else {
+                table_rows.insert(id, table.as_ref().map(Table::row_count));
             }
             if let Some(Table::Relational(t)) = table {
                 for (r, row) in t.rows.iter().enumerate() {

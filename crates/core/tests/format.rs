@@ -269,3 +269,14 @@ fn tables_and_examples_must_be_arrays() {
         ]
     );
 }
+
+#[test]
+fn a_duplicate_table_does_not_replace_the_first() {
+    // Examples refer to the first table with an id; its 3 rows make index 2 valid.
+    let mut v = sample_value();
+    let mut dup = v["tables"][0].clone();
+    dup["rows"] = serde_json::json!([]);
+    v["tables"].as_array_mut().unwrap().push(dup);
+    let got = problems(&v.to_string());
+    assert_eq!(got, [(ProblemKind::DuplicateId, "$.tables[2].id".into())]);
+}
