@@ -108,6 +108,9 @@ pub fn premise_removal(hypothesis: &str) -> Perturbation {
     }
 }
 
+/// `(table id, values)`: where a key occurs.
+type KeySource = (String, Vec<String>);
+
 /// A row another table has and `table` lacks: `(key, values, source table)`; for relational
 /// tables a record of another table with the same header (its key is its first cell).
 fn draw_new_rows(
@@ -119,7 +122,7 @@ fn draw_new_rows(
 ) -> Vec<(String, Vec<String>, String)> {
     match table {
         Table::KeyValue(t) => {
-            let candidates: Vec<(&String, Vec<&(String, Vec<String>)>)> = index
+            let candidates: Vec<(&String, Vec<&KeySource>)> = index
                 .keys
                 .iter()
                 .filter(|(k, _)| !t.rows.iter().any(|r| &r.key == *k) && !exclude_keys.contains(k))
