@@ -43,10 +43,11 @@ if [ ! -f "$lock_stamp" ] || [ "$(cat "$lock_stamp")" != "$lock_sum" ]; then
 fi
 
 if [ "$mode" = "test" ]; then
-  if [ ! -x /usr/bin/chromium ] || [ ! -x /usr/bin/chromedriver ]; then
-    say "installing Debian's chromium and chromium-driver"
+  # Chromium for the browser tests; Mesa's lavapipe gives native burn-wgpu a Vulkan adapter.
+  if [ ! -x /usr/bin/chromium ] || [ ! -x /usr/bin/chromedriver ] || ! dpkg -s mesa-vulkan-drivers >/dev/null 2>&1; then
+    say "installing Debian's chromium, chromium-driver and mesa-vulkan-drivers"
     as_root apt-get update
-    as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends chromium chromium-driver
+    as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends chromium chromium-driver mesa-vulkan-drivers
   fi
 fi
 say "all tools present"
