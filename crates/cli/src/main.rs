@@ -1,7 +1,12 @@
 //! `tabprobe`: the native command line over tabprobe's crates. Builds the bundled demo dataset
-//! from INFOTABS, writes the dataset JSON Schema, and validates dataset files.
+//! from INFOTABS, writes the dataset JSON Schema, validates dataset files, prints
+//! linearizations, runs probe sets with a real model, and prints paper-style reports.
 
 mod demo;
+mod io;
+mod linearize;
+mod probe;
+mod report;
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -44,13 +49,32 @@ enum Command {
         /// Dataset JSON files.
         files: Vec<PathBuf>,
     },
+    /// Print every table of a dataset as premise text, one JSON line per table.
+    Linearize {
+        /// The dataset (tabprobe dataset JSON).
+        #[arg(long)]
+        dataset: PathBuf,
+        /// paragraph, infotabs_compat, horizontal_template, vertical_template or concatenation.
+        #[arg(long, default_value = "infotabs_compat")]
+        strategy: String,
+    },
+    /// Run a probe set with a real model on the CPU and write the run file.
+    Probe(probe::ProbeArgs),
+    /// Print the paper-style tables of a run file (and optionally write them as CSV).
+    Report {
+        /// The run file written by `tabprobe probe`.
+        run: PathBuf,
+        /// Also write one CSV file per table into this folder.
+        #[arg(long)]
+        csv: Option<PathBuf>,
+    },
 }
 
 fn main() -> ExitCode {
     match run(Cli::parse()) {
         Ok(()) => ExitCode::SUCCESS,
         Err(message) => {
-            eprintln!("{message}");
+            eprintln!("error: {message}");
             ExitCode::FAILURE
         }
     }
@@ -107,13 +131,25 @@ fn run(cli: Cli) -> Result<(), String> {
                 Err(format!("{failed} of {} file(s) have problems", files.len()))
             }
         }
+        Command::Linearize { dataset, strategy } => {
+            let s =
+                tabprobe_core::linearize::Linearization::from_name(&strategy).ok_or_else(|| {
+                    let known: Vec<&str> = tabprobe_core::linearize::Linearization::ALL
+                        .iter()
+                        .map(|l| l.as_str())
+                        .collect();
+                    format!(
+                        "--strategy: unknown strategy {strategy:?}; expected one of {}",
+                        known.join(", ")
+                    )
+                })?;
+            linearize::run(&dataset, s)
+        }
+        Command::Probe(args) => probe::run(&args),
+        Command::Report { run, csv } => report::run(&run, csv.as_deref()),
     }
 }
 
 fn write(path: &PathBuf, text: &str) -> Result<(), String> {
-    if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
-        std::fs::create_dir_all(dir)
-            .map_err(|e| format!("{}: cannot create folder: {e}", dir.display()))?;
-    }
-    std::fs::write(path, text).map_err(|e| format!("{}: cannot write: {e}", path.display()))
+    io::write(path, text)
 }

@@ -6,8 +6,9 @@ use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 
+use super::group::{groups, Group};
 use crate::label::Label;
-use crate::probe::{Edit, ProbeKind};
+use crate::probe::{Edit, ProbeExample, ProbeKind};
 use crate::run::RunResult;
 
 /// How the model's evidence relates to the human's.
@@ -74,6 +75,15 @@ pub struct EvidenceSelection {
 
 /// Evidence selection from the run's row-deletion items; `None` when no example qualifies.
 pub fn evidence_selection(run: &RunResult) -> Option<EvidenceSelection> {
+    evidence_selection_where(run, |_| true)
+}
+
+/// [`evidence_selection`] over the examples that pass `keep` (all shares are then of those
+/// examples); `None` when none of them qualifies.
+pub fn evidence_selection_where(
+    run: &RunResult,
+    keep: impl Fn(&ProbeExample) -> bool,
+) -> Option<EvidenceSelection> {
     let mut model: BTreeMap<usize, Vec<usize>> = BTreeMap::new();
     let mut probed: BTreeMap<usize, bool> = BTreeMap::new();
     for it in run
@@ -98,7 +108,7 @@ pub fn evidence_selection(run: &RunResult) -> Option<EvidenceSelection> {
         let Some(human) = ex.relevant_rows.as_ref().filter(|h| !h.is_empty()) else {
             continue;
         };
-        if ex.gold == Label::Neutral || !probed.contains_key(&pos) {
+        if ex.gold == Label::Neutral || !probed.contains_key(&pos) || !keep(ex) {
             continue;
         }
         let mut human = human.clone();
@@ -162,4 +172,16 @@ pub fn evidence_selection(run: &RunResult) -> Option<EvidenceSelection> {
         correct_none: share(&|e| e.correct && e.uses == EvidenceUse::None),
         per_example,
     })
+}
+
+/// [`evidence_selection`] per split and per reasoning category (SPEC §4.8), groups with no
+/// qualifying example left out.
+pub fn evidence_selection_by_group(run: &RunResult) -> Vec<(Group, EvidenceSelection)> {
+    groups(run)
+        .into_iter()
+        .filter_map(|g| {
+            let e = evidence_selection_where(run, |ex| g.contains(ex))?;
+            Some((g, e))
+        })
+        .collect()
 }

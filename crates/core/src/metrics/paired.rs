@@ -4,7 +4,8 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::probe::{Expectation, ProbeKind};
+use super::group::{groups, Group};
+use crate::probe::{Expectation, ProbeExample, ProbeKind};
 use crate::run::RunResult;
 
 /// One combination of the three checks and its share of the items.
@@ -41,6 +42,15 @@ pub fn paired_counterfactual(
     run: &RunResult,
     probes: &[ProbeKind],
 ) -> Result<Vec<PairedRow>, PairedError> {
+    paired_counterfactual_where(run, probes, |_| true)
+}
+
+/// [`paired_counterfactual`] over the items whose original example passes `keep`.
+pub fn paired_counterfactual_where(
+    run: &RunResult,
+    probes: &[ProbeKind],
+    keep: impl Fn(&ProbeExample) -> bool,
+) -> Result<Vec<PairedRow>, PairedError> {
     if run.hypothesis_only_pairs.len() != run.examples.len() {
         return Err(PairedError::NoHypothesisOnly);
     }
@@ -51,6 +61,9 @@ pub fn paired_counterfactual(
         else {
             continue;
         };
+        if !keep(ex) {
+            continue;
+        }
         let c = labels.contains(&run.predicted(it.perturbed_pair));
         let o = run.original_prediction(ex) == ex.gold;
         let h = run.predicted(run.hypothesis_only_pairs[it.example]) == ex.gold;
@@ -90,4 +103,21 @@ pub fn paired_counterfactual(
             }
         })
         .collect())
+}
+
+/// Table 8 per split and per reasoning category (SPEC §4.8); groups without counterfactual
+/// items are left out. Fails only when the run has no hypothesis-only scores at all.
+pub fn paired_counterfactual_by_group(
+    run: &RunResult,
+    probes: &[ProbeKind],
+) -> Result<Vec<(Group, Vec<PairedRow>)>, PairedError> {
+    let mut out = Vec::new();
+    for g in groups(run) {
+        match paired_counterfactual_where(run, probes, |ex| g.contains(ex)) {
+            Ok(rows) => out.push((g, rows)),
+            Err(PairedError::NoItems) => {}
+            Err(e) => return Err(e),
+        }
+    }
+    Ok(out)
 }

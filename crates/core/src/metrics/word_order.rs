@@ -5,7 +5,8 @@ use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 
-use crate::probe::{Edit, ProbeKind};
+use super::group::{groups, Group};
+use crate::probe::{Edit, ProbeExample, ProbeKind};
 use crate::run::RunResult;
 
 /// One example's permutations as the metrics need them.
@@ -181,13 +182,22 @@ pub fn word_order_metrics(
 
 /// The per-example view of a run's word-order items, with the number of skipped examples.
 pub fn permuted_examples(run: &RunResult) -> (Vec<PermutedExample>, usize) {
+    permuted_examples_where(run, |_| true)
+}
+
+/// [`permuted_examples`] restricted to the examples that pass `keep` (skips counted only for
+/// those examples).
+pub fn permuted_examples_where(
+    run: &RunResult,
+    keep: impl Fn(&ProbeExample) -> bool,
+) -> (Vec<PermutedExample>, usize) {
     let mut by_ex: BTreeMap<usize, PermutedExample> = BTreeMap::new();
     for it in run
         .items
         .iter()
         .filter(|it| it.probe == ProbeKind::WordOrder)
     {
-        let Some(ex) = run.example_of(it) else {
+        let Some(ex) = run.example_of(it).filter(|ex| keep(ex)) else {
             continue;
         };
         let bleu = match &it.edit {
@@ -207,10 +217,18 @@ pub fn permuted_examples(run: &RunResult) -> (Vec<PermutedExample>, usize) {
             .permutations
             .push((run.predicted(it.perturbed_pair) == ex.gold, probs, bleu));
     }
+    // A skip names its example by id; ids of probed examples are unique (`#<index>` when
+    // the dataset has none), so the id finds the example's split and categories.
     let skipped = run
         .skipped
         .iter()
         .filter(|s| s.probe == Some(ProbeKind::WordOrder))
+        .filter(|s| {
+            run.examples
+                .iter()
+                .find(|e| e.id == s.example)
+                .is_some_and(&keep)
+        })
         .count();
     (by_ex.into_values().collect(), skipped)
 }
@@ -219,4 +237,21 @@ pub fn permuted_examples(run: &RunResult) -> (Vec<PermutedExample>, usize) {
 pub fn run_word_order_metrics(run: &RunResult, thresholds: &[f64]) -> WordOrderMetrics {
     let (ex, skipped) = permuted_examples(run);
     word_order_metrics(&ex, skipped, run.model.label_set.labels().len(), thresholds)
+}
+
+/// Word-order metrics per split and per reasoning category (SPEC §4.8); groups with neither
+/// permuted nor skipped examples are left out.
+pub fn run_word_order_metrics_by_group(
+    run: &RunResult,
+    thresholds: &[f64],
+) -> Vec<(Group, WordOrderMetrics)> {
+    let labels = run.model.label_set.labels().len();
+    groups(run)
+        .into_iter()
+        .filter_map(|g| {
+            let (ex, skipped) = permuted_examples_where(run, |e| g.contains(e));
+            (!ex.is_empty() || skipped > 0)
+                .then(|| (g, word_order_metrics(&ex, skipped, labels, thresholds)))
+        })
+        .collect()
 }

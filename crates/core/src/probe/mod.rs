@@ -86,11 +86,22 @@ impl ProbeKind {
         ProbeKind::Quantifier,
     ];
 
-    /// Every probe kind.
+    /// The word-order and counterfactual probes (§4.5, §4.6).
+    pub const OTHER: [ProbeKind; 4] = [
+        ProbeKind::WordOrder,
+        ProbeKind::RowSwap,
+        ProbeKind::TitleSwap,
+        ProbeKind::Counterfactual,
+    ];
+
+    /// Every probe kind: table, hypothesis, then word-order and counterfactual probes.
+    // It once left out `OTHER`, so `from_name("word_order")` (and the three counterfactual
+    // names) failed although `as_str` produces them.
     pub fn all() -> Vec<ProbeKind> {
         ProbeKind::TABLE
             .into_iter()
             .chain(ProbeKind::HYPOTHESIS)
+            .chain(ProbeKind::OTHER)
             .collect()
     }
 

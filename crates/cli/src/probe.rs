@@ -1,0 +1,286 @@
+//! `tabprobe probe`: builds a probe set from a dataset and runs it natively with a real
+//! RoBERTa checkpoint on the CPU (burn's `flex` device), writing the run file (`RunResult`
+//! JSON) from which `tabprobe report` recomputes every metric.
+
+use std::io::{IsTerminal, Write};
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+use clap::Args;
+use tabprobe_core::linearize::{Linearization, LinearizeSettings, PairOrder};
+use tabprobe_core::probe::word_order::PermutationTarget;
+use tabprobe_core::probe::{build_probe_set, Caps, ProbeKind, ProbeSettings};
+use tabprobe_core::rules::RuleSet;
+use tabprobe_core::run::ProbeRun;
+use tabprobe_core::scoring::PairScorer;
+use tabprobe_model::{Device, ModelFiles, NliModel, TokenizerFiles};
+
+/// Options of `tabprobe probe`.
+#[derive(Args, Debug)]
+pub struct ProbeArgs {
+    /// The dataset (tabprobe dataset JSON).
+    #[arg(long)]
+    pub dataset: PathBuf,
+    /// A Hugging Face checkpoint folder: config.json, model.safetensors, and tokenizer.json
+    /// (or vocab.json + merges.txt).
+    #[arg(long)]
+    pub model: PathBuf,
+    /// Probes, comma-separated: names such as row_deletion, negation, word_order, or the
+    /// groups `table`, `hypothesis`, `all`.
+    #[arg(long, value_delimiter = ',', required = true)]
+    pub probes: Vec<String>,
+    /// The seed every random choice derives from.
+    #[arg(long, default_value_t = 0)]
+    pub seed: u64,
+    /// Where to write the run file.
+    #[arg(long)]
+    pub out: PathBuf,
+    /// Only examples of these splits (comma-separated; all when absent).
+    #[arg(long, value_delimiter = ',')]
+    pub splits: Option<Vec<String>>,
+    /// Table → text: paragraph, infotabs_compat, horizontal_template, vertical_template,
+    /// concatenation.
+    #[arg(long, default_value = "infotabs_compat")]
+    pub linearization: String,
+    /// Which text the model reads first: premise_first or hypothesis_first.
+    #[arg(long, default_value = "premise_first")]
+    pub order: String,
+    /// At most this many items per example and probe (seeded sample).
+    #[arg(long)]
+    pub cap_per_example: Option<usize>,
+    /// At most this many items per probe over the run (seeded sample).
+    #[arg(long)]
+    pub cap_per_run: Option<usize>,
+    /// k for row permutation.
+    #[arg(long, default_value_t = 5)]
+    pub permutations: usize,
+    /// Rows drawn per example for row insertion (and cells for relational value updates).
+    #[arg(long, default_value_t = 3)]
+    pub insertions: usize,
+    /// Word-order permutations per example (q).
+    #[arg(long, default_value_t = 100)]
+    pub word_order_q: usize,
+    /// What the word-order probe permutes: hypothesis, premise or both.
+    #[arg(long, default_value = "both")]
+    pub word_order_target: String,
+    /// Also score every hypothesis with an empty premise (needed for Table 8's O-Hypo).
+    #[arg(long)]
+    pub hypothesis_only: bool,
+    /// Pairs per forward pass.
+    #[arg(long, default_value_t = tabprobe_model::DEFAULT_BATCH_SIZE)]
+    pub batch_size: usize,
+    /// A JSON file of validity rules (`{"rules": [...]}` as in a run file); each rule replaces
+    /// the default rule of its operation, the others stay.
+    #[arg(long)]
+    pub rules: Option<PathBuf>,
+}
+
+/// Expands the `--probes` names.
+pub fn parse_probes(names: &[String]) -> Result<Vec<ProbeKind>, String> {
+    let mut out: Vec<ProbeKind> = Vec::new();
+    for raw in names {
+        let name = raw.trim();
+        let kinds: Vec<ProbeKind> = match name {
+            "all" => ProbeKind::all(),
+            "table" => ProbeKind::TABLE.to_vec(),
+            "hypothesis" => ProbeKind::HYPOTHESIS.to_vec(),
+            _ => match ProbeKind::from_name(name) {
+                Some(k) => vec![k],
+                None => {
+                    let known: Vec<&str> = ProbeKind::all().iter().map(|k| k.as_str()).collect();
+                    return Err(format!(
+                        "--probes: unknown probe {name:?}; expected one of {}, or table, hypothesis, all",
+                        known.join(", ")
+                    ));
+                }
+            },
+        };
+        for k in kinds {
+            if !out.contains(&k) {
+                out.push(k);
+            }
+        }
+    }
+    if out.is_empty() {
+        return Err("--probes: no probe given".to_string());
+    }
+    Ok(out)
+}
+
+/// The probe settings the arguments describe.
+pub fn settings(args: &ProbeArgs) -> Result<ProbeSettings, String> {
+    let strategy = Linearization::from_name(&args.linearization).ok_or_else(|| {
+        let known: Vec<&str> = Linearization::ALL.iter().map(|l| l.as_str()).collect();
+        format!(
+            "--linearization: unknown strategy {:?}; expected one of {}",
+            args.linearization,
+            known.join(", ")
+        )
+    })?;
+    let order = match args.order.as_str() {
+        "premise_first" => PairOrder::PremiseFirst,
+        "hypothesis_first" => PairOrder::HypothesisFirst,
+        other => {
+            return Err(format!(
+                "--order: unknown pair order {other:?}; expected premise_first or hypothesis_first"
+            ))
+        }
+    };
+    let target = match args.word_order_target.as_str() {
+        "hypothesis" => PermutationTarget::Hypothesis,
+        "premise" => PermutationTarget::Premise,
+        "both" => PermutationTarget::Both,
+        other => return Err(format!(
+            "--word-order-target: unknown target {other:?}; expected hypothesis, premise or both"
+        )),
+    };
+    let mut s = ProbeSettings::new(parse_probes(&args.probes)?, args.seed);
+    s.caps = Caps {
+        per_example: args.cap_per_example,
+        per_run: args.cap_per_run,
+    };
+    s.linearization = LinearizeSettings { strategy, order };
+    s.permutations = args.permutations;
+    s.insertions = args.insertions;
+    s.splits = args.splits.clone();
+    s.word_order.q = args.word_order_q;
+    s.word_order.target = target;
+    s.hypothesis_only = args.hypothesis_only;
+    Ok(s)
+}
+
+/// The default rules with the file's rules (if any) replacing theirs.
+pub fn rules(path: Option<&Path>) -> Result<RuleSet, String> {
+    let mut rules = RuleSet::default();
+    if let Some(path) = path {
+        let text = crate::io::read_text(path)?;
+        let user: RuleSet = crate::io::parse_json(path, &text)?;
+        for r in user.rules {
+            rules.set(r);
+        }
+    }
+    Ok(rules)
+}
+
+/// Reads a checkpoint folder and loads it on the CPU.
+pub fn load_model(dir: &Path) -> Result<NliModel, String> {
+    let read = |name: &str| -> Result<Vec<u8>, String> {
+        let p = dir.join(name);
+        std::fs::read(&p).map_err(|e| format!("{}: cannot read model file: {e}", p.display()))
+    };
+    if !dir.is_dir() {
+        return Err(format!(
+            "{}: not a folder; --model expects a checkpoint folder with config.json, \
+             model.safetensors and tokenizer.json",
+            dir.display()
+        ));
+    }
+    let config = read("config.json")?;
+    let weights = read("model.safetensors")?;
+    let tokenizer_json = dir.join("tokenizer.json");
+    let (json, vocab, merges);
+    let tokenizer = if tokenizer_json.exists() {
+        json = read("tokenizer.json")?;
+        TokenizerFiles::Json(&json)
+    } else {
+        vocab = read("vocab.json").map_err(|e| {
+            format!("{e} (the folder has no tokenizer.json either, so vocab.json + merges.txt are needed)")
+        })?;
+        merges = read("merges.txt")?;
+        TokenizerFiles::VocabMerges {
+            vocab_json: &vocab,
+            merges_txt: &merges,
+        }
+    };
+    let name = dir
+        .canonicalize()
+        .ok()
+        .and_then(|p| p.file_name().map(|n| n.to_string_lossy().into_owned()))
+        .unwrap_or_else(|| dir.display().to_string());
+    NliModel::load(
+        &name,
+        ModelFiles {
+            config_json: &config,
+            weights: &weights,
+            tokenizer,
+        },
+        &Device::flex(),
+    )
+    .map_err(|e| format!("{}: cannot load the model: {e}", dir.display()))
+}
+
+/// Runs `tabprobe probe`.
+pub fn run(args: &ProbeArgs) -> Result<(), String> {
+    let settings = settings(args)?;
+    let rules = rules(args.rules.as_deref())?;
+    let dataset = crate::io::read_dataset(&args.dataset)?;
+    let mut model = load_model(&args.model)?;
+    model.set_batch_size(args.batch_size);
+    let id = model.model_id();
+    if id.label_set != dataset.label_set {
+        eprintln!(
+            "note: the model is {:?} but the dataset is {:?}; labels the model cannot predict count as wrong",
+            id.label_set, dataset.label_set
+        );
+    }
+    let set = build_probe_set(&dataset, &settings, &rules).map_err(|e| {
+        format!(
+            "{}: cannot build the probe set: {e}",
+            args.dataset.display()
+        )
+    })?;
+    let c = set.counts();
+    eprintln!(
+        "probe set: {} examples, {} items, {} distinct pairs to score, {} skipped",
+        c.examples, c.items, c.forward_passes, c.skipped
+    );
+    for (k, n) in &c.per_probe {
+        eprintln!("  {:<28} {n}", k.as_str());
+    }
+    let started = Instant::now();
+    // The run hands out batches of the model's own size so each call is one forward pass.
+    let mut run = ProbeRun::new(set, args.batch_size);
+    // On a terminal one line is rewritten in place; in a log, a line per tenth of the run.
+    let terminal = std::io::stderr().is_terminal();
+    let mut last_step = usize::MAX;
+    run.run(
+        &mut model,
+        |p| {
+            let percent = (100 * p.done).checked_div(p.total).unwrap_or(100);
+            let step = if terminal { percent } else { percent / 10 };
+            if step != last_step {
+                last_step = step;
+                let msg = format!(
+                    "scored {}/{} pairs ({percent}%), {:.1}s",
+                    p.done,
+                    p.total,
+                    started.elapsed().as_secs_f64()
+                );
+                if terminal {
+                    eprint!("\r{msg}");
+                    let _ = std::io::stderr().flush();
+                } else {
+                    eprintln!("{msg}");
+                }
+            }
+        },
+        || false,
+    )
+    .map_err(|e| format!("{}: {e}", args.model.display()))?;
+    if terminal {
+        eprintln!();
+    }
+    let result = run.finish(id).map_err(|e| e.to_string())?;
+    let truncated = result.pairs.iter().filter(|p| p.score.truncated).count();
+    if truncated > 0 {
+        eprintln!(
+            "note: {truncated} of {} pairs had their premise truncated to fit the model",
+            result.pairs.len()
+        );
+    }
+    let text = serde_json::to_string(&result)
+        .map_err(|e| format!("cannot serialise the run result: {e}"))?;
+    crate::io::write(&args.out, &(text + "\n"))?;
+    eprintln!("wrote {}", args.out.display());
+    Ok(())
+}

@@ -1,0 +1,57 @@
+//! Groups of examples for the breakdowns of SPEC §4.8: one group per split and one per
+//! reasoning category. An example with several categories belongs to each of them, so
+//! category groups may overlap (as in INFOTABS' per-category analysis).
+
+use serde::{Deserialize, Serialize};
+
+use crate::probe::ProbeExample;
+use crate::run::RunResult;
+
+/// A split or a reasoning category.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(tag = "by", content = "name", rename_all = "snake_case")]
+pub enum Group {
+    /// Examples whose `split` is this name.
+    Split(String),
+    /// Examples whose `categories` include this name.
+    Category(String),
+}
+
+impl Group {
+    /// `split:<name>` or `category:<name>`: the name used in reports and CSV files (the same
+    /// as [`crate::metrics::scores::perturbation_scores_by_group`] uses).
+    pub fn label(&self) -> String {
+        match self {
+            Group::Split(s) => format!("split:{s}"),
+            Group::Category(c) => format!("category:{c}"),
+        }
+    }
+
+    /// Whether `example` belongs to the group.
+    pub fn contains(&self, example: &ProbeExample) -> bool {
+        match self {
+            Group::Split(s) => example.split.as_deref() == Some(s.as_str()),
+            Group::Category(c) => example.categories.iter().any(|x| x == c),
+        }
+    }
+}
+
+/// The groups of a run: its splits (sorted), then its categories (sorted). Examples without a
+/// split belong to no split group; examples without categories to no category group.
+pub fn groups(run: &RunResult) -> Vec<Group> {
+    let mut splits: Vec<&String> = run
+        .examples
+        .iter()
+        .filter_map(|e| e.split.as_ref())
+        .collect();
+    splits.sort();
+    splits.dedup();
+    let mut cats: Vec<&String> = run.examples.iter().flat_map(|e| &e.categories).collect();
+    cats.sort();
+    cats.dedup();
+    splits
+        .into_iter()
+        .map(|s| Group::Split(s.clone()))
+        .chain(cats.into_iter().map(|c| Group::Category(c.clone())))
+        .collect()
+}
