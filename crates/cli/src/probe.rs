@@ -130,9 +130,11 @@ pub fn settings(args: &ProbeArgs) -> Result<ProbeSettings, String> {
         "hypothesis" => PermutationTarget::Hypothesis,
         "premise" => PermutationTarget::Premise,
         "both" => PermutationTarget::Both,
-        other => return Err(format!(
+        other => {
+            return Err(format!(
             "--word-order-target: unknown target {other:?}; expected hypothesis, premise or both"
-        )),
+        ))
+        }
     };
     let mut s = ProbeSettings::new(parse_probes(&args.probes)?, args.seed);
     s.caps = Caps {

@@ -1,0 +1,734 @@
+//! The `tabprobe` binary end to end: `linearize`, `probe` with the tiny random checkpoint of
+//! the model crate, and `report`, whose every figure must equal the one recomputed from the
+//! run file through `tabprobe_core`. The model is random, so these tests check structure,
+//! counts and consistency, never model quality. Bad input must fail with a message naming the
+//! file and the place, a non-zero exit, and no panic.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+use sha2::{Digest, Sha256};
+use tabprobe_core::linearize::{linearize, Linearization};
+use tabprobe_core::metrics::invalid::InvalidTransitionTable;
+use tabprobe_core::metrics::scores::perturbation_scores_by_group;
+use tabprobe_core::metrics::{
+    evidence_selection, evidence_selection_by_group, invalid_table, invalid_tables_by_category,
+    paired_counterfactual, paired_counterfactual_by_group, perturbation_scores,
+    run_word_order_metrics, run_word_order_metrics_by_group, transition_graph, MeanSd,
+    SampleOptions,
+};
+use tabprobe_core::probe::{build_probe_set, ProbeKind};
+use tabprobe_core::rules::Operation;
+use tabprobe_core::run::RunResult;
+use tabprobe_core::Label;
+
+fn manifest() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+fn fixture() -> PathBuf {
+    manifest().join("tests/fixtures/small.json")
+}
+
+fn tiny() -> PathBuf {
+    manifest().join("../model/tests/golden/tiny-f32")
+}
+
+/// A fresh scratch folder for one test.
+fn scratch(name: &str) -> PathBuf {
+    let d = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(format!("cli-{name}"));
+    let _ = std::fs::remove_dir_all(&d);
+    std::fs::create_dir_all(&d).unwrap();
+    d
+}
+
+fn tabprobe(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_tabprobe"))
+        .args(args)
+        .output()
+        .unwrap()
+}
+
+fn ok(args: &[&str]) -> (String, String) {
+    let o = tabprobe(args);
+    let (out, err) = (
+        String::from_utf8(o.stdout).unwrap(),
+        String::from_utf8(o.stderr).unwrap(),
+    );
+    assert!(o.status.success(), "tabprobe {args:?} failed:\n{err}");
+    (out, err)
+}
+
+/// Runs a command that must fail cleanly; returns its stderr.
+fn fails(args: &[&str]) -> String {
+    let o = tabprobe(args);
+    let err = String::from_utf8(o.stderr).unwrap();
+    assert!(!o.status.success(), "tabprobe {args:?} succeeded");
+    assert_eq!(o.status.code(), Some(1), "{err}");
+    assert!(
+        !err.contains("panicked"),
+        "tabprobe {args:?} panicked:\n{err}"
+    );
+    err
+}
+
+fn s(p: &Path) -> &str {
+    p.to_str().unwrap()
+}
+
+/// `tabprobe probe` on the fixture with every probe; returns the run file's path.
+fn probe_all(dir: &Path, seed: &str) -> PathBuf {
+    let out = dir.join("run.json");
+    let (_, err) = ok(&[
+        "probe",
+        "--dataset",
+        s(&fixture()),
+        "--model",
+        s(&tiny()),
+        "--probes",
+        "all",
+        "--seed",
+        seed,
+        "--word-order-q",
+        "3",
+        "--hypothesis-only",
+        "--batch-size",
+        "16",
+        "--out",
+        s(&out),
+    ]);
+    assert!(err.contains("probe set: 6 examples"), "{err}");
+    assert!(err.contains("scored"), "no progress on stderr:\n{err}");
+    out
+}
+
+fn read_run(path: &Path) -> RunResult {
+    serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap()
+}
+
+fn csv(dir: &Path, file: &str) -> Vec<Vec<String>> {
+    let text = std::fs::read_to_string(dir.join(format!("{file}.csv")))
+        .unwrap_or_else(|e| panic!("{file}.csv: {e}"));
+    text.lines()
+        .skip(1)
+        .map(|l| l.split(',').map(str::to_string).collect())
+        .collect()
+}
+
+fn rows<'a>(t: &'a [Vec<String>], group: &str) -> Vec<&'a Vec<String>> {
+    t.iter().filter(|r| r[0] == group).collect()
+}
+
+fn n2(x: f64) -> String {
+    format!("{x:.2}")
+}
+fn n4(x: f64) -> String {
+    format!("{x:.4}")
+}
+fn o2(x: Option<f64>) -> String {
+    x.map(n2).unwrap_or_default()
+}
+fn o4(x: Option<f64>) -> String {
+    x.map(n4).unwrap_or_default()
+}
+fn msd(m: &Option<MeanSd>) -> Vec<String> {
+    match m {
+        Some(m) => vec![m.n.to_string(), n2(m.mean), n2(m.sd)],
+        None => vec![String::new(); 3],
+    }
+}
+
+#[test]
+fn linearize_prints_one_json_line_per_table() {
+    let (out, _) = ok(&[
+        "linearize",
+        "--dataset",
+        s(&fixture()),
+        "--strategy",
+        "paragraph",
+    ]);
+    let lines: Vec<serde_json::Value> = out
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    let ids: Vec<&str> = lines
+        .iter()
+        .map(|l| l["table_id"].as_str().unwrap())
+        .collect();
+    assert_eq!(ids, ["T1264", "T996", "T7", "T1264_cf"]);
+    // Figure 1 as a paragraph, by hand: multi-valued Genre takes "are … , and …".
+    let p = lines[0]["premise"].as_str().unwrap();
+    assert!(p.starts_with("The Released of Breakfast in America is 29 March 1979. "));
+    assert!(p.contains("The Genre of Breakfast in America are pop, art rock, and soft rock."));
+    // And it is exactly core's linearization, for every strategy.
+    let d =
+        tabprobe_core::parse_dataset("small.json", &std::fs::read_to_string(fixture()).unwrap())
+            .unwrap();
+    for strategy in Linearization::ALL {
+        let (out, _) = ok(&[
+            "linearize",
+            "--dataset",
+            s(&fixture()),
+            "--strategy",
+            strategy.as_str(),
+        ]);
+        for (line, t) in out.lines().zip(&d.tables) {
+            let v: serde_json::Value = serde_json::from_str(line).unwrap();
+            assert_eq!(v["premise"], linearize(t, strategy).unwrap().as_str());
+        }
+    }
+}
+
+#[test]
+fn probe_then_report_end_to_end() {
+    let dir = scratch("e2e");
+    let run_path = probe_all(&dir, "3");
+    let run = read_run(&run_path);
+
+    // Settings and model identity as given on the command line.
+    assert_eq!(run.settings.seed, 3);
+    assert_eq!(run.settings.probes, ProbeKind::all());
+    assert_eq!(run.settings.word_order.q, 3);
+    assert_eq!(run.model.name, "tiny-f32");
+    let weights = std::fs::read(tiny().join("model.safetensors")).unwrap();
+    assert_eq!(
+        run.model.weights_sha256,
+        format!("{:x}", Sha256::digest(&weights))
+    );
+
+    // Counts by hand (fixture: Breakfast in America 7 rows, Bridesmaids 4, Kind of Blue 4,
+    // the counterfactual copy of Breakfast in America 7; six examples).
+    assert_eq!(run.examples.len(), 6);
+    let count = |k: ProbeKind| run.items.iter().filter(|i| i.probe == k).count();
+    // One deletion per row: H1, H2, H3 and H1-cf on 7 rows, H5 and K1 on 4.
+    assert_eq!(count(ProbeKind::RowDeletion), 4 * 7 + 2 * 4);
+    assert_eq!(count(ProbeKind::PremiseRemoval), 6);
+    // Relevant rows: H1 2, H2 1, H3 1, H5 1, K1 2; H1-cf has none annotated (skipped).
+    assert_eq!(count(ProbeKind::RelevantRowDeletion), 7);
+    // All at once only where there are at least two (H1, K1): one row would repeat the above.
+    assert_eq!(count(ProbeKind::AllRelevantRowsDeletion), 2);
+    assert_eq!(count(ProbeKind::IrrelevantRowDeletion), 5 + 6 + 6 + 3 + 2);
+    // k = 5 permutations per table.
+    assert_eq!(count(ProbeKind::RowPermutation), 6 * 5);
+    // H1-cf is H1's only shipped counterfactual.
+    assert_eq!(count(ProbeKind::Counterfactual), 1);
+    assert!(run
+        .skipped
+        .iter()
+        .any(|s| s.example == "H1-cf" && s.probe == Some(ProbeKind::RelevantRowDeletion)));
+    // Every example has its hypothesis-only pair; every pair is scored with probabilities.
+    assert_eq!(run.hypothesis_only_pairs.len(), 6);
+    for p in &run.pairs {
+        let sum: f32 = p.score.probs.iter().sum();
+        assert!((sum - 1.0).abs() < 1e-4, "{:?}", p.score.probs);
+        assert_eq!(p.score.logits.len(), 3);
+    }
+    // The file alone rebuilds the same items and pairs through core.
+    let d =
+        tabprobe_core::parse_dataset("small.json", &std::fs::read_to_string(fixture()).unwrap())
+            .unwrap();
+    let set = build_probe_set(&d, &run.settings, &run.rules).unwrap();
+    assert_eq!(set.items, run.items);
+    assert_eq!(set.examples, run.examples);
+    let texts: Vec<_> = run.pairs.iter().map(|p| p.pair.clone()).collect();
+    assert_eq!(set.pairs, texts);
+
+    // The report, as text and CSV.
+    let csv_dir = dir.join("csv");
+    let (text, _) = ok(&["report", s(&run_path), "--csv", s(&csv_dir)]);
+    for title in [
+        "Table 4",
+        "Table 7",
+        "Table 5",
+        "Table 6",
+        "Table 13",
+        "Table 14",
+        "Table 15",
+        "Table 16",
+        "Table 17",
+        "Transition graph — row_deletion",
+        "Evidence selection",
+        "Word order",
+        "Table 8",
+    ] {
+        assert!(text.contains(title), "report lacks {title}:\n{text}");
+    }
+    check_report_equals_core(&run, &csv_dir);
+}
+
+/// Every CSV cell equals the figure core computes from the run file.
+fn check_report_equals_core(run: &RunResult, dir: &Path) {
+    // Invalid-transition tables (all examples, then per category) and graphs.
+    for op in Operation::ALL {
+        let name = serde_json::to_value(op).unwrap();
+        let name = name.as_str().unwrap();
+        let Some(t) = invalid_table(run, op) else {
+            assert!(!dir.join(format!("invalid_{name}.csv")).exists());
+            continue;
+        };
+        let table = csv(dir, &format!("invalid_{name}"));
+        let check = |group: &str, t: &InvalidTransitionTable, splits: &[String]| {
+            let got = rows(&table, group);
+            assert_eq!(got.len(), t.rows.len() + 1, "{name} {group}");
+            let cell = |per: &[Option<f64>], sp: &str| {
+                t.splits
+                    .iter()
+                    .position(|x| x == sp)
+                    .map(|i| o2(per[i]))
+                    .unwrap_or_default()
+            };
+            for (r, row) in t.rows.iter().zip(&got) {
+                let mut want = vec![group.to_string(), r.label.to_string()];
+                want.extend(splits.iter().map(|sp| cell(&r.per_split, sp)));
+                want.push(o2(r.mean));
+                assert_eq!(**row, want, "{name} {group}");
+            }
+            let mut avg = vec![group.to_string(), "Average".to_string()];
+            avg.extend(splits.iter().map(|sp| cell(&t.average, sp)));
+            avg.push(o2(t.mean_average));
+            assert_eq!(*got[t.rows.len()], avg, "{name} {group}");
+        };
+        check("all", &t, &t.splits);
+        let cats = invalid_tables_by_category(run, op);
+        assert!(!cats.is_empty(), "{name}: the fixture has categories");
+        for (c, ct) in &cats {
+            check(&format!("category:{c}"), ct, &t.splits);
+        }
+
+        let g = transition_graph(run, op).unwrap();
+        let graph = csv(dir, &format!("graph_{name}"));
+        let mut want: Vec<Vec<String>> = Vec::new();
+        for (split, edges) in g
+            .splits
+            .iter()
+            .map(|(s, e)| (s.as_str(), e))
+            .chain([("pooled", &g.pooled)])
+        {
+            for e in edges {
+                want.push(vec![
+                    split.to_string(),
+                    e.from.to_string(),
+                    e.to.to_string(),
+                    e.count.to_string(),
+                    n2(e.percent),
+                    if e.valid { "valid" } else { "INVALID" }.to_string(),
+                ]);
+            }
+        }
+        assert_eq!(graph, want, "graph {name}");
+        // Out of each node the printed percentages add up to 100 (up to rounding).
+        for from in Label::ALL {
+            let sum: f64 = graph
+                .iter()
+                .filter(|r| r[0] == "pooled" && r[1] == from.as_str())
+                .map(|r| r[4].parse::<f64>().unwrap())
+                .sum();
+            assert!(
+                sum == 0.0 || (sum - 100.0).abs() < 0.02,
+                "{name} {from}: {sum}"
+            );
+        }
+    }
+
+    // Tables 4 and 7: each probe and all together, overall then per group.
+    let opts = SampleOptions {
+        seed: run.settings.seed,
+        ..SampleOptions::default()
+    };
+    for (file, kinds) in [
+        ("table4_scores", ProbeKind::HYPOTHESIS.to_vec()),
+        (
+            "table7_scores",
+            vec![
+                ProbeKind::RowSwap,
+                ProbeKind::TitleSwap,
+                ProbeKind::Counterfactual,
+            ],
+        ),
+    ] {
+        let table = csv(dir, file);
+        let present: Vec<ProbeKind> = kinds
+            .into_iter()
+            .filter(|k| run.items.iter().any(|i| i.probe == *k))
+            .collect();
+        assert!(!present.is_empty(), "{file}");
+        let mut want: Vec<Vec<String>> = Vec::new();
+        let mut add = |name: &str, ks: &[ProbeKind]| {
+            let sc = perturbation_scores(run, ks, &opts, |_| true);
+            let mut groups = vec![("all".to_string(), sc)];
+            groups.extend(perturbation_scores_by_group(run, ks, &opts));
+            for (g, sc) in groups {
+                let mut row = vec![g, name.to_string()];
+                for m in [&sc.original, &sc.label_preserved, &sc.label_flipped] {
+                    row.extend(msd(m));
+                }
+                want.push(row);
+            }
+        };
+        for k in &present {
+            add(k.as_str(), &[*k]);
+        }
+        if present.len() > 1 {
+            add("all", &present);
+        }
+        assert_eq!(table, want, "{file}");
+    }
+
+    // Evidence selection, overall and per group.
+    let ev = csv(dir, "evidence");
+    let all = evidence_selection(run).unwrap();
+    let mut groups = vec![("all".to_string(), all.clone())];
+    groups.extend(
+        evidence_selection_by_group(run)
+            .into_iter()
+            .map(|(g, e)| (g.label(), e)),
+    );
+    let want: Vec<Vec<String>> = groups
+        .iter()
+        .map(|(g, e)| {
+            vec![
+                g.clone(),
+                e.examples.to_string(),
+                n2(e.precision),
+                n2(e.recall),
+                n2(e.all),
+                n2(e.some),
+                n2(e.none),
+                o2(e.ignores_premise_within_none),
+                n2(e.ignores_premise),
+                n2(e.correct_all),
+                n2(e.correct_some),
+                n2(e.correct_none),
+            ]
+        })
+        .collect();
+    assert_eq!(ev, want);
+    // H1, H2, H5, K1 qualify (H3 is NEUTRAL; H1-cf has no relevant rows).
+    assert_eq!(all.examples, 4);
+    assert_eq!(csv(dir, "evidence_examples").len(), 4);
+
+    // Word order, overall and per group.
+    let wo = csv(dir, "word_order");
+    let mut groups = vec![("all".to_string(), run_word_order_metrics(run, &[]))];
+    groups.extend(
+        run_word_order_metrics_by_group(run, &[])
+            .into_iter()
+            .map(|(g, m)| (g.label(), m)),
+    );
+    let want: Vec<Vec<String>> = groups
+        .iter()
+        .map(|(g, m)| {
+            vec![
+                g.clone(),
+                m.examples.to_string(),
+                m.skipped.to_string(),
+                n4(m.accuracy),
+                n4(m.omega_max),
+                n4(m.omega_rand),
+                o4(m.p_c),
+                o4(m.p_f),
+                o4(m.mean_entropy_accepted),
+                o4(m.mean_entropy_c),
+                o4(m.mean_entropy_f),
+            ]
+        })
+        .collect();
+    assert_eq!(wo, want);
+    let bins = csv(dir, "word_order_bleu");
+    assert_eq!(bins.len(), groups.len() * 6);
+    for (g, m) in &groups {
+        let got = rows(&bins, g);
+        for (b, row) in m.bleu_bins.iter().zip(got) {
+            assert_eq!(row[3], b.total.to_string());
+            assert_eq!(row[4], b.accepted.to_string());
+            assert_eq!(row[5], o4(b.rate));
+        }
+    }
+
+    // Table 8, overall and per group.
+    let cf = [
+        ProbeKind::RowSwap,
+        ProbeKind::TitleSwap,
+        ProbeKind::Counterfactual,
+    ];
+    let t8 = csv(dir, "table8_paired");
+    let mut groups = vec![("all".to_string(), paired_counterfactual(run, &cf).unwrap())];
+    groups.extend(
+        paired_counterfactual_by_group(run, &cf)
+            .unwrap()
+            .into_iter()
+            .map(|(g, r)| (g.label(), r)),
+    );
+    let mark = |b: bool| if b { "right" } else { "wrong" }.to_string();
+    let want: Vec<Vec<String>> = groups
+        .iter()
+        .flat_map(|(g, rs)| {
+            rs.iter().map(move |r| {
+                vec![
+                    g.clone(),
+                    mark(r.c_thp),
+                    mark(r.o_thp),
+                    mark(r.o_hypo),
+                    r.count.to_string(),
+                    n2(r.percent),
+                    if r.in_paper { "yes" } else { "no" }.to_string(),
+                ]
+            })
+        })
+        .collect();
+    assert_eq!(t8, want);
+    let total: usize = groups[0].1.iter().map(|r| r.count).sum();
+    let cf_items = run.items.iter().filter(|i| cf.contains(&i.probe)).count();
+    assert_eq!(total, cf_items);
+}
+
+#[test]
+fn same_seed_same_run_file_different_seed_different_items() {
+    let a = std::fs::read(probe_all(&scratch("seed-a"), "11")).unwrap();
+    let b = std::fs::read(probe_all(&scratch("seed-b"), "11")).unwrap();
+    assert!(a == b, "two runs with seed 11 differ");
+    let c = read_run(&probe_all(&scratch("seed-c"), "12"));
+    let a: RunResult = serde_json::from_slice(&a).unwrap();
+    assert_ne!(a.items, c.items);
+}
+
+#[test]
+fn rules_file_overrides_one_rule_and_is_recorded() {
+    let dir = scratch("rules");
+    let rules = dir.join("rules.json");
+    std::fs::write(
+        &rules,
+        r#"{"rules": [{"operation": "row_permutation", "valid": {"ENTAIL": ["ENTAIL", "NEUTRAL"], "NEUTRAL": ["NEUTRAL"], "CONTRADICT": ["CONTRADICT", "NEUTRAL"]}, "source": "user"}]}"#,
+    )
+    .unwrap();
+    let out = dir.join("run.json");
+    ok(&[
+        "probe",
+        "--dataset",
+        s(&fixture()),
+        "--model",
+        s(&tiny()),
+        "--probes",
+        "row_permutation,row_deletion",
+        "--rules",
+        s(&rules),
+        "--out",
+        s(&out),
+    ]);
+    let run = read_run(&out);
+    let r = run.rules.get(Operation::RowPermutation).unwrap();
+    assert_eq!(r.source, "user");
+    assert!(r.is_valid(Label::Entail, Label::Neutral));
+    // The other rules stay the defaults.
+    assert_eq!(run.rules.rules.len(), Operation::ALL.len());
+    assert_eq!(
+        run.rules.get(Operation::RowDeletion).unwrap().source,
+        "§5.1, Fig. 3, Table 5"
+    );
+    // Only the chosen probes ran; the report has no Table 4 and no Table 8.
+    assert_eq!(
+        run.settings.probes,
+        [ProbeKind::RowPermutation, ProbeKind::RowDeletion]
+    );
+    let (text, _) = ok(&["report", s(&out)]);
+    assert!(text.contains("Table 15") && text.contains("Table 5"));
+    assert!(!text.contains("Table 4") && !text.contains("Table 8"));
+    assert!(
+        text.contains("CONTRADICT→{CONTRADICT,NEUTRAL} (user)"),
+        "{text}"
+    );
+}
+
+#[test]
+fn missing_model_file_is_named() {
+    let dir = scratch("missing-model");
+    let model = dir.join("tiny");
+    std::fs::create_dir_all(&model).unwrap();
+    for f in ["config.json", "tokenizer.json"] {
+        std::fs::copy(tiny().join(f), model.join(f)).unwrap();
+    }
+    let err = fails(&[
+        "probe",
+        "--dataset",
+        s(&fixture()),
+        "--model",
+        s(&model),
+        "--probes",
+        "negation",
+        "--out",
+        s(&dir.join("run.json")),
+    ]);
+    assert!(err.contains(s(&model.join("model.safetensors"))), "{err}");
+    assert!(err.contains("cannot read model file"), "{err}");
+    assert!(!dir.join("run.json").exists());
+    // A folder that does not exist at all.
+    let err = fails(&[
+        "probe",
+        "--dataset",
+        s(&fixture()),
+        "--model",
+        s(&dir.join("nowhere")),
+        "--probes",
+        "negation",
+        "--out",
+        s(&dir.join("run.json")),
+    ]);
+    assert!(
+        err.contains("nowhere") && err.contains("not a folder"),
+        "{err}"
+    );
+    // Broken weights: the model crate's error, prefixed with the folder.
+    std::fs::write(model.join("model.safetensors"), b"not safetensors").unwrap();
+    let err = fails(&[
+        "probe",
+        "--dataset",
+        s(&fixture()),
+        "--model",
+        s(&model),
+        "--probes",
+        "negation",
+        "--out",
+        s(&dir.join("run.json")),
+    ]);
+    assert!(
+        err.contains(s(&model)) && err.contains("model.safetensors could not be read"),
+        "{err}"
+    );
+}
+
+#[test]
+fn unknown_probe_name_lists_the_known_ones() {
+    let dir = scratch("unknown-probe");
+    let err = fails(&[
+        "probe",
+        "--dataset",
+        s(&fixture()),
+        "--model",
+        s(&tiny()),
+        "--probes",
+        "row_deletion,row_shuffle",
+        "--out",
+        s(&dir.join("run.json")),
+    ]);
+    assert!(
+        err.contains("--probes") && err.contains("\"row_shuffle\""),
+        "{err}"
+    );
+    assert!(
+        err.contains("word_order") && err.contains("title_swap"),
+        "{err}"
+    );
+    let err = fails(&[
+        "linearize",
+        "--dataset",
+        s(&fixture()),
+        "--strategy",
+        "markdown",
+    ]);
+    assert!(
+        err.contains("--strategy") && err.contains("\"markdown\""),
+        "{err}"
+    );
+}
+
+#[test]
+fn bad_dataset_names_file_and_place() {
+    let dir = scratch("bad-dataset");
+    let mut d: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(fixture()).unwrap()).unwrap();
+    d["examples"][1]["label"] = "MAYBE".into();
+    let bad = dir.join("bad.json");
+    std::fs::write(&bad, serde_json::to_string_pretty(&d).unwrap()).unwrap();
+    for args in [
+        vec!["linearize", "--dataset", s(&bad)],
+        vec![
+            "probe",
+            "--dataset",
+            s(&bad),
+            "--model",
+            s(&tiny()),
+            "--probes",
+            "negation",
+            "--out",
+            s(&dir.join("run.json")),
+        ],
+    ] {
+        let err = fails(&args);
+        assert!(err.contains(s(&bad)), "{err}");
+        assert!(err.contains("$.examples[1].label"), "{err}");
+    }
+    // Not JSON at all: line and column.
+    let broken = dir.join("broken.json");
+    std::fs::write(&broken, "{\n  \"format\": \"tabprobe-dataset\",\n  oops\n}").unwrap();
+    let err = fails(&["linearize", "--dataset", s(&broken)]);
+    assert!(err.contains(s(&broken)) && err.contains("line 3"), "{err}");
+    // A file that is not there.
+    let err = fails(&["linearize", "--dataset", s(&dir.join("absent.json"))]);
+    assert!(
+        err.contains("absent.json") && err.contains("cannot read"),
+        "{err}"
+    );
+}
+
+#[test]
+fn bad_rules_and_run_files_name_file_and_place() {
+    let dir = scratch("bad-files");
+    let rules = dir.join("rules.json");
+    std::fs::write(
+        &rules,
+        r#"{"rules": [{"operation": "row_permutation", "valid": {"ENTAIL": ["YES"]}}]}"#,
+    )
+    .unwrap();
+    let err = fails(&[
+        "probe",
+        "--dataset",
+        s(&fixture()),
+        "--model",
+        s(&tiny()),
+        "--probes",
+        "row_permutation",
+        "--rules",
+        s(&rules),
+        "--out",
+        s(&dir.join("run.json")),
+    ]);
+    assert!(
+        err.contains(s(&rules)) && err.contains("rules[0].valid.ENTAIL"),
+        "{err}"
+    );
+
+    // A dataset is not a run file.
+    let err = fails(&["report", s(&fixture())]);
+    assert!(
+        err.contains("$.format") && err.contains("tabprobe-run"),
+        "{err}"
+    );
+    // A run whose item points past the pairs.
+    let run_path = dir.join("run.json");
+    ok(&[
+        "probe",
+        "--dataset",
+        s(&fixture()),
+        "--model",
+        s(&tiny()),
+        "--probes",
+        "premise_removal",
+        "--out",
+        s(&run_path),
+    ]);
+    let mut v: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&run_path).unwrap()).unwrap();
+    v["items"][2]["perturbed_pair"] = 999.into();
+    let dangling = dir.join("dangling.json");
+    std::fs::write(&dangling, v.to_string()).unwrap();
+    let err = fails(&["report", s(&dangling)]);
+    assert!(
+        err.contains(s(&dangling)) && err.contains("$.items[2].perturbed_pair is 999"),
+        "{err}"
+    );
+    // A wrong type deep inside: the JSON path says where.
+    v["items"][2]["perturbed_pair"] = "three".into();
+    std::fs::write(&dangling, v.to_string()).unwrap();
+    let err = fails(&["report", s(&dangling)]);
+    assert!(err.contains("items[2].perturbed_pair"), "{err}");
+}
