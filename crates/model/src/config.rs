@@ -198,7 +198,7 @@ impl RobertaConfig {
                 return Err(unsupported(key, "0".into(), "must be positive"));
             }
         }
-        if self.hidden_size % self.num_attention_heads != 0 {
+        if !self.hidden_size.is_multiple_of(self.num_attention_heads) {
             return Err(unsupported(
                 "num_attention_heads",
                 self.num_attention_heads.to_string(),

@@ -5,6 +5,30 @@
 //! The reference implementation is `transformers`' `RobertaForSequenceClassification`; the
 //! golden tests in `tests/golden.rs` hold this crate to it.
 //!
+//! In the browser (a Web Worker), everything goes through [`NliModel`]:
+//!
+//! ```no_run
+//! # async fn demo(config: &[u8], weights: &[u8], tokenizer: &[u8])
+//! #     -> Result<(), Box<dyn std::error::Error>> {
+//! use tabprobe_core::scoring::Pair;
+//! use tabprobe_model::{Device, ModelFiles, NliModel, TokenizerFiles};
+//!
+//! // Once, before any tensor work; fall back to the CPU when there is no WebGPU.
+//! let device = match Device::wgpu_options().init_async().await {
+//!     Ok(device) => device,
+//!     Err(_) => Device::flex(),
+//! };
+//! let files = ModelFiles { config_json: config, weights, tokenizer: TokenizerFiles::Json(tokenizer) };
+//! let model = NliModel::load("folder-name", files, &device)?; // LoadError says what to fix
+//! model.warm_up().await?;
+//! let pair = Pair { premise: "The Genre of X is Pop.".into(), hypothesis: "X is a pop album.".into() };
+//! let scores = model.score_async(&[pair]).await?; // probs in E, N, C order; logits; truncation
+//! let id = model.id(); // name, weights_sha256, label_set
+//! # let _ = (scores, id);
+//! # Ok(())
+//! # }
+//! ```
+//!
 //! [`PairScorer`]: tabprobe_core::scoring::PairScorer
 
 pub mod batch;

@@ -109,9 +109,10 @@ pub fn load_weights(
     })
 }
 
-/// Every tensor the model needs, by canonical name (no prefix, `LayerNorm.weight/bias`), with
-/// the shape the config implies, in PyTorch layout.
-fn expected_shapes(c: &RobertaConfig) -> BTreeMap<String, Vec<usize>> {
+/// Every tensor the model needs, by its Hugging Face name without the `roberta.` prefix, with
+/// the shape `config` implies, in PyTorch layout (`nn.Linear` weights are `[out, in]`).
+/// Benchmarks use it to make random checkpoints of any shape.
+pub fn expected_shapes(c: &RobertaConfig) -> BTreeMap<String, Vec<usize>> {
     let (h, i, l) = (c.hidden_size, c.intermediate_size, c.num_labels());
     let mut m = BTreeMap::new();
     let mut dense = |name: String, out: usize, inp: usize| {

@@ -88,10 +88,12 @@ impl PairTokenizer {
             let mut parts = line.split(' ');
             match (parts.next(), parts.next(), parts.next()) {
                 (Some(a), Some(b), None) => merges.push((a.to_string(), b.to_string())),
-                _ => return Err(LoadError::Tokenizer(format!(
+                _ => {
+                    return Err(LoadError::Tokenizer(format!(
                     "merges.txt line {}: expected two tokens separated by a space, found {line:?}",
                     n + 1
-                ))),
+                )))
+                }
             }
         }
         let id = |t: &str| {
