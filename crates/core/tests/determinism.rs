@@ -1,0 +1,161 @@
+//! Same seed → byte-identical results, natively and in wasm32 (issue 4, SPEC §4: "every probe
+//! is deterministic given a seed"). Builds a probe set with every probe kind on the running
+//! example, runs it with a deterministic fake scorer, serialises the `RunResult` and checks
+//! its SHA-256 against a committed constant. The same test runs natively (`cargo test`) and
+//! compiled to wasm32 under Node:
+//!
+//! ```text
+//! cargo test -p tabprobe-core --target wasm32-unknown-unknown --test determinism
+//! ```
+//!
+//! (`.cargo/config.toml` makes `wasm-bindgen-test-runner` the wasm32 runner.) If the constant
+//! has to change because probes legitimately changed, update it from the native failure
+//! message and check the wasm run agrees.
+
+mod common;
+
+use common::*;
+use sha2::{Digest, Sha256};
+use tabprobe_core::dataset::Example;
+use tabprobe_core::label::Label;
+use tabprobe_core::probe::{build_probe_set, ProbeKind, ProbeSettings};
+use tabprobe_core::rules::RuleSet;
+use tabprobe_core::run::ProbeRun;
+use tabprobe_core::scoring::{ModelId, Pair, PairScore, PairScorer, ScoreError};
+use tabprobe_core::table::Table;
+use tabprobe_core::{Dataset, LabelSet};
+
+/// SHA-256 of the run file's JSON (see the module doc).
+const RUN_SHA256: &str = "8439c37b354fb04825311d8d607df269b5d6033f73b4189a7fc48f33b8547176";
+
+/// Probabilities from an FNV-1a hash of the pair, with integer arithmetic and one f32
+/// division each (IEEE-exact, so identical on every target).
+struct HashFake;
+
+fn fnv(s: &str) -> u64 {
+    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+    for b in s.bytes() {
+        h ^= u64::from(b);
+        h = h.wrapping_mul(0x0000_0100_0000_01b3);
+    }
+    h
+}
+
+impl PairScorer for HashFake {
+    fn score(&mut self, pairs: &[Pair]) -> Result<Vec<PairScore>, ScoreError> {
+        Ok(pairs
+            .iter()
+            .map(|p| {
+                let h = fnv(&format!("{}\u{1f}{}", p.premise, p.hypothesis));
+                let w = [
+                    1 + (h & 0xff),
+                    1 + ((h >> 8) & 0xff),
+                    1 + ((h >> 16) & 0xff),
+                ];
+                let sum = (w[0] + w[1] + w[2]) as f32;
+                PairScore {
+                    probs: [w[0] as f32 / sum, w[1] as f32 / sum, w[2] as f32 / sum],
+                    logits: vec![w[0] as f32, w[1] as f32, w[2] as f32],
+                    truncated: p.premise.len() > 300,
+                    premise_tokens_dropped: p.premise.len().saturating_sub(300) / 4,
+                }
+            })
+            .collect())
+    }
+    fn model_id(&self) -> ModelId {
+        ModelId {
+            name: "hash-fake".into(),
+            weights_sha256: "3".repeat(64),
+            label_set: LabelSet::ThreeWay,
+        }
+    }
+}
+
+fn example(id: &str, table: Option<&str>, premise: Option<&str>, h: &str, label: Label) -> Example {
+    Example {
+        id: Some(id.into()),
+        table: table.map(str::to_string),
+        premise: premise.map(str::to_string),
+        hypothesis: h.into(),
+        label,
+        split: Some("a3".into()),
+        relevant_rows: None,
+        categories: vec!["fixture".into()],
+        annotator: None,
+        derived_from: None,
+        operation: None,
+    }
+}
+
+/// The running example (Figures 1–2, 5–6) plus a shipped counterfactual of H1 and a
+/// plain-text premise, so every probe kind has something to do.
+fn fixture() -> Dataset {
+    let mut d = running_example();
+    let mut cf = breakfast();
+    if let Table::KeyValue(t) = &mut cf {
+        t.id = "T1264_cf".into();
+        t.rows[4].values = vec!["36:06".into()];
+    }
+    d.tables.push(cf);
+    let mut h1cf = example("H1-cf", Some("T1264_cf"), None, H1, Label::Contradict);
+    h1cf.derived_from = Some("H1".into());
+    d.examples.push(h1cf);
+    d.examples.push(example(
+        "M1",
+        None,
+        Some("The new rights are nice enough and everyone really likes the newest benefits."),
+        "Everyone really likes the newest benefits of the new rights.",
+        Label::Entail,
+    ));
+    d.examples.push(example(
+        "K1",
+        Some("T7"),
+        None,
+        "Kind of Blue is not a jazz album released by Columbia in more than 1950.",
+        Label::Contradict,
+    ));
+    d
+}
+
+fn run_json() -> String {
+    let mut s = ProbeSettings::new(ProbeKind::all(), 20220710);
+    s.hypothesis_only = true;
+    s.word_order.q = 6;
+    let set = build_probe_set(&fixture(), &s, &RuleSet::default()).expect("probe set");
+    let kinds: Vec<ProbeKind> = set.counts().per_probe.keys().copied().collect();
+    // Every kind but the quantifier probe (no quantifier word in the fixture) has items.
+    let missing: Vec<ProbeKind> = ProbeKind::all()
+        .into_iter()
+        .filter(|k| !kinds.contains(k))
+        .collect();
+    assert!(
+        missing.iter().all(|k| *k == ProbeKind::Quantifier),
+        "no items for {missing:?}"
+    );
+    let mut run = ProbeRun::new(set, 7);
+    run.run(&mut HashFake, |_| {}, || false).expect("run");
+    let result = run.finish(HashFake.model_id()).expect("finish");
+    serde_json::to_string(&result).expect("json")
+}
+
+fn sha256(s: &str) -> String {
+    Sha256::digest(s.as_bytes())
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect()
+}
+
+#[cfg_attr(not(target_arch = "wasm32"), test)]
+#[cfg_attr(target_arch = "wasm32", wasm_bindgen_test::wasm_bindgen_test)]
+fn same_seed_gives_the_committed_run_file() {
+    let a = run_json();
+    assert_eq!(a, run_json(), "two builds in one process differ");
+    let digest = sha256(&a);
+    assert_eq!(
+        digest,
+        RUN_SHA256,
+        "run file digest changed ({} bytes, target {})",
+        a.len(),
+        std::env::consts::ARCH
+    );
+}
