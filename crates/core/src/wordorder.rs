@@ -101,7 +101,11 @@ pub fn bleu2(reference: &[&str], candidate: &[&str]) -> f64 {
     }
     let (c, r) = (candidate.len() as f64, reference.len() as f64);
     let bp = if c >= r { 1.0 } else { (1.0 - r / c).exp() };
-    bp * (0.5 * p1.ln() + 0.5 * p2.ln()).exp()
+    // The geometric mean exp(½ ln p1 + ½ ln p2) as sqrt(p1·p2): equal in exact arithmetic,
+    // but sqrt is correctly rounded everywhere while ln/exp come from the platform's libm
+    // (glibc natively, Rust's libm port in wasm32), and run files must be byte-identical
+    // across both. Permutations keep the length, so `bp` is exactly 1 for them.
+    bp * (p1 * p2).sqrt()
 }
 
 #[cfg(test)]
