@@ -21,7 +21,8 @@ pub struct ClassificationHead {
 }
 
 impl ClassificationHead {
-    /// `hidden: [batch, seq, hidden]` → logits `[batch, num_labels]`.
+    /// `hidden: [batch, seq, hidden]` (or just the first position, `[batch, 1, hidden]`) →
+    /// logits `[batch, num_labels]`.
     pub fn forward(&self, hidden: Tensor<3>) -> Tensor<2> {
         let [batch, _, width] = hidden.dims();
         let first = hidden.slice(s![.., 0..1, ..]).reshape([batch, width]);
@@ -52,8 +53,8 @@ impl RobertaForSequenceClassification {
         mask_bias: Tensor<4>,
     ) -> Tensor<2> {
         let x = self.embeddings.forward(input_ids, position_ids);
-        let x = self.encoder.forward(x, mask_bias);
-        self.classifier.forward(x)
+        let first = self.encoder.forward_first_token(x, mask_bias);
+        self.classifier.forward(first)
     }
 
     /// The device the weights live on.

@@ -29,22 +29,30 @@ impl Attention {
     /// `x: [batch, seq, hidden]`; `mask_bias: [batch, 1, 1, seq]` (0 for tokens, a large
     /// negative number for padding).
     pub fn forward(&self, x: Tensor<3>, mask_bias: Tensor<4>) -> Tensor<3> {
-        let [batch, seq, hidden] = x.dims();
+        self.attend(x.clone(), x, mask_bias)
+    }
+
+    /// Updates only `rows: [batch, q, hidden]` (a slice of the positions of `x`), attending to
+    /// every position of `x: [batch, seq, hidden]`. The last layer needs only `<s>`, so it
+    /// skips the query, output and feed-forward work for the other positions.
+    pub fn attend(&self, rows: Tensor<3>, x: Tensor<3>, mask_bias: Tensor<4>) -> Tensor<3> {
+        let [batch, q_len, hidden] = rows.dims();
+        let seq = x.dims()[1];
         let head_dim = hidden / self.heads;
-        let split = |t: Tensor<3>| {
-            t.reshape([batch, seq, self.heads, head_dim])
+        let split = |t: Tensor<3>, len: usize| {
+            t.reshape([batch, len, self.heads, head_dim])
                 .swap_dims(1, 2)
         };
-        let q = split(self.query.forward(x.clone()));
-        let k = split(self.key.forward(x.clone()));
-        let v = split(self.value.forward(x.clone()));
+        let q = split(self.query.forward(rows.clone()), q_len);
+        let k = split(self.key.forward(x.clone()), seq);
+        let v = split(self.value.forward(x), seq);
         let scores = q.matmul(k.swap_dims(2, 3)) * (1.0 / (head_dim as f64).sqrt()) + mask_bias;
         let probs = softmax(scores, 3);
         let context = probs
             .matmul(v)
             .swap_dims(1, 2)
-            .reshape([batch, seq, hidden]);
-        self.layer_norm.forward(self.output.forward(context) + x)
+            .reshape([batch, q_len, hidden]);
+        self.layer_norm.forward(self.output.forward(context) + rows)
     }
 }
 
@@ -98,5 +106,21 @@ impl Encoder {
             x = layer.feed_forward.forward(x);
         }
         x
+    }
+
+    /// The final hidden state of the first token only, `[batch, 1, hidden]`: what a
+    /// classification head on `<s>` needs. Equal to `forward(..)[:, 0:1, :]`, with the last
+    /// layer computed for that one position.
+    pub fn forward_first_token(&self, mut x: Tensor<3>, mask_bias: Tensor<4>) -> Tensor<3> {
+        let Some((last, rest)) = self.layers.split_last() else {
+            return x.slice(s![.., 0..1, ..]);
+        };
+        for layer in rest {
+            x = layer.attention.forward(x, mask_bias.clone());
+            x = layer.feed_forward.forward(x);
+        }
+        let first = x.clone().slice(s![.., 0..1, ..]);
+        let first = last.attention.attend(first, x, mask_bias);
+        last.feed_forward.forward(first)
     }
 }

@@ -140,7 +140,7 @@ def main():
     ap.add_argument("--max-len", type=int, default=96, help="model max tokens per pair")
     ap.add_argument("--dataset", default=os.path.join(REPO, "public", "demo", "dataset.json"))
     ap.add_argument("--out", default=HERE)
-    ap.add_argument("--no-golden", action="store_true", help="only write the f32 model folder")
+    ap.add_argument("--no-golden", action="store_true", help="only write one f32 model folder, into --out")
     args = ap.parse_args()
 
     torch.manual_seed(SEED)
@@ -153,7 +153,7 @@ def main():
     texts = [linearize(t) for t in dataset["tables"]] + [e["hypothesis"] for e in dataset["examples"]]
 
     raw = train_tokenizer(texts, args.vocab)
-    tok_dir = os.path.join(args.out, "tiny-f32")
+    tok_dir = args.out if args.no_golden else os.path.join(args.out, "tiny-f32")
     os.makedirs(tok_dir, exist_ok=True)
     hf_tok = RobertaTokenizerFast(tokenizer_object=raw, bos_token="<s>", eos_token="</s>",
                                   sep_token="</s>", cls_token="<s>", unk_token="<unk>",
