@@ -22,13 +22,33 @@ pub struct Batch {
     pub mask_bias: Vec<f32>,
 }
 
+/// The largest tensor a forward pass may create, in bytes. WebGPU's default
+/// `maxStorageBufferBindingSize` is 128 MiB and some adapters allow no more (lavapipe:
+/// a roberta-base batch failed with "can't allocate buffer"); half of it leaves headroom.
+pub const MAX_TENSOR_BYTES: usize = 64 << 20;
+
 /// Sorts `pairs` by length (longest first, so the first batch shows the worst-case memory
-/// early) and cuts them into padded batches of at most `batch_size` rows.
-pub fn plan_batches(pairs: &[EncodedPair], batch_size: usize, pad_id: u32) -> Vec<Batch> {
+/// early) and cuts them into padded batches of at most `batch_size` rows, and of at most
+/// `max_rows(seq_len)` rows for their padded length (see [`max_rows_within_budget`]).
+pub fn plan_batches(
+    pairs: &[EncodedPair],
+    batch_size: usize,
+    pad_id: u32,
+    max_rows: impl Fn(usize) -> usize,
+) -> Vec<Batch> {
     let mut order: Vec<usize> = (0..pairs.len()).collect();
     order.sort_by_key(|&i| std::cmp::Reverse(pairs[i].ids.len()));
-    order
-        .chunks(batch_size.max(1))
+    let mut groups: Vec<&[usize]> = Vec::new();
+    let mut rest = order.as_slice();
+    while let Some(&first) = rest.first() {
+        // Longest first: the group's padded length is its first row's length.
+        let limit = batch_size.min(max_rows(pairs[first].ids.len())).max(1);
+        let (group, tail) = rest.split_at(limit.min(rest.len()));
+        groups.push(group);
+        rest = tail;
+    }
+    groups
+        .into_iter()
         .map(|rows| {
             let seq_len = rows.iter().map(|&i| pairs[i].ids.len()).max().unwrap_or(0);
             let mut input_ids = Vec::with_capacity(rows.len() * seq_len);
@@ -51,6 +71,19 @@ pub fn plan_batches(pairs: &[EncodedPair], batch_size: usize, pad_id: u32) -> Ve
             }
         })
         .collect()
+}
+
+/// How many rows of `seq_len` tokens keep every activation of a RoBERTa forward pass under
+/// [`MAX_TENSOR_BYTES`]: the attention scores (`heads × seq × seq` per row) and the
+/// feed-forward activation (`seq × intermediate`) are the largest.
+pub fn max_rows_within_budget(
+    seq_len: usize,
+    heads: usize,
+    intermediate: usize,
+    hidden: usize,
+) -> usize {
+    let per_row = seq_len * (heads * seq_len).max(intermediate).max(hidden) * 4;
+    (MAX_TENSOR_BYTES / per_row.max(1)).max(1)
 }
 
 impl Batch {
@@ -83,7 +116,7 @@ mod tests {
     #[test]
     fn batches_are_length_sorted_and_padded_to_their_own_longest() {
         let pairs = [pair(3), pair(7), pair(5), pair(2)];
-        let b = plan_batches(&pairs, 2, 1);
+        let b = plan_batches(&pairs, 2, 1, |_| usize::MAX);
         assert_eq!(b.len(), 2);
         assert_eq!((b[0].rows.clone(), b[0].seq_len), (vec![1, 2], 7));
         assert_eq!((b[1].rows.clone(), b[1].seq_len), (vec![0, 3], 3));
@@ -91,5 +124,17 @@ mod tests {
         assert_eq!(&b[1].input_ids[3..], &[10, 11, 1]);
         assert_eq!(&b[1].position_ids[3..], &[2, 3, 1]);
         assert_eq!(&b[1].mask_bias[3..], &[0.0, 0.0, MASK_BIAS]);
+    }
+
+    #[test]
+    fn memory_budget_splits_long_batches() {
+        let pairs = [pair(7), pair(7), pair(7), pair(3), pair(3)];
+        // At most 1 row of length ≥ 5, any number of shorter ones.
+        let b = plan_batches(&pairs, 8, 1, |len| if len >= 5 { 1 } else { 8 });
+        let sizes: Vec<usize> = b.iter().map(|b| b.rows.len()).collect();
+        assert_eq!(sizes, vec![1, 1, 1, 2]);
+        // roberta-base at 512 tokens: 12·512² scores per row dominate.
+        assert_eq!(max_rows_within_budget(512, 12, 3072, 768), 5);
+        assert_eq!(max_rows_within_budget(128, 12, 3072, 768), 42);
     }
 }

@@ -59,6 +59,6 @@ impl RobertaForSequenceClassification {
 
     /// The device the weights live on.
     pub fn device(&self) -> Device {
-        self.embeddings.word.device()
+        self.embeddings.position.device()
     }
 }

@@ -5,11 +5,22 @@ use burn::tensor::module::embedding;
 
 use crate::nn::LayerNorm;
 
+/// A slice of rows of the word embedding table, starting at token id `start`.
+#[derive(Debug, Clone)]
+pub struct WordChunk {
+    /// First token id in `table`.
+    pub start: usize,
+    /// `[rows, hidden]`.
+    pub table: Tensor<2>,
+}
+
 /// The embedding tables of a RoBERTa encoder.
 #[derive(Debug, Clone)]
 pub struct Embeddings {
-    /// `[vocab_size, hidden]`.
-    pub word: Tensor<2>,
+    /// The `[vocab_size, hidden]` word table in row chunks. One tensor is too large for some
+    /// GPUs: roberta-base's table is 147 MiB, and adapters may bind at most 128 MiB per buffer
+    /// (lavapipe does; it is also WebGPU's default limit).
+    pub word: Vec<WordChunk>,
     /// `[max_position_embeddings, hidden]`.
     pub position: Tensor<2>,
     /// `[type_vocab_size, hidden]`; RoBERTa only ever uses row 0.
@@ -21,7 +32,7 @@ pub struct Embeddings {
 impl Embeddings {
     /// `input_ids, position_ids: [batch, seq]` → `[batch, seq, hidden]`.
     pub fn forward(&self, input_ids: Tensor<2, Int>, position_ids: Tensor<2, Int>) -> Tensor<3> {
-        let words = embedding(self.word.clone(), input_ids);
+        let words = self.words(input_ids);
         let positions = embedding(self.position.clone(), position_ids);
         // Token type ids are all 0 for RoBERTa pairs, so the lookup is one broadcast row.
         let hidden = self.token_type.dims()[1];
@@ -31,6 +42,38 @@ impl Embeddings {
             .slice(s![0..1, 0..hidden])
             .unsqueeze::<3>();
         self.layer_norm.forward(words + positions + token_type)
+    }
+}
+
+impl Embeddings {
+    /// Word vectors `[batch, seq, hidden]`. With several chunks each one looks up the ids it
+    /// holds and contributes exact zeros elsewhere, so the sum equals a single-table lookup
+    /// bit for bit.
+    fn words(&self, input_ids: Tensor<2, Int>) -> Tensor<3> {
+        if let [only] = self.word.as_slice() {
+            return embedding(only.table.clone(), input_ids);
+        }
+        let mut sum: Option<Tensor<3>> = None;
+        for chunk in &self.word {
+            let rows = chunk.table.dims()[0] as i64;
+            let local = input_ids.clone().sub_scalar(chunk.start as i64);
+            let inside = local
+                .clone()
+                .greater_equal_elem(0)
+                .bool_and(local.clone().lower_elem(rows));
+            let found = embedding(chunk.table.clone(), local.clamp(0, rows - 1))
+                * inside.float().unsqueeze_dim::<3>(2);
+            sum = Some(match sum {
+                None => found,
+                Some(s) => s + found,
+            });
+        }
+        // The loader never builds an empty table (vocab_size > 0 is checked); zeros keep the
+        // shape right should one ever be built by hand.
+        sum.unwrap_or_else(|| {
+            let [b, s] = input_ids.dims();
+            Tensor::zeros([b, s, self.position.dims()[1]], &input_ids.device())
+        })
     }
 }
 
@@ -56,7 +99,48 @@ pub fn position_ids(input_ids: &[u32], padding_idx: usize) -> Vec<i64> {
 
 #[cfg(test)]
 mod tests {
-    use super::position_ids;
+    use super::*;
+
+    #[test]
+    fn chunked_word_table_looks_up_exactly_like_one_table() {
+        let device = Device::flex();
+        let (vocab, hidden) = (10, 3);
+        let values: Vec<f32> = (0..vocab * hidden).map(|i| i as f32 * 0.37 - 4.0).collect();
+        let whole =
+            Tensor::<2>::from_data(TensorData::new(values.clone(), [vocab, hidden]), &device);
+        let chunk = |start: usize, end: usize| WordChunk {
+            start,
+            table: Tensor::from_data(
+                TensorData::new(
+                    values[start * hidden..end * hidden].to_vec(),
+                    [end - start, hidden],
+                ),
+                &device,
+            ),
+        };
+        let norm = LayerNorm {
+            gamma: Tensor::ones([hidden], &device),
+            beta: Tensor::zeros([hidden], &device),
+            eps: 1e-5,
+        };
+        let make = |word| Embeddings {
+            word,
+            position: Tensor::zeros([8, hidden], &device),
+            token_type: Tensor::zeros([1, hidden], &device),
+            layer_norm: norm.clone(),
+        };
+        let one = make(vec![WordChunk {
+            start: 0,
+            table: whole,
+        }]);
+        let three = make(vec![chunk(0, 4), chunk(4, 8), chunk(8, 10)]);
+        let ids = || {
+            Tensor::<2, Int>::from_data(TensorData::new(vec![0i64, 3, 4, 9, 7, 8], [2, 3]), &device)
+        };
+        let a = one.words(ids()).into_data().try_to_vec::<f32>().unwrap();
+        let b = three.words(ids()).into_data().try_to_vec::<f32>().unwrap();
+        assert_eq!(a, b);
+    }
 
     #[test]
     fn positions_start_after_padding_idx_and_skip_padding() {

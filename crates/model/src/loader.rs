@@ -3,7 +3,7 @@
 //!
 //! | Hugging Face tensor (`roberta.` prefix optional)              | here                                    | note                  |
 //! |---------------------------------------------------------------|-----------------------------------------|-----------------------|
-//! | `embeddings.word_embeddings.weight`        `[V, H]`           | `embeddings.word`                       |                       |
+//! | `embeddings.word_embeddings.weight`        `[V, H]`           | `embeddings.word`                       | row chunks ≤ 64 MiB   |
 //! | `embeddings.position_embeddings.weight`    `[P, H]`           | `embeddings.position`                   |                       |
 //! | `embeddings.token_type_embeddings.weight`  `[T, H]`           | `embeddings.token_type`                 | row 0 used            |
 //! | `embeddings.LayerNorm.{weight,bias}`                          | `embeddings.layer_norm.{gamma,beta}`    | also `.gamma/.beta`   |
@@ -29,9 +29,10 @@ use burn::prelude::*;
 use safetensors::{Dtype, SafeTensors};
 use sha2::{Digest, Sha256};
 
+use crate::batch::MAX_TENSOR_BYTES;
 use crate::classifier::{ClassificationHead, RobertaForSequenceClassification};
 use crate::config::RobertaConfig;
-use crate::embeddings::Embeddings;
+use crate::embeddings::{Embeddings, WordChunk};
 use crate::encoder::{Attention, Encoder, FeedForward, Layer};
 use crate::error::LoadError;
 use crate::nn::{Dense, LayerNorm};
@@ -72,7 +73,7 @@ pub fn load_weights(
     let dense = |name: &str| tensors.dense(name, device);
     let norm = |name: &str| tensors.layer_norm(name, eps, device);
     let embeddings = Embeddings {
-        word: tensors.matrix("embeddings.word_embeddings.weight", device)?,
+        word: tensors.word_chunks("embeddings.word_embeddings.weight", device)?,
         position: tensors.matrix("embeddings.position_embeddings.weight", device)?,
         token_type: tensors.matrix("embeddings.token_type_embeddings.weight", device)?,
         layer_norm: norm("embeddings.LayerNorm")?,
@@ -261,6 +262,24 @@ impl<'a> Tensors<'a> {
     fn matrix(&self, name: &str, device: &Device) -> Result<Tensor<2>, LoadError> {
         let (values, shape) = self.f32(name)?;
         Ok(Tensor::from_data(TensorData::new(values, shape), device))
+    }
+
+    /// The word table cut into row chunks of at most [`MAX_TENSOR_BYTES`] each.
+    fn word_chunks(&self, name: &str, device: &Device) -> Result<Vec<WordChunk>, LoadError> {
+        let (values, shape) = self.f32(name)?;
+        let (rows, width) = (shape[0], shape[1]);
+        let per_chunk = (MAX_TENSOR_BYTES / 4 / width.max(1)).max(1);
+        Ok((0..rows)
+            .step_by(per_chunk)
+            .map(|start| {
+                let end = (start + per_chunk).min(rows);
+                let part = values[start * width..end * width].to_vec();
+                WordChunk {
+                    start,
+                    table: Tensor::from_data(TensorData::new(part, [end - start, width]), device),
+                }
+            })
+            .collect())
     }
 
     fn vector(&self, name: &str, device: &Device) -> Result<Tensor<1>, LoadError> {

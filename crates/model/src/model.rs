@@ -5,7 +5,7 @@
 use burn::prelude::*;
 use tabprobe_core::scoring::{ModelId, Pair, PairScore, PairScorer, ScoreError};
 
-use crate::batch::{plan_batches, Batch};
+use crate::batch::{max_rows_within_budget, plan_batches, Batch};
 use crate::classifier::RobertaForSequenceClassification;
 use crate::config::{LabelMap, RobertaConfig};
 use crate::error::LoadError;
@@ -123,7 +123,9 @@ impl NliModel {
     }
 
     /// Pairs per forward pass (at least 1). Larger batches are faster per pair until memory
-    /// or padding waste wins; pairs are length-sorted, so padding waste stays small.
+    /// or padding waste wins; pairs are length-sorted, so padding waste stays small. Long
+    /// sequences get smaller batches anyway, so that no tensor exceeds
+    /// [`crate::batch::MAX_TENSOR_BYTES`].
     pub fn set_batch_size(&mut self, batch_size: usize) {
         self.batch_size = batch_size.max(1);
     }
@@ -206,7 +208,15 @@ impl NliModel {
     }
 
     fn plan(&self, encoded: &[EncodedPair]) -> Vec<Batch> {
-        plan_batches(encoded, self.batch_size, self.config.pad_token_id as u32)
+        let c = &self.config;
+        plan_batches(encoded, self.batch_size, c.pad_token_id as u32, |seq| {
+            max_rows_within_budget(
+                seq,
+                c.num_attention_heads,
+                c.intermediate_size,
+                c.hidden_size,
+            )
+        })
     }
 
     fn forward(&self, batch: &Batch) -> Tensor<2> {
