@@ -73,7 +73,11 @@ pub fn load_weights(
     let dense = |name: &str| tensors.dense(name, device);
     let norm = |name: &str| tensors.layer_norm(name, eps, device);
     let embeddings = Embeddings {
-        word: tensors.word_chunks("embeddings.word_embeddings.weight", device)?,
+        word: tensors.word_chunks(
+            "embeddings.word_embeddings.weight",
+            MAX_TENSOR_BYTES,
+            device,
+        )?,
         position: tensors.matrix("embeddings.position_embeddings.weight", device)?,
         token_type: tensors.matrix("embeddings.token_type_embeddings.weight", device)?,
         layer_norm: norm("embeddings.LayerNorm")?,
@@ -231,12 +235,36 @@ impl<'a> Tensors<'a> {
 
     /// The tensor widened to f32, row-major, with its shape.
     fn f32(&self, name: &str) -> Result<(Vec<f32>, Vec<usize>), LoadError> {
+        let shape = self
+            .shape(name)
+            .ok_or_else(|| LoadError::MissingTensor { name: name.into() })?
+            .to_vec();
+        let values = self.f32_range(name, 0, shape.iter().product())?;
+        Ok((values, shape))
+    }
+
+    /// Elements `start..end` (row-major) of the tensor widened to f32: converting a large
+    /// table piece by piece keeps only one piece on the host at a time.
+    fn f32_range(&self, name: &str, start: usize, end: usize) -> Result<Vec<f32>, LoadError> {
         let (stored, view) = self
             .by_name
             .get(name)
             .ok_or_else(|| LoadError::MissingTensor { name: name.into() })?;
-        let bytes = view.data();
-        let values = match view.dtype() {
+        let width = match view.dtype() {
+            Dtype::F32 => 4,
+            Dtype::F16 | Dtype::BF16 => 2,
+            other => {
+                return Err(LoadError::UnsupportedDtype {
+                    name: stored.clone(),
+                    dtype: other.to_string(),
+                })
+            }
+        };
+        let bytes = view
+            .data()
+            .get(start * width..end * width)
+            .ok_or_else(|| LoadError::WeightsParse(format!("tensor {stored:?} is truncated")))?;
+        Ok(match view.dtype() {
             Dtype::F32 => bytes
                 .chunks_exact(4)
                 .map(|b| f32::from_le_bytes([b[0], b[1], b[2], b[3]]))
@@ -245,18 +273,11 @@ impl<'a> Tensors<'a> {
                 .chunks_exact(2)
                 .map(|b| half::f16::from_le_bytes([b[0], b[1]]).to_f32())
                 .collect(),
-            Dtype::BF16 => bytes
+            _ => bytes
                 .chunks_exact(2)
                 .map(|b| half::bf16::from_le_bytes([b[0], b[1]]).to_f32())
                 .collect(),
-            other => {
-                return Err(LoadError::UnsupportedDtype {
-                    name: stored.clone(),
-                    dtype: other.to_string(),
-                })
-            }
-        };
-        Ok((values, view.shape().to_vec()))
+        })
     }
 
     fn matrix(&self, name: &str, device: &Device) -> Result<Tensor<2>, LoadError> {
@@ -264,22 +285,29 @@ impl<'a> Tensors<'a> {
         Ok(Tensor::from_data(TensorData::new(values, shape), device))
     }
 
-    /// The word table cut into row chunks of at most [`MAX_TENSOR_BYTES`] each.
-    fn word_chunks(&self, name: &str, device: &Device) -> Result<Vec<WordChunk>, LoadError> {
-        let (values, shape) = self.f32(name)?;
-        let (rows, width) = (shape[0], shape[1]);
-        let per_chunk = (MAX_TENSOR_BYTES / 4 / width.max(1)).max(1);
-        Ok((0..rows)
+    /// The word table cut into row chunks of at most `max_bytes` (as f32) each.
+    fn word_chunks(
+        &self,
+        name: &str,
+        max_bytes: usize,
+        device: &Device,
+    ) -> Result<Vec<WordChunk>, LoadError> {
+        let (rows, width) = match self.shape(name) {
+            Some(&[rows, width]) => (rows, width),
+            _ => return Err(LoadError::MissingTensor { name: name.into() }),
+        };
+        let per_chunk = (max_bytes / 4 / width.max(1)).max(1);
+        (0..rows)
             .step_by(per_chunk)
             .map(|start| {
                 let end = (start + per_chunk).min(rows);
-                let part = values[start * width..end * width].to_vec();
-                WordChunk {
+                let part = self.f32_range(name, start * width, end * width)?;
+                Ok(WordChunk {
                     start,
                     table: Tensor::from_data(TensorData::new(part, [end - start, width]), device),
-                }
+                })
             })
-            .collect())
+            .collect()
     }
 
     fn vector(&self, name: &str, device: &Device) -> Result<Tensor<1>, LoadError> {
@@ -374,6 +402,31 @@ mod tests {
             canonical_name("classifier.out_proj.weight"),
             "classifier.out_proj.weight"
         );
+    }
+
+    #[test]
+    fn word_table_chunks_reassemble_to_the_stored_table() {
+        let device = Device::flex();
+        for dir in ["tiny-f32", "tiny-bf16"] {
+            let path = format!(
+                "{}/tests/golden/{dir}/model.safetensors",
+                env!("CARGO_MANIFEST_DIR")
+            );
+            let bytes = std::fs::read(path).unwrap();
+            let st = SafeTensors::deserialize(&bytes).unwrap();
+            let t = Tensors::index(&st).unwrap();
+            let name = "embeddings.word_embeddings.weight";
+            let (whole, shape) = t.f32(name).unwrap();
+            // 100 rows of 32 f32 per chunk: 1200 rows → 12 chunks.
+            let chunks = t.word_chunks(name, 100 * 32 * 4, &device).unwrap();
+            assert_eq!(chunks.len(), shape[0].div_ceil(100));
+            let mut joined = Vec::new();
+            for (i, c) in chunks.iter().enumerate() {
+                assert_eq!(c.start, i * 100);
+                joined.extend(c.table.to_data().try_to_vec::<f32>().unwrap());
+            }
+            assert_eq!(joined, whole, "{dir}");
+        }
     }
 
     #[test]
