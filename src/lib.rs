@@ -4,6 +4,9 @@
 pub mod app;
 pub mod components;
 pub mod load;
+pub mod model_files;
+pub mod model_load;
 pub mod route;
 pub mod state;
 pub mod views;
+pub mod worker_client;

@@ -3,8 +3,11 @@
 use std::sync::Arc;
 
 use leptos::prelude::*;
+use tabprobe_core::linearize::LinearizeSettings;
 use tabprobe_core::summary::DatasetSummary;
 use tabprobe_core::{Dataset, DatasetError};
+
+use tabprobe_worker::protocol::ModelInfo;
 
 /// A dataset that passed validation, with the counts the browser shows.
 #[derive(Clone)]
@@ -52,6 +55,24 @@ pub struct AppState {
     pub problem: RwSignal<Option<LoadProblem>>,
     /// The file being read right now, for a status line.
     pub loading: RwSignal<Option<String>>,
+    /// The model in worker slot 0, once loaded; replaced only by a model that loaded.
+    pub model: RwSignal<Option<ModelInfo>>,
+    /// What the model loader is doing or why it failed.
+    pub model_status: RwSignal<ModelStatus>,
+    /// How tables become premise text for the model.
+    pub linearization: RwSignal<LinearizeSettings>,
+}
+
+/// The model loader's state line.
+#[derive(Clone, Debug, PartialEq, Default)]
+pub enum ModelStatus {
+    /// Nothing happening.
+    #[default]
+    Idle,
+    /// Reading files and loading into the worker.
+    Loading(String),
+    /// The last load failed; the previous model (if any) is still loaded.
+    Failed(String),
 }
 
 impl AppState {
@@ -61,6 +82,9 @@ impl AppState {
             dataset: RwSignal::new(None),
             problem: RwSignal::new(None),
             loading: RwSignal::new(None),
+            model: RwSignal::new(None),
+            model_status: RwSignal::new(ModelStatus::Idle),
+            linearization: RwSignal::new(LinearizeSettings::default()),
         }
     }
 }

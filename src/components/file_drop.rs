@@ -6,9 +6,11 @@ use leptos::task::spawn_local;
 use wasm_bindgen::JsCast;
 
 use crate::load::load_file;
+use crate::model_load::{load_model_files, looks_like_checkpoint};
 use crate::state::AppState;
 
-/// The "Load dataset…" picker, the loading status, and a page-wide drop overlay.
+/// The "Load dataset…" picker, the loading status, and a page-wide drop overlay (datasets and
+/// checkpoint files alike).
 #[component]
 pub fn FileLoader() -> impl IntoView {
     let state = use_context::<AppState>().unwrap_or_default();
@@ -41,11 +43,15 @@ pub fn FileLoader() -> impl IntoView {
     let drop = window_event_listener(leptos::ev::drop, move |ev: DragEvent| {
         ev.prevent_default();
         dragging.set(false);
-        if let Some(file) = ev
+        let files: Vec<web_sys::File> = ev
             .data_transfer()
             .and_then(|dt| dt.files())
-            .and_then(|f| f.get(0))
-        {
+            .map(|list| (0..list.length()).filter_map(|i| list.get(i)).collect())
+            .unwrap_or_default();
+        // The files of a checkpoint folder load a model; anything else is a dataset.
+        if looks_like_checkpoint(&files) {
+            spawn_local(load_model_files(state, files));
+        } else if let Some(file) = files.into_iter().next() {
             spawn_local(load_file(state, file));
         }
     });
@@ -64,7 +70,7 @@ pub fn FileLoader() -> impl IntoView {
             {move || state.loading.get().map(|f| format!("reading {f}…"))}
         </span>
         <div class="drop-overlay" class:visible=move || dragging.get() data-testid="drop-overlay">
-            "Drop a dataset JSON to load it"
+            "Drop a dataset JSON, or the files of a model checkpoint, to load them"
         </div>
     }
 }

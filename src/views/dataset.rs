@@ -5,7 +5,8 @@ use leptos::prelude::*;
 use tabprobe_core::summary::{LabelCounts, TableSummary};
 use tabprobe_core::{Label, LabelSet};
 
-use crate::components::label_badge::LabelBadge;
+use crate::components::model_panel::ModelPanel;
+use crate::components::predictions::{HypothesisList, PremiseSource};
 use crate::components::table_view::TableView;
 use crate::state::{AppState, LoadedDataset};
 
@@ -28,11 +29,24 @@ pub fn DatasetView() -> impl IntoView {
     }
 }
 
+/// What the detail pane shows.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Selection {
+    /// The table at this index of `Dataset::tables`.
+    Table(usize),
+    /// The examples with a plain-text premise.
+    TextPremises,
+}
+
 /// Browser for one loaded dataset; rebuilt whenever a new dataset replaces it.
 #[component]
 fn Browser(loaded: LoadedDataset) -> impl IntoView {
     let query = RwSignal::new(String::new());
-    let selected = RwSignal::new(loaded.summary.tables.first().map(|t| t.index));
+    let first = match loaded.summary.tables.first() {
+        Some(t) => Some(Selection::Table(t.index)),
+        None => (loaded.summary.text_premise_examples > 0).then_some(Selection::TextPremises),
+    };
+    let selected = RwSignal::new(first);
     let label_set = loaded.dataset.label_set;
     let summary = loaded.summary.clone();
     let list = {
@@ -49,9 +63,9 @@ fn Browser(loaded: LoadedDataset) -> impl IntoView {
                         <li>
                             <button
                                 class="table-item"
-                                class:selected=move || selected.get() == Some(index)
+                                class:selected=move || selected.get() == Some(Selection::Table(index))
                                 data-testid="table-item"
-                                on:click=move |_| selected.set(Some(index))
+                                on:click=move |_| selected.set(Some(Selection::Table(index)))
                             >
                                 <span class="title">{t.title.clone()}</span>
                                 <span class="meta">
@@ -65,26 +79,55 @@ fn Browser(loaded: LoadedDataset) -> impl IntoView {
                     }
                 })
                 .collect::<Vec<_>>();
+            let text_count = summary.text_premise_examples;
+            let text_entry = (text_count > 0).then(|| {
+                view! {
+                    <li>
+                        <button
+                            class="table-item"
+                            class:selected=move || selected.get() == Some(Selection::TextPremises)
+                            data-testid="text-premises-item"
+                            on:click=move |_| selected.set(Some(Selection::TextPremises))
+                        >
+                            <span class="title">"Plain-text premises"</span>
+                            <span class="meta"><span class="n">{format!("{text_count} examples")}</span></span>
+                        </button>
+                    </li>
+                }
+            });
             view! {
                 <p class="hits" data-testid="table-count">{format!("{count} of {} tables", summary.tables.len())}</p>
-                <ul class="table-list">{items}</ul>
+                <ul class="table-list">{items}{text_entry}</ul>
             }
         }
     };
     let dataset = loaded.dataset.clone();
-    let detail = move || {
-        selected
-            .get()
-            .and_then(|i| dataset.tables.get(i).cloned())
-            .map(|table| {
-                let examples: Vec<_> = dataset
-                    .examples
-                    .iter()
-                    .filter(|e| e.table.as_deref() == Some(table.id()))
-                    .cloned()
-                    .collect();
-                view! { <TableDetail table=table examples=examples set=label_set/> }
-            })
+    let detail = move || match selected.get()? {
+        Selection::Table(i) => dataset.tables.get(i).cloned().map(|table| {
+            let examples: Vec<_> = dataset
+                .examples
+                .iter()
+                .filter(|e| e.table.as_deref() == Some(table.id()))
+                .cloned()
+                .collect();
+            view! { <TableDetail table=table examples=examples set=label_set/> }.into_any()
+        }),
+        Selection::TextPremises => {
+            let examples: Vec<_> = dataset
+                .examples
+                .iter()
+                .filter(|e| e.table.is_none())
+                .cloned()
+                .collect();
+            let chosen = RwSignal::new(None);
+            Some(
+                view! {
+                    <div class="table-pane"><p class="hint">"Each example below carries its own premise."</p></div>
+                    <HypothesisList examples=examples source=PremiseSource::Text set=label_set chosen=chosen/>
+                }
+                .into_any(),
+            )
+        }
     };
     let totals = summary.totals();
     let split_rows = summary
@@ -118,6 +161,7 @@ fn Browser(loaded: LoadedDataset) -> impl IntoView {
                 <tbody>{split_rows}</tbody>
             </table>
         </section>
+        <ModelPanel/>
         <div class="browser">
             <aside class="tables">
                 <input
@@ -170,35 +214,12 @@ fn TableDetail(
                 .unwrap_or_default()
         }
     };
-    let rows = examples
-        .into_iter()
-        .enumerate()
-        .map(|(i, e)| {
-            let has_rows = e.relevant_rows.as_ref().is_some_and(|r| !r.is_empty());
-            view! {
-                <li
-                    class="hypothesis"
-                    class:chosen=move || chosen.get() == Some(i)
-                    data-testid="hypothesis"
-                    on:click=move |_| chosen.set(if chosen.get() == Some(i) { None } else { Some(i) })
-                >
-                    <LabelBadge label=e.label set=set/>
-                    <span class="text">{e.hypothesis.clone()}</span>
-                    <span class="tags">
-                        {e.id.clone().map(|id| view! { <span class="tag id">{id}</span> })}
-                        {e.split.clone().map(|s| view! { <span class="tag split">{s}</span> })}
-                        {e.categories.iter().map(|c| view! { <span class="tag category">{c.clone()}</span> }).collect::<Vec<_>>()}
-                        {has_rows.then(|| view! { <span class="tag evidence" title="has human-annotated relevant rows">"evidence rows"</span> })}
-                    </span>
-                </li>
-            }
-        })
-        .collect::<Vec<_>>();
+    let shown = table.clone();
     view! {
         <div class="table-pane">
-            {move || view! { <TableView table=table.clone() relevant=relevant()/> }}
+            {move || view! { <TableView table=shown.clone() relevant=relevant()/> }}
             <p class="hint">"Choose a hypothesis to mark its annotated evidence rows."</p>
         </div>
-        <ol class="hypotheses" data-testid="hypotheses">{rows}</ol>
+        <HypothesisList examples=examples source=PremiseSource::Table(table) set=set chosen=chosen/>
     }
 }

@@ -9,6 +9,7 @@ import { serveDist, launch, openPage, snap, fixtures } from './harness.mjs';
 
 let server;
 let browser;
+// The dataset browser needs no WebGPU; the model tests launch their own browsers.
 before(async () => {
   server = await serveDist();
   browser = await launch();

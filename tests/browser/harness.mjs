@@ -10,6 +10,8 @@ const root = fileURLToPath(new URL('../..', import.meta.url));
 export const dist = join(root, 'dist');
 export const fixtures = join(root, 'tests', 'fixtures');
 export const artifacts = join(root, 'tests', 'artifacts');
+/** The golden checkpoints of the model crate, served at /test-models/ for URL loading. */
+export const testModels = join(root, 'crates', 'model', 'tests', 'golden');
 
 const types = {
   '.html': 'text/html; charset=utf-8',
@@ -19,11 +21,16 @@ const types = {
   '.json': 'application/json',
 };
 
-/** Serves dist/ on 127.0.0.1 with an index.html fallback, like `trunk serve`. */
+/** Serves dist/ on 127.0.0.1 with an index.html fallback, like `trunk serve`, and the test
+ *  checkpoints under /test-models/. `requests` counts what was asked for, by path. */
 export async function serveDist() {
+  const requests = new Map();
   const server = createServer(async (req, res) => {
     const path = normalize(decodeURIComponent(new URL(req.url, 'http://x').pathname)).replace(/^(\.\.[/\\])+/, '');
-    const file = path.endsWith('/') ? join(dist, path, 'index.html') : join(dist, path);
+    requests.set(path, (requests.get(path) ?? 0) + 1);
+    const file = path.startsWith('/test-models/')
+      ? join(testModels, path.slice('/test-models/'.length))
+      : path.endsWith('/') ? join(dist, path, 'index.html') : join(dist, path);
     try {
       const body = await readFile(file);
       res.writeHead(200, { 'content-type': types[extname(file)] ?? 'application/octet-stream' });
@@ -38,7 +45,7 @@ export async function serveDist() {
   });
   await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address();
-  return { url: `http://127.0.0.1:${port}/`, close: () => new Promise((r) => server.close(r)) };
+  return { url: `http://127.0.0.1:${port}/`, requests, close: () => new Promise((r) => server.close(r)) };
 }
 
 /** Launches Debian's Chromium headless with the flags that work as root on these machines. */

@@ -1,0 +1,216 @@
+//! The worker side: owns the compute device and the loaded models, answers [`Request`]s.
+//! WebGPU is tried first; without an adapter the worker falls back to burn's CPU backend and
+//! says why. Scoring goes in chunks with a yield between them, so a cancel can land.
+
+use std::cell::RefCell;
+use std::collections::{HashMap, HashSet};
+use std::rc::Rc;
+
+use js_sys::Date;
+use tabprobe_core::scoring::{Pair, PairScore};
+use tabprobe_model::{Device, ModelFiles, NliModel, TokenizerFiles};
+use wasm_bindgen::prelude::*;
+use wasm_bindgen::JsCast;
+use web_sys::{DedicatedWorkerGlobalScope, MessageEvent};
+
+use crate::protocol::{Backend, ModelInfo, Request, Response, TokenizerParts};
+use crate::transport;
+
+/// Batches per chunk between two progress messages (and cancel checks).
+const BATCHES_PER_CHUNK: usize = 4;
+
+#[derive(Default)]
+struct Host {
+    device: Option<(Device, Backend)>,
+    models: HashMap<u32, Rc<NliModel>>,
+    cancelled: HashSet<u64>,
+}
+
+/// Installs the message handler on the worker's global scope. Called once by `bin/worker.rs`.
+pub fn start() {
+    let Ok(scope) = js_sys::global().dyn_into::<DedicatedWorkerGlobalScope>() else {
+        web_sys::console::error_1(&"tabprobe worker: not running in a dedicated worker".into());
+        return;
+    };
+    let host = Rc::new(RefCell::new(Host::default()));
+    let handler =
+        Closure::<dyn FnMut(MessageEvent)>::new(
+            move |event: MessageEvent| match transport::decode::<Request>(&event.data()) {
+                Ok((request, parts)) => handle(host.clone(), request, parts),
+                Err(message) => post(&Response::BadRequest { message }),
+            },
+        );
+    scope.set_onmessage(Some(handler.as_ref().unchecked_ref()));
+    // The handler lives as long as the worker.
+    handler.forget();
+}
+
+fn post(response: &Response) {
+    let Ok(scope) = js_sys::global().dyn_into::<DedicatedWorkerGlobalScope>() else {
+        return;
+    };
+    match transport::encode(response, Vec::new()) {
+        Ok((message, transfer)) => {
+            if let Err(e) = scope.post_message_with_transfer(&message, &transfer) {
+                web_sys::console::error_2(&"tabprobe worker: cannot post".into(), &e);
+            }
+        }
+        Err(e) => web_sys::console::error_1(&e.into()),
+    }
+}
+
+fn handle(host: Rc<RefCell<Host>>, request: Request, parts: Vec<Vec<u8>>) {
+    match request {
+        Request::LoadModel {
+            slot,
+            name,
+            tokenizer,
+            batch_size,
+        } => {
+            wasm_bindgen_futures::spawn_local(async move {
+                let response = match load(&host, &name, tokenizer, batch_size, parts).await {
+                    Ok((model, info)) => {
+                        host.borrow_mut().models.insert(slot, Rc::new(model));
+                        Response::ModelLoaded { slot, info }
+                    }
+                    Err(message) => Response::LoadFailed { slot, message },
+                };
+                post(&response);
+            });
+        }
+        Request::Score { job, slot, pairs } => {
+            wasm_bindgen_futures::spawn_local(async move {
+                let started = Date::now();
+                let response = match score(&host, job, slot, &pairs).await {
+                    Ok(scores) => Response::Scores {
+                        job,
+                        scores,
+                        elapsed_ms: Date::now() - started,
+                    },
+                    Err((message, cancelled)) => Response::ScoreFailed {
+                        job,
+                        message,
+                        cancelled,
+                    },
+                };
+                host.borrow_mut().cancelled.remove(&job);
+                post(&response);
+            });
+        }
+        Request::Cancel { job } => {
+            host.borrow_mut().cancelled.insert(job);
+        }
+    }
+}
+
+/// The device, initialised on first use: WebGPU if the browser offers an adapter, else CPU.
+async fn device(host: &Rc<RefCell<Host>>) -> (Device, Backend) {
+    if let Some(d) = host.borrow().device.clone() {
+        return d;
+    }
+    let chosen = match Device::wgpu_options().init_async().await {
+        Ok(device) => (device, Backend::WebGpu),
+        Err(e) => (
+            Device::flex(),
+            Backend::Cpu {
+                reason: e.to_string(),
+            },
+        ),
+    };
+    host.borrow_mut().device = Some(chosen.clone());
+    chosen
+}
+
+async fn load(
+    host: &Rc<RefCell<Host>>,
+    name: &str,
+    tokenizer: TokenizerParts,
+    batch_size: usize,
+    parts: Vec<Vec<u8>>,
+) -> Result<(NliModel, ModelInfo), String> {
+    let started = Date::now();
+    let expected = match tokenizer {
+        TokenizerParts::Json => 3,
+        TokenizerParts::VocabMerges => 4,
+    };
+    if parts.len() != expected {
+        return Err(format!(
+            "expected {expected} files for this checkpoint, received {}",
+            parts.len()
+        ));
+    }
+    let tokenizer = match tokenizer {
+        TokenizerParts::Json => TokenizerFiles::Json(&parts[2]),
+        TokenizerParts::VocabMerges => TokenizerFiles::VocabMerges {
+            vocab_json: &parts[2],
+            merges_txt: &parts[3],
+        },
+    };
+    let (device, backend) = device(host).await;
+    let files = ModelFiles {
+        config_json: &parts[0],
+        weights: &parts[1],
+        tokenizer,
+    };
+    let mut model = NliModel::load(name, files, &device).map_err(|e| e.to_string())?;
+    model.set_batch_size(batch_size);
+    model
+        .warm_up()
+        .await
+        .map_err(|e| format!("the model loaded but cannot run: {e}"))?;
+    let config = model.config();
+    let info = ModelInfo {
+        id: model.id().clone(),
+        labels: model
+            .labels()
+            .names
+            .iter()
+            .zip(&model.labels().labels)
+            .map(|(name, label)| format!("{name} → {label}"))
+            .collect(),
+        max_tokens: config.max_tokens(),
+        layers: config.num_hidden_layers,
+        hidden_size: config.hidden_size,
+        backend,
+        load_ms: Date::now() - started,
+    };
+    Ok((model, info))
+}
+
+async fn score(
+    host: &Rc<RefCell<Host>>,
+    job: u64,
+    slot: u32,
+    pairs: &[Pair],
+) -> Result<Vec<PairScore>, (String, bool)> {
+    let model = host
+        .borrow()
+        .models
+        .get(&slot)
+        .cloned()
+        .ok_or_else(|| (format!("no model is loaded in slot {slot}"), false))?;
+    let chunk = model.batch_size() * BATCHES_PER_CHUNK;
+    let mut scores = Vec::with_capacity(pairs.len());
+    for part in pairs.chunks(chunk.max(1)) {
+        if host.borrow().cancelled.contains(&job) {
+            return Err((
+                format!("cancelled after {} of {} pairs", scores.len(), pairs.len()),
+                true,
+            ));
+        }
+        scores.extend(
+            model
+                .score_async(part)
+                .await
+                .map_err(|e| (e.to_string(), false))?,
+        );
+        post(&Response::Progress {
+            job,
+            done: scores.len(),
+            total: pairs.len(),
+        });
+        // Let queued messages (a cancel) run before the next chunk; the CPU path never awaits.
+        gloo_timers::future::TimeoutFuture::new(0).await;
+    }
+    Ok(scores)
+}

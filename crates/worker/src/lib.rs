@@ -1,0 +1,10 @@
+//! The UI ↔ worker seam (DESIGN.md): the page never runs a model. It sends [`protocol`]
+//! messages over [`transport`] to a dedicated Web Worker whose [`host`] owns the device and
+//! the loaded models — the only code that touches the model crate. The page side (the client)
+//! lives in the app, `src/worker_client.rs`.
+
+pub mod protocol;
+pub mod transport;
+
+#[cfg(feature = "host")]
+pub mod host;

@@ -1,0 +1,139 @@
+//! Messages between the page and the model worker. Each message is a JSON header; large byte
+//! payloads (weights) travel beside it as transferred `ArrayBuffer`s, in the order the header
+//! names them, so they are neither copied through JSON nor cloned.
+
+use serde::{Deserialize, Serialize};
+use tabprobe_core::scoring::{ModelId, Pair, PairScore};
+
+/// Which tokenizer files accompany a [`Request::LoadModel`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub enum TokenizerParts {
+    /// One part: `tokenizer.json`.
+    Json,
+    /// Two parts: `vocab.json`, then `merges.txt`.
+    VocabMerges,
+}
+
+/// Page → worker.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub enum Request {
+    /// Load a checkpoint into `slot`. Byte parts: `config.json`, `model.safetensors`, then the
+    /// tokenizer part(s).
+    LoadModel {
+        /// Model slot (0 = the main model, 1 = a second model to compare with).
+        slot: u32,
+        /// Human name, e.g. the folder name.
+        name: String,
+        /// Which tokenizer files follow the weights.
+        tokenizer: TokenizerParts,
+        /// Pairs per forward pass.
+        batch_size: usize,
+    },
+    /// Score `pairs` with the model in `slot`; answered by progress messages and one
+    /// [`Response::Scores`] (or an error) carrying the same `job`.
+    Score {
+        /// Caller-chosen job id.
+        job: u64,
+        /// Which model.
+        slot: u32,
+        /// Pairs to score, in order.
+        pairs: Vec<Pair>,
+    },
+    /// Stop `job` after the batch in flight.
+    Cancel {
+        /// The job to stop.
+        job: u64,
+    },
+}
+
+/// The compute device the worker chose.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub enum Backend {
+    /// WebGPU through burn-wgpu.
+    WebGpu,
+    /// burn's `flex` CPU backend in wasm, with the reason WebGPU was not used.
+    Cpu {
+        /// Why there is no WebGPU (e.g. "no adapter").
+        reason: String,
+    },
+}
+
+impl Backend {
+    /// How the UI names it.
+    pub fn describe(&self) -> String {
+        match self {
+            Backend::WebGpu => "WebGPU".to_string(),
+            Backend::Cpu { reason } => format!("CPU (WebGPU unavailable: {reason})"),
+        }
+    }
+}
+
+/// What the UI shows about a loaded model.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ModelInfo {
+    /// Name and weight hash (share links carry these).
+    pub id: ModelId,
+    /// The model's labels in its own order, as `config.json`'s `id2label` names them.
+    pub labels: Vec<String>,
+    /// Maximum tokens per pair.
+    pub max_tokens: usize,
+    /// Encoder layers.
+    pub layers: usize,
+    /// Hidden size.
+    pub hidden_size: usize,
+    /// Where it runs.
+    pub backend: Backend,
+    /// Wall time of loading (parse, upload, warm-up), milliseconds.
+    pub load_ms: f64,
+}
+
+/// Worker → page.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub enum Response {
+    /// The model in `slot` is ready.
+    ModelLoaded {
+        /// The slot it was loaded into.
+        slot: u32,
+        /// What it is.
+        info: ModelInfo,
+    },
+    /// Loading into `slot` failed; the slot keeps its previous model.
+    LoadFailed {
+        /// The slot.
+        slot: u32,
+        /// What went wrong, for the user.
+        message: String,
+    },
+    /// `done` of `total` pairs of `job` are scored.
+    Progress {
+        /// The job.
+        job: u64,
+        /// Pairs scored so far.
+        done: usize,
+        /// Pairs in the job.
+        total: usize,
+    },
+    /// All scores of `job`, in request order.
+    Scores {
+        /// The job.
+        job: u64,
+        /// One score per pair.
+        scores: Vec<PairScore>,
+        /// Wall time of scoring, milliseconds.
+        elapsed_ms: f64,
+    },
+    /// `job` failed or was cancelled.
+    ScoreFailed {
+        /// The job.
+        job: u64,
+        /// What happened.
+        message: String,
+        /// True when it stopped because of [`Request::Cancel`].
+        cancelled: bool,
+    },
+    /// A message the worker could not read (a bug, not user input).
+    BadRequest {
+        /// What was wrong.
+        message: String,
+    },
+}

@@ -1,0 +1,133 @@
+//! The model bar: load a Hugging Face checkpoint (files or a folder) into the worker, see
+//! what is loaded (name, weight hash, labels, backend) and choose the linearization.
+
+use leptos::prelude::*;
+use leptos::task::spawn_local;
+use tabprobe_core::linearize::{Linearization, LinearizeSettings, PairOrder};
+use wasm_bindgen::JsCast;
+
+use crate::model_load::{load_model_files, load_model_url};
+use crate::state::{AppState, ModelStatus};
+
+fn picked_files(ev: &leptos::ev::Event) -> Vec<web_sys::File> {
+    let Some(input) = ev
+        .target()
+        .and_then(|t| t.dyn_into::<web_sys::HtmlInputElement>().ok())
+    else {
+        return Vec::new();
+    };
+    let files = input
+        .files()
+        .map(|list| (0..list.length()).filter_map(|i| list.get(i)).collect())
+        .unwrap_or_default();
+    input.set_value("");
+    files
+}
+
+/// The model bar above the dataset browser.
+#[component]
+pub fn ModelPanel() -> impl IntoView {
+    let state = use_context::<AppState>().unwrap_or_default();
+    let on_pick = move |ev: leptos::ev::Event| {
+        let files = picked_files(&ev);
+        if !files.is_empty() {
+            spawn_local(load_model_files(state, files));
+        }
+    };
+    let info = move || {
+        state.model.get().map(|m| {
+            let short = m.id.weights_sha256.chars().take(12).collect::<String>();
+            view! {
+                <span class="model-name" data-testid="model-name">{m.id.name.clone()}</span>
+                <code class="hash" title=m.id.weights_sha256.clone() data-testid="model-hash">{short}</code>
+                <span class="backend" data-testid="model-backend">{m.backend.describe()}</span>
+                <span class="model-meta">
+                    {format!("{} layers · hidden {} · max {} tokens · loaded in {:.1} s", m.layers, m.hidden_size, m.max_tokens, m.load_ms / 1000.0)}
+                </span>
+                <span class="model-labels" data-testid="model-labels">{m.labels.join(" · ")}</span>
+            }
+        })
+    };
+    let status = move || {
+        match state.model_status.get() {
+        ModelStatus::Idle => None,
+        ModelStatus::Loading(s) => Some(view! { <span class="model-status loading" data-testid="model-status">{s}</span> }.into_any()),
+        ModelStatus::Failed(s) => Some(
+            view! {
+                <span class="model-status failed" data-testid="model-error" role="alert">
+                    {s}
+                    {move || state.model.get().map(|m| format!(" — {} is still loaded.", m.id.name))}
+                </span>
+            }
+            .into_any(),
+        ),
+    }
+    };
+    let strategy_options = Linearization::ALL
+        .into_iter()
+        .map(|l| view! { <option value=l.as_str() selected=move || state.linearization.get().strategy == l>{l.as_str().replace('_', " ")}</option> })
+        .collect::<Vec<_>>();
+    let on_strategy = move |ev: leptos::ev::Event| {
+        if let Some(strategy) = Linearization::from_name(&event_target_value(&ev)) {
+            state.linearization.update(|s| s.strategy = strategy);
+        }
+    };
+    let on_order = move |ev: leptos::ev::Event| {
+        let order = if event_target_value(&ev) == "hypothesis_first" {
+            PairOrder::HypothesisFirst
+        } else {
+            PairOrder::PremiseFirst
+        };
+        state
+            .linearization
+            .update(|s: &mut LinearizeSettings| s.order = order);
+    };
+    let url_input = NodeRef::<leptos::html::Input>::new();
+    let on_url = move |ev: leptos::ev::SubmitEvent| {
+        ev.prevent_default();
+        if let Some(input) = url_input.get() {
+            let url = input.value().trim().to_string();
+            if !url.is_empty() {
+                spawn_local(load_model_url(state, url));
+            }
+        }
+    };
+    // `webkitdirectory` has no typed attribute in Leptos: set it once the input exists.
+    let folder_input = NodeRef::<leptos::html::Input>::new();
+    Effect::new(move |_| {
+        if let Some(input) = folder_input.get() {
+            let _ = input.set_attribute("webkitdirectory", "");
+        }
+    });
+    view! {
+        <section class="model-panel" data-testid="model-panel">
+            <strong>"Model"</strong>
+            {move || state.model.with(|m| m.is_none()).then(|| view! { <span class="muted">"none loaded"</span> })}
+            {info}
+            {status}
+            <span class="spacer"></span>
+            <label class="file-picker small">
+                "Load model files…"
+                <input type="file" multiple data-testid="model-input" on:change=on_pick/>
+            </label>
+            <label class="file-picker small">
+                "Load model folder…"
+                <input type="file" node_ref=folder_input data-testid="model-folder-input" on:change=on_pick/>
+            </label>
+            <form class="model-url" on:submit=on_url>
+                <input type="url" placeholder="…or the base URL of a checkpoint folder" data-testid="model-url" node_ref=url_input/>
+                <button type="submit" data-testid="model-url-load">"Load URL"</button>
+            </form>
+            <label class="select">
+                "Premise text "
+                <select data-testid="linearization" on:change=on_strategy>{strategy_options}</select>
+            </label>
+            <label class="select">
+                <select data-testid="pair-order" on:change=on_order>
+                    <option value="premise_first">"premise first"</option>
+                    <option value="hypothesis_first">"hypothesis first"</option>
+                </select>
+            </label>
+        </section>
+    }
+}

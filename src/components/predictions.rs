@@ -1,0 +1,220 @@
+//! Hypotheses with their gold labels and, when a model is loaded, the model's prediction for
+//! each (probabilities, right or wrong, truncation), scored in the worker as one job that is
+//! re-run when the model or the linearization changes and cancelled when the view goes away.
+
+use leptos::prelude::*;
+use leptos::task::spawn_local;
+use tabprobe_core::linearize::LinearizeSettings;
+use tabprobe_core::scoring::{Pair, PairScore};
+use tabprobe_core::{Example, Label, LabelSet, Table};
+
+use crate::components::label_badge::LabelBadge;
+use crate::state::AppState;
+use crate::worker_client::client;
+
+/// Where the premise of the listed examples comes from.
+#[derive(Clone, Debug)]
+pub enum PremiseSource {
+    /// One table, linearized with the chosen strategy.
+    Table(Table),
+    /// Each example's own plain-text premise.
+    Text,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+enum Scoring {
+    Idle,
+    Running { done: usize, total: usize },
+    Done { elapsed_ms: f64 },
+    Failed(String),
+}
+
+fn pairs(
+    source: &PremiseSource,
+    settings: &LinearizeSettings,
+    examples: &[Example],
+) -> Result<Vec<Pair>, String> {
+    examples
+        .iter()
+        .map(|e| match source {
+            PremiseSource::Table(t) => settings
+                .table_pair(t, &e.hypothesis)
+                .map_err(|err| err.to_string()),
+            PremiseSource::Text => {
+                Ok(settings.pair(e.premise.as_deref().unwrap_or_default(), &e.hypothesis))
+            }
+        })
+        .collect()
+}
+
+/// The list of hypotheses; `chosen` is the one whose evidence rows the table marks.
+#[component]
+pub fn HypothesisList(
+    examples: Vec<Example>,
+    source: PremiseSource,
+    set: LabelSet,
+    chosen: RwSignal<Option<usize>>,
+) -> impl IntoView {
+    let state = use_context::<AppState>().unwrap_or_default();
+    let scores = RwSignal::new(Vec::<Option<PairScore>>::new());
+    let scoring = RwSignal::new(Scoring::Idle);
+    let generation = StoredValue::new(0u64);
+    let running_job = StoredValue::new(None::<u64>);
+    let cancel_running = move || {
+        if let Some(job) = running_job.get_value() {
+            if let Ok(c) = client() {
+                let _ = c.cancel(job);
+            }
+        }
+    };
+    {
+        let examples = examples.clone();
+        let source = source.clone();
+        Effect::new(move |_| {
+            let model = state.model.get();
+            let settings = state.linearization.get();
+            cancel_running();
+            generation.update_value(|g| *g += 1);
+            let this = generation.get_value();
+            scores.set(Vec::new());
+            if model.is_none() || examples.is_empty() {
+                scoring.set(Scoring::Idle);
+                return;
+            }
+            let batch = match pairs(&source, &settings, &examples) {
+                Ok(p) => p,
+                Err(e) => {
+                    scoring.set(Scoring::Failed(e));
+                    return;
+                }
+            };
+            let total = batch.len();
+            scoring.set(Scoring::Running { done: 0, total });
+            let started = client().and_then(|c| {
+                c.score(0, batch, move |done, total| {
+                    if generation.try_get_value() == Some(this) {
+                        scoring.try_set(Scoring::Running { done, total });
+                    }
+                })
+            });
+            match started {
+                Err(e) => scoring.set(Scoring::Failed(e)),
+                Ok((job, result)) => {
+                    running_job.set_value(Some(job));
+                    spawn_local(async move {
+                        let result = result.await;
+                        // A newer run (or a closed view) owns the signals now.
+                        if generation.try_get_value() != Some(this) {
+                            return;
+                        }
+                        running_job.try_set_value(None);
+                        match result {
+                            Ok((s, elapsed_ms)) => {
+                                scores.try_set(s.into_iter().map(Some).collect());
+                                scoring.try_set(Scoring::Done { elapsed_ms });
+                            }
+                            Err(f) => {
+                                scoring.try_set(Scoring::Failed(f.message));
+                            }
+                        }
+                    });
+                }
+            }
+        });
+    }
+    on_cleanup(cancel_running);
+
+    let golds: Vec<Label> = examples.iter().map(|e| e.label).collect();
+    let status = move || match scoring.get() {
+        Scoring::Idle => None,
+        Scoring::Running { done, total } => Some(format!("scoring {done} / {total} pairs…")),
+        Scoring::Done { elapsed_ms } => {
+            let (n, right) = scores.with(|s| {
+                let right = s
+                    .iter()
+                    .zip(&golds)
+                    .filter(|(s, g)| s.as_ref().is_some_and(|s| s.predicted() == **g))
+                    .count();
+                (s.len(), right)
+            });
+            Some(format!(
+                "model right on {right} of {n} · scored in {elapsed_ms:.0} ms"
+            ))
+        }
+        Scoring::Failed(e) => Some(format!("scoring failed: {e}")),
+    };
+    let items = examples
+        .into_iter()
+        .enumerate()
+        .map(|(i, e)| {
+            let has_rows = e.relevant_rows.as_ref().is_some_and(|r| !r.is_empty());
+            let gold = e.label;
+            let prediction = move || scores.with(|s| s.get(i).cloned().flatten()).map(|score| view! { <Prediction score=score gold=gold set=set/> });
+            view! {
+                <li
+                    class="hypothesis"
+                    class:chosen=move || chosen.get() == Some(i)
+                    data-testid="hypothesis"
+                    on:click=move |_| chosen.set(if chosen.get() == Some(i) { None } else { Some(i) })
+                >
+                    <LabelBadge label=e.label set=set/>
+                    <span class="text">{e.hypothesis.clone()}</span>
+                    {e.premise.clone().map(|p| view! { <p class="premise">{p}</p> })}
+                    <span class="tags">
+                        {e.id.clone().map(|id| view! { <span class="tag id">{id}</span> })}
+                        {e.split.clone().map(|s| view! { <span class="tag split">{s}</span> })}
+                        {e.categories.iter().map(|c| view! { <span class="tag category">{c.clone()}</span> }).collect::<Vec<_>>()}
+                        {has_rows.then(|| view! { <span class="tag evidence" title="has human-annotated relevant rows">"evidence rows"</span> })}
+                    </span>
+                    {prediction}
+                </li>
+            }
+        })
+        .collect::<Vec<_>>();
+    view! {
+        <div class="hypotheses-pane">
+            <p class="scoring-status" data-testid="scoring-status">{status}</p>
+            <ol class="hypotheses" data-testid="hypotheses">{items}</ol>
+        </div>
+    }
+}
+
+/// One prediction: label, probabilities, right/wrong against gold, truncation.
+#[component]
+fn Prediction(score: PairScore, gold: Label, set: LabelSet) -> impl IntoView {
+    let predicted = score.predicted();
+    let right = predicted == gold;
+    let probs = Label::ALL
+        .iter()
+        .zip(score.probs)
+        .filter(|(l, _)| set.labels().contains(l))
+        .map(|(l, p)| {
+            let class = match l {
+                Label::Entail => "prob entail",
+                Label::Neutral => "prob neutral",
+                Label::Contradict => "prob contradict",
+            };
+            view! {
+                <span class=class title=set.display_name(*l)>
+                    <span class="bar" style=format!("width: {:.0}%", p * 100.0)></span>
+                    <span class="value">{format!("{:.3}", p)}</span>
+                </span>
+            }
+        })
+        .collect::<Vec<_>>();
+    let probs_json = serde_json::to_string(&score.probs).unwrap_or_default();
+    let logits_json = serde_json::to_string(&score.logits).unwrap_or_default();
+    view! {
+        <div class="prediction" class:wrong=!right data-testid="prediction" data-probs=probs_json data-logits=logits_json>
+            <span class="muted">"model: "</span>
+            <LabelBadge label=predicted set=set/>
+            <span class="verdict" data-testid="verdict">{if right { "✓ right" } else { "✗ wrong" }}</span>
+            <span class="probs">{probs}</span>
+            {score.truncated.then(|| view! {
+                <span class="truncated" data-testid="truncated" title="rows past the model's maximum length were never seen">
+                    {format!("premise truncated: {} tokens dropped", score.premise_tokens_dropped)}
+                </span>
+            })}
+        </div>
+    }
+}

@@ -1,0 +1,286 @@
+//! All model I/O of the page: checkpoint files the user picks or drops, and checkpoints at a
+//! base URL (the bundled demo model, or any Hugging Face-layout folder served over HTTP),
+//! downloaded with byte progress and kept in the browser's Cache API so a second load needs
+//! no network. The bytes go to the worker; a failed load leaves the loaded model in place.
+
+use js_sys::{Reflect, Uint8Array};
+use leptos::prelude::*;
+use wasm_bindgen::{JsCast, JsValue};
+use wasm_bindgen_futures::JsFuture;
+
+use crate::model_files::{checkpoint_name, sort_checkpoint_files, TokenizerLayout};
+use crate::state::{AppState, ModelStatus};
+use crate::worker_client::{client, CheckpointBytes, TokenizerBytes};
+
+/// Weight files larger than this are refused before reading: wasm32 memory tops out at 4 GiB
+/// and the weights are held twice while loading.
+pub const MAX_WEIGHTS_BYTES: f64 = 1.5 * 1024.0 * 1024.0 * 1024.0;
+
+/// Pairs per forward pass in the browser.
+pub const DEFAULT_BATCH_SIZE: usize = 8;
+
+/// The Cache API bucket for downloaded checkpoint files (bump the suffix to drop old entries).
+pub const MODEL_CACHE: &str = "tabprobe-models-v1";
+
+/// Sends checkpoint bytes to the worker's slot 0 and records the outcome.
+async fn hand_to_worker(state: AppState, bytes: CheckpointBytes) {
+    let name = bytes.name.clone();
+    state.model_status.set(ModelStatus::Loading(format!(
+        "loading {name} in the model worker…"
+    )));
+    let result = match client() {
+        Ok(c) => c.load_model(0, bytes, DEFAULT_BATCH_SIZE).await,
+        Err(e) => Err(e),
+    };
+    match result {
+        Ok(info) => {
+            state.model.set(Some(info));
+            state.model_status.set(ModelStatus::Idle);
+        }
+        Err(message) => state
+            .model_status
+            .set(ModelStatus::Failed(format!("{name}: {message}"))),
+    }
+}
+
+/// Whether dropped or picked files look like a checkpoint rather than a dataset.
+pub fn looks_like_checkpoint(files: &[web_sys::File]) -> bool {
+    files.iter().any(|f| {
+        matches!(
+            f.name().as_str(),
+            "config.json" | "model.safetensors" | "pytorch_model.bin"
+        )
+    })
+}
+
+/// Reads the picked or dropped checkpoint files and loads them.
+pub async fn load_model_files(state: AppState, files: Vec<web_sys::File>) {
+    // Files from a folder carry their relative path; plain picks only a name.
+    let names: Vec<String> = files
+        .iter()
+        .map(|f| {
+            Reflect::get(f, &"webkitRelativePath".into())
+                .ok()
+                .and_then(|v| v.as_string())
+                .filter(|p| !p.is_empty())
+                .unwrap_or_else(|| f.name())
+        })
+        .collect();
+    let layout = match sort_checkpoint_files(&names) {
+        Ok(l) => l,
+        Err(message) => {
+            state.model_status.set(ModelStatus::Failed(message));
+            return;
+        }
+    };
+    if files[layout.weights].size() > MAX_WEIGHTS_BYTES {
+        state.model_status.set(ModelStatus::Failed(format!(
+            "{}: {:.2} GB is more than the {:.1} GB a browser tab can load",
+            names[layout.weights],
+            files[layout.weights].size() / 1e9,
+            MAX_WEIGHTS_BYTES / 1e9
+        )));
+        return;
+    }
+    let name = checkpoint_name(&names);
+    state
+        .model_status
+        .set(ModelStatus::Loading(format!("reading {name}…")));
+    let read = |i: usize| {
+        let file = files[i].clone();
+        let label = names[i].clone();
+        async move {
+            gloo::file::futures::read_as_bytes(&gloo::file::Blob::from(file))
+                .await
+                .map_err(|e| format!("{label}: cannot read: {e}"))
+        }
+    };
+    let bytes = async {
+        let config_json = read(layout.config).await?;
+        let weights = read(layout.weights).await?;
+        let tokenizer = match layout.tokenizer {
+            TokenizerLayout::Json(t) => TokenizerBytes::Json(read(t).await?),
+            TokenizerLayout::VocabMerges(v, m) => {
+                TokenizerBytes::VocabMerges(read(v).await?, read(m).await?)
+            }
+        };
+        Ok::<_, String>(CheckpointBytes {
+            name: name.clone(),
+            config_json,
+            weights,
+            tokenizer,
+        })
+    }
+    .await;
+    match bytes {
+        Ok(bytes) => hand_to_worker(state, bytes).await,
+        Err(message) => state.model_status.set(ModelStatus::Failed(message)),
+    }
+}
+
+/// Downloads (or takes from the cache) the checkpoint at `base` and loads it.
+pub async fn load_model_url(state: AppState, base: String) {
+    let base = if base.ends_with('/') {
+        base
+    } else {
+        format!("{base}/")
+    };
+    let name = base
+        .trim_end_matches('/')
+        .rsplit('/')
+        .next()
+        .unwrap_or("model")
+        .to_string();
+    let result = async {
+        let progress = |file: &'static str| {
+            move |got: f64, total: Option<f64>, cached: bool| {
+                let what = match (cached, total) {
+                    (true, _) => format!("{file}: from the browser cache"),
+                    (false, Some(t)) => {
+                        format!("downloading {file}: {:.1} of {:.1} MB", got / 1e6, t / 1e6)
+                    }
+                    (false, None) => format!("downloading {file}: {:.1} MB", got / 1e6),
+                };
+                state.model_status.set(ModelStatus::Loading(what));
+            }
+        };
+        let required = |file: &'static str, bytes: Option<Vec<u8>>| {
+            bytes.ok_or_else(|| {
+                format!("{base}{file} was not found (404); a checkpoint folder needs it")
+            })
+        };
+        let config_json = required(
+            "config.json",
+            fetch_cached(&format!("{base}config.json"), progress("config.json")).await?,
+        )?;
+        let weights = required(
+            "model.safetensors",
+            fetch_cached(
+                &format!("{base}model.safetensors"),
+                progress("model.safetensors"),
+            )
+            .await?,
+        )?;
+        let tokenizer =
+            match fetch_cached(&format!("{base}tokenizer.json"), progress("tokenizer.json")).await?
+            {
+                Some(t) => TokenizerBytes::Json(t),
+                None => TokenizerBytes::VocabMerges(
+                    required(
+                        "vocab.json",
+                        fetch_cached(&format!("{base}vocab.json"), progress("vocab.json")).await?,
+                    )?,
+                    required(
+                        "merges.txt",
+                        fetch_cached(&format!("{base}merges.txt"), progress("merges.txt")).await?,
+                    )?,
+                ),
+            };
+        Ok::<_, String>(CheckpointBytes {
+            name: name.clone(),
+            config_json,
+            weights,
+            tokenizer,
+        })
+    }
+    .await;
+    match result {
+        Ok(bytes) => hand_to_worker(state, bytes).await,
+        Err(message) => state.model_status.set(ModelStatus::Failed(message)),
+    }
+}
+
+fn js_error(context: &str, e: JsValue) -> String {
+    let detail = e.as_string().or_else(|| {
+        Reflect::get(&e, &"message".into())
+            .ok()
+            .and_then(|m| m.as_string())
+    });
+    format!("{context}: {}", detail.unwrap_or_else(|| format!("{e:?}")))
+}
+
+/// The bytes at `url`: from the model cache if present, else downloaded with progress
+/// `(received, total, from_cache)` and then cached. `Ok(None)` for a 404.
+async fn fetch_cached(
+    url: &str,
+    progress: impl Fn(f64, Option<f64>, bool),
+) -> Result<Option<Vec<u8>>, String> {
+    let window = web_sys::window().ok_or("no window")?;
+    // The Cache API needs a secure context; without it, download every time.
+    let cache: Option<web_sys::Cache> = match window.caches() {
+        Ok(caches) => JsFuture::from(caches.open(MODEL_CACHE))
+            .await
+            .ok()
+            .and_then(|c| c.dyn_into().ok()),
+        Err(_) => None,
+    };
+    if let Some(cache) = &cache {
+        let hit = JsFuture::from(cache.match_with_str(url))
+            .await
+            .ok()
+            .and_then(|r| r.dyn_into::<web_sys::Response>().ok());
+        if let Some(response) = hit {
+            let buffer = JsFuture::from(response.array_buffer().map_err(|e| js_error(url, e))?)
+                .await
+                .map_err(|e| js_error(url, e))?;
+            let bytes = Uint8Array::new(&buffer).to_vec();
+            progress(bytes.len() as f64, Some(bytes.len() as f64), true);
+            return Ok(Some(bytes));
+        }
+    }
+    let response: web_sys::Response = JsFuture::from(window.fetch_with_str(url))
+        .await
+        .map_err(|e| js_error(&format!("cannot download {url}"), e))?
+        .dyn_into()
+        .map_err(|_| format!("{url}: the answer is not an HTTP response"))?;
+    if response.status() == 404 {
+        return Ok(None);
+    }
+    if !response.ok() {
+        return Err(format!(
+            "{url}: the server answered {} {}",
+            response.status(),
+            response.status_text()
+        ));
+    }
+    let total = response
+        .headers()
+        .get("content-length")
+        .ok()
+        .flatten()
+        .and_then(|v| v.parse::<f64>().ok());
+    let mut bytes = Vec::with_capacity(total.unwrap_or(0.0) as usize);
+    let body = response
+        .body()
+        .ok_or_else(|| format!("{url}: the response has no body"))?;
+    let reader: web_sys::ReadableStreamDefaultReader = body
+        .get_reader()
+        .dyn_into()
+        .map_err(|_| format!("{url}: cannot read the response body"))?;
+    loop {
+        let chunk = JsFuture::from(reader.read())
+            .await
+            .map_err(|e| js_error(&format!("download of {url} failed"), e))?;
+        let done = Reflect::get(&chunk, &"done".into())
+            .ok()
+            .and_then(|d| d.as_bool())
+            .unwrap_or(true);
+        if done {
+            break;
+        }
+        if let Ok(value) = Reflect::get(&chunk, &"value".into()) {
+            bytes.extend(Uint8Array::new(&value).to_vec());
+        }
+        progress(bytes.len() as f64, total, false);
+    }
+    if let Some(cache) = &cache {
+        // Store a fresh response built from the bytes: the original body is consumed.
+        let copy = Uint8Array::from(bytes.as_slice());
+        if let Ok(stored) = web_sys::Response::new_with_opt_buffer_source(Some(&copy)) {
+            if let Err(e) = JsFuture::from(cache.put_with_str(url, &stored)).await {
+                web_sys::console::warn_1(&format!("tabprobe: could not cache {url}: {e:?}").into());
+            }
+        }
+    }
+    Ok(Some(bytes))
+}

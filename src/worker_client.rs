@@ -1,0 +1,258 @@
+//! The page side of the model worker (`crates/worker`): one worker per page, started on first use; requests
+//! are matched to replies by slot (loads) and job id (scoring). Every call returns a `Result`
+//! whose error is a sentence for the user.
+
+use std::cell::RefCell;
+use std::collections::HashMap;
+use std::rc::Rc;
+
+use futures::channel::oneshot;
+use js_sys::Uint8Array;
+use tabprobe_core::scoring::{Pair, PairScore};
+use wasm_bindgen::prelude::*;
+use wasm_bindgen::JsCast;
+use web_sys::{ErrorEvent, MessageEvent, Worker};
+
+use tabprobe_worker::protocol::{ModelInfo, Request, Response, TokenizerParts};
+use tabprobe_worker::transport;
+
+/// Trunk's loader shim for the `worker` binary (see `index.html`).
+const WORKER_URL: &str = "./worker_loader.js";
+
+/// How a scoring job ended without scores.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ScoreFailure {
+    /// What happened.
+    pub message: String,
+    /// True when the user cancelled it.
+    pub cancelled: bool,
+}
+
+/// The files of a checkpoint, as bytes.
+pub struct CheckpointBytes {
+    /// Human name (folder or file stem).
+    pub name: String,
+    /// `config.json`.
+    pub config_json: Vec<u8>,
+    /// `model.safetensors`.
+    pub weights: Vec<u8>,
+    /// `tokenizer.json`, or `vocab.json` + `merges.txt`.
+    pub tokenizer: TokenizerBytes,
+}
+
+/// Tokenizer files.
+pub enum TokenizerBytes {
+    /// `tokenizer.json`.
+    Json(Vec<u8>),
+    /// `vocab.json` and `merges.txt`.
+    VocabMerges(Vec<u8>, Vec<u8>),
+}
+
+type Progress = Box<dyn Fn(usize, usize)>;
+
+struct Job {
+    done: oneshot::Sender<Result<(Vec<PairScore>, f64), ScoreFailure>>,
+    progress: Progress,
+}
+
+#[derive(Default)]
+struct Pending {
+    next_job: u64,
+    loads: HashMap<u32, oneshot::Sender<Result<ModelInfo, String>>>,
+    jobs: HashMap<u64, Job>,
+}
+
+impl Pending {
+    /// A worker that died answers nothing: fail everything that waits on it.
+    fn fail_all(&mut self, message: &str) {
+        for (_, tx) in self.loads.drain() {
+            let _ = tx.send(Err(message.to_string()));
+        }
+        for (_, job) in self.jobs.drain() {
+            let _ = job.done.send(Err(ScoreFailure {
+                message: message.to_string(),
+                cancelled: false,
+            }));
+        }
+    }
+}
+
+/// A handle on the model worker.
+pub struct WorkerClient {
+    worker: Worker,
+    pending: Rc<RefCell<Pending>>,
+    _on_message: Closure<dyn FnMut(MessageEvent)>,
+    _on_error: Closure<dyn FnMut(ErrorEvent)>,
+}
+
+thread_local! {
+    static CLIENT: RefCell<Option<Rc<WorkerClient>>> = const { RefCell::new(None) };
+}
+
+/// The page's worker client, started on first call.
+pub fn client() -> Result<Rc<WorkerClient>, String> {
+    if let Some(c) = CLIENT.with(|c| c.borrow().clone()) {
+        return Ok(c);
+    }
+    let c = Rc::new(WorkerClient::start()?);
+    CLIENT.with(|cell| *cell.borrow_mut() = Some(c.clone()));
+    Ok(c)
+}
+
+impl WorkerClient {
+    fn start() -> Result<WorkerClient, String> {
+        let worker =
+            Worker::new(WORKER_URL).map_err(|e| format!("cannot start the model worker: {e:?}"))?;
+        let pending = Rc::new(RefCell::new(Pending::default()));
+        let on_message = {
+            let pending = pending.clone();
+            Closure::<dyn FnMut(MessageEvent)>::new(move |event: MessageEvent| {
+                match transport::decode::<Response>(&event.data()) {
+                    Ok((response, _)) => dispatch(&pending, response),
+                    Err(e) => web_sys::console::error_1(
+                        &format!("tabprobe: unreadable worker message: {e}").into(),
+                    ),
+                }
+            })
+        };
+        let on_error = {
+            let pending = pending.clone();
+            Closure::<dyn FnMut(ErrorEvent)>::new(move |event: ErrorEvent| {
+                let message = format!("the model worker failed: {}", event.message());
+                pending.borrow_mut().fail_all(&message);
+            })
+        };
+        worker.set_onmessage(Some(on_message.as_ref().unchecked_ref()));
+        worker.set_onerror(Some(on_error.as_ref().unchecked_ref()));
+        Ok(WorkerClient {
+            worker,
+            pending,
+            _on_message: on_message,
+            _on_error: on_error,
+        })
+    }
+
+    fn send(&self, request: &Request, parts: Vec<Vec<u8>>) -> Result<(), String> {
+        let parts = parts
+            .iter()
+            .map(|p| Uint8Array::from(p.as_slice()))
+            .collect();
+        let (message, transfer) = transport::encode(request, parts)?;
+        self.worker
+            .post_message_with_transfer(&message, &transfer)
+            .map_err(|e| format!("cannot reach the model worker: {e:?}"))
+    }
+
+    /// Loads a checkpoint into `slot`; resolves when it is ready (loaded and warmed up).
+    pub async fn load_model(
+        &self,
+        slot: u32,
+        files: CheckpointBytes,
+        batch_size: usize,
+    ) -> Result<ModelInfo, String> {
+        let (tx, rx) = oneshot::channel();
+        if let Some(previous) = self.pending.borrow_mut().loads.insert(slot, tx) {
+            let _ = previous.send(Err("replaced by a newer load".to_string()));
+        }
+        let (tokenizer, mut parts) = match files.tokenizer {
+            TokenizerBytes::Json(t) => (TokenizerParts::Json, vec![t]),
+            TokenizerBytes::VocabMerges(v, m) => (TokenizerParts::VocabMerges, vec![v, m]),
+        };
+        parts.insert(0, files.weights);
+        parts.insert(0, files.config_json);
+        let request = Request::LoadModel {
+            slot,
+            name: files.name,
+            tokenizer,
+            batch_size,
+        };
+        self.send(&request, parts)?;
+        rx.await
+            .map_err(|_| "the model worker stopped answering".to_string())?
+    }
+
+    /// Starts scoring `pairs` with the model in `slot`. Returns the job id (for
+    /// [`WorkerClient::cancel`]) and a future of the scores and the elapsed milliseconds.
+    pub fn score(
+        &self,
+        slot: u32,
+        pairs: Vec<Pair>,
+        progress: impl Fn(usize, usize) + 'static,
+    ) -> Result<
+        (
+            u64,
+            impl std::future::Future<Output = Result<(Vec<PairScore>, f64), ScoreFailure>>,
+        ),
+        String,
+    > {
+        let (tx, rx) = oneshot::channel();
+        let job = {
+            let mut pending = self.pending.borrow_mut();
+            pending.next_job += 1;
+            let job = pending.next_job;
+            pending.jobs.insert(
+                job,
+                Job {
+                    done: tx,
+                    progress: Box::new(progress),
+                },
+            );
+            job
+        };
+        self.send(&Request::Score { job, slot, pairs }, Vec::new())?;
+        let result = async move {
+            rx.await.map_err(|_| ScoreFailure {
+                message: "the model worker stopped answering".into(),
+                cancelled: false,
+            })?
+        };
+        Ok((job, result))
+    }
+
+    /// Asks the worker to stop `job` after the chunk in flight.
+    pub fn cancel(&self, job: u64) -> Result<(), String> {
+        self.send(&Request::Cancel { job }, Vec::new())
+    }
+}
+
+fn dispatch(pending: &Rc<RefCell<Pending>>, response: Response) {
+    let mut p = pending.borrow_mut();
+    match response {
+        Response::ModelLoaded { slot, info } => {
+            if let Some(tx) = p.loads.remove(&slot) {
+                let _ = tx.send(Ok(info));
+            }
+        }
+        Response::LoadFailed { slot, message } => {
+            if let Some(tx) = p.loads.remove(&slot) {
+                let _ = tx.send(Err(message));
+            }
+        }
+        Response::Progress { job, done, total } => {
+            if let Some(j) = p.jobs.get(&job) {
+                (j.progress)(done, total);
+            }
+        }
+        Response::Scores {
+            job,
+            scores,
+            elapsed_ms,
+        } => {
+            if let Some(j) = p.jobs.remove(&job) {
+                let _ = j.done.send(Ok((scores, elapsed_ms)));
+            }
+        }
+        Response::ScoreFailed {
+            job,
+            message,
+            cancelled,
+        } => {
+            if let Some(j) = p.jobs.remove(&job) {
+                let _ = j.done.send(Err(ScoreFailure { message, cancelled }));
+            }
+        }
+        Response::BadRequest { message } => {
+            p.fail_all(&format!("the model worker rejected a message: {message}"))
+        }
+    }
+}

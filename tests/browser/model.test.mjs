@@ -1,0 +1,188 @@
+// The model in the browser (issue 3): a Hugging Face checkpoint picked as files is loaded in
+// the Web Worker, on WebGPU when Chromium offers an adapter (--enable-unsafe-webgpu gives
+// SwiftShader) and on burn's CPU backend when it does not, and its logits equal Hugging Face
+// transformers' (crates/model/tests/golden/golden.json, written by make_golden.py) within 1e-4.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { serveDist, launch, openPage, snap, fixtures } from './harness.mjs';
+
+const goldenDir = join(fixtures, '..', '..', 'crates', 'model', 'tests', 'golden');
+const golden = JSON.parse(await readFile(join(goldenDir, 'golden.json'), 'utf8'));
+const TOLERANCE = 1e-4;
+
+/** A dataset of the golden pairs as plain-text premises (labels are irrelevant here). */
+function goldenDataset() {
+  const examples = golden.pairs
+    .map((p, i) => ({ id: `g${i}`, premise: p.premise, hypothesis: p.hypothesis, label: 'ENTAIL' }))
+    .filter((e) => e.hypothesis.trim() !== '');
+  return { format: 'tabprobe-dataset', version: 1, name: 'Golden pairs', tables: [], examples };
+}
+
+const modelFiles = (dir, names = ['config.json', 'model.safetensors', 'tokenizer.json']) =>
+  names.map((n) => join(goldenDir, dir, n));
+
+let server;
+before(async () => { server = await serveDist(); });
+after(async () => { await server?.close(); });
+
+async function scoreGoldenPairs(browser, shotName) {
+  const { page, errors } = await openPage(browser, server.url);
+  await page.getByTestId('dataset-name').filter({ hasText: 'INFOTABS demo' }).waitFor();
+  const dataset = goldenDataset();
+  await page.getByTestId('file-input').setInputFiles({
+    name: 'golden-pairs.json', mimeType: 'application/json', buffer: Buffer.from(JSON.stringify(dataset)),
+  });
+  await page.getByTestId('dataset-name').filter({ hasText: 'golden-pairs.json' }).waitFor();
+  await page.getByTestId('model-input').setInputFiles(modelFiles('tiny-f32'));
+  await page.getByTestId('model-name').waitFor({ timeout: 120_000 });
+  assert.equal(await page.getByTestId('model-hash').getAttribute('title'), golden.variants.f32.weights_sha256);
+  await page.getByTestId('text-premises-item').click();
+  await page.getByTestId('scoring-status').filter({ hasText: 'model right on' }).waitFor({ timeout: 180_000 });
+  const items = await page.getByTestId('hypothesis').all();
+  assert.equal(items.length, dataset.examples.length);
+  let worst = 0;
+  let truncatedSeen = 0;
+  for (const [k, item] of items.entries()) {
+    const index = Number(dataset.examples[k].id.slice(1));
+    const logits = JSON.parse(await item.getByTestId('prediction').getAttribute('data-logits'));
+    const want = golden.variants.f32.logits[index];
+    assert.equal(logits.length, want.length);
+    for (let j = 0; j < want.length; j++) worst = Math.max(worst, Math.abs(logits[j] - want[j]));
+    const pair = golden.pairs[index];
+    const marker = item.getByTestId('truncated');
+    if (pair.truncated) {
+      truncatedSeen++;
+      assert.equal(await marker.innerText(), `premise truncated: ${pair.premise_tokens_dropped} tokens dropped`);
+    } else {
+      assert.equal(await marker.count(), 0);
+    }
+  }
+  assert.ok(worst <= TOLERANCE, `max |logit - transformers| = ${worst}`);
+  assert.ok(truncatedSeen > 0, 'the golden pairs include truncated ones');
+  const backend = await page.getByTestId('model-backend').innerText();
+  await snap(page, shotName);
+  assert.deepEqual(errors, []);
+  await page.close();
+  return { backend, worst };
+}
+
+test('WebGPU: the worker runs the checkpoint and matches transformers within 1e-4', async () => {
+  const browser = await launch(['--enable-unsafe-webgpu']);
+  try {
+    const { backend, worst } = await scoreGoldenPairs(browser, '10-model-webgpu');
+    assert.equal(backend, 'WebGPU');
+    console.log(`# WebGPU max |logit diff| vs transformers: ${worst.toExponential(2)}`);
+  } finally {
+    await browser.close();
+  }
+});
+
+test('CPU fallback: without a WebGPU adapter the same numbers come from the CPU backend', async () => {
+  const browser = await launch();
+  try {
+    const { backend, worst } = await scoreGoldenPairs(browser, '11-model-cpu-fallback');
+    assert.match(backend, /^CPU \(WebGPU unavailable: .+\)$/);
+    console.log(`# CPU max |logit diff| vs transformers: ${worst.toExponential(2)}`);
+  } finally {
+    await browser.close();
+  }
+});
+
+test('an incomplete or mismatched checkpoint is refused and the loaded model stays', async () => {
+  const browser = await launch();
+  try {
+    const { page, errors } = await openPage(browser, server.url);
+    await page.getByTestId('dataset-name').filter({ hasText: 'INFOTABS demo' }).waitFor();
+    await page.getByTestId('model-input').setInputFiles(modelFiles('tiny-f32', ['config.json', 'tokenizer.json']));
+    assert.match(await page.getByTestId('model-error').innerText(), /missing model\.safetensors/);
+    await page.getByTestId('model-input').setInputFiles(modelFiles('tiny-f32'));
+    await page.getByTestId('model-name').waitFor({ timeout: 120_000 });
+    // The two-way checkpoint's weights under the three-way config: a shape mismatch, named.
+    await page.getByTestId('model-input').setInputFiles([
+      join(goldenDir, 'tiny-f32', 'config.json'), join(goldenDir, 'tiny-2way', 'model.safetensors'), join(goldenDir, 'tiny-f32', 'tokenizer.json'),
+    ]);
+    const error = page.getByTestId('model-error');
+    await error.waitFor({ timeout: 120_000 });
+    const text = await error.innerText();
+    assert.match(text, /classifier\.out_proj|out_proj/);
+    assert.match(text, /still loaded/);
+    assert.equal(await page.getByTestId('model-hash').getAttribute('title'), golden.variants.f32.weights_sha256);
+    await snap(page, '12-model-load-error');
+    assert.deepEqual(errors, []);
+    await page.close();
+  } finally {
+    await browser.close();
+  }
+});
+
+test('a checkpoint at a URL downloads with progress, is cached, and loads again without network', async () => {
+  const browser = await launch();
+  try {
+    const context = await browser.newContext();
+    const page = await context.newPage();
+    const errors = [];
+    page.on('pageerror', (e) => errors.push(`pageerror: ${e.message}`));
+    await page.goto(server.url);
+    await page.getByTestId('dataset-name').filter({ hasText: 'INFOTABS demo' }).waitFor();
+    const base = `${server.url}test-models/tiny-f32/`;
+    // Progress is reported while downloading (the status line names the file and MB).
+    const seen = [];
+    const watcher = setInterval(async () => {
+      try { seen.push(await page.getByTestId('model-status').innerText({ timeout: 50 })); } catch { /* not shown now */ }
+    }, 20);
+    await page.getByTestId('model-url').fill(base);
+    await page.getByTestId('model-url-load').click();
+    await page.getByTestId('model-name').filter({ hasText: 'tiny-f32' }).waitFor({ timeout: 120_000 });
+    clearInterval(watcher);
+    assert.equal(await page.getByTestId('model-hash').getAttribute('title'), golden.variants.f32.weights_sha256);
+    assert.ok(seen.some((s) => /downloading model\.safetensors|from the browser cache|loading tiny-f32/.test(s)), seen.join(' | '));
+    assert.equal(server.requests.get('/test-models/tiny-f32/model.safetensors'), 1);
+    // Same browser profile, network to the models cut: the Cache API serves the files.
+    await page.reload();
+    await page.route('**/test-models/**', (route) => route.abort());
+    await page.getByTestId('dataset-name').filter({ hasText: 'INFOTABS demo' }).waitFor();
+    await page.getByTestId('model-url').fill(base);
+    await page.getByTestId('model-url-load').click();
+    await page.getByTestId('model-name').filter({ hasText: 'tiny-f32' }).waitFor({ timeout: 120_000 });
+    assert.equal(server.requests.get('/test-models/tiny-f32/model.safetensors'), 1, 'the second load did not hit the network');
+    // A wrong URL names what is missing and keeps the loaded model.
+    await page.getByTestId('model-url').fill(`${server.url}test-models/nowhere/`);
+    await page.getByTestId('model-url-load').click();
+    await page.getByTestId('model-error').waitFor();
+    assert.match(await page.getByTestId('model-error').innerText(), /config\.json was not found \(404\).*tiny-f32 is still loaded/s);
+    await snap(page, '13-model-from-url-cached');
+    assert.deepEqual(errors, []);
+    await context.close();
+  } finally {
+    await browser.close();
+  }
+});
+
+test('dropping the files of a checkpoint loads the model', async () => {
+  const browser = await launch();
+  try {
+    const { page, errors } = await openPage(browser, server.url);
+    await page.getByTestId('dataset-name').filter({ hasText: 'INFOTABS demo' }).waitFor();
+    const names = ['config.json', 'model.safetensors', 'tokenizer.json'];
+    const contents = await Promise.all(names.map(async (n) => [...await readFile(join(goldenDir, 'tiny-f32', n))]));
+    await page.evaluate(({ names, contents }) => {
+      const dt = new DataTransfer();
+      names.forEach((n, i) => dt.items.add(new File([new Uint8Array(contents[i])], n)));
+      window.dispatchEvent(new DragEvent('drop', { dataTransfer: dt, bubbles: true, cancelable: true }));
+    }, { names, contents });
+    await page.getByTestId('model-name').waitFor({ timeout: 120_000 });
+    assert.equal(await page.getByTestId('model-hash').getAttribute('title'), golden.variants.f32.weights_sha256);
+    // The demo dataset is still there, and its hypotheses are now scored.
+    await page.getByTestId('search').fill('breakfast');
+    await page.getByTestId('table-item').first().click();
+    await page.getByTestId('scoring-status').filter({ hasText: 'model right on' }).waitFor({ timeout: 120_000 });
+    assert.equal(await page.getByTestId('prediction').count(), 22);
+    await snap(page, '14-model-dropped-predictions');
+    assert.deepEqual(errors, []);
+    await page.close();
+  } finally {
+    await browser.close();
+  }
+});
