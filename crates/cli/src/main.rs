@@ -1,10 +1,12 @@
 //! `tabprobe`: the native command line over tabprobe's crates. Builds the bundled demo dataset
 //! from INFOTABS, writes the dataset JSON Schema, validates dataset files, prints
-//! linearizations, runs probe sets with a real model, and prints paper-style reports.
+//! linearizations, runs probe sets and plain predictions with a real model, and prints
+//! paper-style reports.
 
 mod demo;
 mod io;
 mod linearize;
+mod predict;
 mod probe;
 mod report;
 
@@ -62,6 +64,8 @@ enum Command {
     },
     /// Run a probe set with a real model on the CPU and write the run file.
     Probe(probe::ProbeArgs),
+    /// Score premise/hypothesis pairs from a JSON-lines file with a real model on the CPU.
+    Predict(predict::PredictArgs),
     /// Print the paper-style tables of a run file (and optionally write them as CSV).
     Report {
         /// The run file written by `tabprobe probe`.
@@ -148,6 +152,7 @@ fn run(cli: Cli) -> Result<(), String> {
             linearize::run(&dataset, s)
         }
         Command::Probe(args) => probe::run(&args),
+        Command::Predict(args) => predict::run(&args),
         Command::Report { run, csv } => report::run(&run, csv.as_deref()),
     }
 }

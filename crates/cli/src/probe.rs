@@ -107,25 +107,32 @@ pub fn parse_probes(names: &[String]) -> Result<Vec<ProbeKind>, String> {
     Ok(out)
 }
 
-/// The probe settings the arguments describe.
-pub fn settings(args: &ProbeArgs) -> Result<ProbeSettings, String> {
-    let strategy = Linearization::from_name(&args.linearization).ok_or_else(|| {
+/// Parses a `--linearization` name.
+pub fn parse_linearization(name: &str) -> Result<Linearization, String> {
+    Linearization::from_name(name).ok_or_else(|| {
         let known: Vec<&str> = Linearization::ALL.iter().map(|l| l.as_str()).collect();
         format!(
-            "--linearization: unknown strategy {:?}; expected one of {}",
-            args.linearization,
+            "--linearization: unknown strategy {name:?}; expected one of {}",
             known.join(", ")
         )
-    })?;
-    let order = match args.order.as_str() {
-        "premise_first" => PairOrder::PremiseFirst,
-        "hypothesis_first" => PairOrder::HypothesisFirst,
-        other => {
-            return Err(format!(
-                "--order: unknown pair order {other:?}; expected premise_first or hypothesis_first"
-            ))
-        }
-    };
+    })
+}
+
+/// Parses an `--order` name.
+pub fn parse_order(name: &str) -> Result<PairOrder, String> {
+    match name {
+        "premise_first" => Ok(PairOrder::PremiseFirst),
+        "hypothesis_first" => Ok(PairOrder::HypothesisFirst),
+        other => Err(format!(
+            "--order: unknown pair order {other:?}; expected premise_first or hypothesis_first"
+        )),
+    }
+}
+
+/// The probe settings the arguments describe.
+pub fn settings(args: &ProbeArgs) -> Result<ProbeSettings, String> {
+    let strategy = parse_linearization(&args.linearization)?;
+    let order = parse_order(&args.order)?;
     let target = match args.word_order_target.as_str() {
         "hypothesis" => PermutationTarget::Hypothesis,
         "premise" => PermutationTarget::Premise,
@@ -164,8 +171,8 @@ pub fn rules(path: Option<&Path>) -> Result<RuleSet, String> {
     Ok(rules)
 }
 
-/// Reads a checkpoint folder and loads it on the CPU.
-pub fn load_model(dir: &Path) -> Result<NliModel, String> {
+/// Reads a checkpoint folder and loads it on `device`.
+pub fn load_model(dir: &Path, device: &Device) -> Result<NliModel, String> {
     let read = |name: &str| -> Result<Vec<u8>, String> {
         let p = dir.join(name);
         std::fs::read(&p).map_err(|e| format!("{}: cannot read model file: {e}", p.display()))
@@ -206,7 +213,7 @@ pub fn load_model(dir: &Path) -> Result<NliModel, String> {
             weights: &weights,
             tokenizer,
         },
-        &Device::flex(),
+        device,
     )
     .map_err(|e| format!("{}: cannot load the model: {e}", dir.display()))
 }
@@ -216,7 +223,7 @@ pub fn run(args: &ProbeArgs) -> Result<(), String> {
     let settings = settings(args)?;
     let rules = rules(args.rules.as_deref())?;
     let dataset = crate::io::read_dataset(&args.dataset)?;
-    let mut model = load_model(&args.model)?;
+    let mut model = load_model(&args.model, &Device::flex())?;
     model.set_batch_size(args.batch_size);
     let id = model.model_id();
     if id.label_set != dataset.label_set {

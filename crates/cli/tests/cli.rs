@@ -732,3 +732,210 @@ fn bad_rules_and_run_files_name_file_and_place() {
     let err = fails(&["report", s(&dangling)]);
     assert!(err.contains("items[2].perturbed_pair"), "{err}");
 }
+
+/// Parses `tabprobe predict`'s JSON lines.
+fn predictions(text: &str) -> Vec<serde_json::Value> {
+    text.lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect()
+}
+
+fn logits(v: &serde_json::Value) -> Vec<f64> {
+    v["logits"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|x| x.as_f64().unwrap())
+        .collect()
+}
+
+#[test]
+fn predict_reproduces_the_golden_logits_of_the_tiny_model() {
+    let dir = scratch("predict-golden");
+    let golden: serde_json::Value = serde_json::from_str(
+        &std::fs::read_to_string(manifest().join("../model/tests/golden/golden.json")).unwrap(),
+    )
+    .unwrap();
+    let pairs = golden["pairs"].as_array().unwrap();
+    // A blank line in the middle: skipped, and output lines still name input lines.
+    let mut input = String::new();
+    for (i, p) in pairs.iter().enumerate() {
+        if i == 5 {
+            input.push('\n');
+        }
+        let line = serde_json::json!({
+            "id": format!("g{i}"), "premise": p["premise"], "hypothesis": p["hypothesis"]
+        });
+        input.push_str(&format!("{line}\n"));
+    }
+    let in_path = dir.join("pairs.jsonl");
+    let out_path = dir.join("out/predictions.jsonl");
+    std::fs::write(&in_path, input).unwrap();
+    let (_, err) = ok(&[
+        "predict",
+        "--model",
+        s(&tiny()),
+        "--input",
+        s(&in_path),
+        "--out",
+        s(&out_path),
+        "--batch-size",
+        "5",
+    ]);
+    assert!(err.contains("pairs had their premise truncated"), "{err}");
+    let out = predictions(&std::fs::read_to_string(&out_path).unwrap());
+    let want = golden["variants"]["f32"]["logits"].as_array().unwrap();
+    assert_eq!(out.len(), pairs.len());
+    let mut max_diff: f64 = 0.0;
+    for (i, ((o, p), w)) in out.iter().zip(pairs).zip(want).enumerate() {
+        assert_eq!(o["id"], format!("g{i}").as_str());
+        assert_eq!(o["line"], if i < 5 { i + 1 } else { i + 2 });
+        assert_eq!(o["truncated"], p["truncated"], "pair {i}");
+        assert_eq!(
+            o["premise_tokens_dropped"], p["premise_tokens_dropped"],
+            "pair {i}"
+        );
+        let w: Vec<f64> = w
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|x| x.as_f64().unwrap())
+            .collect();
+        for (a, b) in logits(o).iter().zip(&w) {
+            max_diff = max_diff.max((a - b).abs());
+        }
+        let probs: Vec<f64> = o["probs"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|x| x.as_f64().unwrap())
+            .collect();
+        assert_eq!(probs.len(), 3);
+        assert!((probs.iter().sum::<f64>() - 1.0).abs() < 1e-5);
+        let best = (0..3)
+            .reduce(|b, k| if probs[k] > probs[b] { k } else { b })
+            .unwrap();
+        assert_eq!(o["label"], Label::ALL[best].as_str());
+    }
+    eprintln!("predict through the CLI: max |Δlogit| vs transformers = {max_diff:.3e}");
+    assert!(max_diff <= 1e-4, "max |Δlogit| {max_diff:e}");
+}
+
+#[test]
+fn predict_table_lines_equal_the_same_pairs_given_as_text() {
+    let dir = scratch("predict-table");
+    let d =
+        tabprobe_core::parse_dataset("small.json", &std::fs::read_to_string(fixture()).unwrap())
+            .unwrap();
+    let hyp = "Breakfast in America was released in 1979.";
+    let by_table: String = ["T1264", "T996"]
+        .iter()
+        .map(|t| format!("{}\n", serde_json::json!({"table": t, "hypothesis": hyp})))
+        .collect();
+    let by_text: String = ["T1264", "T996"]
+        .iter()
+        .map(|t| {
+            let premise = linearize(d.table(t).unwrap(), Linearization::Paragraph).unwrap();
+            format!(
+                "{}\n",
+                serde_json::json!({"premise": premise, "hypothesis": hyp})
+            )
+        })
+        .collect();
+    let (a, b) = (dir.join("tables.jsonl"), dir.join("texts.jsonl"));
+    std::fs::write(&a, by_table).unwrap();
+    std::fs::write(&b, by_text).unwrap();
+    let (model, dataset_path) = (tiny(), fixture());
+    for order in ["premise_first"] {
+        let run = |input: &Path, dataset: bool| {
+            let mut args = vec![
+                "predict",
+                "--model",
+                s(&model),
+                "--input",
+                s(input),
+                "--linearization",
+                "paragraph",
+                "--order",
+                order,
+            ];
+            if dataset {
+                args.extend(["--dataset", s(&dataset_path)]);
+            }
+            predictions(&ok(&args).0)
+        };
+        let (from_tables, from_texts) = (run(&a, true), run(&b, false));
+        assert_eq!(from_tables.len(), 2);
+        assert_eq!(from_tables, from_texts, "{order}");
+    }
+}
+
+#[test]
+fn predict_bad_lines_name_the_file_and_the_line() {
+    let dir = scratch("predict-bad");
+    let input = dir.join("bad.jsonl");
+    std::fs::write(
+        &input,
+        concat!(
+            "{\"premise\": \"fine\", \"hypothesis\": \"fine\"}\n",
+            "{\"premise\": 3, \"hypothesis\": \"x\"}\n",
+            "[1, 2]\n",
+            "{\"hypothesis\": \"h\"}\n",
+            "not json\n",
+            "{\"premise\": \"a\", \"table\": \"T7\", \"hypothesis\": \"c\"}\n",
+            "{\"table\": \"T7\", \"hypothesis\": \"h\"}\n",
+            "{\"premise\": \"a\"}\n",
+        ),
+    )
+    .unwrap();
+    let err = fails(&["predict", "--model", s(&tiny()), "--input", s(&input)]);
+    let f = s(&input);
+    assert!(err.contains(&format!("{f}: 7 bad line(s)")), "{err}");
+    for (line, what) in [
+        (
+            2,
+            "at premise: invalid type: integer `3`, expected a string",
+        ),
+        (3, "not a JSON object"),
+        (4, "has neither \"premise\" nor \"table\""),
+        (5, "not JSON (column 2"),
+        (6, "has both \"premise\" and \"table\""),
+        (7, "names table \"T7\" but no --dataset was given"),
+        (8, "missing field `hypothesis`"),
+    ] {
+        assert!(
+            err.contains(&format!("{f}: line {line}: {what}")),
+            "line {line}: {err}"
+        );
+    }
+    assert!(!err.contains(&format!("{f}: line 1:")), "{err}");
+    // With the dataset: an unknown table is named.
+    std::fs::write(&input, "{\"table\": \"T404\", \"hypothesis\": \"h\"}\n").unwrap();
+    let err = fails(&[
+        "predict",
+        "--model",
+        s(&tiny()),
+        "--input",
+        s(&input),
+        "--dataset",
+        s(&fixture()),
+    ]);
+    assert!(
+        err.contains(&format!(
+            "{f}: line 1: table \"T404\" is not in the dataset"
+        )),
+        "{err}"
+    );
+    // A missing input file and an empty one.
+    let err = fails(&[
+        "predict",
+        "--model",
+        s(&tiny()),
+        "--input",
+        s(&dir.join("absent.jsonl")),
+    ]);
+    assert!(err.contains("absent.jsonl: cannot read"), "{err}");
+    std::fs::write(&input, "\n\n").unwrap();
+    let err = fails(&["predict", "--model", s(&tiny()), "--input", f]);
+    assert!(err.contains("no pairs to score"), "{err}");
+}

@@ -10,7 +10,7 @@ use crate::classifier::RobertaForSequenceClassification;
 use crate::config::{LabelMap, RobertaConfig};
 use crate::error::LoadError;
 use crate::loader::{load_weights, weights_sha256};
-use crate::tokenize::{EncodedPair, PairTokenizer};
+use crate::tokenize::{EncodedPair, PairTokenizer, TokenizeError};
 
 /// Pairs per forward pass unless [`NliModel::set_batch_size`] says otherwise.
 pub const DEFAULT_BATCH_SIZE: usize = 8;
@@ -135,14 +135,18 @@ impl NliModel {
         self.batch_size
     }
 
-    /// Tokenizes every pair (premise truncated first).
+    /// Tokenizes one pair (only the premise is ever truncated).
+    pub fn encode_pair(&self, pair: &Pair) -> Result<EncodedPair, TokenizeError> {
+        self.tokenizer.encode(&pair.premise, &pair.hypothesis)
+    }
+
+    /// Tokenizes every pair (only premises are ever truncated).
     pub fn encode(&self, pairs: &[Pair]) -> Result<Vec<EncodedPair>, ScoreError> {
         pairs
             .iter()
             .enumerate()
             .map(|(i, p)| {
-                self.tokenizer
-                    .encode(&p.premise, &p.hypothesis)
+                self.encode_pair(p)
                     .map_err(|e| ScoreError(format!("pair {}: {e}", i + 1)))
             })
             .collect()
