@@ -1,8 +1,9 @@
 //! `tabprobe`: the native command line over tabprobe's crates. Builds the bundled demo dataset
 //! from INFOTABS, writes the dataset JSON Schema, validates dataset files, prints
-//! linearizations, runs probe sets and plain predictions with a real model, and prints
-//! paper-style reports.
+//! linearizations, runs probe sets and plain predictions with a real model, benchmarks it,
+//! and prints paper-style reports.
 
+mod bench;
 mod demo;
 mod io;
 mod linearize;
@@ -66,6 +67,8 @@ enum Command {
     Probe(probe::ProbeArgs),
     /// Score premise/hypothesis pairs from a JSON-lines file with a real model on the CPU.
     Predict(predict::PredictArgs),
+    /// Measure examples/s of a model per backend, sequence length and batch size.
+    Bench(bench::BenchArgs),
     /// Print the paper-style tables of a run file (and optionally write them as CSV).
     Report {
         /// The run file written by `tabprobe probe`.
@@ -153,6 +156,7 @@ fn run(cli: Cli) -> Result<(), String> {
         }
         Command::Probe(args) => probe::run(&args),
         Command::Predict(args) => predict::run(&args),
+        Command::Bench(args) => bench::run(&args),
         Command::Report { run, csv } => report::run(&run, csv.as_deref()),
     }
 }

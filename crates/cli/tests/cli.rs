@@ -939,3 +939,51 @@ fn predict_bad_lines_name_the_file_and_the_line() {
     let err = fails(&["predict", "--model", s(&tiny()), "--input", f]);
     assert!(err.contains("no pairs to score"), "{err}");
 }
+
+/// `tabprobe bench` once on the tiny model: the shape of the table only, never the speed
+/// (a benchmark, not a timed test).
+#[test]
+fn bench_prints_one_row_per_configuration() {
+    let (out, err) = ok(&[
+        "bench",
+        "--model",
+        s(&tiny()),
+        "--backends",
+        "flex",
+        "--batch-sizes",
+        "1,3",
+        "--seq-lens",
+        "16,500",
+        "--repeats",
+        "1",
+    ]);
+    let lines: Vec<Vec<&str>> = out.lines().map(|l| l.split('\t').collect()).collect();
+    assert_eq!(
+        lines[0],
+        [
+            "backend",
+            "seq_len",
+            "batch_size",
+            "examples_per_s_median_of_1",
+            "best"
+        ]
+    );
+    let rows: Vec<(&str, &str, &str)> = lines[1..].iter().map(|r| (r[0], r[1], r[2])).collect();
+    // 500 tokens is capped at the tiny model's 96, and said so.
+    assert_eq!(
+        rows,
+        [
+            ("flex", "16", "1"),
+            ("flex", "16", "3"),
+            ("flex", "96", "1"),
+            ("flex", "96", "3")
+        ]
+    );
+    assert!(err.contains("measuring 96 instead"), "{err}");
+    for r in &lines[1..] {
+        assert_eq!(r.len(), 5);
+        assert!(r[3].parse::<f64>().unwrap() > 0.0 && r[4].parse::<f64>().unwrap() > 0.0);
+    }
+    let err = fails(&["bench", "--model", s(&tiny()), "--backends", "cuda"]);
+    assert!(err.contains("unknown backend \"cuda\""), "{err}");
+}

@@ -32,6 +32,7 @@
 //! [`PairScorer`]: tabprobe_core::scoring::PairScorer
 
 pub mod batch;
+pub mod bench;
 pub mod classifier;
 pub mod config;
 pub mod embeddings;

@@ -1,0 +1,86 @@
+//! `tabprobe bench`: examples/s of a checkpoint folder per backend × sequence length × batch
+//! size (median of repeats after a warm-up), measured by `tabprobe_model::bench`. A
+//! benchmark to run by hand on a quiet machine, not a test.
+
+use std::path::PathBuf;
+use std::time::Instant;
+
+use clap::Args;
+use tabprobe_model::bench::{device_by_name, measure};
+
+/// Options of `tabprobe bench`.
+#[derive(Args, Debug)]
+pub struct BenchArgs {
+    /// A Hugging Face checkpoint folder: config.json, model.safetensors, and tokenizer.json
+    /// (or vocab.json + merges.txt).
+    #[arg(long)]
+    pub model: PathBuf,
+    /// Backends, comma-separated: flex (CPU) and/or wgpu (first Vulkan/Metal/DX12 adapter;
+    /// reported as "no adapter" when there is none).
+    #[arg(long, value_delimiter = ',', default_value = "flex,wgpu")]
+    pub backends: Vec<String>,
+    /// Examples per forward call, comma-separated.
+    #[arg(long, value_delimiter = ',', default_value = "1,8,32")]
+    pub batch_sizes: Vec<usize>,
+    /// Tokens per example, comma-separated (capped at the model's maximum).
+    #[arg(long, value_delimiter = ',', default_value = "128,256")]
+    pub seq_lens: Vec<usize>,
+    /// Timed repeats per configuration after one warm-up; the median is reported.
+    #[arg(long, default_value_t = 3)]
+    pub repeats: usize,
+}
+
+/// Runs `tabprobe bench`: a header and one tab-separated line per configuration on stdout
+/// (`<backend>\tno adapter (…)` for a backend that is not available), progress on stderr.
+pub fn run(args: &BenchArgs) -> Result<(), String> {
+    for b in &args.backends {
+        if b != "flex" && b != "wgpu" {
+            return Err(format!(
+                "--backends: unknown backend {b:?}; expected flex or wgpu"
+            ));
+        }
+    }
+    if args.batch_sizes.contains(&0) || args.seq_lens.iter().any(|&s| s < 2) {
+        return Err("--batch-sizes must be ≥ 1 and --seq-lens ≥ 2".to_string());
+    }
+    let repeats = args.repeats.max(1);
+    println!("backend\tseq_len\tbatch_size\texamples_per_s_median_of_{repeats}\tbest");
+    for backend in &args.backends {
+        let device = match device_by_name(backend) {
+            Ok(d) => d,
+            Err(e) => {
+                println!("{backend}\t{e}");
+                continue;
+            }
+        };
+        let t = Instant::now();
+        let mut model = crate::probe::load_model(&args.model, &device)?;
+        let c = model.config().clone();
+        eprintln!(
+            "{} on {backend}: hidden {}, {} layers, {} heads, at most {} tokens; loaded in {:.2?}",
+            model.id().name,
+            c.hidden_size,
+            c.num_hidden_layers,
+            c.num_attention_heads,
+            c.max_tokens(),
+            t.elapsed()
+        );
+        for &seq in &args.seq_lens {
+            if seq > c.max_tokens() {
+                eprintln!(
+                    "note: {seq} tokens is more than the model takes; measuring {} instead",
+                    c.max_tokens()
+                );
+            }
+            for &batch in &args.batch_sizes {
+                let r = measure(&mut model, batch, seq, repeats)
+                    .map_err(|e| format!("{} on {backend}: {e}", args.model.display()))?;
+                println!(
+                    "{backend}\t{}\t{}\t{:.2}\t{:.2}",
+                    r.seq_len, r.batch_size, r.median, r.best
+                );
+            }
+        }
+    }
+    Ok(())
+}
