@@ -32,6 +32,8 @@
 //! [`PairScorer`]: tabprobe_core::scoring::PairScorer
 
 pub mod batch;
+// Benchmarks need native device initialisation (`WgpuOptions::init` does not exist in wasm).
+#[cfg(not(target_family = "wasm"))]
 pub mod bench;
 pub mod classifier;
 pub mod config;
