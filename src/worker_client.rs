@@ -57,6 +57,9 @@ struct Job {
 
 #[derive(Default)]
 struct Pending {
+    /// Whether the worker said [`Response::Ready`]; until then messages wait in `queue`.
+    ready: bool,
+    queue: Vec<(js_sys::Array, js_sys::Array)>,
     next_job: u64,
     loads: HashMap<u32, oneshot::Sender<Result<ModelInfo, String>>>,
     jobs: HashMap<u64, Job>,
@@ -106,8 +109,23 @@ impl WorkerClient {
         let pending = Rc::new(RefCell::new(Pending::default()));
         let on_message = {
             let pending = pending.clone();
+            let worker = worker.clone();
             Closure::<dyn FnMut(MessageEvent)>::new(move |event: MessageEvent| {
                 match transport::decode::<Response>(&event.data()) {
+                    Ok((Response::Ready, _)) => {
+                        let queued = {
+                            let mut p = pending.borrow_mut();
+                            p.ready = true;
+                            std::mem::take(&mut p.queue)
+                        };
+                        for (message, transfer) in queued {
+                            if let Err(e) = worker.post_message_with_transfer(&message, &transfer) {
+                                pending
+                                    .borrow_mut()
+                                    .fail_all(&format!("cannot reach the model worker: {e:?}"));
+                            }
+                        }
+                    }
                     Ok((response, _)) => dispatch(&pending, response),
                     Err(e) => web_sys::console::error_1(
                         &format!("tabprobe: unreadable worker message: {e}").into(),
@@ -138,6 +156,10 @@ impl WorkerClient {
             .map(|p| Uint8Array::from(p.as_slice()))
             .collect();
         let (message, transfer) = transport::encode(request, parts)?;
+        if !self.pending.borrow().ready {
+            self.pending.borrow_mut().queue.push((message, transfer));
+            return Ok(());
+        }
         self.worker
             .post_message_with_transfer(&message, &transfer)
             .map_err(|e| format!("cannot reach the model worker: {e:?}"))
@@ -254,5 +276,7 @@ fn dispatch(pending: &Rc<RefCell<Pending>>, response: Response) {
         Response::BadRequest { message } => {
             p.fail_all(&format!("the model worker rejected a message: {message}"))
         }
+        // Handled in the message handler before dispatch.
+        Response::Ready => {}
     }
 }

@@ -43,6 +43,7 @@ pub fn start() {
     scope.set_onmessage(Some(handler.as_ref().unchecked_ref()));
     // The handler lives as long as the worker.
     handler.forget();
+    post(&Response::Ready);
 }
 
 fn post(response: &Response) {

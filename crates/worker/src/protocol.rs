@@ -90,6 +90,9 @@ pub struct ModelInfo {
 /// Worker → page.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub enum Response {
+    /// The worker's message handler is installed. A worker drops messages that arrive while
+    /// its wasm is still being fetched, so the page queues requests until it hears this.
+    Ready,
     /// The model in `slot` is ready.
     ModelLoaded {
         /// The slot it was loaded into.
