@@ -9,10 +9,11 @@ use tabprobe_core::dataset::Example;
 use tabprobe_core::label::Label;
 use tabprobe_core::metrics::{
     evidence_selection_by_group, groups, paired_counterfactual_by_group, run_word_order_metrics,
-    run_word_order_metrics_by_group, EvidenceUse, Group,
+    run_word_order_metrics_by_group, transition_graphs_by_category, EvidenceUse, Group,
 };
 use tabprobe_core::probe::word_order::PermutationTarget;
 use tabprobe_core::probe::{build_probe_set, ProbeKind, ProbeSettings};
+use tabprobe_core::rules::Operation;
 use tabprobe_core::rules::RuleSet;
 use tabprobe_core::run::{ProbeRun, RunResult};
 use tabprobe_core::scoring::{ModelId, Pair, PairScore, PairScorer, ScoreError};
@@ -273,4 +274,51 @@ fn table8_per_split_and_category_by_hand() {
     let temporal = &by[3].1;
     assert_eq!(pct(temporal, true, true, false), (1, 100.0));
     assert_eq!(pct(temporal, false, true, false), (0, 0.0));
+}
+
+#[test]
+fn transition_graphs_per_category_by_hand() {
+    // Row deletion on the 7-row running example with the evidence fake: H1 (numerical,
+    // lexical; ENTAIL) turns NEUTRAL when Genre or Length goes (2 of 7), H2 (temporal;
+    // CONTRADICT) when Released goes (1 of 7). H3/H5 have no categories.
+    let d = running_example();
+    let r = run_with(
+        &d,
+        &ProbeSettings::new(vec![ProbeKind::RowDeletion], 1),
+        &mut EvidenceFake::new(),
+    );
+    let by = transition_graphs_by_category(&r, Operation::RowDeletion);
+    let cats: Vec<&str> = by.iter().map(|(c, _)| c.as_str()).collect();
+    assert_eq!(cats, ["lexical", "numerical", "temporal"]);
+    let edge = |g: &tabprobe_core::metrics::TransitionGraph, from: Label, to: Label| {
+        g.pooled
+            .iter()
+            .find(|e| e.from == from && e.to == to)
+            .map(|e| (e.count, e.percent, e.valid))
+    };
+    let numerical = &by[1].1;
+    assert_eq!(
+        edge(numerical, Label::Entail, Label::Entail).map(|e| e.0),
+        Some(5)
+    );
+    let (count, percent, valid) = edge(numerical, Label::Entail, Label::Neutral).unwrap();
+    assert_eq!(count, 2);
+    assert!(close(percent, 200.0 / 7.0) && valid, "{percent}");
+    let temporal = &by[2].1;
+    let (count, percent, valid) = edge(temporal, Label::Contradict, Label::Neutral).unwrap();
+    assert_eq!(count, 1);
+    assert!(close(percent, 100.0 / 7.0) && valid, "{percent}");
+    assert!(close(
+        edge(temporal, Label::Contradict, Label::Contradict)
+            .unwrap()
+            .1,
+        600.0 / 7.0
+    ));
+    // Only H2 is temporal: no ENTAIL edges there.
+    assert_eq!(
+        edge(temporal, Label::Entail, Label::Neutral)
+            .map(|e| e.0)
+            .unwrap_or(0),
+        0
+    );
 }

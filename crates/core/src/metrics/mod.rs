@@ -24,7 +24,8 @@ pub use scores::{
     perturbation_scores, sampled_accuracy, MeanSd, PerturbationScores, SampleOptions,
 };
 pub use transition_report::{
-    invalid_table, invalid_tables_by_category, transition_graph, TransitionGraph,
+    invalid_table, invalid_tables_by_category, transition_graph, transition_graph_where,
+    transition_graphs_by_category, TransitionGraph,
 };
 pub use word_order::{
     run_word_order_metrics, run_word_order_metrics_by_group, word_order_metrics, PermutedExample,

@@ -50,8 +50,36 @@ pub struct TransitionGraph {
 
 /// The transition graph of `operation` in `run`; `None` if the run has no rule for it.
 pub fn transition_graph(run: &RunResult, operation: Operation) -> Option<TransitionGraph> {
+    transition_graph_where(run, operation, |_| true)
+}
+
+/// One transition graph per reasoning category (SPEC §4.8), categories sorted; a category
+/// whose examples have no item judged by `operation` is left out.
+pub fn transition_graphs_by_category(
+    run: &RunResult,
+    operation: Operation,
+) -> Vec<(String, TransitionGraph)> {
+    let mut cats: Vec<&String> = run.examples.iter().flat_map(|e| &e.categories).collect();
+    cats.sort();
+    cats.dedup();
+    cats.into_iter()
+        .filter_map(|c| {
+            let g = transition_graph_where(run, operation, |it| {
+                run.example_of(it).is_some_and(|e| e.categories.contains(c))
+            })?;
+            (!g.splits.is_empty()).then(|| (c.clone(), g))
+        })
+        .collect()
+}
+
+/// Like [`transition_graph`], restricted to items that pass `keep`.
+pub fn transition_graph_where(
+    run: &RunResult,
+    operation: Operation,
+    keep: impl Fn(&ProbeItem) -> bool,
+) -> Option<TransitionGraph> {
     let rule = run.rules.get(operation)?;
-    let splits = split_transitions(run, operation, |_| true);
+    let splits = split_transitions(run, operation, keep);
     let mut pooled = TransitionMatrix::default();
     for s in &splits {
         for from in 0..3 {
