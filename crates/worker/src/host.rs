@@ -111,12 +111,16 @@ async fn device(host: &Rc<RefCell<Host>>) -> (Device, Backend) {
     }
     let chosen = match Device::wgpu_options().init_async().await {
         Ok(device) => (device, Backend::WebGpu),
-        Err(e) => (
-            Device::flex(),
-            Backend::Cpu {
-                reason: e.to_string(),
-            },
-        ),
+        // wgpu's message lists every graphics API it tried; say the part a user can act on.
+        Err(e) => {
+            let full = e.to_string();
+            let reason = if full.contains("webgpu found no adapters") {
+                "the browser offers no WebGPU adapter".to_string()
+            } else {
+                full
+            };
+            (Device::flex(), Backend::Cpu { reason })
+        }
     };
     host.borrow_mut().device = Some(chosen.clone());
     chosen
