@@ -846,7 +846,7 @@ fn predict_table_lines_equal_the_same_pairs_given_as_text() {
     std::fs::write(&a, by_table).unwrap();
     std::fs::write(&b, by_text).unwrap();
     let (model, dataset_path) = (tiny(), fixture());
-    for order in ["premise_first"] {
+    for order in ["premise_first", "hypothesis_first"] {
         let run = |input: &Path, dataset: bool| {
             let mut args = vec![
                 "predict",

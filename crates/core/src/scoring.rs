@@ -10,13 +10,38 @@ use serde::{Deserialize, Serialize};
 
 use crate::label::{Label, LabelSet};
 
+/// Which text the model reads first.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum PairOrder {
+    /// `<s> premise </s></s> hypothesis </s>` (INFOTABS, MNLI).
+    #[default]
+    PremiseFirst,
+    /// `<s> hypothesis </s></s> premise </s>` (Table-BERT's "statement first").
+    HypothesisFirst,
+}
+
+impl PairOrder {
+    /// Whether this is the default order (lets serde leave it out of run files).
+    pub fn is_premise_first(&self) -> bool {
+        *self == PairOrder::PremiseFirst
+    }
+}
+
 /// One premise/hypothesis pair as text, after linearization.
+///
+/// `premise` is always the premise, whatever the order: a model truncates the premise (never
+/// the hypothesis) when the pair is too long, so it must know which text is which.
 #[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub struct Pair {
     /// The premise text (a linearized table or a plain premise); empty for hypothesis-only.
     pub premise: String,
     /// The hypothesis text.
     pub hypothesis: String,
+    /// Which text the model reads first. Left out of JSON when premise-first, so run files
+    /// and worker messages without it (all of them before this field) read as before.
+    #[serde(default, skip_serializing_if = "PairOrder::is_premise_first")]
+    pub order: PairOrder,
 }
 
 /// What a model says about one pair.
@@ -73,6 +98,28 @@ pub trait PairScorer {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn pair_order_is_left_out_of_json_when_premise_first() {
+        let p = Pair {
+            premise: "P".into(),
+            hypothesis: "H".into(),
+            order: PairOrder::PremiseFirst,
+        };
+        let json = serde_json::to_string(&p).unwrap();
+        assert_eq!(json, r#"{"premise":"P","hypothesis":"H"}"#);
+        assert_eq!(serde_json::from_str::<Pair>(&json).unwrap(), p);
+        let h = Pair {
+            order: PairOrder::HypothesisFirst,
+            ..p
+        };
+        let json = serde_json::to_string(&h).unwrap();
+        assert_eq!(
+            json,
+            r#"{"premise":"P","hypothesis":"H","order":"hypothesis_first"}"#
+        );
+        assert_eq!(serde_json::from_str::<Pair>(&json).unwrap(), h);
+    }
 
     #[test]
     fn prediction_is_argmax_with_canonical_tie_break() {

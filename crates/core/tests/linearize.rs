@@ -181,11 +181,14 @@ fn statement_first_order() {
         strategy: Linearization::Paragraph,
         order: PairOrder::HypothesisFirst,
     };
+    // The texts stay in their fields (the model truncates `premise` only); the order says
+    // which one the model reads first.
     let p = s.table_pair(&Table::KeyValue(breakfast()), "H1").unwrap();
-    assert_eq!(p.premise, "H1");
+    assert_eq!(p.hypothesis, "H1");
     assert!(p
-        .hypothesis
+        .premise
         .starts_with("The Released of Breakfast in America is"));
+    assert_eq!(p.order, PairOrder::HypothesisFirst);
 }
 
 #[test]

@@ -454,3 +454,28 @@ fn step_api_matches_the_synchronous_run_and_the_file_recomputes_metrics() {
             && json.contains("evidence-fake")
     );
 }
+
+/// Hypothesis-first changes only which text the model reads first: the probe set holds the
+/// same texts in the same fields (so the model still truncates the premise, never the
+/// hypothesis), each pair marked hypothesis-first.
+#[test]
+fn hypothesis_first_probe_set_keeps_premise_and_hypothesis_in_their_fields() {
+    use tabprobe_core::linearize::PairOrder;
+    let d = running_example();
+    let mut s = ProbeSettings::new(ProbeKind::all(), 7);
+    s.hypothesis_only = true;
+    let first = build_probe_set(&d, &s, &RuleSet::default()).unwrap();
+    s.linearization.order = PairOrder::HypothesisFirst;
+    let second = build_probe_set(&d, &s, &RuleSet::default()).unwrap();
+    assert!(!first.pairs.is_empty());
+    assert_eq!(first.pairs.len(), second.pairs.len());
+    for (a, b) in first.pairs.iter().zip(&second.pairs) {
+        assert_eq!(a.order, PairOrder::PremiseFirst);
+        assert_eq!(b.order, PairOrder::HypothesisFirst);
+        assert_eq!((&a.premise, &a.hypothesis), (&b.premise, &b.hypothesis));
+    }
+    for (e, &i) in second.examples.iter().zip(&second.hypothesis_only_pairs) {
+        assert_eq!(second.pairs[i].premise, "");
+        assert_eq!(second.pairs[i].hypothesis, e.input.hypothesis);
+    }
+}

@@ -1,6 +1,7 @@
 //! RoBERTa-family NLI sequence classifier in burn, generic over the device (CPU `flex`,
 //! WebGPU/Vulkan `wgpu`): Hugging Face checkpoints loaded from bytes, pair tokenization with
-//! premise-first truncation, and batched scoring behind `tabprobe_core`'s [`PairScorer`].
+//! premise-only truncation in either pair order, and batched scoring behind `tabprobe_core`'s
+//! [`PairScorer`].
 //!
 //! The reference implementation is `transformers`' `RobertaForSequenceClassification`; the
 //! golden tests in `tests/golden.rs` hold this crate to it.
@@ -10,7 +11,7 @@
 //! ```no_run
 //! # async fn demo(config: &[u8], weights: &[u8], tokenizer: &[u8])
 //! #     -> Result<(), Box<dyn std::error::Error>> {
-//! use tabprobe_core::scoring::Pair;
+//! use tabprobe_core::scoring::{Pair, PairOrder};
 //! use tabprobe_model::{Device, ModelFiles, NliModel, TokenizerFiles};
 //!
 //! // Once, before any tensor work; fall back to the CPU when there is no WebGPU.
@@ -21,7 +22,11 @@
 //! let files = ModelFiles { config_json: config, weights, tokenizer: TokenizerFiles::Json(tokenizer) };
 //! let model = NliModel::load("folder-name", files, &device)?; // LoadError says what to fix
 //! model.warm_up().await?;
-//! let pair = Pair { premise: "The Genre of X is Pop.".into(), hypothesis: "X is a pop album.".into() };
+//! let pair = Pair {
+//!     premise: "The Genre of X is Pop.".into(),
+//!     hypothesis: "X is a pop album.".into(),
+//!     order: PairOrder::PremiseFirst, // the premise is truncated in either order
+//! };
 //! let scores = model.score_async(&[pair]).await?; // probs in E, N, C order; logits; truncation
 //! let id = model.id(); // name, weights_sha256, label_set
 //! # let _ = (scores, id);

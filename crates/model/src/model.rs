@@ -3,7 +3,7 @@
 //! asynchronously for the browser, where WebGPU results can only be read back with `await`.
 
 use burn::prelude::*;
-use tabprobe_core::scoring::{ModelId, Pair, PairScore, PairScorer, ScoreError};
+use tabprobe_core::scoring::{ModelId, Pair, PairOrder, PairScore, PairScorer, ScoreError};
 
 use crate::batch::{max_rows_within_budget, plan_batches, Batch};
 use crate::classifier::RobertaForSequenceClassification;
@@ -135,9 +135,10 @@ impl NliModel {
         self.batch_size
     }
 
-    /// Tokenizes one pair (only the premise is ever truncated).
+    /// Tokenizes one pair in its order (only the premise is ever truncated).
     pub fn encode_pair(&self, pair: &Pair) -> Result<EncodedPair, TokenizeError> {
-        self.tokenizer.encode(&pair.premise, &pair.hypothesis)
+        self.tokenizer
+            .encode_ordered(&pair.premise, &pair.hypothesis, pair.order)
     }
 
     /// Tokenizes every pair (only premises are ever truncated).
@@ -205,6 +206,7 @@ impl NliModel {
         let pair = Pair {
             premise: "The sky is blue.".into(),
             hypothesis: "The sky has a colour.".into(),
+            order: PairOrder::PremiseFirst,
         };
         self.score_async(std::slice::from_ref(&pair))
             .await

@@ -1,5 +1,6 @@
 //! Premise/hypothesis tokenization with the `tokenizers` crate: a pair becomes
-//! `<s> P </s></s> H </s>` (the RoBERTa post-processor), and only the premise is truncated.
+//! `<s> P </s></s> H </s>` (the RoBERTa post-processor), or `<s> H </s></s> P </s>` when the
+//! hypothesis goes first, and in both orders only the premise is truncated.
 
 use std::collections::HashMap;
 
@@ -7,15 +8,18 @@ use tokenizers::models::bpe::{Vocab, BPE};
 use tokenizers::pre_tokenizers::byte_level::ByteLevel;
 use tokenizers::processors::roberta::RobertaProcessing;
 use tokenizers::{
-    AddedToken, Tokenizer, TruncationDirection, TruncationParams, TruncationStrategy,
+    AddedToken, EncodeInput, Tokenizer, TruncationDirection, TruncationParams, TruncationStrategy,
 };
+
+use tabprobe_core::scoring::PairOrder;
 
 use crate::error::LoadError;
 
 /// The token ids of one pair, ready for the model.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct EncodedPair {
-    /// `<s> P </s></s> H </s>`, at most the model's maximum length.
+    /// `<s> P </s></s> H </s>` (or `<s> H </s></s> P </s>`), at most the model's maximum
+    /// length.
     pub ids: Vec<u32>,
     /// Whether the premise was cut to fit.
     pub truncated: bool,
@@ -46,6 +50,8 @@ pub struct PairTokenizer {
     plain: Tokenizer,
     /// Truncates only the first sequence (the premise), from the right.
     premise_first: Tokenizer,
+    /// Truncates only the second sequence (the premise, after the hypothesis), from the right.
+    hypothesis_first: Tokenizer,
     max_tokens: usize,
 }
 
@@ -138,18 +144,21 @@ impl PairTokenizer {
         plain
             .with_truncation(None)
             .map_err(|e| LoadError::Tokenizer(e.to_string()))?;
-        let mut premise_first = plain.clone();
-        premise_first
-            .with_truncation(Some(TruncationParams {
+        let truncating = |strategy| -> Result<Tokenizer, LoadError> {
+            let mut t = plain.clone();
+            t.with_truncation(Some(TruncationParams {
                 direction: TruncationDirection::Right,
                 max_length: max_tokens,
-                strategy: TruncationStrategy::OnlyFirst,
+                strategy,
                 stride: 0,
             }))
             .map_err(|e| LoadError::Tokenizer(e.to_string()))?;
+            Ok(t)
+        };
         Ok(Self {
+            premise_first: truncating(TruncationStrategy::OnlyFirst)?,
+            hypothesis_first: truncating(TruncationStrategy::OnlySecond)?,
             plain,
-            premise_first,
             max_tokens,
         })
     }
@@ -165,14 +174,37 @@ impl PairTokenizer {
         self.max_tokens
     }
 
-    /// Encodes `premise` and `hypothesis` as a pair, cutting the premise from the right when
-    /// the pair is longer than the model allows.
+    /// Encodes `premise` and `hypothesis` as a pair, premise first, cutting the premise from
+    /// the right when the pair is longer than the model allows.
     pub fn encode(&self, premise: &str, hypothesis: &str) -> Result<EncodedPair, TokenizeError> {
+        self.encode_ordered(premise, hypothesis, PairOrder::PremiseFirst)
+    }
+
+    /// Encodes a pair in `order`, cutting the premise (whichever segment it is) from the right
+    /// when the pair is longer than the model allows; the hypothesis is never cut. As in
+    /// `transformers`, a hypothesis-first pair with an empty premise is `<s> H </s>`.
+    pub fn encode_ordered(
+        &self,
+        premise: &str,
+        hypothesis: &str,
+        order: PairOrder,
+    ) -> Result<EncodedPair, TokenizeError> {
         let err = |e: tokenizers::Error| TokenizeError::Tokenizer(e.to_string());
-        let full = self
-            .plain
-            .encode((premise, hypothesis), true)
-            .map_err(err)?;
+        // The segment (sequence id) the premise lands in, and the tokenizer that cuts only it.
+        let (premise_segment, cutting) = match order {
+            PairOrder::PremiseFirst => (0, &self.premise_first),
+            PairOrder::HypothesisFirst => (1, &self.hypothesis_first),
+        };
+        let texts = || -> EncodeInput<'_> {
+            match order {
+                PairOrder::PremiseFirst => (premise, hypothesis).into(),
+                // `transformers` drops an empty second text (`tokenizer(h, "")` is
+                // `<s> H </s>`), so a hypothesis-only pair does the same here.
+                PairOrder::HypothesisFirst if premise.is_empty() => hypothesis.into(),
+                PairOrder::HypothesisFirst => (hypothesis, premise).into(),
+            }
+        };
+        let full = self.plain.encode(texts(), true).map_err(err)?;
         let full_len = full.get_ids().len();
         if full_len <= self.max_tokens {
             return Ok(EncodedPair {
@@ -184,7 +216,7 @@ impl PairTokenizer {
         let premise_tokens = full
             .get_sequence_ids()
             .iter()
-            .filter(|s| **s == Some(0))
+            .filter(|s| **s == Some(premise_segment))
             .count();
         if full_len - premise_tokens > self.max_tokens {
             return Err(TokenizeError::HypothesisTooLong {
@@ -192,10 +224,7 @@ impl PairTokenizer {
                 max_tokens: self.max_tokens,
             });
         }
-        let cut = self
-            .premise_first
-            .encode((premise, hypothesis), true)
-            .map_err(err)?;
+        let cut = cutting.encode(texts(), true).map_err(err)?;
         let ids = cut.get_ids().to_vec();
         Ok(EncodedPair {
             premise_tokens_dropped: full_len - ids.len(),

@@ -6,7 +6,7 @@ mod common;
 use common::{golden, read};
 use safetensors::tensor::TensorView;
 use safetensors::{Dtype, SafeTensors};
-use tabprobe_core::scoring::Pair;
+use tabprobe_core::scoring::{Pair, PairOrder};
 use tabprobe_model::{Device, LoadError, ModelFiles, NliModel, TokenizerFiles};
 
 /// The f32 checkpoint's tensors as (name, dtype, shape, bytes).
@@ -235,11 +235,15 @@ fn hypothesis_too_long_for_the_model_is_a_scoring_error() {
     let g = golden();
     let model = load_weights(&read("tiny-f32/model.safetensors")).unwrap();
     let long = "word ".repeat(g.max_length);
-    let e = model
-        .score_blocking(&[Pair {
-            premise: "p".into(),
-            hypothesis: long,
-        }])
-        .unwrap_err();
-    assert!(e.0.contains("hypothesis alone"), "{e}");
+    // In either order: the premise may be cut, the hypothesis never.
+    for order in [PairOrder::PremiseFirst, PairOrder::HypothesisFirst] {
+        let e = model
+            .score_blocking(&[Pair {
+                premise: "p".into(),
+                hypothesis: long.clone(),
+                order,
+            }])
+            .unwrap_err();
+        assert!(e.0.contains("hypothesis alone"), "{order:?}: {e}");
+    }
 }

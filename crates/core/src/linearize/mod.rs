@@ -10,6 +10,9 @@ use serde::{Deserialize, Serialize};
 use crate::scoring::Pair;
 use crate::table::Table;
 
+/// Defined with [`Pair`], which records it; re-exported here beside the strategies.
+pub use crate::scoring::PairOrder;
+
 pub use infotabs_compat::infotabs_compat_paragraph;
 pub use paragraph::paragraph;
 pub use template::{concatenation, horizontal_template, vertical_template};
@@ -58,17 +61,6 @@ impl Linearization {
     pub fn from_name(name: &str) -> Option<Linearization> {
         Linearization::ALL.into_iter().find(|l| l.as_str() == name)
     }
-}
-
-/// Which text the model reads first.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum PairOrder {
-    /// `<s> premise </s></s> hypothesis </s>` (INFOTABS, MNLI).
-    #[default]
-    PremiseFirst,
-    /// `<s> hypothesis </s></s> premise </s>` (Table-BERT's "statement first").
-    HypothesisFirst,
 }
 
 /// A linearization strategy and a pair order: everything needed to turn a table and a
@@ -133,19 +125,15 @@ pub fn linearize(table: &Table, strategy: Linearization) -> Result<String, Linea
 }
 
 impl LinearizeSettings {
-    /// The pair a model scores for a premise text and a hypothesis. With
-    /// [`PairOrder::HypothesisFirst`] the hypothesis goes into [`Pair::premise`] (the first
-    /// segment), because `Pair`'s fields are what the tokenizer encodes first and second.
+    /// The pair a model scores for a premise text and a hypothesis. The texts stay in their
+    /// own fields whatever the order, and [`Pair::order`] tells the tokenizer which to put
+    /// first: swapping them instead would make the model truncate the hypothesis of a long
+    /// hypothesis-first pair.
     pub fn pair(&self, premise: &str, hypothesis: &str) -> Pair {
-        match self.order {
-            PairOrder::PremiseFirst => Pair {
-                premise: premise.to_string(),
-                hypothesis: hypothesis.to_string(),
-            },
-            PairOrder::HypothesisFirst => Pair {
-                premise: hypothesis.to_string(),
-                hypothesis: premise.to_string(),
-            },
+        Pair {
+            premise: premise.to_string(),
+            hypothesis: hypothesis.to_string(),
+            order: self.order,
         }
     }
 
@@ -208,13 +196,16 @@ mod tests {
     }
 
     #[test]
-    fn hypothesis_first_swaps_segments() {
+    fn hypothesis_first_keeps_the_texts_in_place_and_records_the_order() {
         let s = LinearizeSettings {
             strategy: Linearization::Paragraph,
             order: PairOrder::HypothesisFirst,
         };
         let p = s.pair("P", "H");
-        assert_eq!((p.premise.as_str(), p.hypothesis.as_str()), ("H", "P"));
+        assert_eq!((p.premise.as_str(), p.hypothesis.as_str()), ("P", "H"));
+        assert_eq!(p.order, PairOrder::HypothesisFirst);
+        let p = LinearizeSettings::default().pair("P", "H");
+        assert_eq!(p.order, PairOrder::PremiseFirst);
         assert_eq!(
             Linearization::from_name("vertical_template"),
             Some(Linearization::VerticalTemplate)

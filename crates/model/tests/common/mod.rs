@@ -5,7 +5,7 @@
 use std::path::PathBuf;
 
 use serde::Deserialize;
-use tabprobe_core::scoring::Pair;
+use tabprobe_core::scoring::{Pair, PairOrder};
 use tabprobe_model::{Device, ModelFiles, NliModel, TokenizerFiles};
 
 /// `golden.json`.
@@ -54,6 +54,7 @@ impl Golden {
             .map(|p| Pair {
                 premise: p.premise.clone(),
                 hypothesis: p.hypothesis.clone(),
+                order: PairOrder::PremiseFirst,
             })
             .collect()
     }
