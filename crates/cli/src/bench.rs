@@ -65,6 +65,7 @@ pub fn run(args: &BenchArgs) -> Result<(), String> {
             c.max_tokens(),
             t.elapsed()
         );
+        let mut measured = Vec::new();
         for &seq in &args.seq_lens {
             if seq > c.max_tokens() {
                 eprintln!(
@@ -72,6 +73,12 @@ pub fn run(args: &BenchArgs) -> Result<(), String> {
                     c.max_tokens()
                 );
             }
+            // Two requests capped to the same length would only repeat a measurement.
+            let actual = seq.min(c.max_tokens());
+            if measured.contains(&actual) {
+                continue;
+            }
+            measured.push(actual);
             for &batch in &args.batch_sizes {
                 let r = measure(&mut model, batch, seq, repeats)
                     .map_err(|e| format!("{} on {backend}: {e}", args.model.display()))?;
