@@ -53,20 +53,32 @@ pub fn transition_graph(run: &RunResult, operation: Operation) -> Option<Transit
     transition_graph_where(run, operation, |_| true)
 }
 
+/// The run's reasoning categories, sorted and distinct.
+fn categories(run: &RunResult) -> Vec<&String> {
+    let mut cats: Vec<&String> = run.examples.iter().flat_map(|e| &e.categories).collect();
+    cats.sort();
+    cats.dedup();
+    cats
+}
+
+/// Keeps the items whose example carries `category`.
+fn in_category<'a>(run: &'a RunResult, category: &'a str) -> impl Fn(&ProbeItem) -> bool + 'a {
+    move |it| {
+        run.example_of(it)
+            .is_some_and(|e| e.categories.iter().any(|c| c == category))
+    }
+}
+
 /// One transition graph per reasoning category (SPEC §4.8), categories sorted; a category
 /// whose examples have no item judged by `operation` is left out.
 pub fn transition_graphs_by_category(
     run: &RunResult,
     operation: Operation,
 ) -> Vec<(String, TransitionGraph)> {
-    let mut cats: Vec<&String> = run.examples.iter().flat_map(|e| &e.categories).collect();
-    cats.sort();
-    cats.dedup();
-    cats.into_iter()
+    categories(run)
+        .into_iter()
         .filter_map(|c| {
-            let g = transition_graph_where(run, operation, |it| {
-                run.example_of(it).is_some_and(|e| e.categories.contains(c))
-            })?;
+            let g = transition_graph_where(run, operation, in_category(run, c))?;
             (!g.splits.is_empty()).then(|| (c.clone(), g))
         })
         .collect()
@@ -120,14 +132,10 @@ pub fn invalid_tables_by_category(
     run: &RunResult,
     operation: Operation,
 ) -> Vec<(String, InvalidTransitionTable)> {
-    let mut cats: Vec<&String> = run.examples.iter().flat_map(|e| &e.categories).collect();
-    cats.sort();
-    cats.dedup();
-    cats.into_iter()
+    categories(run)
+        .into_iter()
         .filter_map(|c| {
-            let t = invalid_table_where(run, operation, |it| {
-                run.example_of(it).is_some_and(|e| e.categories.contains(c))
-            })?;
+            let t = invalid_table_where(run, operation, in_category(run, c))?;
             Some((c.clone(), t))
         })
         .collect()
