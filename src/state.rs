@@ -5,7 +5,7 @@ use std::sync::Arc;
 use leptos::prelude::*;
 use tabprobe_core::linearize::LinearizeSettings;
 use tabprobe_core::summary::DatasetSummary;
-use tabprobe_core::{Dataset, DatasetError};
+use tabprobe_core::{Dataset, DatasetError, Label, Table};
 
 use tabprobe_worker::protocol::ModelInfo;
 
@@ -61,6 +61,25 @@ pub struct AppState {
     pub model_status: RwSignal<ModelStatus>,
     /// How tables become premise text for the model.
     pub linearization: RwSignal<LinearizeSettings>,
+    /// The item the table editor and the hypothesis rewriter work on (set by whoever opens
+    /// them: the dataset browser, a probe result's drill-down, a share link).
+    pub work_item: RwSignal<Option<WorkItem>>,
+}
+
+/// One table + hypothesis opened for hand editing. It may be a perturbed table that is not in
+/// the dataset (a probe item), so it carries the table itself rather than an id.
+#[derive(Clone, Debug, PartialEq)]
+pub struct WorkItem {
+    /// The dataset example it derives from, if any (becomes `derived_from` when saved).
+    pub example_id: Option<String>,
+    /// The table the hypothesis is judged against, as it stands before editing.
+    pub table: Table,
+    /// The hypothesis before editing.
+    pub hypothesis: String,
+    /// The gold (or expected) label of the item as opened, if known.
+    pub label: Option<Label>,
+    /// What produced the item, shown to the user (e.g. `dataset dev-12`, `row deletion: Genre`).
+    pub origin: String,
 }
 
 /// The model loader's state line.
@@ -85,6 +104,7 @@ impl AppState {
             model: RwSignal::new(None),
             model_status: RwSignal::new(ModelStatus::Idle),
             linearization: RwSignal::new(LinearizeSettings::default()),
+            work_item: RwSignal::new(None),
         }
     }
 }
