@@ -4,6 +4,7 @@
 
 pub mod counterfactual;
 pub mod dataset;
+pub mod edit;
 pub mod import;
 pub mod label;
 pub mod linearize;
@@ -14,6 +15,7 @@ pub mod rules;
 pub mod run;
 pub mod schema;
 pub mod scoring;
+pub mod share;
 pub mod summary;
 pub mod table;
 pub mod transitions;

@@ -1,0 +1,16 @@
+//! Hand editing (SPEC §5 table editor and hypothesis rewriter): the pure logic behind the
+//! views — an undo/redo history, a table draft whose rows remember where they came from, the
+//! diff of an edited table against its original, hypothesis suggestions, and hand-made probe
+//! items appended to a dataset.
+
+pub mod diff;
+pub mod draft;
+pub mod hand_made;
+pub mod history;
+pub mod suggest;
+
+pub use diff::{diff_tables, RowChange, TableDiff};
+pub use draft::TableDraft;
+pub use hand_made::{add_hand_made, HandMadeError, HandMadeItem, HandMadeOperation};
+pub use history::History;
+pub use suggest::hypothesis_suggestions;

@@ -1,0 +1,130 @@
+//! Share links (SPEC §5, issue 6 item 7): one probe result — tables, hypotheses, operation,
+//! rule, expectation, model name and weight hash, predictions and linearization — packed into
+//! a URL fragment (`#/share/v1.<data>`) that opens with no dataset loaded. Results too large
+//! for a link go into a small JSON result file instead.
+
+mod codec;
+
+use serde::{Deserialize, Serialize};
+
+use crate::label::Label;
+use crate::linearize::LinearizeSettings;
+use crate::probe::{Certainty, Expectation};
+use crate::rules::ValidityRule;
+use crate::scoring::{ModelId, PairScore};
+use crate::table::Table;
+
+pub use codec::{decode, encode, from_file, to_file, ShareError, FILE_FORMAT, LINK_VERSION};
+
+/// Links longer than this (whole URL, in characters) are offered as a result file instead:
+/// some chat tools, mail clients and servers cut URLs past about 2,000 characters.
+pub const MAX_LINK_CHARS: usize = 2000;
+
+/// One shared probe result: the item before and after the edit and what a model made of it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct SharedResult {
+    /// What produced it, for a person (e.g. `hand edit of H1`, `row deletion: Genre`).
+    pub origin: String,
+    /// The dataset example it derives from, when known.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub example_id: Option<String>,
+    /// The operation: a probe name (`row_deletion`, `negation`, …) or `hand_edit_table` /
+    /// `hand_rewrite_hypothesis`.
+    pub operation: String,
+    /// The original item.
+    pub before: SharedInput,
+    /// The edited item. Its `table` is left out when the table did not change.
+    pub after: SharedInput,
+    /// The original's gold label, when known.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub gold: Option<Label>,
+    /// The validity rule judging the transition (table operations).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rule: Option<ValidityRule>,
+    /// What a correct model does on the edited item (an expected label, or "judge by the rule").
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub expectation: Option<Expectation>,
+    /// Whether that expectation is certain or heuristic.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub certainty: Option<Certainty>,
+    /// The model that made the predictions.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub model: Option<ModelId>,
+    /// Its predictions before and after.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub predictions: Option<SharedPredictions>,
+    /// How tables became premise text for those predictions.
+    pub linearization: LinearizeSettings,
+}
+
+/// A premise (table or text) and a hypothesis.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct SharedInput {
+    /// The premise table.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub table: Option<Table>,
+    /// A plain-text premise (when there is no table).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub premise: Option<String>,
+    /// The hypothesis.
+    pub hypothesis: String,
+}
+
+/// Predictions on the original and on the edited item.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct SharedPredictions {
+    /// On the original.
+    pub before: SharedScore,
+    /// On the edited item.
+    pub after: SharedScore,
+}
+
+/// One prediction, as much of a [`PairScore`] as a reader needs.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct SharedScore {
+    /// Probabilities in canonical order (ENTAIL, NEUTRAL, CONTRADICT).
+    pub probs: [f32; 3],
+    /// Whether the premise was truncated.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub truncated: bool,
+}
+
+impl SharedScore {
+    /// The predicted label (argmax, ties to the earlier canonical label, as [`PairScore`]).
+    pub fn predicted(&self) -> Label {
+        self.as_pair_score().predicted()
+    }
+
+    fn as_pair_score(&self) -> PairScore {
+        PairScore {
+            probs: self.probs,
+            logits: Vec::new(),
+            truncated: self.truncated,
+            premise_tokens_dropped: 0,
+        }
+    }
+}
+
+impl From<&PairScore> for SharedScore {
+    fn from(s: &PairScore) -> SharedScore {
+        SharedScore {
+            probs: s.probs,
+            truncated: s.truncated,
+        }
+    }
+}
+
+impl SharedResult {
+    /// The edited item's table: its own, or the original's when it was left out.
+    pub fn after_table(&self) -> Option<&Table> {
+        self.after.table.as_ref().or(self.before.table.as_ref())
+    }
+
+    /// The result with the edited table left out when it equals the original (smaller links).
+    pub fn compact(mut self) -> SharedResult {
+        if self.after.table.is_some() && self.after.table == self.before.table {
+            self.after.table = None;
+        }
+        self
+    }
+}
