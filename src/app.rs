@@ -11,6 +11,9 @@ use crate::route::{use_route, Route};
 use crate::state::AppState;
 use crate::views::about::AboutView;
 use crate::views::dataset::DatasetView;
+use crate::views::editor::EditorView;
+use crate::views::rewriter::RewriterView;
+use crate::views::share::ShareView;
 
 /// The whole page.
 #[component]
@@ -30,6 +33,9 @@ pub fn App() -> impl IntoView {
             <a class="brand" href=Route::Dataset.href()>"tabprobe"</a>
             <nav>
                 <a href=Route::Dataset.href() class:active=move || route.get() == Route::Dataset>"Dataset"</a>
+                <a href=Route::Editor.href() class:active=move || route.get() == Route::Editor data-testid="nav-editor">"Table editor"</a>
+                <a href=Route::Rewriter.href() class:active=move || route.get() == Route::Rewriter data-testid="nav-rewriter">"Rewriter"</a>
+                <a href=Route::Share(String::new()).href() class:active=move || route.with(Route::is_share) data-testid="nav-share">"Share"</a>
                 <a href=Route::About.href() class:active=move || route.get() == Route::About>"About"</a>
             </nav>
             <span class="dataset-name" data-testid="dataset-name">{dataset_name}</span>
@@ -40,6 +46,9 @@ pub fn App() -> impl IntoView {
             {move || match route.get() {
                 Route::Dataset => view! { <DatasetView/> }.into_any(),
                 Route::About => view! { <AboutView/> }.into_any(),
+                Route::Editor => view! { <EditorView/> }.into_any(),
+                Route::Rewriter => view! { <RewriterView/> }.into_any(),
+                Route::Share(payload) => view! { <ShareView payload=payload/> }.into_any(),
             }}
         </main>
     }

@@ -1,33 +1,59 @@
 //! Routes live in the URL fragment (`#/about`): static servers answer deep paths with 404, and
-//! share links will carry their payload in the fragment too (leptos_router has no hash mode).
+//! share links carry their payload in the fragment too (leptos_router has no hash mode).
 
 use leptos::prelude::*;
 
 /// The screens the app has.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Route {
     /// The dataset browser (`#/` or no fragment).
     Dataset,
     /// Credits, licences and what the app is (`#/about`).
     About,
+    /// The table editor on `AppState::work_item` (`#/editor`).
+    Editor,
+    /// The hypothesis rewriter on `AppState::work_item` (`#/rewriter`).
+    Rewriter,
+    /// A shared probe result (`#/share/<payload>`); an empty payload offers to open a link
+    /// or a result file.
+    Share(String),
 }
 
 impl Route {
     /// Parses a `location.hash` value; unknown fragments show the dataset browser.
     pub fn from_hash(hash: &str) -> Route {
-        match hash.trim_start_matches('#').trim_start_matches('/') {
+        let path = hash.trim_start_matches('#').trim_start_matches('/');
+        if let Some(payload) = path.strip_prefix("share") {
+            return Route::Share(payload.trim_start_matches('/').to_string());
+        }
+        match path {
             "about" => Route::About,
+            "editor" => Route::Editor,
+            "rewriter" => Route::Rewriter,
             _ => Route::Dataset,
         }
     }
 
-    /// The fragment that opens this route.
-    pub fn href(self) -> &'static str {
+    /// The fragment that opens this route (a share route without its payload).
+    pub fn href(&self) -> &'static str {
         match self {
             Route::Dataset => "#/",
             Route::About => "#/about",
+            Route::Editor => "#/editor",
+            Route::Rewriter => "#/rewriter",
+            Route::Share(_) => "#/share",
         }
     }
+
+    /// Whether this is a share route (any payload), for the header's active link.
+    pub fn is_share(&self) -> bool {
+        matches!(self, Route::Share(_))
+    }
+}
+
+/// Sends the page to `route` (a fixed route; share links are opened by their URL).
+pub fn navigate(route: Route) {
+    let _ = window().location().set_hash(route.href());
 }
 
 /// The current route, kept in sync with `hashchange`.
@@ -37,4 +63,22 @@ pub fn use_route() -> ReadSignal<Route> {
     let handle = window_event_listener(leptos::ev::hashchange, move |_| set_route.set(current()));
     on_cleanup(move || handle.remove());
     route
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn fragments_parse_to_routes() {
+        assert_eq!(Route::from_hash(""), Route::Dataset);
+        assert_eq!(Route::from_hash("#/editor"), Route::Editor);
+        assert_eq!(Route::from_hash("#/rewriter"), Route::Rewriter);
+        assert_eq!(Route::from_hash("#/share"), Route::Share(String::new()));
+        assert_eq!(
+            Route::from_hash("#/share/v1.abc"),
+            Route::Share("v1.abc".into())
+        );
+        assert_eq!(Route::from_hash("#/nowhere"), Route::Dataset);
+    }
 }

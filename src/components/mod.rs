@@ -2,7 +2,14 @@
 
 pub mod file_drop;
 pub mod label_badge;
+pub mod live_prediction;
 pub mod model_panel;
+pub mod open_item;
 pub mod predictions;
 pub mod problems;
+pub mod row_editor;
+pub mod save_item;
+pub mod share_button;
+pub mod table_diff;
 pub mod table_view;
+pub mod workbench;

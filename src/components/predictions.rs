@@ -9,6 +9,7 @@ use tabprobe_core::scoring::{Pair, PairScore};
 use tabprobe_core::{Example, Label, LabelSet, Table};
 
 use crate::components::label_badge::LabelBadge;
+use crate::components::open_item::OpenItemButtons;
 use crate::state::AppState;
 use crate::worker_client::client;
 
@@ -165,6 +166,7 @@ pub fn HypothesisList(
                         {e.split.clone().map(|s| view! { <span class="tag split">{s}</span> })}
                         {e.categories.iter().map(|c| view! { <span class="tag category">{c.clone()}</span> }).collect::<Vec<_>>()}
                         {has_rows.then(|| view! { <span class="tag evidence" title="has human-annotated relevant rows">"evidence rows"</span> })}
+                        {match &source { PremiseSource::Table(t) => Some(view! { <OpenItemButtons example=e.clone() table=t.clone()/> }), PremiseSource::Text => None }}
                     </span>
                     {prediction}
                 </li>
@@ -179,11 +181,15 @@ pub fn HypothesisList(
     }
 }
 
-/// One prediction: label, probabilities, right/wrong against gold, truncation.
+/// One prediction: label, probabilities, right/wrong against gold (when given), truncation.
 #[component]
-fn Prediction(score: PairScore, gold: Label, set: LabelSet) -> impl IntoView {
+pub fn Prediction(
+    score: PairScore,
+    #[prop(into)] gold: Option<Label>,
+    set: LabelSet,
+) -> impl IntoView {
     let predicted = score.predicted();
-    let right = predicted == gold;
+    let right = gold.is_none_or(|g| predicted == g);
     let probs = Label::ALL
         .iter()
         .zip(score.probs)
@@ -208,7 +214,7 @@ fn Prediction(score: PairScore, gold: Label, set: LabelSet) -> impl IntoView {
         <div class="prediction" class:wrong=!right data-testid="prediction" data-probs=probs_json data-logits=logits_json>
             <span class="muted">"model: "</span>
             <LabelBadge label=predicted set=set/>
-            <span class="verdict" data-testid="verdict">{if right { "✓ right" } else { "✗ wrong" }}</span>
+            {gold.map(|_| view! { <span class="verdict" data-testid="verdict">{if right { "✓ right" } else { "✗ wrong" }}</span> })}
             <span class="probs">{probs}</span>
             {score.truncated.then(|| view! {
                 <span class="truncated" data-testid="truncated" title="rows past the model's maximum length were never seen">

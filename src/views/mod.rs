@@ -2,3 +2,6 @@
 
 pub mod about;
 pub mod dataset;
+pub mod editor;
+pub mod rewriter;
+pub mod share;

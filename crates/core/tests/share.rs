@@ -55,10 +55,12 @@ fn result() -> SharedResult {
             before: SharedScore {
                 probs: [0.8, 0.15, 0.05],
                 truncated: false,
+                premise_tokens_dropped: 0,
             },
             after: SharedScore {
                 probs: [0.6, 0.1, 0.3],
                 truncated: true,
+                premise_tokens_dropped: 12,
             },
         }),
         linearization: LinearizeSettings::default(),

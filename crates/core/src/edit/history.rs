@@ -7,6 +7,8 @@ pub struct History<T> {
     past: Vec<T>,
     current: T,
     future: Vec<T>,
+    /// The group of the last recorded change (see [`History::apply_grouped`]).
+    group: Option<String>,
 }
 
 impl<T: Clone + PartialEq> History<T> {
@@ -16,6 +18,7 @@ impl<T: Clone + PartialEq> History<T> {
             past: Vec::new(),
             current: initial,
             future: Vec::new(),
+            group: None,
         }
     }
 
@@ -28,6 +31,26 @@ impl<T: Clone + PartialEq> History<T> {
     /// A `next` equal to the current state records nothing (a blur without a change).
     /// Returns whether anything was recorded.
     pub fn apply(&mut self, next: T) -> bool {
+        self.group = None;
+        self.record(next)
+    }
+
+    /// Like [`History::apply`], but consecutive changes of the same `group` (e.g. keystrokes
+    /// in one field) make a single undo step: undo restores the state before the first one.
+    pub fn apply_grouped(&mut self, next: T, group: &str) -> bool {
+        if next == self.current {
+            return false;
+        }
+        if self.group.as_deref() == Some(group) && !self.past.is_empty() {
+            self.current = next;
+            self.future.clear();
+            return true;
+        }
+        self.group = Some(group.to_string());
+        self.record(next)
+    }
+
+    fn record(&mut self, next: T) -> bool {
         if next == self.current {
             return false;
         }
@@ -39,6 +62,7 @@ impl<T: Clone + PartialEq> History<T> {
 
     /// Goes back one state; false when there is nothing to undo.
     pub fn undo(&mut self) -> bool {
+        self.group = None;
         match self.past.pop() {
             Some(previous) => {
                 let now = std::mem::replace(&mut self.current, previous);
@@ -51,6 +75,7 @@ impl<T: Clone + PartialEq> History<T> {
 
     /// Goes forward one undone state; false when there is nothing to redo.
     pub fn redo(&mut self) -> bool {
+        self.group = None;
         match self.future.pop() {
             Some(next) => {
                 let now = std::mem::replace(&mut self.current, next);
@@ -94,6 +119,24 @@ mod tests {
         assert!(!h.redo());
         assert!(h.undo());
         assert_eq!(*h.current(), 2);
+    }
+
+    #[test]
+    fn keystrokes_in_one_field_are_one_step() {
+        let mut h = History::new(String::new());
+        for text in ["4", "46", "46:", "46:0"] {
+            assert!(h.apply_grouped(text.to_string(), "row 4 value 0"));
+        }
+        assert!(h.apply_grouped("x".to_string(), "title"));
+        assert_eq!(h.undo_depth(), 2);
+        assert!(h.undo());
+        assert_eq!(h.current(), "46:0");
+        assert!(h.undo());
+        assert_eq!(h.current(), "");
+        // After an undo the same group starts a new step.
+        assert!(h.redo());
+        assert!(h.apply_grouped("46:06".to_string(), "row 4 value 0"));
+        assert_eq!(h.undo_depth(), 2);
     }
 
     #[test]

@@ -9,7 +9,7 @@ pub mod hand_made;
 pub mod history;
 pub mod suggest;
 
-pub use diff::{diff_tables, RowChange, TableDiff};
+pub use diff::{diff_tables, diff_with_origin, RowChange, TableDiff};
 pub use draft::TableDraft;
 pub use hand_made::{add_hand_made, HandMadeError, HandMadeItem, HandMadeOperation};
 pub use history::History;

@@ -87,20 +87,28 @@ pub struct SharedScore {
     /// Whether the premise was truncated.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub truncated: bool,
+    /// How many premise tokens truncation dropped.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub premise_tokens_dropped: usize,
+}
+
+fn is_zero(n: &usize) -> bool {
+    *n == 0
 }
 
 impl SharedScore {
     /// The predicted label (argmax, ties to the earlier canonical label, as [`PairScore`]).
     pub fn predicted(&self) -> Label {
-        self.as_pair_score().predicted()
+        self.to_pair_score().predicted()
     }
 
-    fn as_pair_score(&self) -> PairScore {
+    /// As a [`PairScore`] without logits (a link does not carry them).
+    pub fn to_pair_score(&self) -> PairScore {
         PairScore {
             probs: self.probs,
             logits: Vec::new(),
             truncated: self.truncated,
-            premise_tokens_dropped: 0,
+            premise_tokens_dropped: self.premise_tokens_dropped,
         }
     }
 }
@@ -110,6 +118,7 @@ impl From<&PairScore> for SharedScore {
         SharedScore {
             probs: s.probs,
             truncated: s.truncated,
+            premise_tokens_dropped: s.premise_tokens_dropped,
         }
     }
 }

@@ -1,0 +1,207 @@
+//! The table editor (SPEC §5, issue 6 item 1): edit the work item's table — title, keys,
+//! values, rows (add, delete, reorder by keyboard and drag), relevance marks — with undo/redo,
+//! the change against the original, the model's live prediction on the edited table beside
+//! the original's, "save as probe item" with an asserted label, and a share link.
+
+use leptos::prelude::*;
+use tabprobe_core::edit::{diff_with_origin, HandMadeItem, HandMadeOperation, History, TableDraft};
+use tabprobe_core::scoring::Pair;
+use tabprobe_core::share::{SharedInput, SharedPredictions, SharedResult};
+use tabprobe_core::{Label, Table};
+
+use crate::components::label_badge::LabelBadge;
+use crate::components::live_prediction::use_live_score;
+use crate::components::model_panel::ModelPanel;
+use crate::components::row_editor::{edit_draft, RowEditor};
+use crate::components::table_diff::TableDiffView;
+use crate::components::workbench::{
+    annotated_rows, label_set, NoWorkItem, WorkbenchHeader, WorkbenchSide,
+};
+use crate::route::Route;
+use crate::state::{AppState, WorkItem};
+
+/// The editor screen: the work item, or what to do to get one.
+#[component]
+pub fn EditorView() -> impl IntoView {
+    let state = use_context::<AppState>().unwrap_or_default();
+    move || match state.work_item.get() {
+        Some(item) => view! { <Editor item=item/> }.into_any(),
+        None => view! { <NoWorkItem what="table editor"/> }.into_any(),
+    }
+}
+
+#[component]
+fn Editor(item: WorkItem) -> impl IntoView {
+    let state = use_context::<AppState>().unwrap_or_default();
+    let set = label_set(state);
+    let original = item.table.clone();
+    let history = RwSignal::new(History::new(TableDraft::new(
+        original.clone(),
+        &annotated_rows(state, &item),
+    )));
+    let draft = Memo::new(move |_| history.with(|h| h.current().clone()));
+    let edited_table = Memo::new(move |_| draft.with(|d| d.table.clone()));
+    let original_signal = Signal::stored(original.clone());
+    let diff = {
+        let original = original.clone();
+        Memo::new(move |_| draft.with(|d| diff_with_origin(&original, &d.table, &d.origin)))
+    };
+    let rows = Memo::new(move |_| edited_table.with(|t| t.row_count()));
+    let header = match &original {
+        Table::Relational(t) => t.header.clone(),
+        Table::KeyValue(_) => Vec::new(),
+    };
+    let dragging = RwSignal::new(None::<usize>);
+    let undo = move || {
+        history.update(|h| {
+            h.undo();
+        })
+    };
+    let redo = move || {
+        history.update(|h| {
+            h.redo();
+        })
+    };
+
+    let hypothesis = item.hypothesis.clone();
+    let original_pair: Signal<Result<Pair, String>> = {
+        let (t, h) = (original.clone(), hypothesis.clone());
+        Signal::derive(move || {
+            state
+                .linearization
+                .get()
+                .table_pair(&t, &h)
+                .map_err(|e| e.to_string())
+        })
+    };
+    let edited_pair: Signal<Result<Pair, String>> = {
+        let h = hypothesis.clone();
+        Signal::derive(move || {
+            let s = state.linearization.get();
+            edited_table.with(|t| s.table_pair(t, &h).map_err(|e| e.to_string()))
+        })
+    };
+    let before = use_live_score(original_pair);
+    let after = use_live_score(edited_pair);
+    let asserted = RwSignal::new(item.label.unwrap_or(Label::Entail));
+
+    let save_item: Signal<Result<HandMadeItem, String>> = {
+        let (item, h) = (item.clone(), hypothesis.clone());
+        Signal::derive(move || {
+            draft.with(|d| {
+                let problems = d.problems();
+                if !problems.is_empty() {
+                    return Err(format!("Fix before saving: {}.", problems.join("; ")));
+                }
+                if diff.with(|x| x.is_empty()) {
+                    return Err("Edit the table to make a new item.".to_string());
+                }
+                Ok(HandMadeItem {
+                    derived_from: item.example_id.clone(),
+                    table: Some(d.table.clone()),
+                    premise: None,
+                    hypothesis: h.clone(),
+                    label: asserted.get(),
+                    relevant_rows: Some(d.relevant_rows()),
+                    operation: HandMadeOperation::EditTable,
+                })
+            })
+        })
+    };
+    let shared: Signal<Option<SharedResult>> = {
+        let (item, h, original) = (item.clone(), hypothesis.clone(), original.clone());
+        Signal::derive(move || {
+            let predictions = before.with(|b| {
+                after.with(|a| {
+                    b.score().zip(a.score()).map(|(b, a)| SharedPredictions {
+                        before: b.into(),
+                        after: a.into(),
+                    })
+                })
+            });
+            Some(SharedResult {
+                origin: format!("{}, table edited by hand", item.origin),
+                example_id: item.example_id.clone(),
+                operation: HandMadeOperation::EditTable.as_str().to_string(),
+                before: SharedInput {
+                    table: Some(original.clone()),
+                    premise: None,
+                    hypothesis: h.clone(),
+                },
+                after: SharedInput {
+                    table: Some(edited_table.get()),
+                    premise: None,
+                    hypothesis: h.clone(),
+                },
+                gold: item.label,
+                rule: None,
+                expectation: Some(tabprobe_core::probe::Expectation::Label {
+                    labels: vec![asserted.get()],
+                }),
+                certainty: None,
+                model: state.model.get().map(|m| m.id),
+                predictions,
+                linearization: state.linearization.get(),
+            })
+        })
+    };
+
+    let go_rewriter = {
+        let item = item.clone();
+        move |_| {
+            let mut it = item.clone();
+            it.table = edited_table.get_untracked();
+            state.work_item.set(Some(it));
+            crate::route::navigate(Route::Rewriter);
+        }
+    };
+
+    view! {
+        <section class="workbench editor" data-testid="editor">
+            <WorkbenchHeader title="Table editor" origin=item.origin.clone()
+                can_undo=Signal::derive(move || history.with(|h| h.undo_depth() > 0))
+                can_redo=Signal::derive(move || history.with(|h| h.redo_depth() > 0))
+                on_undo=Callback::new(move |_| undo()) on_redo=Callback::new(move |_| redo())>
+                <button class="button" on:click=go_rewriter title="Rewrite the hypothesis against this table">"Rewrite hypothesis →"</button>
+            </WorkbenchHeader>
+            <ModelPanel/>
+            <div class="wb-grid">
+                <div class="wb-main">
+                    <div class="hypothesis-box">
+                        <span class="muted">"Hypothesis "</span>
+                        {item.label.map(|l| view! { <LabelBadge label=l set=set/> })}
+                        <p class="hypothesis-text" data-testid="work-hypothesis">{hypothesis.clone()}</p>
+                    </div>
+                    <div class="table-editor">
+                        <label class="title-field">
+                            <span>{if header.is_empty() { "Title" } else { "Caption" }}</span>
+                            <input data-testid="title-input" prop:value=move || edited_table.with(|t| t.title().to_string())
+                                on:input=move |ev| {
+                                    let v = event_target_value(&ev);
+                                    edit_draft(history, Some("title".into()), |d| d.set_title(&v));
+                                }/>
+                        </label>
+                        {(!header.is_empty()).then(|| view! {
+                            <p class="muted">{format!("Columns: {}", header.join(" | "))}</p>
+                        })}
+                        <p class="hint">"☐ marks a row as relevant evidence. Drag ⋮⋮ or press Alt+↑ / Alt+↓ on it to reorder; Ctrl+Z / Ctrl+Shift+Z undo and redo."</p>
+                        <ol class="rows-editor" data-testid="rows-editor">
+                            <For each=move || 0..rows.get() key=|i| *i let:i>
+                                <RowEditor i=i history=history diff=diff header=header.clone() dragging=dragging/>
+                            </For>
+                        </ol>
+                        <button class="button" data-testid="add-row" on:click=move |_| edit_draft(history, None, |d| d.insert_row(usize::MAX))>"+ Add row"</button>
+                    </div>
+                </div>
+                <WorkbenchSide titles=("Original table", "Edited table") before=before after=after gold=item.label
+                    asserted=asserted set=set save_item=save_item shared=shared
+                    save_hint="Assert the label the edited table gives the hypothesis (a label-flipping counterfactual if it differs from the original's).">
+                    <div class="panel">
+                        <h2>"Changes"</h2>
+                        <TableDiffView original=original_signal edited=edited_table diff=diff/>
+                    </div>
+                </WorkbenchSide>
+            </div>
+        </section>
+    }
+}

@@ -1,0 +1,378 @@
+//! The hypothesis rewriter (SPEC §5, issue 6 item 2): edit the work item's hypothesis with the
+//! model's live prediction before and after; the §4.4 perturbations core generates are offered
+//! as one-click suggestions with their expected label and certain/heuristic mark, to try,
+//! accept (they join the dataset as hand-made items) or reject.
+
+use leptos::prelude::*;
+use tabprobe_core::edit::{hypothesis_suggestions, HandMadeItem, HandMadeOperation, History};
+use tabprobe_core::probe::edit_table::KeyIndex;
+use tabprobe_core::probe::{Certainty, Edit, Expectation, Perturbation, Premise, ProbeKind};
+use tabprobe_core::scoring::Pair;
+use tabprobe_core::share::{SharedInput, SharedPredictions, SharedResult};
+use tabprobe_core::{Label, LabelSet};
+
+use crate::components::label_badge::LabelBadge;
+use crate::components::live_prediction::use_live_score;
+use crate::components::model_panel::ModelPanel;
+use crate::components::save_item::{save_hand_made, saved_message};
+use crate::components::table_view::TableView;
+use crate::components::workbench::{
+    annotated_rows, label_set, NoWorkItem, WorkbenchHeader, WorkbenchSide,
+};
+use crate::state::{AppState, WorkItem};
+
+/// The seed suggestions are drawn with: the probe runner's default, so a suggestion equals
+/// the item a default run generates for the same example.
+const SUGGESTION_SEED: u64 = 0;
+
+/// The rewriter screen: the work item, or what to do to get one.
+#[component]
+pub fn RewriterView() -> impl IntoView {
+    let state = use_context::<AppState>().unwrap_or_default();
+    move || match state.work_item.get() {
+        Some(item) => view! { <Rewriter item=item/> }.into_any(),
+        None => view! { <NoWorkItem what="hypothesis rewriter"/> }.into_any(),
+    }
+}
+
+/// What the user did with a suggestion.
+#[derive(Clone, Debug, PartialEq)]
+enum Decision {
+    Open,
+    Accepted(String),
+    Rejected,
+    Failed(String),
+}
+
+fn expected_label(p: &Perturbation) -> Option<Label> {
+    match &p.expectation {
+        Expectation::Label { labels } => labels.first().copied(),
+        Expectation::Transition { .. } => None,
+    }
+}
+
+fn probe_name(kind: ProbeKind) -> String {
+    kind.as_str().replace('_', " ")
+}
+
+/// The suggestions for the item: every §4.4 probe, against the dataset's tables when loaded.
+fn suggestions_for(state: AppState, item: &WorkItem) -> Result<Vec<Perturbation>, String> {
+    let Some(gold) = item.label else {
+        return Err("No suggestions: the item has no gold label to perturb from.".into());
+    };
+    if gold == Label::Neutral {
+        return Err("No suggestions: the hypothesis probes of §4.4 skip NEUTRAL items (their label depends on what the table lacks).".into());
+    }
+    let (index, example_index) = state.dataset.with_untracked(|d| match d {
+        Some(d) => (
+            KeyIndex::new(&d.dataset.tables),
+            item.example_id
+                .as_deref()
+                .and_then(|id| {
+                    d.dataset
+                        .examples
+                        .iter()
+                        .position(|e| e.id.as_deref() == Some(id))
+                })
+                .unwrap_or(0),
+        ),
+        None => (KeyIndex::new(std::slice::from_ref(&item.table)), 0),
+    });
+    let premise = Premise::Table(item.table.clone());
+    Ok(hypothesis_suggestions(
+        &premise,
+        &item.hypothesis,
+        gold,
+        &index,
+        SUGGESTION_SEED,
+        example_index,
+    ))
+}
+
+#[component]
+fn Rewriter(item: WorkItem) -> impl IntoView {
+    let state = use_context::<AppState>().unwrap_or_default();
+    let set = label_set(state);
+    let relevant = annotated_rows(state, &item);
+    let history = RwSignal::new(History::new(item.hypothesis.clone()));
+    let text = Memo::new(move |_| history.with(|h| h.current().clone()));
+    let undo = move || {
+        history.update(|h| {
+            h.undo();
+        })
+    };
+    let redo = move || {
+        history.update(|h| {
+            h.redo();
+        })
+    };
+    // The suggestion last tried, while the text still equals it: its probe becomes the saved
+    // item's operation.
+    let applied = RwSignal::new(None::<(ProbeKind, String)>);
+    let asserted = RwSignal::new(item.label.unwrap_or(Label::Entail));
+
+    let table = item.table.clone();
+    let original_pair: Signal<Result<Pair, String>> = {
+        let (t, h) = (table.clone(), item.hypothesis.clone());
+        Signal::derive(move || {
+            state
+                .linearization
+                .get()
+                .table_pair(&t, &h)
+                .map_err(|e| e.to_string())
+        })
+    };
+    let edited_pair: Signal<Result<Pair, String>> = {
+        let t = table.clone();
+        Signal::derive(move || {
+            let s = state.linearization.get();
+            text.with(|h| s.table_pair(&t, h).map_err(|e| e.to_string()))
+        })
+    };
+    let before = use_live_score(original_pair);
+    let after = use_live_score(edited_pair);
+
+    let operation = move || {
+        let t = text.get();
+        match applied.get() {
+            Some((kind, s)) if s == t => HandMadeOperation::Suggestion(kind),
+            _ => HandMadeOperation::RewriteHypothesis,
+        }
+    };
+    let save_item: Signal<Result<HandMadeItem, String>> = {
+        let item = item.clone();
+        let relevant = relevant.clone();
+        Signal::derive(move || {
+            let t = text.get();
+            if t.trim().is_empty() {
+                return Err("Type a hypothesis to save.".into());
+            }
+            if t == item.hypothesis {
+                return Err(
+                    "Rewrite the hypothesis (or try a suggestion) to make a new item.".into(),
+                );
+            }
+            Ok(HandMadeItem {
+                derived_from: item.example_id.clone(),
+                table: Some(item.table.clone()),
+                premise: None,
+                hypothesis: t,
+                label: asserted.get(),
+                relevant_rows: Some(relevant.clone()),
+                operation: operation(),
+            })
+        })
+    };
+    let shared: Signal<Option<SharedResult>> = {
+        let item = item.clone();
+        Signal::derive(move || {
+            let predictions = before.with(|b| {
+                after.with(|a| {
+                    b.score().zip(a.score()).map(|(b, a)| SharedPredictions {
+                        before: b.into(),
+                        after: a.into(),
+                    })
+                })
+            });
+            let op = operation();
+            Some(SharedResult {
+                origin: format!("{}, hypothesis rewritten", item.origin),
+                example_id: item.example_id.clone(),
+                operation: op.as_str().to_string(),
+                before: SharedInput {
+                    table: Some(item.table.clone()),
+                    premise: None,
+                    hypothesis: item.hypothesis.clone(),
+                },
+                after: SharedInput {
+                    table: None,
+                    premise: None,
+                    hypothesis: text.get(),
+                },
+                gold: item.label,
+                rule: None,
+                expectation: Some(Expectation::Label {
+                    labels: vec![asserted.get()],
+                }),
+                certainty: None,
+                model: state.model.get().map(|m| m.id),
+                predictions,
+                linearization: state.linearization.get(),
+            })
+        })
+    };
+
+    let suggestions = suggestions_for(state, &item);
+    let decisions = RwSignal::new(vec![
+        Decision::Open;
+        suggestions.as_ref().map(Vec::len).unwrap_or(0)
+    ]);
+    let suggestion_list = match suggestions {
+        Err(why) => view! { <p class="empty" data-testid="no-suggestions">{why}</p> }.into_any(),
+        Ok(list) if list.is_empty() => view! {
+            <p class="empty" data-testid="no-suggestions">"No §4.4 perturbation applies to this hypothesis (no number, date, table value, auxiliary, title mention or quantifier to edit). Rewrite it by hand above."</p>
+        }.into_any(),
+        Ok(list) => {
+            let items = list
+                .into_iter()
+                .enumerate()
+                .map(|(k, p)| suggestion_view(k, p, &item, set, decisions, history, applied, asserted, state))
+                .collect::<Vec<_>>();
+            view! { <ol class="suggestions" data-testid="suggestions">{items}</ol> }.into_any()
+        }
+    };
+
+    let original_hypothesis = item.hypothesis.clone();
+    view! {
+        <section class="workbench rewriter" data-testid="rewriter">
+            <WorkbenchHeader title="Hypothesis rewriter" origin=item.origin.clone()
+                can_undo=Signal::derive(move || history.with(|h| h.undo_depth() > 0))
+                can_redo=Signal::derive(move || history.with(|h| h.redo_depth() > 0))
+                on_undo=Callback::new(move |_| undo()) on_redo=Callback::new(move |_| redo())/>
+            <ModelPanel/>
+            <div class="wb-grid">
+                <div class="wb-main">
+                    <div class="hypothesis-box">
+                        <span class="muted">"Original hypothesis "</span>
+                        {item.label.map(|l| view! { <LabelBadge label=l set=set/> })}
+                        <p class="hypothesis-text" data-testid="work-hypothesis">{original_hypothesis.clone()}</p>
+                        <label class="rewrite-field">
+                            <span>"Rewritten"</span>
+                            <textarea data-testid="hypothesis-input" rows="2" prop:value=move || text.get()
+                                on:input=move |ev| {
+                                    let v = event_target_value(&ev);
+                                    history.update(|h| { h.apply_grouped(v, "hypothesis"); });
+                                }></textarea>
+                        </label>
+                        <button class="link-button" data-testid="reset-hypothesis" on:click={
+                            let h = original_hypothesis.clone();
+                            move |_| history.update(|x| { x.apply(h.clone()); })
+                        }>"reset to the original"</button>
+                    </div>
+                    <div class="panel">
+                        <h2>"Suggested perturbations (§4.4)"</h2>
+                        <p class="muted">"Generated from the hypothesis and the table. “certain” follows from the rule; “heuristic” needs your review. Try one to see the model's prediction, then accept it as is, edit it, or reject it."</p>
+                        {suggestion_list}
+                    </div>
+                    <div class="table-pane">
+                        <TableView table=table.clone() relevant=relevant.clone()/>
+                        <p class="hint">"The table stays as it is here; edit it in the table editor."</p>
+                    </div>
+                </div>
+                <WorkbenchSide titles=("Original hypothesis", "Rewritten hypothesis") before=before after=after gold=item.label
+                    asserted=asserted set=set save_item=save_item shared=shared/>
+            </div>
+        </section>
+    }
+}
+
+/// One suggestion line: the edited span marked, expected label, certainty and the actions.
+#[allow(clippy::too_many_arguments)]
+fn suggestion_view(
+    k: usize,
+    p: Perturbation,
+    item: &WorkItem,
+    set: LabelSet,
+    decisions: RwSignal<Vec<Decision>>,
+    history: RwSignal<History<String>>,
+    applied: RwSignal<Option<(ProbeKind, String)>>,
+    asserted: RwSignal<Label>,
+    state: AppState,
+) -> impl IntoView {
+    let h = item.hypothesis.clone();
+    let shown = match &p.edit {
+        Edit::HypothesisSpan {
+            start,
+            end,
+            before,
+            after,
+        } if *start <= *end && *end <= h.len() => {
+            let (pre, post) = (h[..*start].to_string(), h[*end..].to_string());
+            let changed = if after.is_empty() {
+                view! { <del>{before.clone()}</del> }.into_any()
+            } else {
+                view! { <ins>{after.clone()}</ins> }.into_any()
+            };
+            view! { <span class="suggestion-text">{pre}{changed}{post}</span> }.into_any()
+        }
+        _ => view! { <span class="suggestion-text">{p.perturbed.hypothesis.clone()}</span> }
+            .into_any(),
+    };
+    let expected = expected_label(&p);
+    let certainty = p.certainty;
+    let kind = p.probe;
+    let new_text = p.perturbed.hypothesis.clone();
+    let decision = move || decisions.with(|d| d.get(k).cloned().unwrap_or(Decision::Open));
+    let set_decision = move |d: Decision| {
+        decisions.update(|all| {
+            if let Some(x) = all.get_mut(k) {
+                *x = d
+            }
+        })
+    };
+    let try_it = {
+        let t = new_text.clone();
+        move |_| {
+            history.update(|x| {
+                x.apply(t.clone());
+            });
+            applied.set(Some((kind, t.clone())));
+            if let Some(l) = expected {
+                asserted.set(l);
+            }
+        }
+    };
+    let accept = {
+        let (t, item) = (new_text.clone(), item.clone());
+        let relevant = annotated_rows(state, &item);
+        move |_| {
+            let Some(label) = expected else { return };
+            let it = HandMadeItem {
+                derived_from: item.example_id.clone(),
+                table: Some(item.table.clone()),
+                premise: None,
+                hypothesis: t.clone(),
+                label,
+                relevant_rows: Some(relevant.clone()),
+                operation: HandMadeOperation::Suggestion(kind),
+            };
+            match save_hand_made(state, it) {
+                Ok(added) => set_decision(Decision::Accepted(saved_message(&added, label, set))),
+                Err(e) => set_decision(Decision::Failed(e)),
+            }
+        }
+    };
+    view! {
+        <li class="suggestion" data-testid="suggestion" data-probe=kind.as_str()
+            class:accepted=move || matches!(decision(), Decision::Accepted(_))
+            class:rejected=move || decision() == Decision::Rejected>
+            <div class="suggestion-head">
+                <span class="probe-name">{probe_name(kind)}</span>
+                {expected.map(|l| view! { <span class="muted">"expected "</span><LabelBadge label=l set=set/> })}
+                <span class=match certainty { Certainty::Certain => "tag certain", Certainty::Heuristic => "tag heuristic" }
+                    data-testid="certainty"
+                    title=match certainty { Certainty::Certain => "follows from the rule", Certainty::Heuristic => "likely, but needs a person's review" }>
+                    {match certainty { Certainty::Certain => "certain", Certainty::Heuristic => "heuristic" }}
+                </span>
+            </div>
+            <p>{shown}</p>
+            <div class="suggestion-actions">
+                {move || match decision() {
+                    Decision::Open => view! {
+                        <button class="button" data-testid="suggestion-try" on:click=try_it.clone()
+                            title="Put it in the editor above and see the model's prediction">"Try"</button>
+                        <button class="button primary" data-testid="suggestion-accept" on:click=accept.clone()
+                            disabled=expected.is_none() title="Save it as a probe item with the expected label">"Accept"</button>
+                        <button class="button" data-testid="suggestion-reject" on:click=move |_| set_decision(Decision::Rejected)>"Reject"</button>
+                    }.into_any(),
+                    Decision::Accepted(m) => view! { <span class="saved" data-testid="suggestion-accepted">{m}</span> }.into_any(),
+                    Decision::Rejected => view! {
+                        <span class="muted">"rejected"</span>
+                        <button class="link-button" on:click=move |_| set_decision(Decision::Open)>"restore"</button>
+                    }.into_any(),
+                    Decision::Failed(e) => view! { <span class="error" role="alert">{e}</span> }.into_any(),
+                }}
+            </div>
+        </li>
+    }
+}

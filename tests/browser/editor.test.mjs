@@ -1,0 +1,215 @@
+// The table editor and the hypothesis rewriter (issue 6 items 1, 2, 8) with the demo data and
+// the fixture model (crates/model/tests/golden/tiny-f32, a tiny random RoBERTa: its labels
+// mean nothing, but its probabilities move when the premise or hypothesis changes, which is
+// what these tests check). Screenshots of each view go to tests/artifacts/.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { serveDist, launch, openPage, snap } from './harness.mjs';
+
+let server;
+let browser;
+before(async () => {
+  server = await serveDist();
+  browser = await launch();
+});
+after(async () => {
+  await browser?.close();
+  await server?.close();
+});
+
+/** The demo with the fixture model loaded (CPU backend: no WebGPU flag). */
+export async function demoWithModel(page, modelUrl) {
+  await page.getByTestId('dataset-name').filter({ hasText: 'INFOTABS demo' }).waitFor();
+  await page.getByTestId('model-url').fill(modelUrl);
+  await page.getByTestId('model-url-load').click();
+  await page.getByTestId('model-name').filter({ hasText: 'tiny-f32' }).waitFor({ timeout: 120_000 });
+}
+
+/** Opens a Breakfast in America hypothesis with the given button (`edit-table` / `rewrite`). */
+async function openItem(page, id, button) {
+  await page.goto(`${server.url}#/`);
+  await page.getByTestId('search').fill('breakfast');
+  await page.getByTestId('table-item').first().click();
+  await page.getByTestId('hypothesis').filter({ hasText: id }).getByTestId(button).click();
+}
+
+const probsOf = async (page, card) => JSON.parse(await page.getByTestId(card).getByTestId('prediction').getAttribute('data-probs'));
+const done = (page, card) => page.locator(`[data-testid=${card}][data-state=done]`).waitFor({ timeout: 60_000 });
+/** Waits until the card's probabilities differ from `old`. */
+async function changedFrom(page, card, old) {
+  const deadline = Date.now() + 60_000;
+  for (;;) {
+    const state = await page.getByTestId(card).getAttribute('data-state');
+    if (state === 'done') {
+      const now = await probsOf(page, card);
+      if (JSON.stringify(now) !== JSON.stringify(old)) return now;
+    }
+    if (Date.now() > deadline) throw new Error(`${card} never changed from ${JSON.stringify(old)}`);
+    await page.waitForTimeout(50);
+  }
+}
+
+test('empty states say what to do next', async () => {
+  const { page, errors } = await openPage(browser, `${server.url}#/editor`);
+  assert.match(await page.getByTestId('no-work-item').innerText(), /Nothing open in the table editor.*edit table/s);
+  await page.getByTestId('nav-rewriter').click();
+  assert.match(await page.getByTestId('no-work-item').innerText(), /Nothing open in the hypothesis rewriter/);
+  await snap(page, '20-editor-empty');
+  // Every header link is reachable with the keyboard.
+  const reached = [];
+  for (let k = 0; k < 8; k++) {
+    await page.keyboard.press('Tab');
+    reached.push(await page.evaluate(() => document.activeElement?.textContent?.trim()));
+  }
+  for (const name of ['Dataset', 'Table editor', 'Rewriter', 'Share']) assert.ok(reached.includes(name), `${name} in ${reached}`);
+  assert.deepEqual(errors, []);
+  await page.close();
+});
+
+test('editing a relevant value changes the live prediction; the edit is saved as a probe item', async () => {
+  const { page, errors } = await openPage(browser, server.url);
+  await demoWithModel(page, `${server.url}test-models/tiny-f32/`);
+  // paper-H2 (CONTRADICT): "released at the end of 1979"; its evidence is row 0, Released.
+  // (The fixture model reads at most 98 tokens, so the edit is made where it reads.)
+  await openItem(page, 'paper-H2', 'edit-table');
+  await page.getByTestId('editor').waitFor();
+  assert.equal(await page.getByTestId('work-hypothesis').innerText(), 'Breakfast in America was released at the end of 1979.');
+  await done(page, 'score-before');
+  await done(page, 'score-after');
+  const original = await probsOf(page, 'score-before');
+  assert.deepEqual(await probsOf(page, 'score-after'), original, 'unedited table: same prediction on both sides');
+  const rows = page.getByTestId('row-editor');
+  const released = rows.nth(0);
+  assert.equal(await released.getByTestId('key-input').inputValue(), 'Released');
+  assert.deepEqual(await page.getByTestId('relevant-toggle').evaluateAll((els) => els.map((e) => e.checked)), [true, false, false, false, false, false, false]);
+  // Edit the relevant value so that the label flips: the edited side is re-scored, the
+  // original side stays.
+  await released.getByTestId('value-input').first().fill('29 December 1979');
+  const edited = await changedFrom(page, 'score-after', original);
+  assert.notDeepEqual(edited, original);
+  assert.deepEqual(await probsOf(page, 'score-before'), original);
+  assert.equal(await page.getByTestId('diff-summary').innerText(), '1 changed');
+  assert.equal(await released.getAttribute('data-mark'), 'changed');
+  await snap(page, '21-editor-value-edited');
+  // Undo and redo, by keyboard.
+  await page.keyboard.press('Control+z');
+  assert.equal(await released.getByTestId('value-input').first().inputValue(), '29 March 1979');
+  assert.equal(await page.getByTestId('diff-summary').innerText(), 'no changes');
+  await page.keyboard.press('Control+Shift+z');
+  assert.equal(await released.getByTestId('value-input').first().inputValue(), '29 December 1979');
+  // Save as a label-flipping counterfactual (§4.6): ENTAIL asserted.
+  await page.getByTestId('assert-entail').check();
+  await page.getByTestId('save-item').click();
+  assert.equal(
+    await page.getByTestId('saved').innerText(),
+    'Saved as paper-H2~hand1 with the edited table T1264~edit1, label ENTAIL. It is in the dataset now; the probe runner\'s “hand-made items” include it.',
+  );
+  // The dataset now holds the new table and example.
+  await page.goto(`${server.url}#/`);
+  await page.getByTestId('search').fill('breakfast');
+  assert.equal(await page.getByTestId('table-count').innerText(), '2 of 43 tables');
+  await page.getByTestId('table-item').nth(1).click();
+  assert.match(await page.getByTestId('table-view').innerText(), /29 December 1979/);
+  const saved = page.getByTestId('hypothesis').filter({ hasText: 'paper-H2~hand1' });
+  assert.equal(await saved.locator('.badge').first().innerText(), 'ENTAIL');
+  assert.deepEqual(errors, []);
+  await page.close();
+});
+
+test('rows are added, deleted and reordered by buttons, keyboard and drag; values are lists', async () => {
+  const { page, errors } = await openPage(browser, server.url);
+  await page.getByTestId('dataset-name').filter({ hasText: 'INFOTABS demo' }).waitFor();
+  await openItem(page, 'paper-H1', 'edit-table');
+  const rows = page.getByTestId('row-editor');
+  const keys = () => page.getByTestId('key-input').evaluateAll((els) => els.map((e) => e.value));
+  assert.deepEqual(await keys(), ['Released', 'Recorded', 'Studio', 'Genre', 'Length', 'Label', 'Producer']);
+  // Multi-valued cell: Genre has three values; add one, remove one.
+  const genre = rows.nth(3);
+  assert.deepEqual(await genre.getByTestId('value-input').evaluateAll((els) => els.map((e) => e.value)), ['Pop', 'art rock', 'soft rock']);
+  await genre.getByTestId('add-value').click();
+  await genre.getByTestId('value-input').nth(3).fill('disco');
+  await genre.getByTestId('remove-value').first().click();
+  assert.deepEqual(await genre.getByTestId('value-input').evaluateAll((els) => els.map((e) => e.value)), ['art rock', 'soft rock', 'disco']);
+  // Add a row at the end and fill it.
+  await page.getByTestId('add-row').click();
+  await rows.nth(7).getByTestId('key-input').fill('Singles');
+  await rows.nth(7).getByTestId('value-input').first().fill('The Logical Song');
+  // Keyboard: Alt+↑ on the new row's handle moves it up, focus follows.
+  await rows.nth(7).getByTestId('row-handle').focus();
+  await page.keyboard.press('Alt+ArrowUp');
+  await page.keyboard.press('Alt+ArrowUp');
+  assert.deepEqual(await keys(), ['Released', 'Recorded', 'Studio', 'Genre', 'Length', 'Singles', 'Label', 'Producer']);
+  assert.equal(await page.evaluate(() => document.activeElement?.dataset.row), '5');
+  // Drag: Producer onto the first row.
+  await rows.nth(7).getByTestId('row-handle').dragTo(rows.nth(0));
+  assert.deepEqual(await keys(), ['Producer', 'Released', 'Recorded', 'Studio', 'Genre', 'Length', 'Singles', 'Label']);
+  // Delete Recorded with its button; move Label up with the ↑ button.
+  await rows.nth(2).getByTestId('row-delete').click();
+  await rows.nth(6).getByTestId('row-up').click();
+  assert.deepEqual(await keys(), ['Producer', 'Released', 'Studio', 'Genre', 'Length', 'Label', 'Singles']);
+  // Edit the title, mark Studio relevant.
+  await page.getByTestId('title-input').fill('Breakfast in America (1979 album)');
+  await rows.nth(2).getByTestId('relevant-toggle').check();
+  // The comparison with the original: one changed, one added, one removed, one moved.
+  assert.equal(await page.getByTestId('diff-summary').innerText(), '1 changed · 1 added · 1 removed · 1 moved · title changed');
+  const marks = await page.getByTestId('diff-row').evaluateAll((els) => els.map((e) => `${e.dataset.mark}:${e.querySelector('th').textContent}`));
+  assert.deepEqual(marks, ['moved:Producer', 'same:Released', 'same:Studio', 'changed:Genre', 'same:Length', 'same:Label', 'added:Singles', 'removed:Recorded']);
+  // An empty key blocks saving and says which row.
+  await rows.nth(6).getByTestId('key-input').fill('');
+  assert.match(await page.getByTestId('save-blocked').innerText(), /row 7 has no key/);
+  assert.equal(await page.getByTestId('save-item').isDisabled(), true);
+  await rows.nth(6).getByTestId('key-input').fill('Singles');
+  await snap(page, '22-editor-rows-reordered');
+  // Undo all the way back to the original by the toolbar button.
+  while (await page.getByTestId('undo').isEnabled()) await page.getByTestId('undo').click();
+  assert.deepEqual(await keys(), ['Released', 'Recorded', 'Studio', 'Genre', 'Length', 'Label', 'Producer']);
+  assert.equal(await page.getByTestId('diff-summary').innerText(), 'no changes');
+  // Narrow window: still one column, usable.
+  await page.setViewportSize({ width: 560, height: 900 });
+  await snap(page, '23-editor-narrow');
+  await page.setViewportSize({ width: 1280, height: 800 });
+  await page.screenshot({ path: 'tests/artifacts/24-editor-1280x800.png' });
+  assert.deepEqual(errors, []);
+  await page.close();
+});
+
+test('the rewriter offers §4.4 suggestions; trying one changes the prediction and accepting saves it', async () => {
+  const { page, errors } = await openPage(browser, server.url);
+  await demoWithModel(page, `${server.url}test-models/tiny-f32/`);
+  await openItem(page, 'paper-H1', 'rewrite');
+  await page.getByTestId('rewriter').waitFor();
+  await done(page, 'score-before');
+  await done(page, 'score-after');
+  const original = await probsOf(page, 'score-before');
+  const suggestions = page.getByTestId('suggestion');
+  const probes = await suggestions.evaluateAll((els) => els.map((e) => e.dataset.probe));
+  assert.ok(probes.includes('negation'), probes.join());
+  // Negation of an ENTAIL hypothesis: expected CONTRADICT, certain (§4.4).
+  const negation = page.locator('[data-testid=suggestion][data-probe=negation]');
+  assert.match(await negation.innerText(), /expected\s*CONTRADICT/);
+  assert.equal(await negation.getByTestId('certainty').innerText(), 'certain');
+  await negation.getByTestId('suggestion-try').click();
+  assert.equal(await page.getByTestId('hypothesis-input').inputValue(), 'Breakfast in America is not a pop album with a length of 46 minutes.');
+  assert.equal(await page.getByTestId('assert-contradict').isChecked(), true);
+  const rewritten = await changedFrom(page, 'score-after', original);
+  assert.notDeepEqual(rewritten, original);
+  await snap(page, '25-rewriter-suggestion-tried');
+  // Accept it: it joins the dataset as a hand-made item with the probe's name.
+  await negation.getByTestId('suggestion-accept').click();
+  assert.match(await negation.getByTestId('suggestion-accepted').innerText(), /^Saved as paper-H1~hand1 on table T1264, label CONTRADICT\./);
+  // Reject another; edit the text by hand and save that too.
+  const other = page.locator('[data-testid=suggestion]:not(.accepted)').first();
+  await other.getByTestId('suggestion-reject').click();
+  assert.equal(await page.locator('.suggestion.rejected').count(), 1);
+  await page.getByTestId('hypothesis-input').fill('Breakfast in America is a rock album with a length of 46 minutes.');
+  await page.getByTestId('assert-neutral').check();
+  await page.getByTestId('save-item').click();
+  assert.match(await page.getByTestId('saved').innerText(), /^Saved as paper-H1~hand2 on table T1264, label NEUTRAL\./);
+  // Both are in the dataset, with their operations.
+  await page.goto(`${server.url}#/`);
+  await page.getByTestId('search').fill('breakfast');
+  await page.getByTestId('table-item').first().click();
+  assert.equal(await page.getByTestId('hypothesis').filter({ hasText: 'paper-H1~hand' }).count(), 2);
+  assert.deepEqual(errors, []);
+  await page.close();
+});

@@ -1,0 +1,231 @@
+// Share links (issue 6 item 7): a link copied in the editor opens in a fresh browser context
+// with no dataset and shows the same result; re-running with the loaded model reproduces it
+// and a different model is flagged; links carrying markup stay inert text; corrupted,
+// truncated and foreign links give a clear message; a result too large for a link becomes a
+// result file that the share view opens. Links are also built here, independently of the
+// Rust encoder, from the documented format: "v1." + base64url(len BE32, CRC-32 BE32, deflate-raw(JSON)).
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { deflateRawSync } from 'node:zlib';
+import { serveDist, launch, snap, testModels } from './harness.mjs';
+
+const golden = JSON.parse(await readFile(join(testModels, 'golden.json'), 'utf8'));
+
+let server;
+let browser;
+before(async () => {
+  server = await serveDist();
+  browser = await launch();
+});
+after(async () => {
+  await browser?.close();
+  await server?.close();
+});
+
+const CRC_TABLE = Array.from({ length: 256 }, (_, n) => {
+  let c = n;
+  for (let k = 0; k < 8; k++) c = c & 1 ? 0xedb88320 ^ (c >>> 1) : c >>> 1;
+  return c >>> 0;
+});
+function crc32(buf) {
+  let c = 0xffffffff;
+  for (const b of buf) c = CRC_TABLE[(c ^ b) & 0xff] ^ (c >>> 8);
+  return (c ^ 0xffffffff) >>> 0;
+}
+/** The link text for `result`, built the way the format documents it. */
+function linkOf(result) {
+  const body = deflateRawSync(Buffer.from(JSON.stringify(result)));
+  const head = Buffer.alloc(8);
+  head.writeUInt32BE(body.length, 0);
+  head.writeUInt32BE(crc32(body), 4);
+  return `v1.${Buffer.concat([head, body]).toString('base64url')}`;
+}
+
+/** A fresh context in which the demo dataset cannot load: nothing is loaded but the link. */
+async function freshPage(url) {
+  const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
+  await context.route('**/demo/dataset.json', (r) => r.abort());
+  const page = await context.newPage();
+  const errors = [];
+  page.on('pageerror', (e) => errors.push(`pageerror: ${e.message}`));
+  page.on('console', (m) => {
+    // The blocked demo request is expected here.
+    if (m.type() === 'error' && !/Failed to load resource/.test(m.text())) errors.push(`console: ${m.text()}`);
+  });
+  await page.goto(url);
+  return { context, page, errors };
+}
+
+const probs = async (locator) => JSON.parse(await locator.getByTestId('prediction').getAttribute('data-probs'));
+
+async function loadModel(page, dir) {
+  await page.getByTestId('model-url').fill(`${server.url}test-models/${dir}/`);
+  await page.getByTestId('model-url-load').click();
+  await page.getByTestId('model-name').filter({ hasText: dir }).waitFor({ timeout: 120_000 });
+}
+
+test('a link copied in the editor opens with no dataset and shows the same result', async () => {
+  const context = await browser.newContext({ viewport: { width: 1280, height: 860 } });
+  await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: server.url.replace(/\/$/, '') });
+  const page = await context.newPage();
+  const errors = [];
+  page.on('pageerror', (e) => errors.push(`pageerror: ${e.message}`));
+  await page.goto(server.url);
+  await page.getByTestId('dataset-name').filter({ hasText: 'INFOTABS demo' }).waitFor();
+  await loadModel(page, 'tiny-f32');
+  await page.getByTestId('search').fill('breakfast');
+  await page.getByTestId('table-item').first().click();
+  await page.getByTestId('hypothesis').filter({ hasText: 'paper-H2' }).getByTestId('edit-table').click();
+  await page.getByTestId('row-editor').nth(0).getByTestId('value-input').first().fill('29 December 1979');
+  await page.locator('[data-testid=score-before][data-state=done]').waitFor({ timeout: 60_000 });
+  await page.waitForTimeout(500); // past the debounce: the edited side is being re-scored
+  await page.locator('[data-testid=score-after][data-state=done]').waitFor({ timeout: 60_000 });
+  const before = await probs(page.getByTestId('score-before'));
+  const afterProbs = await probs(page.getByTestId('score-after'));
+  await page.getByTestId('copy-link').click();
+  await page.getByTestId('share-note').filter({ hasText: 'Link copied' }).waitFor();
+  const link = await page.getByTestId('share-link').inputValue();
+  assert.equal(await page.evaluate(() => navigator.clipboard.readText()), link);
+  assert.ok(link.startsWith(`${server.url}#/share/v1.`), link);
+  console.log(`# share link of a typical INFOTABS edit (paper-H2, Breakfast in America): ${link.length} characters (${link.length - server.url.length} after the site address)`);
+  assert.ok(link.length < 2000);
+  await snap(page, '30-share-link-copied');
+  assert.deepEqual(errors, []);
+  await context.close();
+
+  // A fresh context: no dataset (the demo is blocked), no model.
+  const fresh = await freshPage(link);
+  const p = fresh.page;
+  await p.getByTestId('shared-result').waitFor();
+  assert.equal(await p.getByTestId('dataset-name').innerText(), '');
+  assert.equal(await p.getByTestId('share-origin').innerText(), 'dataset example paper-H2, table edited by hand');
+  assert.equal(await p.getByTestId('share-hyp-before').innerText(), 'Breakfast in America was released at the end of 1979.');
+  assert.equal(await p.getByTestId('share-operation').innerText(), 'hand edit table');
+  assert.equal(await p.getByTestId('share-model-name').innerText(), 'tiny-f32');
+  assert.equal(await p.getByTestId('share-model-hash').getAttribute('title'), golden.variants.f32.weights_sha256);
+  assert.equal(await p.getByTestId('share-linearization').innerText(), 'infotabs compat, premise first');
+  assert.deepEqual(await probs(p.getByTestId('share-pred-before')), before);
+  assert.deepEqual(await probs(p.getByTestId('share-pred-after')), afterProbs);
+  assert.equal(await p.getByTestId('diff-summary').innerText(), '1 changed');
+  await snap(p, '31-share-opened-no-dataset');
+  // Re-run: disabled without a model; with the same model the numbers come back.
+  assert.equal(await p.getByTestId('rerun').isDisabled(), true);
+  await loadModel(p, 'tiny-f32');
+  assert.equal(await p.getByTestId('hash-warning').count(), 0);
+  await p.getByTestId('rerun').click();
+  await p.getByTestId('rerun-predictions').waitFor({ timeout: 60_000 });
+  const close = (a, b) => a.every((x, i) => Math.abs(x - b[i]) < 1e-6);
+  assert.ok(close(await probs(p.getByTestId('rerun-before')), before));
+  assert.ok(close(await probs(p.getByTestId('rerun-after')), afterProbs));
+  // A model with other weights: the page says so.
+  await p.getByTestId('model-input').setInputFiles([
+    join(testModels, 'tiny-bf16', 'config.json'), join(testModels, 'tiny-bf16', 'model.safetensors'), join(testModels, 'tiny-f32', 'tokenizer.json'),
+  ]);
+  await p.locator(`[data-testid=model-hash][title="${golden.variants.bf16.weights_sha256}"]`).waitFor({ timeout: 120_000 });
+  assert.match(await p.getByTestId('hash-warning').innerText(), /is not the one that produced this result \(tiny-f32 \([0-9a-f]{12}\)\): its weights differ/);
+  await snap(p, '32-share-rerun-other-model');
+  assert.deepEqual(fresh.errors, []);
+  await fresh.context.close();
+});
+
+const evilTable = (value) => ({
+  kind: 'key_value',
+  id: 'T<1>',
+  title: '<img src=x onerror="window.__pwned=\'title\'">',
+  rows: [
+    { key: '<script>window.__pwned="key"</script>', values: [value, '<a href="javascript:window.__pwned=1">click</a>'] },
+    { key: 'Genre', values: ['<b>bold</b> & "quoted"'] },
+  ],
+});
+const evil = {
+  origin: '<script>window.__pwned="origin"</script>',
+  example_id: '<img src=x onerror="window.__pwned=\'id\'">',
+  operation: '<b>hand_edit_table</b>',
+  before: { table: evilTable('<i>one</i>'), hypothesis: '<script>window.__pwned="hyp"</script> is <i>true</i>' },
+  after: { table: evilTable('<svg onload="window.__pwned=\'svg\'"></svg>'), hypothesis: '<iframe src="javascript:parent.__pwned=1"></iframe>' },
+  gold: 'ENTAIL',
+  expectation: { kind: 'label', labels: ['CONTRADICT'] },
+  model: { name: '<img src=x onerror="window.__pwned=\'model\'">', weights_sha256: '<script>1</script>', label_set: 'three_way' },
+  predictions: { before: { probs: [0.7, 0.2, 0.1] }, after: { probs: [0.1, 0.2, 0.7] } },
+  linearization: { strategy: 'paragraph', order: 'premise_first' },
+};
+
+test('a link full of markup shows it as text and runs nothing', async () => {
+  const { context, page, errors } = await freshPage(`${server.url}#/share/${linkOf(evil)}`);
+  await page.getByTestId('shared-result').waitFor();
+  await page.waitForTimeout(300);
+  assert.equal(await page.evaluate(() => window.__pwned), undefined);
+  const result = page.getByTestId('shared-result');
+  assert.equal(await result.locator('img, script, iframe, svg, b, i, a[href^="javascript"]').count(), 0);
+  assert.equal(await page.getByTestId('share-origin').innerText(), evil.origin);
+  assert.equal(await page.getByTestId('share-hyp-before').innerText(), evil.before.hypothesis);
+  assert.equal(await page.getByTestId('share-hyp-after').innerText(), evil.after.hypothesis);
+  assert.equal(await page.getByTestId('share-model-name').innerText(), evil.model.name);
+  assert.equal(await page.getByTestId('share-example').innerText(), evil.example_id);
+  const tableText = await result.getByTestId('table-view').first().innerText();
+  assert.ok(tableText.includes(evilTable('').title), tableText);
+  assert.ok(tableText.includes('<b>bold</b> & "quoted"'), tableText);
+  assert.ok(tableText.includes('<script>window.__pwned="key"</script>'), tableText);
+  await snap(page, '33-share-markup-inert');
+  assert.deepEqual(errors, []);
+  await context.close();
+});
+
+test('corrupted, truncated and foreign links say what is wrong', async () => {
+  const good = linkOf({ ...evil, origin: 'plain', model: undefined });
+  const cases = [
+    [good.slice(0, good.length - 25), /^this link is truncated: it holds \d+ of its \d+ bytes; copy the whole link again/],
+    [good.slice(0, 40) + (good[40] === 'A' ? 'B' : 'A') + good.slice(41), /^this link is damaged: its checksum does not match/],
+    [good.slice(0, 30) + '*' + good.slice(31), /^this link is corrupted: character '\*' at position 31 cannot occur in a link/],
+    [good.replace('v1.', 'v7.'), /^this link was made by a different version of tabprobe \(link format v7; this site reads v1\)/],
+    ['hello-world', /^this is not a tabprobe share link/],
+  ];
+  for (const [k, [payload, want]] of cases.entries()) {
+    const { context, page, errors } = await freshPage(`${server.url}#/share/${payload}`);
+    const message = await page.getByTestId('share-error-message').innerText();
+    assert.match(message, want, `case ${k}: ${message}`);
+    assert.equal(await page.getByTestId('shared-result').count(), 0);
+    if (k < 2) await snap(page, `34-share-${k === 0 ? 'truncated' : 'corrupted'}`);
+    assert.deepEqual(errors, []);
+    await context.close();
+  }
+  // The untouched link opens.
+  const { context, page } = await freshPage(`${server.url}#/share/${good}`);
+  await page.getByTestId('shared-result').waitFor();
+  await context.close();
+});
+
+test('a result too large for a link becomes a result file that the share view opens', async () => {
+  const { context, page, errors } = await freshPage(server.url);
+  // This test needs the demo: let it through in this context.
+  await context.unroute('**/demo/dataset.json');
+  await page.reload();
+  await page.getByTestId('dataset-name').filter({ hasText: 'INFOTABS demo' }).waitFor();
+  await page.getByTestId('search').fill('breakfast');
+  await page.getByTestId('table-item').first().click();
+  await page.getByTestId('hypothesis').filter({ hasText: 'paper-H1' }).getByTestId('edit-table').click();
+  // 3,000 pseudo-random characters barely compress.
+  let x = 12345;
+  const noise = Array.from({ length: 3000 }, () => { x = (x * 1103515245 + 12345) % 2147483648; return 'abcdefghijklmnopqrstuvwxyz0123456789'[x % 36]; }).join('');
+  await page.getByTestId('row-editor').nth(2).getByTestId('value-input').first().fill(noise);
+  await page.getByTestId('copy-link').click();
+  const notice = page.getByTestId('share-too-long');
+  assert.match(await notice.innerText(), /too large for a link \(\d+ characters; links stay under 2000\)\. Download it as a result file/);
+  await snap(page, '35-share-too-long-file');
+  const href = await page.getByTestId('share-file').getAttribute('href');
+  const json = decodeURIComponent(href.slice(href.indexOf(',') + 1));
+  assert.equal(JSON.parse(json).format, 'tabprobe-share');
+  await page.goto(`${server.url}#/share`);
+  await page.getByTestId('result-file').setInputFiles({ name: 'tabprobe-result.json', mimeType: 'application/json', buffer: Buffer.from(json) });
+  await page.getByTestId('shared-result').waitFor();
+  assert.match(await page.getByTestId('shared-result').getByTestId('table-diff').innerText(), new RegExp(noise.slice(0, 40)));
+  // A broken file names itself and the JSON path.
+  await page.goto(`${server.url}#/`);
+  await page.goto(`${server.url}#/share`);
+  await page.getByTestId('result-file').setInputFiles({ name: 'broken.json', mimeType: 'application/json', buffer: Buffer.from('{"format":"tabprobe-share","version":1,"result":{"origin":3}}') });
+  assert.match(await page.getByTestId('share-error-message').innerText(), /^broken\.json: at result\.origin: invalid type/);
+  assert.deepEqual(errors, []);
+  await context.close();
+});
