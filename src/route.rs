@@ -64,21 +64,3 @@ pub fn use_route() -> ReadSignal<Route> {
     on_cleanup(move || handle.remove());
     route
 }
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn fragments_parse_to_routes() {
-        assert_eq!(Route::from_hash(""), Route::Dataset);
-        assert_eq!(Route::from_hash("#/editor"), Route::Editor);
-        assert_eq!(Route::from_hash("#/rewriter"), Route::Rewriter);
-        assert_eq!(Route::from_hash("#/share"), Route::Share(String::new()));
-        assert_eq!(
-            Route::from_hash("#/share/v1.abc"),
-            Route::Share("v1.abc".into())
-        );
-        assert_eq!(Route::from_hash("#/nowhere"), Route::Dataset);
-    }
-}

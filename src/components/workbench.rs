@@ -3,9 +3,11 @@
 //! "save as probe item" and the share link.
 
 use leptos::prelude::*;
-use tabprobe_core::edit::HandMadeItem;
-use tabprobe_core::share::SharedResult;
-use tabprobe_core::{Label, LabelSet};
+use tabprobe_core::edit::{HandMadeItem, History};
+use tabprobe_core::probe::Expectation;
+use tabprobe_core::scoring::Pair;
+use tabprobe_core::share::{SharedInput, SharedPredictions, SharedResult};
+use tabprobe_core::{Label, LabelSet, Table};
 
 use crate::components::live_prediction::{LiveScore, ScoreCard};
 use crate::components::save_item::SaveItem;
@@ -77,18 +79,85 @@ pub fn undo_redo_keys(undo: impl Fn() + 'static, redo: impl Fn() + 'static) {
     on_cleanup(move || handle.remove());
 }
 
-/// Title, origin and the undo/redo toolbar; `children` adds buttons to the toolbar.
+/// The pair the model scores for `table` and `hypothesis` under the chosen linearization.
+pub fn live_pair(
+    state: AppState,
+    table: Signal<Table>,
+    hypothesis: Signal<String>,
+) -> Signal<Result<Pair, String>> {
+    Signal::derive(move || {
+        let s = state.linearization.get();
+        table.with(|t| hypothesis.with(|h| s.table_pair(t, h).map_err(|e| e.to_string())))
+    })
+}
+
+/// The share-link result of a work item and its edit: what was edited (`after`, with `how`
+/// appended to the origin), under `operation`, with the asserted label as the expectation and
+/// both predictions when both are in.
+#[allow(clippy::too_many_arguments)]
+pub fn work_result(
+    state: AppState,
+    item: &WorkItem,
+    how: &str,
+    operation: &str,
+    after: SharedInput,
+    asserted: Label,
+    before_score: &LiveScore,
+    after_score: &LiveScore,
+) -> SharedResult {
+    let predictions =
+        before_score
+            .score()
+            .zip(after_score.score())
+            .map(|(b, a)| SharedPredictions {
+                before: b.into(),
+                after: a.into(),
+            });
+    SharedResult {
+        origin: format!("{}, {how}", item.origin),
+        example_id: item.example_id.clone(),
+        operation: operation.to_string(),
+        before: SharedInput {
+            table: Some(item.table.clone()),
+            premise: None,
+            hypothesis: item.hypothesis.clone(),
+        },
+        after,
+        gold: item.label,
+        rule: None,
+        expectation: Some(Expectation::Label {
+            labels: vec![asserted],
+        }),
+        certainty: None,
+        model: state.model.get().map(|m| m.id),
+        predictions,
+        linearization: state.linearization.get(),
+    }
+}
+
+/// Title, origin and the undo/redo toolbar over `history` (buttons, and the keyboard while
+/// the view is open); `children` adds buttons to the toolbar.
 #[component]
-pub fn WorkbenchHeader(
+pub fn WorkbenchHeader<T>(
     title: &'static str,
     origin: String,
-    #[prop(into)] can_undo: Signal<bool>,
-    #[prop(into)] can_redo: Signal<bool>,
-    on_undo: Callback<()>,
-    on_redo: Callback<()>,
+    history: RwSignal<History<T>>,
     #[prop(optional)] children: Option<Children>,
-) -> impl IntoView {
-    undo_redo_keys(move || on_undo.run(()), move || on_redo.run(()));
+) -> impl IntoView
+where
+    T: Clone + PartialEq + Send + Sync + 'static,
+{
+    let undo = move || {
+        history.update(|h| {
+            h.undo();
+        })
+    };
+    let redo = move || {
+        history.update(|h| {
+            h.redo();
+        })
+    };
+    undo_redo_keys(undo, redo);
     view! {
         <header class="wb-head">
             <div>
@@ -96,10 +165,10 @@ pub fn WorkbenchHeader(
                 <p class="muted origin" data-testid="work-origin">{origin}</p>
             </div>
             <div class="wb-tools" role="toolbar" aria-label="history">
-                <button class="button" data-testid="undo" on:click=move |_| on_undo.run(())
-                    disabled=move || !can_undo.get() title="Undo (Ctrl+Z)">"↶ Undo"</button>
-                <button class="button" data-testid="redo" on:click=move |_| on_redo.run(())
-                    disabled=move || !can_redo.get() title="Redo (Ctrl+Shift+Z or Ctrl+Y)">"↷ Redo"</button>
+                <button class="button" data-testid="undo" on:click=move |_| undo()
+                    disabled=move || history.with(|h| h.undo_depth() == 0) title="Undo (Ctrl+Z)">"↶ Undo"</button>
+                <button class="button" data-testid="redo" on:click=move |_| redo()
+                    disabled=move || history.with(|h| h.redo_depth() == 0) title="Redo (Ctrl+Shift+Z or Ctrl+Y)">"↷ Redo"</button>
                 {children.map(|c| c())}
             </div>
         </header>

@@ -5,8 +5,7 @@
 
 use leptos::prelude::*;
 use tabprobe_core::edit::{diff_with_origin, HandMadeItem, HandMadeOperation, History, TableDraft};
-use tabprobe_core::scoring::Pair;
-use tabprobe_core::share::{SharedInput, SharedPredictions, SharedResult};
+use tabprobe_core::share::{SharedInput, SharedResult};
 use tabprobe_core::{Label, Table};
 
 use crate::components::label_badge::LabelBadge;
@@ -15,7 +14,7 @@ use crate::components::model_panel::ModelPanel;
 use crate::components::row_editor::{edit_draft, RowEditor};
 use crate::components::table_diff::TableDiffView;
 use crate::components::workbench::{
-    annotated_rows, label_set, NoWorkItem, WorkbenchHeader, WorkbenchSide,
+    annotated_rows, label_set, live_pair, work_result, NoWorkItem, WorkbenchHeader, WorkbenchSide,
 };
 use crate::route::Route;
 use crate::state::{AppState, WorkItem};
@@ -52,35 +51,11 @@ fn Editor(item: WorkItem) -> impl IntoView {
         Table::KeyValue(_) => Vec::new(),
     };
     let dragging = RwSignal::new(None::<usize>);
-    let undo = move || {
-        history.update(|h| {
-            h.undo();
-        })
-    };
-    let redo = move || {
-        history.update(|h| {
-            h.redo();
-        })
-    };
 
     let hypothesis = item.hypothesis.clone();
-    let original_pair: Signal<Result<Pair, String>> = {
-        let (t, h) = (original.clone(), hypothesis.clone());
-        Signal::derive(move || {
-            state
-                .linearization
-                .get()
-                .table_pair(&t, &h)
-                .map_err(|e| e.to_string())
-        })
-    };
-    let edited_pair: Signal<Result<Pair, String>> = {
-        let h = hypothesis.clone();
-        Signal::derive(move || {
-            let s = state.linearization.get();
-            edited_table.with(|t| s.table_pair(t, &h).map_err(|e| e.to_string()))
-        })
-    };
+    let fixed_hypothesis = Signal::stored(hypothesis.clone());
+    let original_pair = live_pair(state, Signal::stored(original.clone()), fixed_hypothesis);
+    let edited_pair = live_pair(state, edited_table.into(), fixed_hypothesis);
     let before = use_live_score(original_pair);
     let after = use_live_score(edited_pair);
     let asserted = RwSignal::new(item.label.unwrap_or(Label::Entail));
@@ -109,40 +84,23 @@ fn Editor(item: WorkItem) -> impl IntoView {
         })
     };
     let shared: Signal<Option<SharedResult>> = {
-        let (item, h, original) = (item.clone(), hypothesis.clone(), original.clone());
+        let (item, h) = (item.clone(), hypothesis.clone());
         Signal::derive(move || {
-            let predictions = before.with(|b| {
-                after.with(|a| {
-                    b.score().zip(a.score()).map(|(b, a)| SharedPredictions {
-                        before: b.into(),
-                        after: a.into(),
-                    })
-                })
-            });
-            Some(SharedResult {
-                origin: format!("{}, table edited by hand", item.origin),
-                example_id: item.example_id.clone(),
-                operation: HandMadeOperation::EditTable.as_str().to_string(),
-                before: SharedInput {
-                    table: Some(original.clone()),
-                    premise: None,
-                    hypothesis: h.clone(),
-                },
-                after: SharedInput {
-                    table: Some(edited_table.get()),
-                    premise: None,
-                    hypothesis: h.clone(),
-                },
-                gold: item.label,
-                rule: None,
-                expectation: Some(tabprobe_core::probe::Expectation::Label {
-                    labels: vec![asserted.get()],
-                }),
-                certainty: None,
-                model: state.model.get().map(|m| m.id),
-                predictions,
-                linearization: state.linearization.get(),
-            })
+            let after_input = SharedInput {
+                table: Some(edited_table.get()),
+                premise: None,
+                hypothesis: h.clone(),
+            };
+            Some(work_result(
+                state,
+                &item,
+                "table edited by hand",
+                HandMadeOperation::EditTable.as_str(),
+                after_input,
+                asserted.get(),
+                &before.get(),
+                &after.get(),
+            ))
         })
     };
 
@@ -158,10 +116,7 @@ fn Editor(item: WorkItem) -> impl IntoView {
 
     view! {
         <section class="workbench editor" data-testid="editor">
-            <WorkbenchHeader title="Table editor" origin=item.origin.clone()
-                can_undo=Signal::derive(move || history.with(|h| h.undo_depth() > 0))
-                can_redo=Signal::derive(move || history.with(|h| h.redo_depth() > 0))
-                on_undo=Callback::new(move |_| undo()) on_redo=Callback::new(move |_| redo())>
+            <WorkbenchHeader title="Table editor" origin=item.origin.clone() history=history>
                 <button class="button" on:click=go_rewriter title="Rewrite the hypothesis against this table">"Rewrite hypothesis →"</button>
             </WorkbenchHeader>
             <ModelPanel/>

@@ -7,8 +7,7 @@ use leptos::prelude::*;
 use tabprobe_core::edit::{hypothesis_suggestions, HandMadeItem, HandMadeOperation, History};
 use tabprobe_core::probe::edit_table::KeyIndex;
 use tabprobe_core::probe::{Certainty, Edit, Expectation, Perturbation, Premise, ProbeKind};
-use tabprobe_core::scoring::Pair;
-use tabprobe_core::share::{SharedInput, SharedPredictions, SharedResult};
+use tabprobe_core::share::{SharedInput, SharedResult};
 use tabprobe_core::{Label, LabelSet};
 
 use crate::components::label_badge::LabelBadge;
@@ -17,7 +16,7 @@ use crate::components::model_panel::ModelPanel;
 use crate::components::save_item::{save_hand_made, saved_message};
 use crate::components::table_view::TableView;
 use crate::components::workbench::{
-    annotated_rows, label_set, NoWorkItem, WorkbenchHeader, WorkbenchSide,
+    annotated_rows, label_set, live_pair, work_result, NoWorkItem, WorkbenchHeader, WorkbenchSide,
 };
 use crate::state::{AppState, WorkItem};
 
@@ -96,39 +95,15 @@ fn Rewriter(item: WorkItem) -> impl IntoView {
     let relevant = annotated_rows(state, &item);
     let history = RwSignal::new(History::new(item.hypothesis.clone()));
     let text = Memo::new(move |_| history.with(|h| h.current().clone()));
-    let undo = move || {
-        history.update(|h| {
-            h.undo();
-        })
-    };
-    let redo = move || {
-        history.update(|h| {
-            h.redo();
-        })
-    };
     // The suggestion last tried, while the text still equals it: its probe becomes the saved
     // item's operation.
     let applied = RwSignal::new(None::<(ProbeKind, String)>);
     let asserted = RwSignal::new(item.label.unwrap_or(Label::Entail));
 
     let table = item.table.clone();
-    let original_pair: Signal<Result<Pair, String>> = {
-        let (t, h) = (table.clone(), item.hypothesis.clone());
-        Signal::derive(move || {
-            state
-                .linearization
-                .get()
-                .table_pair(&t, &h)
-                .map_err(|e| e.to_string())
-        })
-    };
-    let edited_pair: Signal<Result<Pair, String>> = {
-        let t = table.clone();
-        Signal::derive(move || {
-            let s = state.linearization.get();
-            text.with(|h| s.table_pair(&t, h).map_err(|e| e.to_string()))
-        })
-    };
+    let fixed_table = Signal::stored(table.clone());
+    let original_pair = live_pair(state, fixed_table, Signal::stored(item.hypothesis.clone()));
+    let edited_pair = live_pair(state, fixed_table, text.into());
     let before = use_live_score(original_pair);
     let after = use_live_score(edited_pair);
 
@@ -166,39 +141,21 @@ fn Rewriter(item: WorkItem) -> impl IntoView {
     let shared: Signal<Option<SharedResult>> = {
         let item = item.clone();
         Signal::derive(move || {
-            let predictions = before.with(|b| {
-                after.with(|a| {
-                    b.score().zip(a.score()).map(|(b, a)| SharedPredictions {
-                        before: b.into(),
-                        after: a.into(),
-                    })
-                })
-            });
-            let op = operation();
-            Some(SharedResult {
-                origin: format!("{}, hypothesis rewritten", item.origin),
-                example_id: item.example_id.clone(),
-                operation: op.as_str().to_string(),
-                before: SharedInput {
-                    table: Some(item.table.clone()),
-                    premise: None,
-                    hypothesis: item.hypothesis.clone(),
-                },
-                after: SharedInput {
-                    table: None,
-                    premise: None,
-                    hypothesis: text.get(),
-                },
-                gold: item.label,
-                rule: None,
-                expectation: Some(Expectation::Label {
-                    labels: vec![asserted.get()],
-                }),
-                certainty: None,
-                model: state.model.get().map(|m| m.id),
-                predictions,
-                linearization: state.linearization.get(),
-            })
+            let after_input = SharedInput {
+                table: None,
+                premise: None,
+                hypothesis: text.get(),
+            };
+            Some(work_result(
+                state,
+                &item,
+                "hypothesis rewritten",
+                operation().as_str(),
+                after_input,
+                asserted.get(),
+                &before.get(),
+                &after.get(),
+            ))
         })
     };
 
@@ -225,10 +182,7 @@ fn Rewriter(item: WorkItem) -> impl IntoView {
     let original_hypothesis = item.hypothesis.clone();
     view! {
         <section class="workbench rewriter" data-testid="rewriter">
-            <WorkbenchHeader title="Hypothesis rewriter" origin=item.origin.clone()
-                can_undo=Signal::derive(move || history.with(|h| h.undo_depth() > 0))
-                can_redo=Signal::derive(move || history.with(|h| h.redo_depth() > 0))
-                on_undo=Callback::new(move |_| undo()) on_redo=Callback::new(move |_| redo())/>
+            <WorkbenchHeader title="Hypothesis rewriter" origin=item.origin.clone() history=history/>
             <ModelPanel/>
             <div class="wb-grid">
                 <div class="wb-main">

@@ -194,6 +194,15 @@ fn SharedResultView(result: SharedResult) -> impl IntoView {
         }
     };
     let r_gold = r.gold;
+    let linearization_text = format!(
+        "{}, {}",
+        r.linearization.strategy.as_str().replace('_', " "),
+        if r.linearization.order.is_premise_first() {
+            "premise first"
+        } else {
+            "hypothesis first"
+        }
+    );
     let link_hash = r.model.as_ref().map(|m| m.weights_sha256.clone());
     let link_model = r.model.as_ref().map(|m| m.name.clone());
     let hash_warning = move || {
@@ -304,7 +313,7 @@ fn SharedResultView(result: SharedResult) -> impl IntoView {
                 <dl>
                     <dt>"operation"</dt><dd data-testid="share-operation">{r.operation.replace('_', " ")}</dd>
                     {r.example_id.clone().map(|id| view! { <dt>"example"</dt><dd data-testid="share-example">{id}</dd> })}
-                    <dt>"linearization"</dt><dd data-testid="share-linearization">{format!("{}, {}", r.linearization.strategy.as_str().replace('_', " "), if r.linearization.order.is_premise_first() { "premise first" } else { "hypothesis first" })}</dd>
+                    <dt>"linearization"</dt><dd data-testid="share-linearization">{linearization_text.clone()}</dd>
                     {r.gold.map(|g| view! { <dt>"original's gold label"</dt><dd><LabelBadge label=g set=set/></dd> })}
                     {r.expectation.as_ref().map(|e| view! { <dt>"expectation"</dt><dd data-testid="share-expectation">{expectation_text(e, set)}</dd> })}
                     {r.certainty.map(|c| view! { <dt>"certainty"</dt><dd>{match c { Certainty::Certain => "certain", Certainty::Heuristic => "heuristic (needs review)" }}</dd> })}
@@ -326,6 +335,7 @@ fn SharedResultView(result: SharedResult) -> impl IntoView {
             {tables}
             <div class="panel">
                 <h2>"Re-run with your model"</h2>
+                <p class="muted">{format!("The re-run reads the tables as this result did ({}), whatever the premise-text setting below says.", linearization_text)}</p>
                 <ModelPanel/>
                 {hash_warning}
                 <button class="button" data-testid="rerun" on:click=on_rerun disabled=move || state.model.with(|m| m.is_none())>
