@@ -166,6 +166,10 @@ pub fn HypothesisList(
                         {e.split.clone().map(|s| view! { <span class="tag split">{s}</span> })}
                         {e.categories.iter().map(|c| view! { <span class="tag category">{c.clone()}</span> }).collect::<Vec<_>>()}
                         {has_rows.then(|| view! { <span class="tag evidence" title="has human-annotated relevant rows">"evidence rows"</span> })}
+                        {e.derived_from.clone().map(|d| {
+                            let op = e.operation.clone().unwrap_or_else(|| "derived".into()).replace('_', " ");
+                            view! { <span class="tag derived" data-testid="derived-tag" title="a perturbed or hand-made item">{format!("{op} of {d}")}</span> }
+                        })}
                         {match &source { PremiseSource::Table(t) => Some(view! { <OpenItemButtons example=e.clone() table=t.clone()/> }), PremiseSource::Text => None }}
                     </span>
                     {prediction}

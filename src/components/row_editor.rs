@@ -84,7 +84,9 @@ pub fn RowEditor(
     };
     let move_to = move |to: usize| {
         edit_draft(history, None, |d| d.move_row(i, to));
-        request_animation_frame(move || focus_handle(to));
+        // Rows are keyed by position, so row `to`'s handle already exists: focus it now, not
+        // in a later frame, or a quick second Alt+↑ would land on the old position.
+        focus_handle(to);
     };
     let on_key = move |ev: leptos::ev::KeyboardEvent| {
         if !ev.alt_key() {

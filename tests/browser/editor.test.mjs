@@ -112,6 +112,8 @@ test('editing a relevant value changes the live prediction; the edit is saved as
   assert.match(await page.getByTestId('table-view').innerText(), /29 December 1979/);
   const saved = page.getByTestId('hypothesis').filter({ hasText: 'paper-H2~hand1' });
   assert.equal(await saved.locator('.badge').first().innerText(), 'ENTAIL');
+  assert.equal(await saved.getByTestId('derived-tag').innerText(), 'hand edit table of paper-H2');
+  await snap(page, '26-dataset-with-hand-made-item');
   assert.deepEqual(errors, []);
   await page.close();
 });
@@ -209,7 +211,8 @@ test('the rewriter offers §4.4 suggestions; trying one changes the prediction a
   await page.goto(`${server.url}#/`);
   await page.getByTestId('search').fill('breakfast');
   await page.getByTestId('table-item').first().click();
-  assert.equal(await page.getByTestId('hypothesis').filter({ hasText: 'paper-H1~hand' }).count(), 2);
+  const hand = page.getByTestId('hypothesis').filter({ hasText: 'paper-H1~hand' });
+  assert.deepEqual(await hand.getByTestId('derived-tag').allInnerTexts(), ['negation of paper-H1', 'hand rewrite hypothesis of paper-H1']);
   assert.deepEqual(errors, []);
   await page.close();
 });
