@@ -1,5 +1,6 @@
 //! Reusable pieces of the page.
 
+pub mod evidence_marks;
 pub mod file_drop;
 pub mod label_badge;
 pub mod live_prediction;

@@ -8,6 +8,7 @@ use tabprobe_core::edit::{diff_with_origin, HandMadeItem, HandMadeOperation, His
 use tabprobe_core::share::{SharedInput, SharedResult};
 use tabprobe_core::{Label, Table};
 
+use crate::components::evidence_marks::EvidenceMarks;
 use crate::components::label_badge::LabelBadge;
 use crate::components::live_prediction::use_live_score;
 use crate::components::model_panel::ModelPanel;
@@ -62,13 +63,14 @@ fn Editor(item: WorkItem) -> impl IntoView {
 
     let save_item: Signal<Result<HandMadeItem, String>> = {
         let (item, h) = (item.clone(), hypothesis.clone());
+        let original_for_save = original.clone();
         Signal::derive(move || {
             draft.with(|d| {
                 let problems = d.problems();
                 if !problems.is_empty() {
                     return Err(format!("Fix before saving: {}.", problems.join("; ")));
                 }
-                if diff.with(|x| x.is_empty()) {
+                if d.table == original_for_save {
                     return Err("Edit the table to make a new item.".to_string());
                 }
                 Ok(HandMadeItem {
@@ -136,8 +138,16 @@ fn Editor(item: WorkItem) -> impl IntoView {
                                     edit_draft(history, Some("title".into()), |d| d.set_title(&v));
                                 }/>
                         </label>
-                        {(!header.is_empty()).then(|| view! {
-                            <p class="muted">{format!("Columns: {}", header.join(" | "))}</p>
+                        {(!header.is_empty()).then(|| {
+                            let columns = (0..header.len()).map(|j| view! {
+                                <input class="column" data-testid="column-input" aria-label=format!("column {}", j + 1)
+                                    prop:value=move || edited_table.with(|t| match t { Table::Relational(r) => r.header.get(j).cloned().unwrap_or_default(), Table::KeyValue(_) => String::new() })
+                                    on:input=move |ev| {
+                                        let v = event_target_value(&ev);
+                                        edit_draft(history, Some(format!("column {j}")), |d| d.set_column(j, &v));
+                                    }/>
+                            }).collect::<Vec<_>>();
+                            view! { <div class="columns-editor"><span class="muted">"Columns"</span>{columns}</div> }
                         })}
                         <p class="hint">"☐ marks a row as relevant evidence. Drag ⋮⋮ or press Alt+↑ / Alt+↓ on it to reorder; Ctrl+Z / Ctrl+Shift+Z undo and redo."</p>
                         <ol class="rows-editor" data-testid="rows-editor">
@@ -151,6 +161,12 @@ fn Editor(item: WorkItem) -> impl IntoView {
                 <WorkbenchSide titles=("Original table", "Edited table") before=before after=after gold=item.label
                     asserted=asserted set=set save_item=save_item shared=shared
                     save_hint="Assert the label the edited table gives the hypothesis (a label-flipping counterfactual if it differs from the original's).">
+                    {item.example_id.clone().map(|id| view! {
+                        <div class="panel">
+                            <h2>"Evidence rows"</h2>
+                            <EvidenceMarks example_id=id draft=draft/>
+                        </div>
+                    })}
                     <div class="panel">
                         <h2>"Changes"</h2>
                         <TableDiffView original=original_signal edited=edited_table diff=diff/>

@@ -175,6 +175,32 @@ test('rows are added, deleted and reordered by buttons, keyboard and drag; value
   await page.close();
 });
 
+test('rows marked in the editor become the example\'s evidence annotation', async () => {
+  const { page, errors } = await openPage(browser, server.url);
+  await page.getByTestId('dataset-name').filter({ hasText: 'INFOTABS demo' }).waitFor();
+  // train-5910 has no annotated evidence rows.
+  await openItem(page, 'train-5910', 'edit-table');
+  assert.equal(await page.getByTestId('evidence-current').innerText(), 'not annotated yet');
+  assert.equal(await page.getByTestId('save-evidence').isDisabled(), true);
+  await page.getByTestId('row-editor').nth(0).getByTestId('relevant-toggle').check();
+  await page.getByTestId('save-evidence').click();
+  assert.equal(await page.getByTestId('evidence-saved').innerText(), 'Saved: the evidence of train-5910 is now row(s) 1 (relevance probes can use it).');
+  assert.equal(await page.getByTestId('evidence-current').innerText(), 'annotated: row(s) 1');
+  // Moving a row makes the marks describe another table: not an annotation of the original.
+  await page.getByTestId('row-editor').nth(0).getByTestId('row-down').click();
+  assert.equal(await page.getByTestId('save-evidence').isDisabled(), true);
+  // The dataset browser shows the new annotation.
+  await page.goto(`${server.url}#/`);
+  await page.getByTestId('search').fill('breakfast');
+  await page.getByTestId('table-item').first().click();
+  const h = page.getByTestId('hypothesis').filter({ hasText: 'train-5910' });
+  assert.equal(await h.locator('.tag.evidence').count(), 1);
+  await h.locator('.text').click();
+  assert.deepEqual(await page.getByTestId('table-view').locator('tr.relevant th').allInnerTexts(), ['Released']);
+  assert.deepEqual(errors, []);
+  await page.close();
+});
+
 test('the rewriter offers §4.4 suggestions; trying one changes the prediction and accepting saves it', async () => {
   const { page, errors } = await openPage(browser, server.url);
   await demoWithModel(page, `${server.url}test-models/tiny-f32/`);

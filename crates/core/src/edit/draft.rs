@@ -14,6 +14,8 @@ pub struct TableDraft {
     pub origin: Vec<Option<usize>>,
     /// For each row: marked as relevant evidence (§5.2 annotation).
     pub relevant: Vec<bool>,
+    /// How many rows the original table had.
+    pub original_rows: usize,
 }
 
 impl TableDraft {
@@ -24,6 +26,7 @@ impl TableDraft {
             table,
             origin: (0..n).map(Some).collect(),
             relevant: (0..n).map(|i| relevant_rows.contains(&i)).collect(),
+            original_rows: n,
         }
     }
 
@@ -62,6 +65,23 @@ impl TableDraft {
         if let Some(c) = cell {
             *c = value.to_string();
         }
+    }
+
+    /// Renames column `col` of a relational table (its "key", SPEC §1.1); ignored for
+    /// key–value tables.
+    pub fn set_column(&mut self, col: usize, name: &str) {
+        if let Table::Relational(t) = &mut self.table {
+            if let Some(h) = t.header.get_mut(col) {
+                *h = name.to_string();
+            }
+        }
+    }
+
+    /// Whether every row is still the original row at its original place (values may have
+    /// changed): then the relevance marks also describe the original table.
+    pub fn rows_in_place(&self) -> bool {
+        self.origin.iter().enumerate().all(|(i, o)| *o == Some(i))
+            && self.origin.len() == self.original_rows
     }
 
     /// Appends an empty value to a key–value row (a multi-valued cell grows by one).
@@ -261,16 +281,22 @@ mod tests {
             rows: vec![vec!["1".into(), "2".into()]],
         });
         let mut d = TableDraft::new(t, &[]);
+        assert!(d.rows_in_place());
+        d.set_value(0, 0, "one");
+        assert!(d.rows_in_place(), "a changed value keeps rows in place");
         d.insert_row(5);
+        assert!(!d.rows_in_place());
         d.set_value(1, 1, "x");
         d.set_title("caption");
+        d.set_column(1, "b2");
         let Table::Relational(t) = &d.table else {
             panic!()
         };
+        assert_eq!(t.header, vec!["a".to_string(), "b2".into()]);
         assert_eq!(
             t.rows,
             vec![
-                vec!["1".to_string(), "2".into()],
+                vec!["one".to_string(), "2".into()],
                 vec!["".into(), "x".into()]
             ]
         );

@@ -1,14 +1,16 @@
 //! Hand editing (SPEC §5 table editor and hypothesis rewriter): the pure logic behind the
 //! views — an undo/redo history, a table draft whose rows remember where they came from, the
-//! diff of an edited table against its original, hypothesis suggestions, and hand-made probe
-//! items appended to a dataset.
+//! diff of an edited table against its original, hypothesis suggestions, hand-made probe items
+//! appended to a dataset, and relevance marks stored as annotation.
 
+pub mod annotate;
 pub mod diff;
 pub mod draft;
 pub mod hand_made;
 pub mod history;
 pub mod suggest;
 
+pub use annotate::{annotate_relevant_rows, AnnotateError};
 pub use diff::{diff_tables, diff_with_origin, RowChange, TableDiff};
 pub use draft::TableDraft;
 pub use hand_made::{add_hand_made, HandMadeError, HandMadeItem, HandMadeOperation};

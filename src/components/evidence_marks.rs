@@ -1,0 +1,94 @@
+//! "Save marks as evidence": the rows ticked in the table editor become the dataset example's
+//! human-annotated relevant rows (SPEC §4.2), so relevance probes can run on it.
+
+use leptos::prelude::*;
+use tabprobe_core::edit::{annotate_relevant_rows, TableDraft};
+
+use crate::state::{AppState, LoadedDataset};
+
+/// The annotation box for dataset example `example_id`, given the editor's draft.
+#[component]
+pub fn EvidenceMarks(example_id: String, #[prop(into)] draft: Signal<TableDraft>) -> impl IntoView {
+    let state = use_context::<AppState>().unwrap_or_default();
+    let id = StoredValue::new(example_id);
+    // The example's current annotation (`None`: not annotated; `Some(None)`: not in the dataset).
+    let annotated = Memo::new(move |_| {
+        state.dataset.with(|d| {
+            d.as_ref().map(|d| {
+                d.dataset
+                    .examples
+                    .iter()
+                    .find(|e| e.id.as_deref() == Some(id.get_value().as_str()))
+                    .map(|e| e.relevant_rows.clone())
+            })
+        })
+    });
+    let marked = Memo::new(move |_| draft.with(|d| d.relevant_rows()));
+    let outcome = RwSignal::new(None::<Result<String, String>>);
+    let blocked = move || -> Option<&'static str> {
+        match annotated.get() {
+            None | Some(None) => {
+                Some("The item is not in the loaded dataset, so there is no example to annotate.")
+            }
+            Some(Some(current)) => {
+                if !draft.with(|d| d.rows_in_place()) {
+                    Some("Rows were added, removed or moved, so the marks describe the edited table; they are saved with the probe item instead.")
+                } else if current.is_none() && marked.with(|m| m.is_empty()) {
+                    Some("Tick the rows that are evidence for the hypothesis, then save them.")
+                } else if current.as_deref() == Some(marked.get().as_slice()) {
+                    Some("The marks equal the example's annotation.")
+                } else {
+                    None
+                }
+            }
+        }
+    };
+    let save =
+        move |_| {
+            let Some(loaded) = state.dataset.get_untracked() else {
+                return;
+            };
+            let mut dataset = (*loaded.dataset).clone();
+            let rows = marked.get_untracked();
+            let result =
+                annotate_relevant_rows(&mut dataset, &id.get_value(), &rows)
+                    .map(|rows| {
+                        state
+                            .dataset
+                            .set(Some(LoadedDataset::new(loaded.file.clone(), dataset)));
+                        let shown: Vec<String> = rows.iter().map(|r| (r + 1).to_string()).collect();
+                        format!(
+                    "Saved: the evidence of {} is now row(s) {} (relevance probes can use it).",
+                    id.get_value(),
+                    if shown.is_empty() { "none".to_string() } else { shown.join(", ") }
+                )
+                    })
+                    .map_err(|e| e.to_string());
+            outcome.set(Some(result));
+        };
+    let current_text = move || match annotated.get() {
+        Some(Some(Some(rows))) if rows.is_empty() => "annotated: no relevant rows".to_string(),
+        Some(Some(Some(rows))) => format!(
+            "annotated: row(s) {}",
+            rows.iter()
+                .map(|r| (r + 1).to_string())
+                .collect::<Vec<_>>()
+                .join(", ")
+        ),
+        Some(Some(None)) => "not annotated yet".to_string(),
+        _ => String::new(),
+    };
+    view! {
+        <div class="evidence-marks">
+            <p class="muted" data-testid="evidence-current">{current_text}</p>
+            {move || blocked().map(|b| view! { <p class="muted">{b}</p> })}
+            <button class="button" data-testid="save-evidence" on:click=save disabled=move || blocked().is_some()>
+                {move || format!("Save marks as the evidence of {}", id.get_value())}
+            </button>
+            {move || outcome.get().map(|o| match o {
+                Ok(m) => view! { <p class="saved" data-testid="evidence-saved" role="status">{m}</p> }.into_any(),
+                Err(e) => view! { <p class="error" role="alert">{e}</p> }.into_any(),
+            })}
+        </div>
+    }
+}
