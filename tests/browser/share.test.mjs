@@ -169,6 +169,8 @@ test('a link full of markup shows it as text and runs nothing', async () => {
   assert.ok(tableText.includes('<b>bold</b> & "quoted"'), tableText);
   assert.ok(tableText.includes('<script>window.__pwned="key"</script>'), tableText);
   await snap(page, '33-share-markup-inert');
+  await page.setViewportSize({ width: 560, height: 900 });
+  await snap(page, '36-share-narrow');
   assert.deepEqual(errors, []);
   await context.close();
 });
