@@ -11,9 +11,10 @@ use tabprobe_core::share::{SharedInput, SharedResult};
 use tabprobe_core::{Label, LabelSet};
 
 use crate::components::label_badge::LabelBadge;
-use crate::components::live_prediction::use_live_score;
+use crate::components::live_prediction::{use_live_score, LiveScore};
 use crate::components::model_panel::ModelPanel;
 use crate::components::save_item::{save_hand_made, saved_message};
+use crate::components::share_button::ShareButton;
 use crate::components::table_view::TableView;
 use crate::components::workbench::{
     annotated_rows, label_set, live_pair, work_result, NoWorkItem, WorkbenchHeader, WorkbenchSide,
@@ -256,6 +257,28 @@ fn suggestion_view(
     let certainty = p.certainty;
     let kind = p.probe;
     let new_text = p.perturbed.hypothesis.clone();
+    // The suggestion as a share link: generated, not scored, so no model and no predictions.
+    let share = {
+        let after = SharedInput {
+            table: None,
+            premise: None,
+            hypothesis: new_text.clone(),
+        };
+        let mut r = work_result(
+            state,
+            item,
+            &format!("{} suggestion", probe_name(kind)),
+            kind.as_str(),
+            after,
+            expected.unwrap_or(Label::Entail),
+            &LiveScore::NoModel,
+            &LiveScore::NoModel,
+        );
+        r.model = None;
+        r.expectation = Some(p.expectation.clone());
+        r.certainty = Some(certainty);
+        r
+    };
     let decision = move || decisions.with(|d| d.get(k).cloned().unwrap_or(Decision::Open));
     let set_decision = move |d: Decision| {
         decisions.update(|all| {
@@ -327,6 +350,7 @@ fn suggestion_view(
                     Decision::Failed(e) => view! { <span class="error" role="alert">{e}</span> }.into_any(),
                 }}
             </div>
+            <ShareButton result=Signal::stored(Some(share))/>
         </li>
     }
 }

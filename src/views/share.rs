@@ -316,7 +316,7 @@ fn SharedResultView(result: SharedResult) -> impl IntoView {
                     <dt>"linearization"</dt><dd data-testid="share-linearization">{linearization_text.clone()}</dd>
                     {r.gold.map(|g| view! { <dt>"original's gold label"</dt><dd><LabelBadge label=g set=set/></dd> })}
                     {r.expectation.as_ref().map(|e| view! { <dt>"expectation"</dt><dd data-testid="share-expectation">{expectation_text(e, set)}</dd> })}
-                    {r.certainty.map(|c| view! { <dt>"certainty"</dt><dd>{match c { Certainty::Certain => "certain", Certainty::Heuristic => "heuristic (needs review)" }}</dd> })}
+                    {r.certainty.map(|c| view! { <dt>"certainty"</dt><dd data-testid="share-certainty">{match c { Certainty::Certain => "certain", Certainty::Heuristic => "heuristic (needs review)" }}</dd> })}
                 </dl>
                 {rule_view}
             </div>

@@ -222,6 +222,17 @@ test('the rewriter offers §4.4 suggestions; trying one changes the prediction a
   const rewritten = await changedFrom(page, 'score-after', original);
   assert.notDeepEqual(rewritten, original);
   await snap(page, '25-rewriter-suggestion-tried');
+  // Every suggestion has its own share link (generated, unscored: no model in it).
+  await negation.getByTestId('copy-link').click();
+  const link = await negation.getByTestId('share-link').inputValue();
+  const shared = await browser.newPage();
+  await shared.goto(link);
+  await shared.getByTestId('shared-result').waitFor();
+  assert.equal(await shared.getByTestId('share-operation').innerText(), 'negation');
+  assert.equal(await shared.getByTestId('share-certainty').innerText(), 'certain');
+  assert.equal(await shared.getByTestId('share-hyp-after').innerText(), 'Breakfast in America is not a pop album with a length of 46 minutes.');
+  assert.equal(await shared.getByTestId('share-model-name').innerText(), 'No model was loaded when this result was shared.');
+  await shared.close();
   // Accept it: it joins the dataset as a hand-made item with the probe's name.
   await negation.getByTestId('suggestion-accept').click();
   assert.match(await negation.getByTestId('suggestion-accepted').innerText(), /^Saved as paper-H1~hand1 on table T1264, label CONTRADICT\./);
