@@ -186,7 +186,192 @@ impl ProbeRun {
             items: set.items,
             hypothesis_only_pairs: set.hypothesis_only_pairs,
             skipped: set.skipped,
+            cancelled_at: None,
         })
+    }
+
+    /// The result of a cancelled run: what was scored, kept. Pairs are scored in order, so
+    /// the first `done` pairs have scores; an original example stays when its pair is among
+    /// them, an item when its example stays and both its pairs are. Hypothesis-only scores are
+    /// kept only when every kept example has one. `cancelled_at` records how far the run got.
+    /// A complete run gives the same as [`ProbeRun::finish`] (with `cancelled_at` unset).
+    pub fn finish_partial(self, model: ModelId) -> RunResult {
+        if self.is_complete() {
+            if let Ok(r) = self.clone().finish(model.clone()) {
+                return r;
+            }
+        }
+        let progress = self.progress();
+        let done = self.next;
+        let set = self.set;
+        let mut position = vec![None; set.examples.len()];
+        let mut examples = Vec::new();
+        let mut hypothesis_only = Vec::new();
+        let mut all_hypothesis_only = set.hypothesis_only_pairs.len() == set.examples.len();
+        for (old, ex) in set.examples.into_iter().enumerate() {
+            if ex.pair < done {
+                position[old] = Some(examples.len());
+                match set.hypothesis_only_pairs.get(old) {
+                    Some(&h) if h < done => hypothesis_only.push(h),
+                    _ => all_hypothesis_only = false,
+                }
+                examples.push(ex);
+            }
+        }
+        let items = set
+            .items
+            .into_iter()
+            .filter_map(|mut it| {
+                let pos = position.get(it.example).copied().flatten()?;
+                (it.original_pair < done && it.perturbed_pair < done).then(|| {
+                    it.example = pos;
+                    it
+                })
+            })
+            .collect();
+        let pairs = set
+            .pairs
+            .into_iter()
+            .zip(self.scores)
+            .take(done)
+            .filter_map(|(pair, score)| Some(ScoredPair { pair, score: score? }))
+            .collect();
+        RunResult {
+            format: RUN_FORMAT.to_string(),
+            version: RUN_VERSION,
+            model,
+            pairs,
+            settings: set.settings,
+            rules: set.rules,
+            label_set: set.label_set,
+            examples,
+            items,
+            hypothesis_only_pairs: if all_hypothesis_only {
+                hypothesis_only
+            } else {
+                Vec::new()
+            },
+            skipped: set.skipped,
+            cancelled_at: Some(progress),
+        }
+    }
+}
+
+/// Reads a run file's text: JSON shape (with the JSON path, line and column of the first
+/// error), the format marker and version, and every index (see [`RunResult::check`]). `file`
+/// names the source in messages.
+pub fn parse_run(file: &str, text: &str) -> Result<RunResult, String> {
+    let probe: serde_json::Value = serde_json::from_str(text).map_err(|e| {
+        format!(
+            "{file}: line {}, column {}: not JSON: {e}",
+            e.line(),
+            e.column()
+        )
+    })?;
+    match probe.get("format").and_then(|f| f.as_str()) {
+        Some(RUN_FORMAT) => {}
+        other => {
+            return Err(format!(
+                "{file}: $.format is {other:?}; expected {RUN_FORMAT:?} (is this a run file written by `tabprobe probe` or the site?)"
+            ))
+        }
+    }
+    match probe.get("version").and_then(|v| v.as_u64()) {
+        Some(v) if v == u64::from(RUN_VERSION) => {}
+        other => {
+            return Err(format!(
+                "{file}: $.version is {other:?}; this build reads version {RUN_VERSION}"
+            ))
+        }
+    }
+    let de = &mut serde_json::Deserializer::from_str(text);
+    let run: RunResult = serde_path_to_error::deserialize(de).map_err(|e| {
+        let inner = e.inner();
+        format!(
+            "{file}: at {} (line {}, column {}): {inner}",
+            e.path(),
+            inner.line(),
+            inner.column()
+        )
+    })?;
+    run.check().map_err(|e| format!("{file}: {e}"))?;
+    Ok(run)
+}
+
+/// A second model's run on the same probe set, used as Table 8's hypothesis-only model.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum SubstituteError {
+    /// The second run scored no hypothesis-only pairs.
+    #[error("the second model's run has no hypothesis-only scores")]
+    NoHypothesisOnly,
+    /// The runs do not hold the same examples in the same order.
+    #[error("the two runs hold different examples ({0}); run both on the same probe set")]
+    DifferentExamples(String),
+}
+
+impl RunResult {
+    /// Checks that every index points where it should (a run whose indices dangle would
+    /// silently read the wrong predictions); the error names the JSON path at fault.
+    pub fn check(&self) -> Result<(), String> {
+        let n = self.pairs.len();
+        let bad = |what: String, i: usize| format!("{what} is {i}, but the file has only {n} pairs");
+        for (k, e) in self.examples.iter().enumerate() {
+            if e.pair >= n {
+                return Err(bad(format!("$.examples[{k}].pair"), e.pair));
+            }
+        }
+        for (k, it) in self.items.iter().enumerate() {
+            if it.example >= self.examples.len() {
+                return Err(format!(
+                    "$.items[{k}].example is {}, but the file has only {} examples",
+                    it.example,
+                    self.examples.len()
+                ));
+            }
+            if it.original_pair >= n {
+                return Err(bad(format!("$.items[{k}].original_pair"), it.original_pair));
+            }
+            if it.perturbed_pair >= n {
+                return Err(bad(format!("$.items[{k}].perturbed_pair"), it.perturbed_pair));
+            }
+        }
+        for (k, &p) in self.hypothesis_only_pairs.iter().enumerate() {
+            if p >= n {
+                return Err(bad(format!("$.hypothesis_only_pairs[{k}]"), p));
+            }
+        }
+        Ok(())
+    }
+
+    /// This run with its hypothesis-only scores taken from `second`, a run of another model
+    /// (e.g. a separately trained hypothesis-only model, SPEC §2) on the same examples: the
+    /// second model's hypothesis-only pairs and scores are appended to this run's pairs, and
+    /// Table 8's O-Hypo column then reads the second model.
+    pub fn with_hypothesis_model(&self, second: &RunResult) -> Result<RunResult, SubstituteError> {
+        if second.hypothesis_only_pairs.len() != second.examples.len() || second.examples.is_empty()
+        {
+            return Err(SubstituteError::NoHypothesisOnly);
+        }
+        let ids = |r: &RunResult| r.examples.iter().map(|e| e.id.clone()).collect::<Vec<_>>();
+        if ids(self) != ids(second) {
+            return Err(SubstituteError::DifferentExamples(format!(
+                "{} vs {} examples",
+                self.examples.len(),
+                second.examples.len()
+            )));
+        }
+        let mut out = self.clone();
+        let mut repointed = Vec::with_capacity(second.hypothesis_only_pairs.len());
+        for &p in &second.hypothesis_only_pairs {
+            let scored = second
+                .pairs
+                .get(p)
+                .ok_or(SubstituteError::NoHypothesisOnly)?;
+            out.pairs.push(scored.clone());
+            repointed.push(out.pairs.len() - 1);
+        }
+        out.hypothesis_only_pairs = repointed;
+        Ok(out)
     }
 }
 
@@ -226,6 +411,10 @@ pub struct RunResult {
     pub hypothesis_only_pairs: Vec<usize>,
     /// What was left out.
     pub skipped: Vec<crate::probe::build::Skipped>,
+    /// Set when the run was cancelled: how far it got. The file then holds only the examples
+    /// and items whose pairs were all scored (see [`ProbeRun::finish_partial`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cancelled_at: Option<Progress>,
 }
 
 impl RunResult {

@@ -1,0 +1,598 @@
+//! The paper-style report of a run, recomputed from the run file alone — Table 4 / 7 scores,
+//! the invalid-transition tables (5, 6, 13–17), transition-graph edge percentages, evidence
+//! selection (§5.3), word-order metrics (UNLI §4) and Table 8 — each also split by split and
+//! by reasoning category (SPEC §4.8), as [`Section`]s of cells. The command line prints them
+//! (`tabprobe report`) and writes each as CSV with [`render_csv`]; the site shows the same
+//! sections and downloads the same CSV, so both agree by construction.
+//!
+//! Every figure is computed by [`crate::metrics`]; this module only lays them out.
+
+use crate::metrics::invalid::InvalidTransitionTable;
+use crate::metrics::scores::perturbation_scores_by_group;
+use crate::metrics::{
+    evidence_selection, evidence_selection_by_group, invalid_table, invalid_tables_by_category,
+    paired_counterfactual, paired_counterfactual_by_group, perturbation_scores,
+    run_word_order_metrics, run_word_order_metrics_by_group, transition_graph, EvidenceSelection,
+    MeanSd, PairedError, PairedRow, PerturbationScores, SampleOptions, WordOrderMetrics,
+};
+use crate::probe::{Expectation, ProbeKind};
+use crate::rules::Operation;
+use crate::run::RunResult;
+
+/// The group name of figures over every example.
+pub const ALL: &str = "all";
+
+/// The counterfactual probes of Table 7 and Table 8.
+pub const COUNTERFACTUAL: [ProbeKind; 3] = [
+    ProbeKind::RowSwap,
+    ProbeKind::TitleSwap,
+    ProbeKind::Counterfactual,
+];
+
+/// One table of the report: a title, notes, a header and rows of cells. The same cells are
+/// printed as text and written as CSV (`<file>.csv`).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Section {
+    /// Heading, naming the paper table it mirrors.
+    pub title: String,
+    /// File stem of its CSV file.
+    pub file: String,
+    /// Remarks printed under the heading (not in the CSV).
+    pub notes: Vec<String>,
+    /// Column names.
+    pub header: Vec<String>,
+    /// Rows of cells; an empty cell means "no value" (e.g. no items of that kind).
+    pub rows: Vec<Vec<String>>,
+}
+
+impl Section {
+    fn new(title: &str, file: &str, header: &[&str]) -> Section {
+        Section {
+            title: title.to_string(),
+            file: file.to_string(),
+            notes: Vec::new(),
+            header: header.iter().map(|s| s.to_string()).collect(),
+            rows: Vec::new(),
+        }
+    }
+}
+
+/// A percentage or other figure with two decimals.
+pub fn num(x: f64) -> String {
+    format!("{x:.2}")
+}
+
+/// A fraction in 0..=1 with four decimals (UNLI reports fractions).
+pub fn frac(x: f64) -> String {
+    format!("{x:.4}")
+}
+
+/// An optional figure; empty when absent.
+pub fn opt(x: Option<f64>, f: fn(f64) -> String) -> String {
+    x.map(f).unwrap_or_default()
+}
+
+/// The operation's snake_case name, as in run files.
+pub fn operation_name(op: Operation) -> String {
+    serde_json::to_value(op)
+        .ok()
+        .and_then(|v| v.as_str().map(str::to_string))
+        .unwrap_or_else(|| format!("{op:?}"))
+}
+
+/// The paper table an operation's invalid-transition table mirrors.
+pub fn paper_table(op: Operation) -> &'static str {
+    match op {
+        Operation::RowDeletion => "Table 5",
+        Operation::RelevantRowDeletion => "Table 6",
+        Operation::IrrelevantRowDeletion => "Table 16",
+        Operation::RowInsertion => "Table 13",
+        Operation::RowValueUpdate => "Table 14",
+        Operation::RowPermutation => "Table 15",
+        Operation::DeleteThenInsert => "Table 17",
+        Operation::LabelPreserving => "§4, §6",
+        Operation::PremiseRemoval => "SPEC §4.7",
+    }
+}
+
+/// The sampling used for Tables 4 and 7: the paper's 100 samples of 80%, seeded by the run.
+pub fn sample_options(run: &RunResult) -> SampleOptions {
+    SampleOptions {
+        seed: run.settings.seed,
+        ..SampleOptions::default()
+    }
+}
+
+/// Every section of the report, in paper order.
+pub fn sections(run: &RunResult) -> Vec<Section> {
+    let mut out = vec![overview(run)];
+    let present = |k: ProbeKind| run.items.iter().any(|it| it.probe == k);
+    let label_probes = |kinds: &[ProbeKind]| -> Vec<ProbeKind> {
+        kinds
+            .iter()
+            .copied()
+            .filter(|&k| {
+                run.items
+                    .iter()
+                    .any(|it| it.probe == k && matches!(it.expectation, Expectation::Label { .. }))
+            })
+            .collect()
+    };
+    let t4 = label_probes(&ProbeKind::HYPOTHESIS);
+    if !t4.is_empty() {
+        out.push(scores_section(
+            run,
+            "Table 4 — hypothesis probes: accuracy (mean ± sd over 100 samples of 80%)",
+            "table4_scores",
+            &t4,
+        ));
+    }
+    let t7 = label_probes(&COUNTERFACTUAL);
+    if !t7.is_empty() {
+        out.push(scores_section(
+            run,
+            "Table 7 — counterfactual tables: accuracy (mean ± sd over 100 samples of 80%)",
+            "table7_scores",
+            &t7,
+        ));
+    }
+    for op in Operation::ALL {
+        if let Some(s) = invalid_section(run, op) {
+            out.push(s);
+        }
+        if let Some(s) = graph_section(run, op) {
+            out.push(s);
+        }
+    }
+    if present(ProbeKind::RowDeletion) {
+        out.extend(evidence_sections(run));
+    }
+    if present(ProbeKind::WordOrder) {
+        out.extend(word_order_sections(run));
+    }
+    if COUNTERFACTUAL.iter().any(|&k| present(k)) {
+        out.push(paired_section(run));
+    }
+    out
+}
+
+fn overview(run: &RunResult) -> Section {
+    let mut s = Section::new("Run", "run", &["field", "value"]);
+    let s_ = &run.settings;
+    let probes: Vec<&str> = s_.probes.iter().map(|p| p.as_str()).collect();
+    let mut kv = |k: &str, v: String| s.rows.push(vec![k.to_string(), v]);
+    kv("model", run.model.name.clone());
+    kv("weights_sha256", run.model.weights_sha256.clone());
+    kv("model_labels", format!("{:?}", run.model.label_set));
+    kv("dataset_labels", format!("{:?}", run.label_set));
+    kv("seed", s_.seed.to_string());
+    kv("probes", probes.join(" "));
+    kv(
+        "linearization",
+        s_.linearization.strategy.as_str().to_string(),
+    );
+    kv("pair_order", format!("{:?}", s_.linearization.order));
+    kv("examples", run.examples.len().to_string());
+    kv("items", run.items.len().to_string());
+    kv("pairs", run.pairs.len().to_string());
+    kv("skipped", run.skipped.len().to_string());
+    let truncated = run.pairs.iter().filter(|p| p.score.truncated).count();
+    kv("truncated_pairs", truncated.to_string());
+    if truncated > 0 {
+        s.notes.push(format!(
+            "{truncated} pair(s) had their premise truncated: a probe that edits a part the model never saw is not evidence of anything"
+        ));
+    }
+    s
+}
+
+fn mean_sd_cells(m: &Option<MeanSd>) -> [String; 3] {
+    match m {
+        Some(m) => [m.n.to_string(), num(m.mean), num(m.sd)],
+        None => [String::new(), String::new(), String::new()],
+    }
+}
+
+fn score_row(group: &str, probe: &str, s: &PerturbationScores) -> Vec<String> {
+    let mut row = vec![group.to_string(), probe.to_string()];
+    for m in [&s.original, &s.label_preserved, &s.label_flipped] {
+        row.extend(mean_sd_cells(m));
+    }
+    row
+}
+
+/// Rows `(group, probe)`: each probe and all of them together, over every example, then per
+/// split and category.
+fn scores_section(run: &RunResult, title: &str, file: &str, probes: &[ProbeKind]) -> Section {
+    let mut s = Section::new(
+        title,
+        file,
+        &[
+            "group",
+            "probe",
+            "original_n",
+            "original_mean",
+            "original_sd",
+            "preserved_n",
+            "preserved_mean",
+            "preserved_sd",
+            "flipped_n",
+            "flipped_mean",
+            "flipped_sd",
+        ],
+    );
+    let opts = sample_options(run);
+    s.notes.push(format!(
+        "one perturbation sampled per original example and kind; sampling seed {}",
+        opts.seed
+    ));
+    let mut rows_for = |probe_name: &str, kinds: &[ProbeKind]| {
+        s.rows.push(score_row(
+            ALL,
+            probe_name,
+            &perturbation_scores(run, kinds, &opts, |_| true),
+        ));
+        for (g, sc) in perturbation_scores_by_group(run, kinds, &opts) {
+            s.rows.push(score_row(&g, probe_name, &sc));
+        }
+    };
+    for &k in probes {
+        rows_for(k.as_str(), &[k]);
+    }
+    if probes.len() > 1 {
+        rows_for("all", probes);
+    }
+    s
+}
+
+fn invalid_rows(group: &str, t: &InvalidTransitionTable) -> Vec<Vec<String>> {
+    let mut rows = Vec::new();
+    for r in &t.rows {
+        let mut row = vec![group.to_string(), r.label.to_string()];
+        row.extend(r.per_split.iter().map(|v| opt(*v, num)));
+        row.push(opt(r.mean, num));
+        rows.push(row);
+    }
+    let mut avg = vec![group.to_string(), "Average".to_string()];
+    avg.extend(t.average.iter().map(|v| opt(*v, num)));
+    avg.push(opt(t.mean_average, num));
+    rows.push(avg);
+    rows
+}
+
+/// The invalid-transition table of `op`: one column per split and their mean; the rows over
+/// every example first, then one block per category. Category blocks keep the overall split
+/// columns (a split a category lacks is left empty) so the CSV stays rectangular.
+fn invalid_section(run: &RunResult, op: Operation) -> Option<Section> {
+    let t = invalid_table(run, op)?;
+    let name = operation_name(op);
+    let mut header = vec!["group", "before"];
+    header.extend(t.splits.iter().map(String::as_str));
+    header.push("mean");
+    let mut s = Section::new(
+        &format!(
+            "{} — {name}: % invalid transitions by label predicted before",
+            paper_table(op)
+        ),
+        &format!("invalid_{name}"),
+        &header,
+    );
+    if let Some(rule) = run.rules.get(op) {
+        let valid: Vec<String> = rule
+            .valid
+            .iter()
+            .map(|(b, a)| {
+                let a: Vec<&str> = a.iter().map(|l| l.as_str()).collect();
+                format!("{b}→{{{}}}", a.join(","))
+            })
+            .collect();
+        s.notes
+            .push(format!("valid: {} ({})", valid.join(" "), rule.source));
+    }
+    s.notes.extend(t.notes.iter().cloned());
+    s.rows.extend(invalid_rows(ALL, &t));
+    for (cat, ct) in invalid_tables_by_category(run, op) {
+        for mut row in invalid_rows(&format!("category:{cat}"), &ct) {
+            // Re-align the category's split columns under the overall ones.
+            let cells: Vec<String> = t
+                .splits
+                .iter()
+                .map(|sp| {
+                    ct.splits
+                        .iter()
+                        .position(|c| c == sp)
+                        .map(|i| row[2 + i].clone())
+                        .unwrap_or_default()
+                })
+                .collect();
+            let mean = row.pop().unwrap_or_default();
+            row.truncate(2);
+            row.extend(cells);
+            row.push(mean);
+            s.rows.push(row);
+        }
+    }
+    Some(s)
+}
+
+fn graph_section(run: &RunResult, op: Operation) -> Option<Section> {
+    let g = transition_graph(run, op)?;
+    if g.pooled.is_empty() {
+        return None;
+    }
+    let name = operation_name(op);
+    let mut s = Section::new(
+        &format!("Transition graph — {name}: edge % of its source node (invalid edges marked)"),
+        &format!("graph_{name}"),
+        &["split", "from", "to", "count", "percent", "valid"],
+    );
+    let mut push = |split: &str, edges: &[crate::transitions::TransitionEdge]| {
+        for e in edges {
+            s.rows.push(vec![
+                split.to_string(),
+                e.from.to_string(),
+                e.to.to_string(),
+                e.count.to_string(),
+                num(e.percent),
+                if e.valid { "valid" } else { "INVALID" }.to_string(),
+            ]);
+        }
+    };
+    for (split, edges) in &g.splits {
+        push(split, edges);
+    }
+    push("pooled", &g.pooled);
+    Some(s)
+}
+
+fn evidence_row(group: &str, e: &EvidenceSelection) -> Vec<String> {
+    vec![
+        group.to_string(),
+        e.examples.to_string(),
+        num(e.precision),
+        num(e.recall),
+        num(e.all),
+        num(e.some),
+        num(e.none),
+        opt(e.ignores_premise_within_none, num),
+        num(e.ignores_premise),
+        num(e.correct_all),
+        num(e.correct_some),
+        num(e.correct_none),
+    ]
+}
+
+fn evidence_sections(run: &RunResult) -> Vec<Section> {
+    let mut s = Section::new(
+        "Evidence selection (§5.3) — % of ENTAIL/CONTRADICT examples with relevant rows",
+        "evidence",
+        &[
+            "group",
+            "examples",
+            "precision",
+            "recall",
+            "all",
+            "some",
+            "none",
+            "ignores_premise_within_none",
+            "ignores_premise",
+            "correct_all",
+            "correct_some",
+            "correct_none",
+        ],
+    );
+    let Some(all) = evidence_selection(run) else {
+        s.notes.push(
+            "no ENTAIL/CONTRADICT example with annotated relevant rows was row-deleted".to_string(),
+        );
+        return vec![s];
+    };
+    s.rows.push(evidence_row(ALL, &all));
+    for (g, e) in evidence_selection_by_group(run) {
+        s.rows.push(evidence_row(&g.label(), &e));
+    }
+    let mut per = Section::new(
+        "Evidence selection per example",
+        "evidence_examples",
+        &[
+            "example",
+            "human_rows",
+            "model_rows",
+            "precision",
+            "recall",
+            "uses",
+            "ignores_premise",
+            "correct",
+        ],
+    );
+    let rows = |v: &[usize]| v.iter().map(usize::to_string).collect::<Vec<_>>().join(" ");
+    for e in &all.per_example {
+        per.rows.push(vec![
+            e.example.clone(),
+            rows(&e.human),
+            rows(&e.model),
+            num(100.0 * e.precision),
+            num(100.0 * e.recall),
+            format!("{:?}", e.uses).to_lowercase(),
+            e.ignores_premise.to_string(),
+            e.correct.to_string(),
+        ]);
+    }
+    vec![s, per]
+}
+
+fn word_order_row(group: &str, m: &WordOrderMetrics) -> Vec<String> {
+    vec![
+        group.to_string(),
+        m.examples.to_string(),
+        m.skipped.to_string(),
+        frac(m.accuracy),
+        frac(m.omega_max),
+        frac(m.omega_rand),
+        opt(m.p_c, frac),
+        opt(m.p_f, frac),
+        opt(m.mean_entropy_accepted, frac),
+        opt(m.mean_entropy_c, frac),
+        opt(m.mean_entropy_f, frac),
+    ]
+}
+
+fn word_order_sections(run: &RunResult) -> Vec<Section> {
+    let mut s = Section::new(
+        "Word order (UNLI §4) — fractions",
+        "word_order",
+        &[
+            "group",
+            "examples",
+            "skipped",
+            "accuracy",
+            "omega_max",
+            "omega_rand",
+            "p_c",
+            "p_f",
+            "entropy_accepted",
+            "entropy_c",
+            "entropy_f",
+        ],
+    );
+    s.notes.push(
+        "P^c and P^f average over examples with at least one accepted permutation (the reference implementation's choice); entropy in nats"
+            .to_string(),
+    );
+    let mut bleu = Section::new(
+        "Word order — acceptance by BLEU-2 of the permutation (UNLI Figure 3)",
+        "word_order_bleu",
+        &[
+            "group",
+            "bleu2_from",
+            "bleu2_to",
+            "permutations",
+            "accepted",
+            "rate",
+        ],
+    );
+    let mut add = |group: &str, m: &WordOrderMetrics| {
+        s.rows.push(word_order_row(group, m));
+        for b in &m.bleu_bins {
+            bleu.rows.push(vec![
+                group.to_string(),
+                num(b.lo),
+                num(b.hi),
+                b.total.to_string(),
+                b.accepted.to_string(),
+                opt(b.rate, frac),
+            ]);
+        }
+    };
+    add(ALL, &run_word_order_metrics(run, &[]));
+    for (g, m) in run_word_order_metrics_by_group(run, &[]) {
+        add(&g.label(), &m);
+    }
+    vec![s, bleu]
+}
+
+fn paired_rows(group: &str, rows: &[PairedRow]) -> Vec<Vec<String>> {
+    let mark = |b: bool| if b { "right" } else { "wrong" }.to_string();
+    rows.iter()
+        .map(|r| {
+            vec![
+                group.to_string(),
+                mark(r.c_thp),
+                mark(r.o_thp),
+                mark(r.o_hypo),
+                r.count.to_string(),
+                num(r.percent),
+                if r.in_paper { "yes" } else { "no" }.to_string(),
+            ]
+        })
+        .collect()
+}
+
+fn paired_section(run: &RunResult) -> Section {
+    let mut s = Section::new(
+        "Table 8 — paired counterfactual analysis (% of counterfactual items)",
+        "table8_paired",
+        &[
+            "group", "c_thp", "o_thp", "o_hypo", "count", "percent", "in_paper",
+        ],
+    );
+    s.notes.push(
+        "O-Hypo is this model with an empty premise (SPEC §2), not a separately trained hypothesis-only model"
+            .to_string(),
+    );
+    match paired_counterfactual(run, &COUNTERFACTUAL) {
+        Ok(rows) => s.rows.extend(paired_rows(ALL, &rows)),
+        Err(PairedError::NoHypothesisOnly) => {
+            s.notes.push(
+                "not computed: the run has no hypothesis-only scores; run `tabprobe probe` with --hypothesis-only"
+                    .to_string(),
+            );
+            return s;
+        }
+        Err(e) => {
+            s.notes.push(format!("not computed: {e}"));
+            return s;
+        }
+    }
+    if let Ok(groups) = paired_counterfactual_by_group(run, &COUNTERFACTUAL) {
+        for (g, rows) in groups {
+            s.rows.extend(paired_rows(&g.label(), &rows));
+        }
+    }
+    s
+}
+
+/// The section as aligned text.
+pub fn render_text(s: &Section) -> String {
+    let mut out = format!("## {}\n", s.title);
+    for n in &s.notes {
+        out.push_str(&format!("   ({n})\n"));
+    }
+    if s.rows.is_empty() {
+        out.push_str("   (no rows)\n");
+        return out;
+    }
+    let cols = s.header.len();
+    let mut width = vec![0usize; cols];
+    for row in std::iter::once(&s.header).chain(&s.rows) {
+        for (i, c) in row.iter().enumerate().take(cols) {
+            width[i] = width[i].max(c.chars().count());
+        }
+    }
+    let line = |row: &[String]| {
+        let cells: Vec<String> = row
+            .iter()
+            .enumerate()
+            .map(|(i, c)| {
+                let pad = width.get(i).copied().unwrap_or(0);
+                let c = if c.is_empty() { "-" } else { c.as_str() };
+                format!("{c:<pad$}")
+            })
+            .collect();
+        format!("   {}\n", cells.join("  ").trim_end())
+    };
+    out.push_str(&line(&s.header));
+    for row in &s.rows {
+        out.push_str(&line(row));
+    }
+    out
+}
+
+/// The section as CSV (RFC 4180 quoting): the bytes `tabprobe report --csv` writes to
+/// `<section.file>.csv` and the site downloads.
+pub fn render_csv(s: &Section) -> String {
+    let cell = |c: &str| {
+        if c.contains([',', '"', '\n', '\r']) {
+            format!("\"{}\"", c.replace('"', "\"\""))
+        } else {
+            c.to_string()
+        }
+    };
+    let line = |row: &[String]| row.iter().map(|c| cell(c)).collect::<Vec<_>>().join(",") + "\n";
+    let mut out = line(&s.header);
+    for row in &s.rows {
+        out.push_str(&line(row));
+    }
+    out
+}
+
