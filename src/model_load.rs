@@ -22,24 +22,70 @@ pub const DEFAULT_BATCH_SIZE: usize = 8;
 /// The Cache API bucket for downloaded checkpoint files (bump the suffix to drop old entries).
 pub const MODEL_CACHE: &str = "tabprobe-models-v1";
 
-/// Sends checkpoint bytes to the worker's slot 0 and records the outcome.
-async fn hand_to_worker(state: AppState, bytes: CheckpointBytes) {
+/// One load into a slot: its number in the slot's generation counter. A newer load makes it
+/// stale, and a stale load touches neither the worker slot nor the page's state.
+#[derive(Clone, Copy)]
+struct Ticket {
+    state: AppState,
+    slot: u32,
+    generation: u64,
+}
+
+impl Ticket {
+    /// Starts a load into `slot`, superseding any load still under way there.
+    fn new(state: AppState, slot: u32) -> Ticket {
+        let i = usize::from(slot != 0);
+        let mut generation = 0;
+        state.load_generation.update_value(|g| {
+            g[i] += 1;
+            generation = g[i];
+        });
+        Ticket {
+            state,
+            slot,
+            generation,
+        }
+    }
+
+    fn current(&self) -> bool {
+        self.state.load_generation.get_value()[usize::from(self.slot != 0)] == self.generation
+    }
+
+    /// Sets the slot's status line, unless a newer load owns it.
+    fn status(&self, status: ModelStatus) {
+        if self.current() {
+            self.state.status_of(self.slot).set(status);
+        }
+    }
+}
+
+/// Whether any load into `slot` has started (by the user or automatically).
+pub fn slot_ever_loaded(state: AppState, slot: u32) -> bool {
+    state.load_generation.get_value()[usize::from(slot != 0)] > 0
+}
+
+/// Sends checkpoint bytes to the worker's slot and records the outcome.
+async fn hand_to_worker(ticket: Ticket, bytes: CheckpointBytes) {
+    if !ticket.current() {
+        return;
+    }
     let name = bytes.name.clone();
-    state.model_status.set(ModelStatus::Loading(format!(
+    ticket.status(ModelStatus::Loading(format!(
         "loading {name} in the model worker…"
     )));
     let result = match client() {
-        Ok(c) => c.load_model(0, bytes, DEFAULT_BATCH_SIZE).await,
+        Ok(c) => c.load_model(ticket.slot, bytes, DEFAULT_BATCH_SIZE).await,
         Err(e) => Err(e),
     };
+    if !ticket.current() {
+        return;
+    }
     match result {
         Ok(info) => {
-            state.model.set(Some(info));
-            state.model_status.set(ModelStatus::Idle);
+            ticket.state.model_in(ticket.slot).set(Some(info));
+            ticket.status(ModelStatus::Idle);
         }
-        Err(message) => state
-            .model_status
-            .set(ModelStatus::Failed(format!("{name}: {message}"))),
+        Err(message) => ticket.status(ModelStatus::Failed(format!("{name}: {message}"))),
     }
 }
 
@@ -53,8 +99,14 @@ pub fn looks_like_checkpoint(files: &[web_sys::File]) -> bool {
     })
 }
 
-/// Reads the picked or dropped checkpoint files and loads them.
+/// Reads the picked or dropped checkpoint files and loads them into slot 0.
 pub async fn load_model_files(state: AppState, files: Vec<web_sys::File>) {
+    load_model_files_into(state, 0, files).await
+}
+
+/// Reads the picked or dropped checkpoint files and loads them into `slot`.
+pub async fn load_model_files_into(state: AppState, slot: u32, files: Vec<web_sys::File>) {
+    let ticket = Ticket::new(state, slot);
     // Files from a folder carry their relative path; plain picks only a name.
     let names: Vec<String> = files
         .iter()
@@ -69,12 +121,12 @@ pub async fn load_model_files(state: AppState, files: Vec<web_sys::File>) {
     let layout = match sort_checkpoint_files(&names) {
         Ok(l) => l,
         Err(message) => {
-            state.model_status.set(ModelStatus::Failed(message));
+            ticket.status(ModelStatus::Failed(message));
             return;
         }
     };
     if files[layout.weights].size() > MAX_WEIGHTS_BYTES {
-        state.model_status.set(ModelStatus::Failed(format!(
+        ticket.status(ModelStatus::Failed(format!(
             "{}: {:.2} GB is more than the {:.1} GB a browser tab can load",
             names[layout.weights],
             files[layout.weights].size() / 1e9,
@@ -83,9 +135,7 @@ pub async fn load_model_files(state: AppState, files: Vec<web_sys::File>) {
         return;
     }
     let name = checkpoint_name(&names);
-    state
-        .model_status
-        .set(ModelStatus::Loading(format!("reading {name}…")));
+    ticket.status(ModelStatus::Loading(format!("reading {name}…")));
     let read = |i: usize| {
         let file = files[i].clone();
         let label = names[i].clone();
@@ -113,13 +163,33 @@ pub async fn load_model_files(state: AppState, files: Vec<web_sys::File>) {
     }
     .await;
     match bytes {
-        Ok(bytes) => hand_to_worker(state, bytes).await,
-        Err(message) => state.model_status.set(ModelStatus::Failed(message)),
+        Ok(bytes) => hand_to_worker(ticket, bytes).await,
+        Err(message) => ticket.status(ModelStatus::Failed(message)),
     }
 }
 
-/// Downloads (or takes from the cache) the checkpoint at `base` and loads it.
+/// Downloads (or takes from the cache) the checkpoint at `base` and loads it into slot 0.
 pub async fn load_model_url(state: AppState, base: String) {
+    load_model_url_into(state, 0, base).await
+}
+
+/// Downloads (or takes from the cache) the checkpoint at `base` and loads it into `slot`.
+pub async fn load_model_url_into(state: AppState, slot: u32, base: String) {
+    let ticket = Ticket::new(state, slot);
+    load_url(ticket, base).await
+}
+
+/// Loads the bundled model at `base` into `slot` unless the user has started a load there:
+/// the automatic start-up load. A user load that starts later supersedes it.
+pub async fn auto_load_model_url(state: AppState, slot: u32, base: String) {
+    if slot_ever_loaded(state, slot) {
+        return;
+    }
+    let ticket = Ticket::new(state, slot);
+    load_url(ticket, base).await
+}
+
+async fn load_url(ticket: Ticket, base: String) {
     let base = if base.ends_with('/') {
         base
     } else {
@@ -141,7 +211,7 @@ pub async fn load_model_url(state: AppState, base: String) {
                     }
                     (false, None) => format!("downloading {file}: {:.1} MB", got / 1e6),
                 };
-                state.model_status.set(ModelStatus::Loading(what));
+                ticket.status(ModelStatus::Loading(what));
             }
         };
         let required = |file: &'static str, bytes: Option<Vec<u8>>| {
@@ -185,8 +255,8 @@ pub async fn load_model_url(state: AppState, base: String) {
     }
     .await;
     match result {
-        Ok(bytes) => hand_to_worker(state, bytes).await,
-        Err(message) => state.model_status.set(ModelStatus::Failed(message)),
+        Ok(bytes) => hand_to_worker(ticket, bytes).await,
+        Err(message) => ticket.status(ModelStatus::Failed(message)),
     }
 }
 

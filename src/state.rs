@@ -4,6 +4,7 @@ use std::sync::Arc;
 
 use leptos::prelude::*;
 use tabprobe_core::linearize::LinearizeSettings;
+use tabprobe_core::models_manifest::ModelsManifest;
 use tabprobe_core::summary::DatasetSummary;
 use tabprobe_core::{Dataset, DatasetError, Label, Table};
 
@@ -61,6 +62,15 @@ pub struct AppState {
     pub model_status: RwSignal<ModelStatus>,
     /// How tables become premise text for the model.
     pub linearization: RwSignal<LinearizeSettings>,
+    /// The model in worker slot 1 (a second model to compare with, e.g. hypothesis-only).
+    pub second_model: RwSignal<Option<ModelInfo>>,
+    /// The second model loader's state line.
+    pub second_model_status: RwSignal<ModelStatus>,
+    /// The site's bundled models (`models/index.json`), `None` when the site has none.
+    pub bundled: RwSignal<Option<ModelsManifest>>,
+    /// Per slot, a counter bumped by every load that starts: a load whose number is no longer
+    /// the latest gives up, so an automatic load never overwrites a model the user chose.
+    pub load_generation: StoredValue<[u64; 2]>,
     /// The item the table editor and the hypothesis rewriter work on (set by whoever opens
     /// them: the dataset browser, a probe result's drill-down, a share link).
     pub work_item: RwSignal<Option<WorkItem>>,
@@ -105,6 +115,28 @@ impl AppState {
             model_status: RwSignal::new(ModelStatus::Idle),
             linearization: RwSignal::new(LinearizeSettings::default()),
             work_item: RwSignal::new(None),
+            second_model: RwSignal::new(None),
+            second_model_status: RwSignal::new(ModelStatus::Idle),
+            bundled: RwSignal::new(None),
+            load_generation: StoredValue::new([0, 0]),
+        }
+    }
+
+    /// The loaded-model signal of worker `slot` (0 = main, anything else = second).
+    pub fn model_in(&self, slot: u32) -> RwSignal<Option<ModelInfo>> {
+        if slot == 0 {
+            self.model
+        } else {
+            self.second_model
+        }
+    }
+
+    /// The loader status signal of worker `slot`.
+    pub fn status_of(&self, slot: u32) -> RwSignal<ModelStatus> {
+        if slot == 0 {
+            self.model_status
+        } else {
+            self.second_model_status
         }
     }
 }

@@ -8,6 +8,8 @@ use std::rc::Rc;
 
 use futures::channel::oneshot;
 use js_sys::Uint8Array;
+use tabprobe_core::probe::ProbeSet;
+use tabprobe_core::run::RunResult;
 use tabprobe_core::scoring::{Pair, PairScore};
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
@@ -55,14 +57,21 @@ struct Job {
     progress: Progress,
 }
 
+struct RunJob {
+    done: oneshot::Sender<Result<(RunResult, f64), ScoreFailure>>,
+    progress: Progress,
+}
+
 #[derive(Default)]
 struct Pending {
     /// Whether the worker said [`Response::Ready`]; until then messages wait in `queue`.
     ready: bool,
     queue: Vec<(js_sys::Array, js_sys::Array)>,
     next_job: u64,
-    loads: HashMap<u32, oneshot::Sender<Result<ModelInfo, String>>>,
+    /// Pending loads by load id (ids come from `next_job` too).
+    loads: HashMap<u64, oneshot::Sender<Result<ModelInfo, String>>>,
     jobs: HashMap<u64, Job>,
+    runs: HashMap<u64, RunJob>,
 }
 
 impl Pending {
@@ -77,6 +86,17 @@ impl Pending {
                 cancelled: false,
             }));
         }
+        for (_, run) in self.runs.drain() {
+            let _ = run.done.send(Err(ScoreFailure {
+                message: message.to_string(),
+                cancelled: false,
+            }));
+        }
+    }
+
+    fn next_id(&mut self) -> u64 {
+        self.next_job += 1;
+        self.next_job
     }
 }
 
@@ -165,7 +185,9 @@ impl WorkerClient {
             .map_err(|e| format!("cannot reach the model worker: {e:?}"))
     }
 
-    /// Loads a checkpoint into `slot`; resolves when it is ready (loaded and warmed up).
+    /// Loads a checkpoint into `slot`; resolves when it is ready (loaded and warmed up). When
+    /// loads into one slot overlap, the one requested last takes the slot and the others
+    /// fail with "replaced by a newer load".
     pub async fn load_model(
         &self,
         slot: u32,
@@ -173,9 +195,12 @@ impl WorkerClient {
         batch_size: usize,
     ) -> Result<ModelInfo, String> {
         let (tx, rx) = oneshot::channel();
-        if let Some(previous) = self.pending.borrow_mut().loads.insert(slot, tx) {
-            let _ = previous.send(Err("replaced by a newer load".to_string()));
-        }
+        let load = {
+            let mut p = self.pending.borrow_mut();
+            let load = p.next_id();
+            p.loads.insert(load, tx);
+            load
+        };
         let (tokenizer, mut parts) = match files.tokenizer {
             TokenizerBytes::Json(t) => (TokenizerParts::Json, vec![t]),
             TokenizerBytes::VocabMerges(v, m) => (TokenizerParts::VocabMerges, vec![v, m]),
@@ -187,6 +212,7 @@ impl WorkerClient {
             name: files.name,
             tokenizer,
             batch_size,
+            load,
         };
         self.send(&request, parts)?;
         rx.await
@@ -210,8 +236,7 @@ impl WorkerClient {
         let (tx, rx) = oneshot::channel();
         let job = {
             let mut pending = self.pending.borrow_mut();
-            pending.next_job += 1;
-            let job = pending.next_job;
+            let job = pending.next_id();
             pending.jobs.insert(
                 job,
                 Job {
@@ -231,6 +256,51 @@ impl WorkerClient {
         Ok((job, result))
     }
 
+    /// Starts a probe run of `set` with the model in `slot`. Returns the job id (for
+    /// [`WorkerClient::cancel`]) and a future of the run file and the elapsed milliseconds;
+    /// a cancelled run still resolves to `Ok`, with `cancelled_at` set.
+    pub fn run_probe(
+        &self,
+        slot: u32,
+        set: ProbeSet,
+        progress: impl Fn(usize, usize) + 'static,
+    ) -> Result<
+        (
+            u64,
+            impl std::future::Future<Output = Result<(RunResult, f64), ScoreFailure>>,
+        ),
+        String,
+    > {
+        let (tx, rx) = oneshot::channel();
+        let job = {
+            let mut pending = self.pending.borrow_mut();
+            let job = pending.next_id();
+            pending.runs.insert(
+                job,
+                RunJob {
+                    done: tx,
+                    progress: Box::new(progress),
+                },
+            );
+            job
+        };
+        self.send(
+            &Request::RunProbe {
+                job,
+                slot,
+                set: Box::new(set),
+            },
+            Vec::new(),
+        )?;
+        let result = async move {
+            rx.await.map_err(|_| ScoreFailure {
+                message: "the model worker stopped answering".into(),
+                cancelled: false,
+            })?
+        };
+        Ok((job, result))
+    }
+
     /// Asks the worker to stop `job` after the chunk in flight.
     pub fn cancel(&self, job: u64) -> Result<(), String> {
         self.send(&Request::Cancel { job }, Vec::new())
@@ -240,19 +310,30 @@ impl WorkerClient {
 fn dispatch(pending: &Rc<RefCell<Pending>>, response: Response) {
     let mut p = pending.borrow_mut();
     match response {
-        Response::ModelLoaded { slot, info } => {
-            if let Some(tx) = p.loads.remove(&slot) {
+        Response::ModelLoaded { load, info, .. } => {
+            if let Some(tx) = p.loads.remove(&load) {
                 let _ = tx.send(Ok(info));
             }
         }
-        Response::LoadFailed { slot, message } => {
-            if let Some(tx) = p.loads.remove(&slot) {
+        Response::LoadFailed { load, message, .. } => {
+            if let Some(tx) = p.loads.remove(&load) {
                 let _ = tx.send(Err(message));
             }
         }
         Response::Progress { job, done, total } => {
             if let Some(j) = p.jobs.get(&job) {
                 (j.progress)(done, total);
+            } else if let Some(r) = p.runs.get(&job) {
+                (r.progress)(done, total);
+            }
+        }
+        Response::RunFinished {
+            job,
+            result,
+            elapsed_ms,
+        } => {
+            if let Some(r) = p.runs.remove(&job) {
+                let _ = r.done.send(Ok((*result, elapsed_ms)));
             }
         }
         Response::Scores {
@@ -271,6 +352,8 @@ fn dispatch(pending: &Rc<RefCell<Pending>>, response: Response) {
         } => {
             if let Some(j) = p.jobs.remove(&job) {
                 let _ = j.done.send(Err(ScoreFailure { message, cancelled }));
+            } else if let Some(r) = p.runs.remove(&job) {
+                let _ = r.done.send(Err(ScoreFailure { message, cancelled }));
             }
         }
         Response::BadRequest { message } => {

@@ -1,12 +1,16 @@
 //! The model bar: load a Hugging Face checkpoint (files or a folder) into the worker, see
-//! what is loaded (name, weight hash, labels, backend) and choose the linearization.
+//! what is loaded (name, weight hash, labels, backend) and choose the linearization; below
+//! it, the second model (slot 1) to compare with — e.g. the bundled hypothesis-only model.
 
 use leptos::prelude::*;
 use leptos::task::spawn_local;
 use tabprobe_core::linearize::{Linearization, LinearizeSettings, PairOrder};
 use wasm_bindgen::JsCast;
 
-use crate::model_load::{load_model_files, load_model_url};
+use tabprobe_core::models_manifest::ModelRole;
+
+use crate::bundled::load_bundled_into;
+use crate::model_load::{load_model_files, load_model_files_into, load_model_url};
 use crate::state::{AppState, ModelStatus};
 
 fn picked_files(ev: &leptos::ev::Event) -> Vec<web_sys::File> {
@@ -124,9 +128,80 @@ pub fn ModelPanel() -> impl IntoView {
             </label>
             <label class="select">
                 <select data-testid="pair-order" on:change=on_order>
-                    <option value="premise_first">"premise first"</option>
-                    <option value="hypothesis_first">"hypothesis first"</option>
+                    <option value="premise_first" selected=move || state.linearization.get().order == PairOrder::PremiseFirst>"premise first"</option>
+                    <option value="hypothesis_first" selected=move || state.linearization.get().order == PairOrder::HypothesisFirst>"hypothesis first"</option>
                 </select>
+            </label>
+            {move || state.bundled.get().and_then(|m| m.with_role(ModelRole::Default).cloned()).map(|b| {
+                let title = b.card_text();
+                let b2 = b.clone();
+                view! {
+                    <button class="small" title=title data-testid="load-bundled-default"
+                        on:click=move |_| spawn_local(load_bundled_into(state, 0, b2.clone()))>
+                        {format!("Load bundled {}", b.name)}
+                    </button>
+                }
+            })}
+        </section>
+        <SecondModelPanel/>
+    }
+}
+
+/// The second model (worker slot 1): shown side by side with the main model in probe
+/// results; Table 8 uses it as the hypothesis-only model.
+#[component]
+fn SecondModelPanel() -> impl IntoView {
+    let state = use_context::<AppState>().unwrap_or_default();
+    let on_pick = move |ev: leptos::ev::Event| {
+        let files = picked_files(&ev);
+        if !files.is_empty() {
+            spawn_local(load_model_files_into(state, 1, files));
+        }
+    };
+    let info = move || {
+        state.second_model.get().map(|m| {
+            let short = m.id.weights_sha256.chars().take(12).collect::<String>();
+            view! {
+                <span class="model-name" data-testid="model2-name">{m.id.name.clone()}</span>
+                <code class="hash" title=m.id.weights_sha256.clone() data-testid="model2-hash">{short}</code>
+                <span class="model-labels">{m.labels.join(" · ")}</span>
+            }
+        })
+    };
+    let status = move || match state.second_model_status.get() {
+        ModelStatus::Idle => None,
+        ModelStatus::Loading(s) => Some(view! { <span class="model-status loading" data-testid="model2-status">{s}</span> }.into_any()),
+        ModelStatus::Failed(s) => Some(view! { <span class="model-status failed" data-testid="model2-error" role="alert">{s}</span> }.into_any()),
+    };
+    let bundled = move || {
+        state
+            .bundled
+            .get()
+            .and_then(|m| m.with_role(ModelRole::Second).cloned())
+            .map(|b| {
+                let title = b.card_text();
+                let b2 = b.clone();
+                view! {
+                    <button class="small" title=title data-testid="load-bundled-second"
+                        on:click=move |_| spawn_local(load_bundled_into(state, 1, b2.clone()))>
+                        {format!("Load the bundled hypothesis-only model ({}) as second model", b.name)}
+                    </button>
+                }
+            })
+    };
+    view! {
+        <section class="model-panel second" data-testid="model2-panel">
+            <strong>"Second model"</strong>
+            {move || state.second_model.with(|m| m.is_none()).then(|| view! {
+                <span class="muted">"none — optional: compared side by side in probe results; Table 8 uses it as the hypothesis-only model"</span>
+            })}
+            {info}
+            {status}
+            <span class="spacer"></span>
+            {bundled}
+            <label class="file-picker small">
+                "Load second model files…"
+                <input type="file" multiple data-testid="model2-input" on:change=on_pick/>
             </label>
         </section>
     }

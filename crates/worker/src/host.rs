@@ -1,12 +1,15 @@
 //! The worker side: owns the compute device and the loaded models, answers [`Request`]s.
 //! WebGPU is tried first; without an adapter the worker falls back to burn's CPU backend and
-//! says why. Scoring goes in chunks with a yield between them, so a cancel can land.
+//! says why. Scoring and probe runs go in chunks with a yield between them, so a cancel can
+//! land.
 
 use std::cell::RefCell;
 use std::collections::{HashMap, HashSet};
 use std::rc::Rc;
 
 use js_sys::Date;
+use tabprobe_core::probe::ProbeSet;
+use tabprobe_core::run::{ProbeRun, RunResult};
 use tabprobe_core::scoring::{Pair, PairScore};
 use tabprobe_model::{Device, ModelFiles, NliModel, TokenizerFiles};
 use wasm_bindgen::prelude::*;
@@ -23,6 +26,8 @@ const BATCHES_PER_CHUNK: usize = 4;
 struct Host {
     device: Option<(Device, Backend)>,
     models: HashMap<u32, Rc<NliModel>>,
+    /// Per slot, the id of the latest load requested: only it may take the slot.
+    latest_load: HashMap<u32, u64>,
     cancelled: HashSet<u64>,
 }
 
@@ -67,15 +72,51 @@ fn handle(host: Rc<RefCell<Host>>, request: Request, parts: Vec<Vec<u8>>) {
             name,
             tokenizer,
             batch_size,
+            load: load_id,
         } => {
+            host.borrow_mut().latest_load.insert(slot, load_id);
             wasm_bindgen_futures::spawn_local(async move {
-                let response = match load(&host, &name, tokenizer, batch_size, parts).await {
+                let result = load(&host, &name, tokenizer, batch_size, parts).await;
+                let latest = host.borrow().latest_load.get(&slot) == Some(&load_id);
+                let response = match result {
+                    Ok(_) if !latest => Response::LoadFailed {
+                        slot,
+                        load: load_id,
+                        message: "replaced by a newer load".to_string(),
+                    },
                     Ok((model, info)) => {
                         host.borrow_mut().models.insert(slot, Rc::new(model));
-                        Response::ModelLoaded { slot, info }
+                        Response::ModelLoaded {
+                            slot,
+                            load: load_id,
+                            info,
+                        }
                     }
-                    Err(message) => Response::LoadFailed { slot, message },
+                    Err(message) => Response::LoadFailed {
+                        slot,
+                        load: load_id,
+                        message,
+                    },
                 };
+                post(&response);
+            });
+        }
+        Request::RunProbe { job, slot, set } => {
+            wasm_bindgen_futures::spawn_local(async move {
+                let started = Date::now();
+                let response = match run_probe(&host, job, slot, *set).await {
+                    Ok(result) => Response::RunFinished {
+                        job,
+                        result: Box::new(result),
+                        elapsed_ms: Date::now() - started,
+                    },
+                    Err(message) => Response::ScoreFailed {
+                        job,
+                        message,
+                        cancelled: false,
+                    },
+                };
+                host.borrow_mut().cancelled.remove(&job);
                 post(&response);
             });
         }
@@ -180,6 +221,47 @@ async fn load(
         load_ms: Date::now() - started,
     };
     Ok((model, info))
+}
+
+/// Runs a probe set with core's step API: hand out a chunk of pairs, score it, submit the
+/// scores, report progress, yield (so a cancel can land). A cancel ends the run with what was
+/// scored ([`ProbeRun::finish_partial`]).
+async fn run_probe(
+    host: &Rc<RefCell<Host>>,
+    job: u64,
+    slot: u32,
+    set: ProbeSet,
+) -> Result<RunResult, String> {
+    let model = host
+        .borrow()
+        .models
+        .get(&slot)
+        .cloned()
+        .ok_or_else(|| format!("no model is loaded in slot {slot}"))?;
+    let mut run = ProbeRun::new(set, (model.batch_size() * BATCHES_PER_CHUNK).max(1));
+    let progress = run.progress();
+    post(&Response::Progress {
+        job,
+        done: progress.done,
+        total: progress.total,
+    });
+    while let Some(batch) = run.next_batch() {
+        if host.borrow().cancelled.contains(&job) {
+            return Ok(run.finish_partial(model.id().clone()));
+        }
+        let scores = model
+            .score_async(&batch)
+            .await
+            .map_err(|e| e.to_string())?;
+        let p = run.submit(scores).map_err(|e| e.to_string())?;
+        post(&Response::Progress {
+            job,
+            done: p.done,
+            total: p.total,
+        });
+        gloo_timers::future::TimeoutFuture::new(0).await;
+    }
+    run.finish(model.id().clone()).map_err(|e| e.to_string())
 }
 
 async fn score(

@@ -3,6 +3,8 @@
 //! names them, so they are neither copied through JSON nor cloned.
 
 use serde::{Deserialize, Serialize};
+use tabprobe_core::probe::ProbeSet;
+use tabprobe_core::run::RunResult;
 use tabprobe_core::scoring::{ModelId, Pair, PairScore};
 
 /// Which tokenizer files accompany a [`Request::LoadModel`].
@@ -28,6 +30,11 @@ pub enum Request {
         tokenizer: TokenizerParts,
         /// Pairs per forward pass.
         batch_size: usize,
+        /// Caller-chosen load id, echoed in the reply. When several loads into one slot
+        /// overlap, only the latest one requested takes the slot; the others fail with
+        /// "replaced by a newer load" (an automatic load never overwrites the user's model).
+        #[serde(default)]
+        load: u64,
     },
     /// Score `pairs` with the model in `slot`; answered by progress messages and one
     /// [`Response::Scores`] (or an error) carrying the same `job`.
@@ -38,6 +45,17 @@ pub enum Request {
         slot: u32,
         /// Pairs to score, in order.
         pairs: Vec<Pair>,
+    },
+    /// Run a probe set with the model in `slot` (core's `ProbeRun`, batch by batch);
+    /// answered by [`Response::Progress`] messages and one [`Response::RunFinished`] (also
+    /// after a cancel, holding what was scored) or [`Response::ScoreFailed`].
+    RunProbe {
+        /// Caller-chosen job id.
+        job: u64,
+        /// Which model.
+        slot: u32,
+        /// The generated items and the distinct pairs to score.
+        set: Box<ProbeSet>,
     },
     /// Stop `job` after the batch in flight.
     Cancel {
@@ -97,6 +115,9 @@ pub enum Response {
     ModelLoaded {
         /// The slot it was loaded into.
         slot: u32,
+        /// The request's load id.
+        #[serde(default)]
+        load: u64,
         /// What it is.
         info: ModelInfo,
     },
@@ -104,6 +125,9 @@ pub enum Response {
     LoadFailed {
         /// The slot.
         slot: u32,
+        /// The request's load id.
+        #[serde(default)]
+        load: u64,
         /// What went wrong, for the user.
         message: String,
     },
@@ -122,6 +146,16 @@ pub enum Response {
         job: u64,
         /// One score per pair.
         scores: Vec<PairScore>,
+        /// Wall time of scoring, milliseconds.
+        elapsed_ms: f64,
+    },
+    /// A probe run ended: complete, or cancelled (then `result.cancelled_at` is set and the
+    /// result holds the examples and items scored before the cancel).
+    RunFinished {
+        /// The job.
+        job: u64,
+        /// The run file.
+        result: Box<RunResult>,
         /// Wall time of scoring, milliseconds.
         elapsed_ms: f64,
     },
