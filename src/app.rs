@@ -1,26 +1,34 @@
 //! The app shell: header with navigation and the file loader, the problems panel, and the
-//! current route's view. Loads the bundled demo dataset on start.
+//! current route's view. Loads the bundled demo dataset and the bundled models' manifest
+//! (auto-loading the default model) on start.
 
 use leptos::prelude::*;
 use leptos::task::spawn_local;
 
 use crate::components::file_drop::FileLoader;
 use crate::components::problems::ProblemsPanel;
+use crate::bundled::load_bundled_models;
 use crate::load::load_demo;
 use crate::route::{use_route, Route};
+use crate::runs::RunsState;
 use crate::state::AppState;
 use crate::views::about::AboutView;
 use crate::views::dataset::DatasetView;
 use crate::views::editor::EditorView;
 use crate::views::rewriter::RewriterView;
 use crate::views::share::ShareView;
+use crate::views::results::ResultsView;
+use crate::views::runner::RunnerView;
 
 /// The whole page.
 #[component]
 pub fn App() -> impl IntoView {
     let state = AppState::new();
     provide_context(state);
+    let runs = RunsState::new();
+    provide_context(runs);
     spawn_local(load_demo(state));
+    spawn_local(load_bundled_models(state));
     let route = use_route();
     let dataset_name = move || {
         state.dataset.with(|d| {
@@ -36,6 +44,8 @@ pub fn App() -> impl IntoView {
                 <a href=Route::Editor.href() class:active=move || route.get() == Route::Editor data-testid="nav-editor">"Table editor"</a>
                 <a href=Route::Rewriter.href() class:active=move || route.get() == Route::Rewriter data-testid="nav-rewriter">"Rewriter"</a>
                 <a href=Route::Share(String::new()).href() class:active=move || route.with(Route::is_share) data-testid="nav-share">"Share"</a>
+                <a href=Route::Runner.href() class:active=move || route.get() == Route::Runner data-testid="nav-runner">"Probe runner"</a>
+                <a href=Route::Results.href() class:active=move || route.get() == Route::Results data-testid="nav-results">"Results"</a>
                 <a href=Route::About.href() class:active=move || route.get() == Route::About>"About"</a>
             </nav>
             <span class="dataset-name" data-testid="dataset-name">{dataset_name}</span>
@@ -49,6 +59,8 @@ pub fn App() -> impl IntoView {
                 Route::Editor => view! { <EditorView/> }.into_any(),
                 Route::Rewriter => view! { <RewriterView/> }.into_any(),
                 Route::Share(payload) => view! { <ShareView payload=payload/> }.into_any(),
+                Route::Runner => view! { <RunnerView/> }.into_any(),
+                Route::Results => view! { <ResultsView/> }.into_any(),
             }}
         </main>
     }

@@ -2,11 +2,14 @@
 //! Everything scientific lives in `tabprobe-core`; this crate only shows it.
 
 pub mod app;
+pub mod bundled;
 pub mod components;
 pub mod load;
 pub mod model_files;
 pub mod model_load;
 pub mod route;
+pub mod run_store;
+pub mod runs;
 pub mod state;
 pub mod views;
 pub mod worker_client;

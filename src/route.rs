@@ -17,6 +17,10 @@ pub enum Route {
     /// A shared probe result (`#/share/<payload>`); an empty payload offers to open a link
     /// or a result file.
     Share(String),
+    /// The probe runner (`#/runner`).
+    Runner,
+    /// Probe results: saved runs (`#/results`) or one run (`#/results/<run id>`).
+    Results,
 }
 
 impl Route {
@@ -30,6 +34,8 @@ impl Route {
             "about" => Route::About,
             "editor" => Route::Editor,
             "rewriter" => Route::Rewriter,
+            "runner" => Route::Runner,
+            r if r == "results" || r.starts_with("results/") => Route::Results,
             _ => Route::Dataset,
         }
     }
@@ -42,6 +48,8 @@ impl Route {
             Route::Editor => "#/editor",
             Route::Rewriter => "#/rewriter",
             Route::Share(_) => "#/share",
+            Route::Runner => "#/runner",
+            Route::Results => "#/results",
         }
     }
 

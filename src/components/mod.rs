@@ -1,16 +1,22 @@
 //! Reusable pieces of the page.
 
 pub mod evidence_marks;
+pub mod evidence_view;
 pub mod file_drop;
+pub mod item_list;
 pub mod label_badge;
 pub mod live_prediction;
 pub mod model_panel;
 pub mod open_item;
 pub mod predictions;
 pub mod problems;
+pub mod progress_bar;
 pub mod row_editor;
 pub mod save_item;
+pub mod score_tables;
 pub mod share_button;
 pub mod table_diff;
 pub mod table_view;
+pub mod transition_graph;
+pub mod word_order_view;
 pub mod workbench;

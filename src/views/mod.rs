@@ -5,3 +5,5 @@ pub mod dataset;
 pub mod editor;
 pub mod rewriter;
 pub mod share;
+pub mod results;
+pub mod runner;

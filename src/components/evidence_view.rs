@@ -1,0 +1,182 @@
+//! The per-example evidence view (SPEC §4.3, §5): for one example of a row-deletion run, each
+//! row of its table marked human-relevant (annotated), model-relevant (deleting it changed
+//! the model's prediction), both or neither, with every model's prediction after the deletion.
+
+use std::collections::BTreeMap;
+use std::sync::Arc;
+
+use leptos::prelude::*;
+use tabprobe_core::probe::{Edit, Premise, ProbeKind};
+use tabprobe_core::run::RunResult;
+use tabprobe_core::{Label, Table};
+
+use crate::components::label_badge::LabelBadge;
+
+/// Per example position: row index → perturbed pair of its single-row deletion.
+fn deletions(run: &RunResult) -> BTreeMap<usize, BTreeMap<usize, usize>> {
+    let mut out: BTreeMap<usize, BTreeMap<usize, usize>> = BTreeMap::new();
+    for it in run
+        .items
+        .iter()
+        .filter(|it| it.probe == ProbeKind::RowDeletion)
+    {
+        if let Edit::RowsDeleted { rows, .. } = &it.edit {
+            if let [row] = rows.as_slice() {
+                out.entry(it.example)
+                    .or_default()
+                    .insert(*row, it.perturbed_pair);
+            }
+        }
+    }
+    out
+}
+
+fn row_cells(table: &Table) -> Vec<(String, String)> {
+    match table {
+        Table::KeyValue(t) => t
+            .rows
+            .iter()
+            .map(|r| (r.key.clone(), r.values.join(" ; ")))
+            .collect(),
+        Table::Relational(t) => t
+            .rows
+            .iter()
+            .map(|cells| {
+                (
+                    cells.first().cloned().unwrap_or_default(),
+                    cells.iter().skip(1).cloned().collect::<Vec<_>>().join(" | "),
+                )
+            })
+            .collect(),
+    }
+}
+
+/// The view; empty when the run has no row-deletion items.
+#[component]
+pub fn EvidenceView(
+    /// Runs, main model first (the marks follow the main model).
+    runs: Vec<Arc<RunResult>>,
+) -> impl IntoView {
+    let main = runs[0].clone();
+    let per_model: Vec<_> = runs.iter().map(|r| deletions(r)).collect();
+    let positions: Vec<usize> = per_model[0].keys().copied().collect();
+    if positions.is_empty() {
+        return view! { <p class="muted">"Run the row-deletion probe to see which rows the model uses."</p> }.into_any();
+    }
+    // Examples with annotated evidence first: they are the ones the marks compare.
+    let mut order = positions.clone();
+    order.sort_by_key(|&p| {
+        main.examples[p]
+            .relevant_rows
+            .as_ref()
+            .is_none_or(|r| r.is_empty())
+    });
+    let chosen = RwSignal::new(order[0]);
+    let options = order
+        .iter()
+        .map(|&p| {
+            let ex = &main.examples[p];
+            let mark = if ex.relevant_rows.as_ref().is_some_and(|r| !r.is_empty()) {
+                " (annotated)"
+            } else {
+                ""
+            };
+            view! { <option value=p.to_string()>{format!("{}{mark} — {}", ex.id, ex.input.hypothesis)}</option> }
+        })
+        .collect::<Vec<_>>();
+    let body = move || {
+        let p = chosen.get();
+        let ex = main.examples.get(p)?.clone();
+        let Premise::Table(table) = &ex.input.premise else {
+            return None;
+        };
+        let set = main.label_set;
+        let human = ex.relevant_rows.clone().unwrap_or_default();
+        let heads = runs
+            .iter()
+            .map(|r| {
+                let before = r.original_prediction(&r.examples[p]);
+                view! { <th scope="col">{crate::views::results::model_label(r)}" (original: "<LabelBadge label=before set=set/>")"</th> }
+            })
+            .collect::<Vec<_>>();
+        let rows = row_cells(table)
+            .into_iter()
+            .enumerate()
+            .map(|(i, (key, values))| {
+                let is_human = human.contains(&i);
+                let afters: Vec<Option<(Label, bool)>> = runs
+                    .iter()
+                    .zip(&per_model)
+                    .map(|(r, d)| {
+                        let before = r.original_prediction(&r.examples[p]);
+                        d.get(&p)?.get(&i).map(|&pair| {
+                            let after = r.predicted(pair);
+                            (after, after != before)
+                        })
+                    })
+                    .collect();
+                let is_model = afters.first().copied().flatten().is_some_and(|a| a.1);
+                let mark = match (is_human, is_model) {
+                    (true, true) => "both",
+                    (true, false) => "human",
+                    (false, true) => "model",
+                    (false, false) => "neither",
+                };
+                let mark_text = match mark {
+                    "both" => "human + model",
+                    "human" => "human only",
+                    "model" => "model only",
+                    _ => "",
+                };
+                let cells = afters
+                    .into_iter()
+                    .map(|a| match a {
+                        Some((after, changed)) => view! {
+                            <td class:changed=changed>
+                                <LabelBadge label=after set=set/>
+                                {changed.then_some(" changed")}
+                            </td>
+                        }
+                        .into_any(),
+                        None => view! { <td class="muted">"not deleted"</td> }.into_any(),
+                    })
+                    .collect::<Vec<_>>();
+                view! {
+                    <tr class=format!("evidence-row {mark}") data-testid="evidence-row" data-mark=mark>
+                        <th scope="row">{key}</th>
+                        <td>{values}</td>
+                        <td class="mark">{mark_text}</td>
+                        {cells}
+                    </tr>
+                }
+            })
+            .collect::<Vec<_>>();
+        Some(view! {
+            <p class="evidence-hyp"><span class="muted">"Hypothesis: "</span>{ex.input.hypothesis.clone()}" "<span class="muted">"gold "</span><LabelBadge label=ex.gold set=set/></p>
+            <div class="table-scroll">
+                <table class="evidence" data-testid="evidence-table">
+                    <caption>{table.title().to_string()}</caption>
+                    <thead><tr><th scope="col">"row"</th><th scope="col">"value"</th><th scope="col">"relevant to"</th>{heads}</tr></thead>
+                    <tbody>{rows}</tbody>
+                </table>
+            </div>
+        })
+    };
+    view! {
+        <div class="evidence-view" data-testid="evidence-view">
+            <p class="legend">
+                <span class="key both">"human + model"</span>
+                <span class="key human">"human only (annotated, deletion changed nothing)"</span>
+                <span class="key model">"model only (deletion changed the prediction)"</span>
+                " Each model column: the prediction after deleting that row."
+            </p>
+            <label class="select">"Example "
+                <select data-testid="evidence-example" on:change=move |ev| {
+                    if let Ok(p) = event_target_value(&ev).parse() { chosen.set(p) }
+                }>{options}</select>
+            </label>
+            {body}
+        </div>
+    }
+    .into_any()
+}

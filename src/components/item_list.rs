@@ -1,0 +1,365 @@
+//! Drill-down: the items behind a number of the results view (an edge of a transition graph,
+//! a cell of an invalid-transition table, a probe's score row, an example), listed with what
+//! changed, what a correct model does, and every model's `before → after` on the same item.
+//! Each item opens in the table editor or the hypothesis rewriter.
+
+use std::sync::Arc;
+
+use leptos::prelude::*;
+use tabprobe_core::metrics::transition_report::NO_SPLIT;
+use tabprobe_core::probe::{Edit, Expectation, Premise, ProbeItem, ProbeKind};
+use tabprobe_core::rules::Operation;
+use tabprobe_core::run::RunResult;
+use tabprobe_core::{Label, LabelSet};
+
+use crate::components::label_badge::LabelBadge;
+use crate::state::{AppState, WorkItem};
+
+/// Which items to list.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Drill {
+    /// Items judged by `operation` whose transition in model `model`'s run is `from → to`.
+    Edge {
+        /// Which run (0 = main model).
+        model: usize,
+        /// The operation.
+        operation: Operation,
+        /// The split (`None` = pooled).
+        split: Option<String>,
+        /// Restrict to a reasoning category.
+        category: Option<String>,
+        /// Before.
+        from: Label,
+        /// After.
+        to: Label,
+    },
+    /// Items judged by `operation`, predicted `before` first, whose after-label is invalid.
+    Invalid {
+        /// Which run.
+        model: usize,
+        /// The operation.
+        operation: Operation,
+        /// The split (`None` = every split).
+        split: Option<String>,
+        /// Restrict to a reasoning category.
+        category: Option<String>,
+        /// The label predicted before (`None` = any).
+        before: Option<Label>,
+    },
+    /// Items of one probe.
+    Probe {
+        /// The probe.
+        probe: ProbeKind,
+    },
+    /// Items of one original example.
+    Example {
+        /// Its id.
+        example: String,
+    },
+}
+
+impl Drill {
+    /// A heading for the list.
+    pub fn describe(&self) -> String {
+        let split = |s: &Option<String>| s.clone().unwrap_or_else(|| "all splits".into());
+        let cat = |c: &Option<String>| {
+            c.as_ref()
+                .map(|c| format!(", category {c}"))
+                .unwrap_or_default()
+        };
+        match self {
+            Drill::Edge {
+                operation,
+                split: s,
+                category,
+                from,
+                to,
+                ..
+            } => format!(
+                "{} items predicted {from} before and {to} after ({}{})",
+                crate::components::score_tables::operation_title(*operation),
+                split(s),
+                cat(category)
+            ),
+            Drill::Invalid {
+                operation,
+                split: s,
+                category,
+                before,
+                ..
+            } => format!(
+                "{} items with an invalid transition{} ({}{})",
+                crate::components::score_tables::operation_title(*operation),
+                before
+                    .map(|b| format!(" from {b}"))
+                    .unwrap_or_default(),
+                split(s),
+                cat(category)
+            ),
+            Drill::Probe { probe } => format!("{} items", probe.as_str().replace('_', " ")),
+            Drill::Example { example } => format!("items of example {example}"),
+        }
+    }
+
+    /// Which run's predictions select the items.
+    fn model(&self) -> usize {
+        match self {
+            Drill::Edge { model, .. } | Drill::Invalid { model, .. } => *model,
+            _ => 0,
+        }
+    }
+
+    /// Whether `item` of `run` is behind the number.
+    pub fn matches(&self, run: &RunResult, item: &ProbeItem) -> bool {
+        let ex = run.example_of(item);
+        let in_split = |s: &Option<String>| {
+            s.as_ref().is_none_or(|s| {
+                ex.and_then(|e| e.split.as_deref()).unwrap_or(NO_SPLIT) == s.as_str()
+            })
+        };
+        let in_cat = |c: &Option<String>| {
+            c.as_ref()
+                .is_none_or(|c| ex.is_some_and(|e| e.categories.contains(c)))
+        };
+        let judged = |op: &Operation| {
+            matches!(item.expectation, Expectation::Transition { operation } if operation == *op)
+        };
+        match self {
+            Drill::Edge {
+                operation,
+                split,
+                category,
+                from,
+                to,
+                ..
+            } => {
+                let t = run.transition(item);
+                judged(operation)
+                    && in_split(split)
+                    && in_cat(category)
+                    && t.before == *from
+                    && t.after == *to
+            }
+            Drill::Invalid {
+                operation,
+                split,
+                category,
+                before,
+                ..
+            } => {
+                let t = run.transition(item);
+                judged(operation)
+                    && in_split(split)
+                    && in_cat(category)
+                    && before.is_none_or(|b| t.before == b)
+                    && run.rules.is_valid(*operation, t.before, t.after) == Some(false)
+            }
+            Drill::Probe { probe } => item.probe == *probe,
+            Drill::Example { example } => ex.is_some_and(|e| &e.id == example),
+        }
+    }
+}
+
+/// What changed, in words.
+pub fn describe_edit(edit: &Edit) -> String {
+    match edit {
+        Edit::RowsDeleted { keys, .. } => format!("deleted: {}", keys.join(", ")),
+        Edit::RowInserted {
+            key,
+            values,
+            from_table,
+            ..
+        } => format!("inserted {key}: {} (from {from_table})", values.join("; ")),
+        Edit::ValueUpdated {
+            key, before, after, ..
+        } => format!("{key}: {before} → {after}"),
+        Edit::RowsPermuted { order } => format!(
+            "rows reordered: {}",
+            order
+                .iter()
+                .map(usize::to_string)
+                .collect::<Vec<_>>()
+                .join(" ")
+        ),
+        Edit::DeletedThenInserted {
+            deleted_key,
+            inserted_key,
+            ..
+        } => format!("deleted {deleted_key}, inserted {inserted_key}"),
+        Edit::PremiseRemoved => "premise removed".into(),
+        Edit::HypothesisSpan { before, after, .. } => format!("“{before}” → “{after}”"),
+        Edit::TitleSwapped { before, after, .. } => format!("title: {before} → {after}"),
+        Edit::RowsSwapped {
+            keys, other_table, ..
+        } => format!("{} moved to {other_table}", keys.join(", ")),
+        Edit::Counterfactual { example } => format!("hand-made counterfactual {example}"),
+        Edit::WordsPermuted { bleu2, .. } => format!("words permuted (BLEU-2 {bleu2:.2})"),
+    }
+}
+
+/// Whether the model's prediction on `item` is what a correct model does.
+pub fn item_ok(run: &RunResult, item: &ProbeItem) -> bool {
+    let t = run.transition(item);
+    match &item.expectation {
+        Expectation::Transition { operation } => {
+            run.rules.is_valid(*operation, t.before, t.after) == Some(true)
+        }
+        Expectation::Label { labels } => labels.contains(&t.after),
+    }
+}
+
+fn expectation_text(run: &RunResult, item: &ProbeItem, set: LabelSet) -> String {
+    match &item.expectation {
+        Expectation::Transition { operation } => {
+            let before = run.transition(item).before;
+            let valid = run
+                .rules
+                .get(*operation)
+                .map(|r| {
+                    r.valid_after(before)
+                        .iter()
+                        .map(|l| set.display_name(*l))
+                        .collect::<Vec<_>>()
+                        .join("/")
+                })
+                .unwrap_or_default();
+            format!("{} → {{{valid}}}", set.display_name(before))
+        }
+        Expectation::Label { labels } => labels
+            .iter()
+            .map(|l| set.display_name(*l))
+            .collect::<Vec<_>>()
+            .join("/"),
+    }
+}
+
+/// The table + hypothesis of an item, as the editor opens it; `None` for a text premise.
+pub fn work_item(run: &RunResult, item: &ProbeItem) -> Option<WorkItem> {
+    let ex = run.example_of(item)?;
+    let table = match (&item.perturbed.premise, &ex.input.premise) {
+        (Premise::Table(t), _) | (_, Premise::Table(t)) => t.clone(),
+        _ => return None,
+    };
+    let label = match &item.expectation {
+        Expectation::Label { labels } if labels.len() == 1 => Some(labels[0]),
+        _ => None,
+    };
+    Some(WorkItem {
+        example_id: Some(ex.id.clone()),
+        table,
+        hypothesis: item.perturbed.hypothesis.clone(),
+        label,
+        origin: format!("probe item {} ({})", item.id, describe_edit(&item.edit)),
+    })
+}
+
+/// Opens `item` in the table editor (`#/editor`) or the hypothesis rewriter (`#/rewriter`).
+pub fn open_item(state: AppState, item: WorkItem, route: &str) {
+    state.work_item.set(Some(item));
+    if let Some(w) = web_sys::window() {
+        let _ = w.location().set_hash(route);
+    }
+}
+
+/// Most rows listed at once (the count says how many there are).
+const MAX_ROWS: usize = 300;
+
+/// The drill-down panel.
+#[component]
+pub fn ItemList(
+    /// The runs (main model first), on the same probe set.
+    runs: Vec<Arc<RunResult>>,
+    /// Which items.
+    drill: Drill,
+    /// Closes the panel.
+    on_close: Callback<()>,
+) -> impl IntoView {
+    let state = use_context::<AppState>().unwrap_or_default();
+    let Some(selecting) = runs.get(drill.model()).cloned() else {
+        return view! { <p class="empty">"That model's run is not in this result."</p> }
+            .into_any();
+    };
+    let set = runs[0].label_set;
+    let chosen: Vec<ProbeItem> = selecting
+        .items
+        .iter()
+        .filter(|it| drill.matches(&selecting, it))
+        .cloned()
+        .collect();
+    let total = chosen.len();
+    let model_heads = runs
+        .iter()
+        .map(|r| view! { <th scope="col">{crate::views::results::model_label(r)}</th> })
+        .collect::<Vec<_>>();
+    let rows = chosen
+        .into_iter()
+        .take(MAX_ROWS)
+        .map(|item| {
+            let ex = selecting.example_of(&item).cloned();
+            let per_model = runs
+                .iter()
+                .map(|r| {
+                    let same = r.items.iter().find(|i| i.id == item.id);
+                    match same {
+                        Some(i) => {
+                            let t = r.transition(i);
+                            let ok = item_ok(r, i);
+                            view! {
+                                <td class="transition" class:invalid=!ok data-testid="item-transition">
+                                    <LabelBadge label=t.before set=set/>" → "<LabelBadge label=t.after set=set/>
+                                    <span class="mark">{if ok { " ✓" } else { " ✗" }}</span>
+                                </td>
+                            }
+                            .into_any()
+                        }
+                        None => view! { <td class="muted">"not run"</td> }.into_any(),
+                    }
+                })
+                .collect::<Vec<_>>();
+            let wi = work_item(&selecting, &item);
+            let actions = match wi {
+                Some(wi) => {
+                    let wi2 = wi.clone();
+                    view! {
+                        <button class="small" data-testid="open-editor" on:click=move |_| open_item(state, wi.clone(), "/editor")>"Edit table"</button>
+                        <button class="small" data-testid="open-rewriter" on:click=move |_| open_item(state, wi2.clone(), "/rewriter")>"Rewrite hypothesis"</button>
+                    }
+                    .into_any()
+                }
+                None => view! { <span class="muted" title="plain-text premise: the editor edits tables">"text premise"</span> }.into_any(),
+            };
+            view! {
+                <tr data-testid="drill-item">
+                    <td><code>{item.id.clone()}</code>{(item.certainty == tabprobe_core::probe::Certainty::Heuristic).then(|| view! { <span class="heuristic" title="expectation needs a person's review">" heuristic"</span> })}</td>
+                    <td class="hyp">{item.perturbed.hypothesis.clone()}</td>
+                    <td>{describe_edit(&item.edit)}</td>
+                    <td>{ex.as_ref().map(|e| view! { <LabelBadge label=e.gold set=set/> })}</td>
+                    <td>{expectation_text(&selecting, &item, set)}</td>
+                    {per_model}
+                    <td class="actions">{actions}</td>
+                </tr>
+            }
+        })
+        .collect::<Vec<_>>();
+    view! {
+        <section class="drill" data-testid="drill" aria-label="items behind the number">
+            <header>
+                <strong data-testid="drill-title">{format!("{total} {}", drill.describe())}</strong>
+                {(total > MAX_ROWS).then(|| view! { <span class="muted">{format!(" — the first {MAX_ROWS} are listed; export the run for all")}</span> })}
+                <button class="small close" data-testid="drill-close" on:click=move |_| on_close.run(())>"Close"</button>
+            </header>
+            <div class="drill-body">
+                <table class="items">
+                    <thead><tr>
+                        <th scope="col">"item"</th><th scope="col">"hypothesis"</th><th scope="col">"what changed"</th>
+                        <th scope="col">"gold"</th><th scope="col">"a correct model"</th>
+                        {model_heads}
+                        <th scope="col"></th>
+                    </tr></thead>
+                    <tbody>{rows}</tbody>
+                </table>
+            </div>
+        </section>
+    }
+    .into_any()
+}

@@ -1,0 +1,67 @@
+//! A run's progress: bar, pairs done of total, pairs per second, elapsed and remaining time
+//! (remaining = pairs left ÷ the rate so far). Ticks every half second while shown.
+
+use leptos::prelude::*;
+
+/// `1 min 05 s` / `42 s`.
+pub fn duration(ms: f64) -> String {
+    let s = (ms / 1000.0).max(0.0).round() as u64;
+    if s >= 60 {
+        format!("{} min {:02} s", s / 60, s % 60)
+    } else {
+        format!("{s} s")
+    }
+}
+
+/// The bar; `done`/`total` in forward passes (pairs).
+#[component]
+pub fn ProgressBar(
+    /// Pairs scored.
+    done: Signal<usize>,
+    /// Pairs to score.
+    total: Signal<usize>,
+    /// `Date.now()` when the run started.
+    started_ms: f64,
+) -> impl IntoView {
+    let now = RwSignal::new(js_sys::Date::now());
+    let tick = set_interval_with_handle(
+        move || now.set(js_sys::Date::now()),
+        std::time::Duration::from_millis(500),
+    )
+    .ok();
+    on_cleanup(move || {
+        if let Some(t) = tick {
+            t.clear();
+        }
+    });
+    let elapsed = move || now.get() - started_ms;
+    let rate = move || {
+        let e = elapsed();
+        (e > 0.0).then(|| done.get() as f64 / (e / 1000.0))
+    };
+    let percent = move || {
+        let t = total.get();
+        if t == 0 {
+            0.0
+        } else {
+            100.0 * done.get() as f64 / t as f64
+        }
+    };
+    let remaining = move || match rate() {
+        Some(r) if r > 0.0 => duration(1000.0 * (total.get() - done.get().min(total.get())) as f64 / r),
+        _ => "—".to_string(),
+    };
+    view! {
+        <div class="progress" data-testid="progress">
+            <div class="bar" role="progressbar" aria-valuemin="0" aria-valuemax=move || total.get() aria-valuenow=move || done.get()>
+                <div class="fill" style:width=move || format!("{:.1}%", percent())></div>
+            </div>
+            <p class="progress-text">
+                <span data-testid="progress-count">{move || format!("{} of {} forward passes", done.get(), total.get())}</span>
+                " · "<span data-testid="progress-rate">{move || rate().map(|r| format!("{r:.1} pairs/s")).unwrap_or_default()}</span>
+                " · elapsed "<span data-testid="progress-elapsed">{move || duration(elapsed())}</span>
+                " · remaining "<span data-testid="progress-remaining">{remaining}</span>
+            </p>
+        </div>
+    }
+}

@@ -1,0 +1,169 @@
+//! Tables of the results view: any section of core's run report (Tables 4, 7, 8, evidence,
+//! word order, the per-category blocks) with its CSV download — the same cells and bytes as
+//! `tabprobe report --csv` — and the invalid-transition table (Tables 5, 6, 13–17) whose
+//! cells drill down to their items.
+
+use leptos::prelude::*;
+use tabprobe_core::metrics::InvalidTransitionTable;
+use tabprobe_core::report::{num, operation_name, paper_table, render_csv, Section};
+use tabprobe_core::rules::Operation;
+use tabprobe_core::Label;
+
+use crate::runs::download;
+
+/// How the page names an operation: `row deletion (Table 5)`.
+pub fn operation_title(op: Operation) -> String {
+    format!(
+        "{} ({})",
+        operation_name(op).replace('_', " "),
+        paper_table(op)
+    )
+}
+
+/// One report section as an HTML table with a CSV button. `on_row` (when given) makes rows
+/// clickable: it receives the row's cells.
+#[component]
+pub fn SectionTable(
+    /// The section.
+    section: Section,
+    /// A prefix for the CSV file name (e.g. the model's name).
+    #[prop(default = String::new())]
+    file_prefix: String,
+    /// Drill-down on a row.
+    #[prop(optional)]
+    on_row: Option<Callback<Vec<String>>>,
+) -> impl IntoView {
+    let csv = render_csv(&section);
+    let file = if file_prefix.is_empty() {
+        format!("{}.csv", section.file)
+    } else {
+        format!("{file_prefix}-{}.csv", section.file)
+    };
+    let header = section
+        .header
+        .iter()
+        .map(|h| view! { <th scope="col">{h.replace('_', " ")}</th> })
+        .collect::<Vec<_>>();
+    let rows = section
+        .rows
+        .iter()
+        .map(|row| {
+            let cells = row
+                .iter()
+                .map(|c| view! { <td>{if c.is_empty() { "–".to_string() } else { c.clone() }}</td> })
+                .collect::<Vec<_>>();
+            match on_row {
+                Some(cb) => {
+                    let r = row.clone();
+                    let r2 = row.clone();
+                    view! {
+                        <tr class="clickable" tabindex="0" title="show the items behind this row"
+                            on:click=move |_| cb.run(r.clone())
+                            on:keydown=move |ev: leptos::ev::KeyboardEvent| if ev.key() == "Enter" { cb.run(r2.clone()) }>
+                            {cells}
+                        </tr>
+                    }
+                    .into_any()
+                }
+                None => view! { <tr>{cells}</tr> }.into_any(),
+            }
+        })
+        .collect::<Vec<_>>();
+    let notes = section
+        .notes
+        .iter()
+        .map(|n| view! { <p class="note">{n.clone()}</p> })
+        .collect::<Vec<_>>();
+    view! {
+        <div class="report-section" data-testid="report-section" data-file=section.file.clone()>
+            <div class="section-head">
+                <h4>{section.title.clone()}</h4>
+                <button class="small" data-testid="csv" on:click=move |_| download(&file, "text/csv", &csv)>"CSV"</button>
+            </div>
+            {notes}
+            {if section.rows.is_empty() {
+                view! { <p class="muted">"no rows"</p> }.into_any()
+            } else {
+                view! {
+                    <div class="table-scroll">
+                        <table class="scores"><thead><tr>{header}</tr></thead><tbody>{rows}</tbody></table>
+                    </div>
+                }.into_any()
+            }}
+        </div>
+    }
+}
+
+/// The invalid-transition table: % of items predicted L before whose after-label the rule
+/// forbids, one column per split and their mean. A cell receives `(split, label)`; `split`
+/// is `None` for the mean column, `label` `None` for the Average row.
+#[component]
+pub fn InvalidTable(
+    /// The table.
+    table: InvalidTransitionTable,
+    /// Drill-down.
+    on_cell: Callback<(Option<String>, Option<Label>)>,
+) -> impl IntoView {
+    let splits = table.splits.clone();
+    let head = splits
+        .iter()
+        .map(|s| view! { <th scope="col">{s.clone()}</th> })
+        .collect::<Vec<_>>();
+    let cell = move |v: Option<f64>, split: Option<String>, label: Option<Label>| match v {
+        Some(x) => view! {
+            <td class="clickable" tabindex="0" data-testid="invalid-cell"
+                title="show the items with an invalid transition"
+                on:click={
+                    let split = split.clone();
+                    move |_| on_cell.run((split.clone(), label))
+                }
+                on:keydown={
+                    let split = split.clone();
+                    move |ev: leptos::ev::KeyboardEvent| if ev.key() == "Enter" { on_cell.run((split.clone(), label)) }
+                }>
+                {num(x)}
+            </td>
+        }
+        .into_any(),
+        None => view! { <td class="muted">"–"</td> }.into_any(),
+    };
+    let rows = table
+        .rows
+        .iter()
+        .map(|r| {
+            let cells = r
+                .per_split
+                .iter()
+                .zip(&splits)
+                .map(|(v, s)| cell(*v, Some(s.clone()), Some(r.label)))
+                .collect::<Vec<_>>();
+            view! {
+                <tr><th scope="row">{r.label.as_str()}</th>{cells}{cell(r.mean, None, Some(r.label))}</tr>
+            }
+        })
+        .collect::<Vec<_>>();
+    let avg = table
+        .average
+        .iter()
+        .zip(&splits)
+        .map(|(v, s)| cell(*v, Some(s.clone()), None))
+        .collect::<Vec<_>>();
+    let notes = table
+        .notes
+        .iter()
+        .map(|n| view! { <p class="note">{n.clone()}</p> })
+        .collect::<Vec<_>>();
+    view! {
+        <div class="invalid-table">
+            <table class="scores" data-testid="invalid-table">
+                <caption>"% invalid transitions, by label predicted before"</caption>
+                <thead><tr><th scope="col">"before"</th>{head}<th scope="col">"mean"</th></tr></thead>
+                <tbody>
+                    {rows}
+                    <tr class="average"><th scope="row">"Average"</th>{avg}{cell(table.mean_average, None, None)}</tr>
+                </tbody>
+            </table>
+            {notes}
+        </div>
+    }
+}

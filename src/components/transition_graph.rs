@@ -1,0 +1,166 @@
+//! The transition graph (SPEC §3; the paper's Figures 3, 4, 7–11) as SVG: the three labels as
+//! nodes, one arrow per observed `before → after` transition labelled with its percentage of
+//! the source node's transitions; valid edges black, invalid edges red. Clicking (or Enter on)
+//! an edge drills down to its items.
+
+use leptos::prelude::*;
+use tabprobe_core::transitions::TransitionEdge;
+use tabprobe_core::{Label, LabelSet};
+
+/// Node centres in the drawing (viewBox −40…400 × −40…270, room for self-loops): ENTAIL left, NEUTRAL top, CONTRADICT right.
+fn node(label: Label) -> (f64, f64) {
+    match label {
+        Label::Entail => (70.0, 190.0),
+        Label::Neutral => (180.0, 55.0),
+        Label::Contradict => (290.0, 190.0),
+    }
+}
+
+const RADIUS: f64 = 30.0;
+
+/// The path of an edge and where its label goes. Edges between two nodes bend to the left
+/// of their direction, so `a → b` and `b → a` do not overlap; a self-loop sits outside the
+/// node, away from the triangle's centre.
+fn geometry(from: Label, to: Label) -> (String, (f64, f64)) {
+    let (x1, y1) = node(from);
+    if from == to {
+        let (cx, cy) = (180.0, 145.0);
+        let (dx, dy) = (x1 - cx, y1 - cy);
+        let len = (dx * dx + dy * dy).sqrt();
+        let (ux, uy) = (dx / len, dy / len);
+        // Two points on the circle, ±35° around the outward direction, and a far control.
+        let rot = |a: f64| (ux * a.cos() - uy * a.sin(), ux * a.sin() + uy * a.cos());
+        let (ax, ay) = rot(0.6);
+        let (bx, by) = rot(-0.6);
+        let p1 = (x1 + ax * RADIUS, y1 + ay * RADIUS);
+        let p2 = (x1 + bx * RADIUS, y1 + by * RADIUS);
+        let c1 = (x1 + ax * 80.0, y1 + ay * 80.0);
+        let c2 = (x1 + bx * 80.0, y1 + by * 80.0);
+        let label = (x1 + ux * 72.0, y1 + uy * 72.0 + 4.0);
+        return (
+            format!(
+                "M {:.1} {:.1} C {:.1} {:.1} {:.1} {:.1} {:.1} {:.1}",
+                p1.0, p1.1, c1.0, c1.1, c2.0, c2.1, p2.0, p2.1
+            ),
+            label,
+        );
+    }
+    let (x2, y2) = node(to);
+    let (dx, dy) = (x2 - x1, y2 - y1);
+    let len = (dx * dx + dy * dy).sqrt();
+    let (ux, uy) = (dx / len, dy / len);
+    // Left normal of the direction of travel.
+    let (nx, ny) = (uy, -ux);
+    let bend = 22.0;
+    let start = (x1 + ux * RADIUS + nx * 8.0, y1 + uy * RADIUS + ny * 8.0);
+    let end = (x2 - ux * (RADIUS + 4.0) + nx * 8.0, y2 - uy * (RADIUS + 4.0) + ny * 8.0);
+    let mid = ((x1 + x2) / 2.0 + nx * bend, (y1 + y2) / 2.0 + ny * bend);
+    let label = (
+        (x1 + x2) / 2.0 + nx * (bend + 12.0),
+        (y1 + y2) / 2.0 + ny * (bend + 12.0) + 4.0,
+    );
+    (
+        format!(
+            "M {:.1} {:.1} Q {:.1} {:.1} {:.1} {:.1}",
+            start.0, start.1, mid.0, mid.1, end.0, end.1
+        ),
+        label,
+    )
+}
+
+fn short(label: Label, set: LabelSet) -> &'static str {
+    match (label, set) {
+        (Label::Entail, LabelSet::TwoWay) => "ENTAILED",
+        (Label::Contradict, LabelSet::TwoWay) => "REFUTED",
+        (Label::Entail, _) => "ENTAIL",
+        (Label::Neutral, _) => "NEUTRAL",
+        (Label::Contradict, _) => "CONTRADICT",
+    }
+}
+
+/// One transition graph. `on_edge` receives `(before, after)` of a clicked edge.
+#[component]
+pub fn TransitionGraphSvg(
+    /// The edges (non-zero counts), from core's `TransitionMatrix::edges`.
+    edges: Vec<TransitionEdge>,
+    /// Caption: the split, or "pooled".
+    caption: String,
+    /// How labels are named.
+    set: LabelSet,
+    /// Drill-down.
+    on_edge: Callback<(Label, Label)>,
+) -> impl IntoView {
+    let nodes = set
+        .labels()
+        .iter()
+        .map(|&l| {
+            let (x, y) = node(l);
+            let class = format!("node {}", l.as_str().to_lowercase());
+            view! {
+                <g class=class>
+                    <circle cx=x cy=y r=RADIUS/>
+                    <text x=x y=y + 4.0 text-anchor="middle">{short(l, set)}</text>
+                </g>
+            }
+        })
+        .collect::<Vec<_>>();
+    let drawn = edges
+        .into_iter()
+        .map(|e| {
+            let (d, (lx, ly)) = geometry(e.from, e.to);
+            let class = if e.valid { "edge valid" } else { "edge invalid" };
+            let marker = if e.valid {
+                "url(#arrow-valid)"
+            } else {
+                "url(#arrow-invalid)"
+            };
+            let (from, to) = (e.from, e.to);
+            let title = format!(
+                "{} → {}: {} of the items predicted {} before ({:.2}%), {} — click for the items",
+                short(from, set),
+                short(to, set),
+                e.count,
+                short(from, set),
+                e.percent,
+                if e.valid { "valid" } else { "INVALID" }
+            );
+            view! {
+                <g class=class role="button" tabindex="0" data-testid="edge"
+                    data-from=from.as_str() data-to=to.as_str()
+                    data-count=e.count.to_string() data-percent=format!("{:.4}", e.percent)
+                    data-valid=e.valid.to_string()
+                    on:click=move |_| on_edge.run((from, to))
+                    on:keydown=move |ev: leptos::ev::KeyboardEvent| {
+                        if ev.key() == "Enter" || ev.key() == " " {
+                            ev.prevent_default();
+                            on_edge.run((from, to));
+                        }
+                    }>
+                    <title>{title}</title>
+                    <path d=d.clone() class="hit"/>
+                    <path d=d marker-end=marker/>
+                    <text x=lx y=ly text-anchor="middle" data-testid="edge-label">{format!("{:.1}%", e.percent)}</text>
+                </g>
+            }
+        })
+        .collect::<Vec<_>>();
+    let aria = format!("transition graph, {caption}");
+    let data_caption = caption.clone();
+    view! {
+        <figure class="transition-graph" data-testid="transition-graph" data-caption=data_caption>
+            <svg viewBox="-40 -40 440 310" role="img" aria-label=aria>
+                <defs>
+                    <marker id="arrow-valid" viewBox="0 0 10 10" refX="9" refY="5" markerWidth="7" markerHeight="7" orient="auto-start-reverse">
+                        <path d="M 0 0 L 10 5 L 0 10 z" class="arrow valid"/>
+                    </marker>
+                    <marker id="arrow-invalid" viewBox="0 0 10 10" refX="9" refY="5" markerWidth="7" markerHeight="7" orient="auto-start-reverse">
+                        <path d="M 0 0 L 10 5 L 0 10 z" class="arrow invalid"/>
+                    </marker>
+                </defs>
+                {nodes}
+                {drawn}
+            </svg>
+            <figcaption>{caption}</figcaption>
+        </figure>
+    }
+}

@@ -1,0 +1,114 @@
+//! Word-order charts (UNLI §4) as SVG: the Ω_x curve — the share of examples for which more
+//! than a fraction x of the permutations get the gold label — and acceptance by BLEU-2 bin
+//! (UNLI Figure 3). One chart per model.
+
+use leptos::prelude::*;
+use tabprobe_core::metrics::word_order::{omega, permuted_examples, BleuBin};
+use tabprobe_core::run::RunResult;
+
+const W: f64 = 320.0;
+const H: f64 = 180.0;
+const PAD: f64 = 36.0;
+
+fn sx(x: f64) -> f64 {
+    PAD + x * (W - PAD - 10.0)
+}
+fn sy(y: f64) -> f64 {
+    H - PAD + 10.0 - y * (H - PAD - 10.0)
+}
+
+fn axes(x_label: &'static str, y_label: &'static str) -> impl IntoView {
+    let ticks = [0.0, 0.25, 0.5, 0.75, 1.0]
+        .into_iter()
+        .map(|t| {
+            view! {
+                <line x1=sx(0.0) x2=sx(1.0) y1=sy(t) y2=sy(t) class="grid"/>
+                <text x=PAD - 4.0 y=sy(t) + 3.0 text-anchor="end" class="tick">{format!("{t:.2}")}</text>
+            }
+        })
+        .collect::<Vec<_>>();
+    view! {
+        {ticks}
+        <line x1=sx(0.0) x2=sx(1.0) y1=sy(0.0) y2=sy(0.0) class="axis"/>
+        <line x1=sx(0.0) x2=sx(0.0) y1=sy(0.0) y2=sy(1.0) class="axis"/>
+        <text x=(sx(0.0) + sx(1.0)) / 2.0 y=H + 6.0 text-anchor="middle" class="axis-label">{x_label}</text>
+        <text x=10.0 y=sy(0.5) text-anchor="middle" class="axis-label" transform=format!("rotate(-90 10 {})", sy(0.5))>{y_label}</text>
+    }
+}
+
+/// Ω_x for x = 0, 0.05, …, 0.95 (Ω at x = 1 is always 0: no share exceeds 1).
+pub fn omega_curve(run: &RunResult) -> Vec<(f64, f64)> {
+    let (examples, _) = permuted_examples(run);
+    (0..20)
+        .map(|k| {
+            let x = k as f64 / 20.0;
+            (x, omega(&examples, x))
+        })
+        .collect()
+}
+
+/// The Ω_x curve.
+#[component]
+pub fn OmegaCurve(
+    /// The run.
+    run: std::sync::Arc<RunResult>,
+) -> impl IntoView {
+    let curve = omega_curve(&run);
+    let points = curve
+        .iter()
+        .map(|(x, y)| format!("{:.1},{:.1}", sx(*x), sy(*y)))
+        .collect::<Vec<_>>()
+        .join(" ");
+    let dots = curve
+        .iter()
+        .map(|(x, y)| {
+            view! { <circle cx=sx(*x) cy=sy(*y) r="2.5" class="dot" data-testid="omega-point" data-x=format!("{x:.2}") data-y=format!("{y:.4}")><title>{format!("Ω_{x:.2} = {y:.4}")}</title></circle> }
+        })
+        .collect::<Vec<_>>();
+    view! {
+        <figure class="chart" data-testid="omega-curve">
+            <svg viewBox=format!("0 0 {W} {}", H + 12.0) role="img" aria-label="Omega x curve">
+                {axes("x (share of permutations)", "Ω_x")}
+                <polyline points=points class="line"/>
+                {dots}
+            </svg>
+            <figcaption>{format!("Ω_x — {}", crate::views::results::model_label(&run))}</figcaption>
+        </figure>
+    }
+}
+
+/// Acceptance rate per BLEU-2 bin.
+#[component]
+pub fn BleuChart(
+    /// The bins.
+    bins: Vec<BleuBin>,
+    /// The model's name.
+    model: String,
+) -> impl IntoView {
+    let bars = bins
+        .iter()
+        .map(|b| {
+            let rate = b.rate.unwrap_or(0.0);
+            let x = sx(b.lo) + 2.0;
+            let w = (sx(b.hi) - sx(b.lo) - 4.0).max(1.0);
+            view! {
+                <g data-testid="bleu-bin" data-lo=format!("{:.2}", b.lo) data-total=b.total.to_string() data-accepted=b.accepted.to_string()>
+                    <rect x=x y=sy(rate) width=w height=sy(0.0) - sy(rate) class="bar"/>
+                    <title>{format!("BLEU-2 {:.2}–{:.2}: {} of {} permutations accepted", b.lo, b.hi, b.accepted, b.total)}</title>
+                    <text x=x + w / 2.0 y=sy(rate) - 3.0 text-anchor="middle" class="tick">
+                        {if b.total == 0 { "–".to_string() } else { format!("{:.2}", rate) }}
+                    </text>
+                </g>
+            }
+        })
+        .collect::<Vec<_>>();
+    view! {
+        <figure class="chart" data-testid="bleu-chart">
+            <svg viewBox=format!("0 0 {W} {}", H + 12.0) role="img" aria-label="acceptance by BLEU-2">
+                {axes("BLEU-2 of the permutation", "accepted")}
+                {bars}
+            </svg>
+            <figcaption>{format!("Acceptance by BLEU-2 — {model}")}</figcaption>
+        </figure>
+    }
+}

@@ -1,0 +1,340 @@
+//! Probe runs from the page: the runner's form (probes, splits, caps, seed, validity rules),
+//! the run in progress (driven in the model worker, one model after the other on the same
+//! probe set), and finished runs (kept in IndexedDB by [`crate::run_store`]). Lives in its own
+//! context so a run goes on, and its form keeps its values, while the user is on other screens.
+
+use std::sync::Arc;
+
+use leptos::prelude::*;
+use leptos::task::spawn_local;
+use tabprobe_core::probe::{build_probe_set, ProbeKind, ProbeSet, ProbeSettings};
+use tabprobe_core::rules::RuleSet;
+
+use crate::run_store::{self, RunMeta, SavedRun};
+use crate::state::AppState;
+use crate::worker_client::client;
+
+/// What the runner is doing.
+#[derive(Clone, Debug, PartialEq)]
+pub enum RunStatus {
+    /// Nothing running.
+    Idle,
+    /// Scoring in the worker.
+    Running {
+        /// Model being run (1-based position and count).
+        model_index: usize,
+        /// How many models run.
+        models: usize,
+        /// The model's name.
+        model: String,
+        /// Pairs scored, over all models so far.
+        done: usize,
+        /// Pairs to score over all models.
+        total: usize,
+        /// `Date.now()` at the start.
+        started_ms: f64,
+        /// The user asked to cancel.
+        cancelling: bool,
+    },
+    /// Finished (or cancelled with what was scored kept).
+    Finished {
+        /// The saved run's id.
+        id: String,
+        /// Wall time, ms.
+        elapsed_ms: f64,
+        /// Pairs scored.
+        pairs: usize,
+        /// Cancelled before the end.
+        cancelled: bool,
+    },
+    /// Could not run.
+    Failed(String),
+}
+
+/// The runner's form; kept across navigation.
+#[derive(Clone, Debug, PartialEq)]
+pub struct RunnerForm {
+    /// Probes, caps, seed, splits, word-order options (the linearization is taken from the
+    /// model bar when the run starts).
+    pub settings: ProbeSettings,
+    /// Validity rules in force (editable).
+    pub rules: RuleSet,
+    /// Also run the second model on the same probe set.
+    pub use_second: bool,
+}
+
+impl Default for RunnerForm {
+    fn default() -> Self {
+        RunnerForm {
+            settings: ProbeSettings::new(vec![ProbeKind::RowDeletion], 1),
+            rules: RuleSet::default(),
+            use_second: true,
+        }
+    }
+}
+
+/// Runs context: form, status, saved runs.
+#[derive(Clone, Copy)]
+pub struct RunsState {
+    /// The form.
+    pub form: RwSignal<RunnerForm>,
+    /// The run in progress or the last outcome.
+    pub status: RwSignal<RunStatus>,
+    /// Saved runs, newest first.
+    pub saved: RwSignal<Vec<RunMeta>>,
+    /// The run on screen in the results view.
+    pub current: RwSignal<Option<Arc<SavedRun>>>,
+    /// The last storage problem (results still shown, but not kept).
+    pub storage_error: RwSignal<Option<String>>,
+    job: StoredValue<Option<u64>>,
+    cancel: StoredValue<bool>,
+}
+
+impl RunsState {
+    /// Empty state; call [`RunsState::refresh`] to read the saved runs.
+    pub fn new() -> RunsState {
+        RunsState {
+            form: RwSignal::new(RunnerForm::default()),
+            status: RwSignal::new(RunStatus::Idle),
+            saved: RwSignal::new(Vec::new()),
+            current: RwSignal::new(None),
+            storage_error: RwSignal::new(None),
+            job: StoredValue::new(None),
+            cancel: StoredValue::new(false),
+        }
+    }
+
+    /// Re-reads the list of saved runs.
+    pub async fn refresh(self) {
+        match run_store::list().await {
+            Ok(list) => self.saved.set(list),
+            Err(e) => self.storage_error.set(Some(e)),
+        }
+    }
+
+    /// Whether a run is under way.
+    pub fn running(&self) -> bool {
+        matches!(self.status.get(), RunStatus::Running { .. })
+    }
+}
+
+impl Default for RunsState {
+    fn default() -> Self {
+        RunsState::new()
+    }
+}
+
+/// The probe set the form describes on the loaded dataset, with the model bar's
+/// linearization; `hypothesis_only` forces hypothesis-only pairs (the second model's run).
+pub fn probe_set(
+    state: &AppState,
+    form: &RunnerForm,
+    hypothesis_only: bool,
+) -> Result<ProbeSet, String> {
+    let loaded = state
+        .dataset
+        .get_untracked()
+        .ok_or("no dataset is loaded")?;
+    let mut settings = form.settings.clone();
+    settings.linearization = state.linearization.get_untracked();
+    settings.hypothesis_only |= hypothesis_only;
+    build_probe_set(&loaded.dataset, &settings, &form.rules).map_err(|e| e.to_string())
+}
+
+/// Starts a run of the form's probe set: the main model, then (when asked and loaded) the
+/// second model on the same items. The result is saved in IndexedDB and opened.
+pub fn start_run(state: AppState, runs: RunsState) {
+    if runs.running() {
+        return;
+    }
+    let form = runs.form.get_untracked();
+    let Some(main) = state.model.get_untracked() else {
+        runs.status
+            .set(RunStatus::Failed("load a model first (model bar above)".into()));
+        return;
+    };
+    let mut models = vec![(0u32, main.id.name.clone())];
+    if form.use_second {
+        if let Some(second) = state.second_model.get_untracked() {
+            models.push((1, second.id.name.clone()));
+        }
+    }
+    // The second model also scores every hypothesis alone: Table 8's hypothesis-only column.
+    let sets: Result<Vec<ProbeSet>, String> = models
+        .iter()
+        .map(|&(slot, _)| probe_set(&state, &form, slot == 1))
+        .collect();
+    let sets = match sets {
+        Ok(s) => s,
+        Err(e) => {
+            runs.status.set(RunStatus::Failed(e));
+            return;
+        }
+    };
+    let total: usize = sets.iter().map(|s| s.pairs.len()).sum();
+    let started_ms = js_sys::Date::now();
+    let dataset = state
+        .dataset
+        .get_untracked()
+        .map(|d| d.file.clone())
+        .unwrap_or_default();
+    runs.cancel.set_value(false);
+    runs.status.set(RunStatus::Running {
+        model_index: 1,
+        models: models.len(),
+        model: models[0].1.clone(),
+        done: 0,
+        total,
+        started_ms,
+        cancelling: false,
+    });
+    spawn_local(async move {
+        let client = match client() {
+            Ok(c) => c,
+            Err(e) => {
+                runs.status.set(RunStatus::Failed(e));
+                return;
+            }
+        };
+        let mut results = Vec::new();
+        let mut before = 0;
+        for (k, ((slot, name), set)) in models.into_iter().zip(sets).enumerate() {
+            if runs.cancel.get_value() {
+                break;
+            }
+            let pairs = set.pairs.len();
+            let progress = {
+                let name = name.clone();
+                move |done: usize, _total: usize| {
+                    runs.status.update(|s| {
+                        if let RunStatus::Running {
+                            done: d,
+                            model_index,
+                            model,
+                            ..
+                        } = s
+                        {
+                            *d = before + done;
+                            *model_index = k + 1;
+                            *model = name.clone();
+                        }
+                    })
+                }
+            };
+            let (job, outcome) = match client.run_probe(slot, set, progress) {
+                Ok(j) => j,
+                Err(e) => {
+                    runs.status.set(RunStatus::Failed(e));
+                    return;
+                }
+            };
+            runs.job.set_value(Some(job));
+            if runs.cancel.get_value() {
+                let _ = client.cancel(job);
+            }
+            match outcome.await {
+                Ok((result, _ms)) => {
+                    let stop = result.cancelled_at.is_some();
+                    results.push(result);
+                    if stop {
+                        break;
+                    }
+                }
+                Err(f) => {
+                    runs.job.set_value(None);
+                    runs.status.set(RunStatus::Failed(format!("{name}: {}", f.message)));
+                    return;
+                }
+            }
+            before += pairs;
+        }
+        runs.job.set_value(None);
+        let cancelled = runs.cancel.get_value()
+            || results.iter().any(|r| r.cancelled_at.is_some())
+            || results.is_empty();
+        let elapsed_ms = js_sys::Date::now() - started_ms;
+        if results.is_empty() {
+            runs.status.set(RunStatus::Failed(
+                "cancelled before anything was scored".into(),
+            ));
+            return;
+        }
+        let scored: usize = results
+            .iter()
+            .map(|r| r.cancelled_at.map(|p| p.done).unwrap_or(r.pairs.len()))
+            .sum();
+        let created_ms = js_sys::Date::now();
+        let saved = SavedRun {
+            meta: RunMeta {
+                id: format!("run-{}", created_ms as u64),
+                created_ms,
+                dataset,
+                probes: results[0]
+                    .settings
+                    .probes
+                    .iter()
+                    .map(|p| p.as_str().to_string())
+                    .collect(),
+                models: results.iter().map(|r| r.model.name.clone()).collect(),
+                items: results[0].items.len(),
+                cancelled,
+            },
+            results,
+        };
+        let id = saved.meta.id.clone();
+        if let Err(e) = run_store::save(&saved).await {
+            runs.storage_error.set(Some(format!(
+                "{e} — the results are shown but will not survive a reload"
+            )));
+        }
+        runs.current.set(Some(Arc::new(saved)));
+        runs.status.set(RunStatus::Finished {
+            id: id.clone(),
+            elapsed_ms,
+            pairs: scored,
+            cancelled,
+        });
+        runs.refresh().await;
+        // Open the results when the user is still watching the runner.
+        if let Some(w) = web_sys::window() {
+            if w.location().hash().unwrap_or_default().starts_with("#/runner") {
+                let _ = w.location().set_hash(&format!("/results/{id}"));
+            }
+        }
+    });
+}
+
+/// Asks the worker to stop the run after the batch in flight; what was scored is kept.
+pub fn cancel_run(runs: RunsState) {
+    runs.cancel.set_value(true);
+    runs.status.update(|s| {
+        if let RunStatus::Running { cancelling, .. } = s {
+            *cancelling = true;
+        }
+    });
+    if let Some(job) = runs.job.get_value() {
+        if let Ok(c) = client() {
+            let _ = c.cancel(job);
+        }
+    }
+}
+
+/// Offers `text` as a file download named `name`.
+pub fn download(name: &str, mime: &str, text: &str) {
+    use wasm_bindgen::JsCast;
+    let blob = gloo::file::Blob::new_with_options(text, Some(mime));
+    let url = gloo::file::ObjectUrl::from(blob);
+    let Some(doc) = web_sys::window().and_then(|w| w.document()) else {
+        return;
+    };
+    let Ok(a) = doc.create_element("a") else {
+        return;
+    };
+    let _ = a.set_attribute("href", &url);
+    let _ = a.set_attribute("download", name);
+    if let Ok(a) = a.dyn_into::<web_sys::HtmlElement>() {
+        a.click();
+    }
+    // Keep the object URL alive until the download has surely started.
+    gloo::timers::callback::Timeout::new(60_000, move || drop(url)).forget();
+}

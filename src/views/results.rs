@@ -1,0 +1,513 @@
+//! Probe results (SPEC §5 "Results"): saved runs (IndexedDB), and for one run — every model
+//! side by side on the same items — the transition graphs (one figure per split), the
+//! invalid-transition tables, the score tables (Tables 4, 7, 8), evidence selection with the
+//! per-example view, word-order metrics with the Ω_x curve and the BLEU-2 chart, and the
+//! per-category breakdowns. Numbers drill down to their items; the run exports as JSON and
+//! every table as CSV.
+
+use std::sync::Arc;
+
+use leptos::prelude::*;
+use leptos::task::spawn_local;
+use tabprobe_core::metrics::transition_report::{invalid_table_where, transition_graph_where};
+use tabprobe_core::metrics::word_order::run_word_order_metrics;
+use tabprobe_core::probe::{Expectation, ProbeItem, ProbeKind};
+use tabprobe_core::report::{sections, Section};
+use tabprobe_core::rules::Operation;
+use tabprobe_core::run::RunResult;
+use tabprobe_core::Label;
+
+use crate::components::evidence_view::EvidenceView;
+use crate::components::item_list::{Drill, ItemList};
+use crate::components::score_tables::{operation_title, InvalidTable, SectionTable};
+use crate::components::transition_graph::TransitionGraphSvg;
+use crate::components::word_order_view::{BleuChart, OmegaCurve};
+use crate::run_store::{self, SavedRun};
+use crate::runs::{download, RunsState};
+
+fn hash_run_id() -> Option<String> {
+    let hash = web_sys::window()?.location().hash().ok()?;
+    hash.strip_prefix("#/results/")
+        .filter(|s| !s.is_empty())
+        .map(str::to_string)
+}
+
+/// The results screen: `#/results` lists saved runs, `#/results/<id>` shows one.
+#[component]
+pub fn ResultsView() -> impl IntoView {
+    let runs = use_context::<RunsState>().unwrap_or_default();
+    let id = RwSignal::new(hash_run_id());
+    let handle = window_event_listener(leptos::ev::hashchange, move |_| id.set(hash_run_id()));
+    on_cleanup(move || handle.remove());
+    let problem = RwSignal::new(None::<String>);
+    Effect::new(move |_| {
+        let Some(want) = id.get() else { return };
+        if runs
+            .current
+            .with_untracked(|c| c.as_ref().is_some_and(|c| c.meta.id == want))
+        {
+            return;
+        }
+        problem.set(None);
+        spawn_local(async move {
+            match run_store::get(&want).await {
+                Ok(Some(run)) => runs.current.set(Some(Arc::new(run))),
+                Ok(None) => problem.set(Some(format!(
+                    "There is no saved run {want} in this browser (runs live in the browser that made them)."
+                ))),
+                Err(e) => problem.set(Some(e)),
+            }
+        });
+    });
+    spawn_local(runs.refresh());
+    let list = move || {
+        let saved = runs.saved.get();
+        if saved.is_empty() {
+            return view! {
+                <p class="empty" data-testid="no-results">"No results yet. Choose probes in the "<a href="#/runner">"Probe runner"</a>" and run them; finished runs are kept in this browser."</p>
+            }
+            .into_any();
+        }
+        let items = saved
+            .into_iter()
+            .map(|m| {
+                let href = format!("#/results/{}", m.id);
+                let when = js_sys::Date::new(&wasm_bindgen::JsValue::from_f64(m.created_ms))
+                    .to_locale_string("en-GB", &wasm_bindgen::JsValue::UNDEFINED)
+                    .as_string()
+                    .unwrap_or_default();
+                let mid = m.id.clone();
+                let selected = {
+                    let mid = m.id.clone();
+                    move || id.get().as_deref() == Some(mid.as_str())
+                };
+                view! {
+                    <li class:selected=selected>
+                        <a href=href data-testid="saved-run">
+                            <span class="title">{m.probes.join(", ").replace('_', " ")}</span>
+                            <span class="meta">{format!("{when} · {} · {} items · {}", m.models.join(" + "), m.items, m.dataset)}{m.cancelled.then_some(" · cancelled")}</span>
+                        </a>
+                        <button class="small link" title="delete this saved run" data-testid="delete-run" on:click=move |_| {
+                            let mid = mid.clone();
+                            spawn_local(async move {
+                                if let Err(e) = run_store::delete(&mid).await { runs.storage_error.set(Some(e)); }
+                                runs.refresh().await;
+                            });
+                        }>"delete"</button>
+                    </li>
+                }
+            })
+            .collect::<Vec<_>>();
+        view! { <ul class="saved-runs">{items}</ul> }.into_any()
+    };
+    let report = move || {
+        let want = id.get()?;
+        if let Some(p) = problem.get() {
+            return Some(view! { <p class="problem" role="alert" data-testid="results-error">{p}</p> }.into_any());
+        }
+        match runs.current.get() {
+            Some(run) if run.meta.id == want => Some(view! { <RunReport saved=run/> }.into_any()),
+            _ => Some(view! { <p class="muted">"Loading the saved run…"</p> }.into_any()),
+        }
+    };
+    view! {
+        <section class="results" data-testid="results">
+            <details class="saved" open=move || id.get().is_none()>
+                <summary>"Saved runs"</summary>
+                {list}
+            </details>
+            {move || runs.storage_error.get().map(|e| view! { <p class="problem">{e}</p> })}
+            {report}
+        </section>
+    }
+}
+
+fn judged_by(it: &ProbeItem, op: Operation) -> bool {
+    matches!(it.expectation, Expectation::Transition { operation } if operation == op)
+}
+
+fn in_category<'a>(run: &'a RunResult, c: &'a Option<String>) -> impl Fn(&ProbeItem) -> bool + 'a {
+    move |it| {
+        c.as_ref().is_none_or(|c| {
+            run.example_of(it)
+                .is_some_and(|e| e.categories.contains(c))
+        })
+    }
+}
+
+/// How a model is named on screen: its name and the start of its weight hash (two
+/// checkpoints picked as files are both called "model").
+pub fn model_label(run: &RunResult) -> String {
+    let hash: String = run.model.weights_sha256.chars().take(8).collect();
+    format!("{} ({hash})", run.model.name)
+}
+
+fn file_stem(run: &RunResult) -> String {
+    run.model
+        .name
+        .chars()
+        .map(|c| if c.is_ascii_alphanumeric() || c == '-' { c } else { '_' })
+        .collect()
+}
+
+/// One operation: its rule, and per model its graphs (one per split + pooled) and its
+/// invalid-transition table.
+#[component]
+fn OperationBlock(
+    runs: Vec<Arc<RunResult>>,
+    op: Operation,
+    category: RwSignal<Option<String>>,
+    drill: RwSignal<Option<Drill>>,
+) -> impl IntoView {
+    let rule = runs[0].rules.get(op).map(|r| {
+        let parts = r
+            .valid
+            .iter()
+            .map(|(b, a)| {
+                format!(
+                    "{} → {{{}}}",
+                    b.as_str(),
+                    a.iter().map(|l| l.as_str()).collect::<Vec<_>>().join(", ")
+                )
+            })
+            .collect::<Vec<_>>()
+            .join(" · ");
+        format!("valid: {parts} ({})", r.source)
+    });
+    let columns = move || {
+        let cat = category.get();
+        runs.iter()
+            .enumerate()
+            .map(|(m, run)| {
+                let set = run.model.label_set;
+                let keep = in_category(run, &cat);
+                let graph = transition_graph_where(run, op, &keep);
+                let table = invalid_table_where(run, op, &keep);
+                let figures = graph.map(|g| {
+                    let mut figs: Vec<(Option<String>, String, _)> = g
+                        .splits
+                        .iter()
+                        .map(|(s, e)| (Some(s.clone()), s.clone(), e.clone()))
+                        .collect();
+                    if figs.len() > 1 {
+                        figs.push((None, "pooled".to_string(), g.pooled.clone()));
+                    }
+                    figs.into_iter()
+                        .map(|(split, caption, edges)| {
+                            let cat = cat.clone();
+                            let on_edge = Callback::new(move |(from, to): (Label, Label)| {
+                                drill.set(Some(Drill::Edge {
+                                    model: m,
+                                    operation: op,
+                                    split: split.clone(),
+                                    category: cat.clone(),
+                                    from,
+                                    to,
+                                }))
+                            });
+                            view! { <TransitionGraphSvg edges=edges caption=caption set=set on_edge=on_edge/> }
+                        })
+                        .collect::<Vec<_>>()
+                });
+                let cat2 = cat.clone();
+                let on_cell = Callback::new(move |(split, before): (Option<String>, Option<Label>)| {
+                    drill.set(Some(Drill::Invalid {
+                        model: m,
+                        operation: op,
+                        split,
+                        category: cat2.clone(),
+                        before,
+                    }))
+                });
+                view! {
+                    <div class="model-column" data-testid="model-column" data-model=run.model.name.clone()>
+                        <h4 class="model-title">{model_label(run)}</h4>
+                        <div class="figures">{figures}</div>
+                        {table.map(|t| view! { <InvalidTable table=t on_cell=on_cell/> })}
+                    </div>
+                }
+            })
+            .collect::<Vec<_>>()
+    };
+    view! {
+        <section class="operation" data-testid="operation" data-operation=tabprobe_core::report::operation_name(op)>
+            <h3>{operation_title(op)}</h3>
+            <p class="rule" data-testid="rule">{rule}</p>
+            <div class="models-side">{columns}</div>
+        </section>
+    }
+}
+
+/// Section cells' drill-down: a probe row of Tables 4/7, an example row of the evidence list.
+fn section_drill(section: &Section, row: &[String]) -> Option<Drill> {
+    match section.file.as_str() {
+        "table4_scores" | "table7_scores" => row
+            .get(1)
+            .and_then(|p| ProbeKind::from_name(p))
+            .map(|probe| Drill::Probe { probe }),
+        "evidence_examples" => row.first().map(|e| Drill::Example { example: e.clone() }),
+        _ => None,
+    }
+}
+
+fn section_table(section: Section, prefix: String, drill: RwSignal<Option<Drill>>) -> AnyView {
+    let s2 = section.clone();
+    let clickable = matches!(
+        section.file.as_str(),
+        "table4_scores" | "table7_scores" | "evidence_examples"
+    );
+    if clickable {
+        let cb = Callback::new(move |row: Vec<String>| {
+            if let Some(d) = section_drill(&s2, &row) {
+                drill.set(Some(d));
+            }
+        });
+        view! { <SectionTable section=section file_prefix=prefix on_row=cb/> }.into_any()
+    } else {
+        view! { <SectionTable section=section file_prefix=prefix/> }.into_any()
+    }
+}
+
+/// One saved run in full.
+#[component]
+fn RunReport(saved: Arc<SavedRun>) -> impl IntoView {
+    let runs: Vec<Arc<RunResult>> = saved.results.iter().cloned().map(Arc::new).collect();
+    let main = runs[0].clone();
+    let drill = RwSignal::new(None::<Drill>);
+    let category = RwSignal::new(None::<String>);
+    let set = &main.settings;
+    let lin = format!(
+        "{}, {}",
+        set.linearization.strategy.as_str().replace('_', " "),
+        if set.linearization.order.is_premise_first() {
+            "premise first"
+        } else {
+            "hypothesis first"
+        }
+    );
+    let present = |k: ProbeKind| main.items.iter().any(|it| it.probe == k);
+    let per_model_sections: Vec<Vec<Section>> = runs.iter().map(|r| sections(r)).collect();
+    let pick = |files: &[&str]| -> Vec<AnyView> {
+        runs.iter()
+            .zip(&per_model_sections)
+            .flat_map(|(r, secs)| {
+                let prefix = file_stem(r);
+                secs.iter()
+                    .filter(|s| files.contains(&s.file.as_str()))
+                    .map(|s| {
+                        let mut s = s.clone();
+                        if runs.len() > 1 {
+                            s.title = format!("{} — {}", s.title, model_label(r));
+                        }
+                        section_table(s, prefix.clone(), drill)
+                    })
+                    .collect::<Vec<_>>()
+            })
+            .collect()
+    };
+    let exports = runs
+        .iter()
+        .map(|r| {
+            let r = r.clone();
+            let name = format!("{}-{}.json", saved.meta.id, file_stem(&r));
+            view! {
+                <button class="small" data-testid="export-json" on:click=move |_| {
+                    if let Ok(text) = serde_json::to_string_pretty(&*r) { download(&name, "application/json", &text) }
+                }>{format!("Run file (JSON) — {}", model_label(&r))}</button>
+            }
+        })
+        .collect::<Vec<_>>();
+    let models = runs
+        .iter()
+        .map(|r| {
+            view! {
+                <span class="model-name" data-testid="result-model">{r.model.name.clone()}</span>
+                <code class="hash" title=r.model.weights_sha256.clone()>{r.model.weights_sha256.chars().take(12).collect::<String>()}</code>
+            }
+        })
+        .collect::<Vec<_>>();
+    let cancelled = main.cancelled_at.map(|p| {
+        view! { <p class="warning" data-testid="result-cancelled">{format!("Cancelled after {} of {} forward passes: only the examples and items scored before the cancel are shown.", p.done, p.total)}</p> }
+    });
+    let truncated = main.pairs.iter().filter(|p| p.score.truncated).count();
+    let ops: Vec<Operation> = Operation::ALL
+        .into_iter()
+        .filter(|&op| main.items.iter().any(|it| judged_by(it, op)))
+        .collect();
+    let mut cats: Vec<String> = main
+        .examples
+        .iter()
+        .flat_map(|e| e.categories.iter().cloned())
+        .collect();
+    cats.sort();
+    cats.dedup();
+    let cat_select = (!cats.is_empty()).then(|| {
+        let options = cats
+            .iter()
+            .map(|c| view! { <option value=c.clone()>{c.clone()}</option> })
+            .collect::<Vec<_>>();
+        view! {
+            <label class="select">"Examples: "
+                <select data-testid="category" on:change=move |ev| {
+                    let v = event_target_value(&ev);
+                    category.set((!v.is_empty()).then_some(v));
+                }>
+                    <option value="">"all"</option>
+                    {options}
+                </select>
+            </label>
+        }
+    });
+    let graphs = (!ops.is_empty()).then(|| {
+        let blocks = ops
+            .iter()
+            .map(|&op| view! { <OperationBlock runs=runs.clone() op=op category=category drill=drill/> })
+            .collect::<Vec<_>>();
+        view! {
+            <section id="graphs" class="result-part">
+                <div class="part-head">
+                    <h2>"Transition graphs and invalid transitions"</h2>
+                    {cat_select}
+                </div>
+                <p class="hint">"Each edge: % of the items predicted the source label before that were predicted the target label after; black = valid under the rule, red = invalid. Click an edge or a table cell for its items."</p>
+                {blocks}
+            </section>
+        }
+    });
+    let scores = pick(&["table4_scores", "table7_scores"]);
+    let scores = (!scores.is_empty()).then(|| view! {
+        <section id="scores" class="result-part">
+            <h2>"Scores (Tables 4 and 7)"</h2>
+            <p class="hint">"Accuracy on the originals, on label-preserving and on label-flipping items: mean ± sd over 100 seeded samples of 80%. Click a row for its items."</p>
+            {scores}
+        </section>
+    });
+    let table8 = ProbeKind::OTHER
+        .iter()
+        .any(|&k| k != ProbeKind::WordOrder && present(k))
+        .then(|| {
+            let body = if runs.len() > 1 {
+                match main.with_hypothesis_model(&runs[1]) {
+                    Ok(combined) => sections(&combined)
+                        .into_iter()
+                        .filter(|s| s.file == "table8_paired")
+                        .map(|mut s| {
+                            s.notes = vec![format!(
+                                "O-Hypo is the second model, {}, on the hypothesis alone; C-THP and O-THP are {}",
+                                model_label(&runs[1]), model_label(&main)
+                            )];
+                            section_table(s, file_stem(&main), drill)
+                        })
+                        .collect::<Vec<_>>(),
+                    Err(e) => vec![view! { <p class="problem">{e.to_string()}</p> }.into_any()],
+                }
+            } else {
+                pick(&["table8_paired"])
+            };
+            view! {
+                <section id="table8" class="result-part" data-testid="table8">
+                    <h2>"Paired counterfactual analysis (Table 8)"</h2>
+                    {body}
+                </section>
+            }
+        });
+    let evidence = present(ProbeKind::RowDeletion).then(|| {
+        let tables = pick(&["evidence", "evidence_examples"]);
+        view! {
+            <section id="evidence" class="result-part">
+                <h2>"Evidence selection (§5.3)"</h2>
+                <EvidenceView runs=runs.clone()/>
+                {tables}
+            </section>
+        }
+    });
+    let word_order = present(ProbeKind::WordOrder).then(|| {
+        let charts = runs
+            .iter()
+            .map(|r| {
+                let m = run_word_order_metrics(r, &[]);
+                view! {
+                    <div class="model-column">
+                        <h4 class="model-title">{model_label(r)}</h4>
+                        <div class="figures">
+                            <OmegaCurve run=r.clone()/>
+                            <BleuChart bins=m.bleu_bins model=model_label(r)/>
+                        </div>
+                    </div>
+                }
+            })
+            .collect::<Vec<_>>();
+        let tables = pick(&["word_order", "word_order_bleu"]);
+        view! {
+            <section id="word-order" class="result-part">
+                <h2>"Word order (UNLI §4)"</h2>
+                <div class="models-side">{charts}</div>
+                {tables}
+            </section>
+        }
+    });
+    let all_tables = runs
+        .iter()
+        .zip(per_model_sections.clone())
+        .map(|(r, secs)| {
+            let prefix = file_stem(r);
+            let tables = secs
+                .into_iter()
+                .map(|s| section_table(s, prefix.clone(), drill))
+                .collect::<Vec<_>>();
+            view! {
+                <details class="all-tables">
+                    <summary>{format!("Every table of the report, with the breakdowns by split and category — {}", model_label(r))}</summary>
+                    {tables}
+                </details>
+            }
+        })
+        .collect::<Vec<_>>();
+    let drill_runs = runs.clone();
+    let drill_view = move || {
+        drill.get().map(|d| {
+            view! { <ItemList runs=drill_runs.clone() drill=d on_close=Callback::new(move |_| drill.set(None))/> }
+        })
+    };
+    view! {
+        <article class="run-report" data-testid="run-report" data-run=saved.meta.id.clone()>
+            <header class="report-head">
+                <h1>"Results"</h1>
+                <p class="run-meta">
+                    {models}
+                    <span>{format!(" · {} · seed {} · {lin} · {} examples · {} items · {} forward passes", saved.meta.dataset, set.seed, main.examples.len(), main.items.len(), main.pairs.len())}</span>
+                </p>
+                {cancelled}
+                {(truncated > 0).then(|| view! { <p class="warning">{format!("{truncated} pair(s) had their premise truncated to fit the model: a probe that edits a part the model never saw is not evidence of anything.")}</p> })}
+                <div class="exports">{exports}</div>
+                <nav class="toc">
+                    <a href="#graphs" on:click=|ev| scroll_to(ev, "graphs")>"Graphs"</a>
+                    <a href="#scores" on:click=|ev| scroll_to(ev, "scores")>"Scores"</a>
+                    <a href="#evidence" on:click=|ev| scroll_to(ev, "evidence")>"Evidence"</a>
+                    <a href="#word-order" on:click=|ev| scroll_to(ev, "word-order")>"Word order"</a>
+                </nav>
+            </header>
+            {graphs}
+            {scores}
+            {table8}
+            {evidence}
+            {word_order}
+            <section class="result-part">
+                <h2>"All tables and CSV"</h2>
+                {all_tables}
+            </section>
+            {drill_view}
+        </article>
+    }
+}
+
+/// In-page links would change the route (routes live in the fragment): scroll instead.
+fn scroll_to(ev: leptos::ev::MouseEvent, id: &str) {
+    ev.prevent_default();
+    if let Some(el) = web_sys::window()
+        .and_then(|w| w.document())
+        .and_then(|d| d.get_element_by_id(id))
+    {
+        el.scroll_into_view();
+    }
+}

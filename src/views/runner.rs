@@ -1,0 +1,407 @@
+//! The probe runner (SPEC §5 "Probe runner"): choose probes, splits, caps, seed and validity
+//! rules (shown and editable; the linearization comes from the model bar); see the number of
+//! examples, items and forward passes before running; run in the model worker with a
+//! progress bar, pairs/s, elapsed and remaining time, and cancel (what was scored is kept).
+
+use leptos::prelude::*;
+use tabprobe_core::probe::word_order::PermutationTarget;
+use tabprobe_core::probe::ProbeKind;
+use tabprobe_core::rules::{Operation, RuleSet};
+use tabprobe_core::Label;
+
+use crate::components::model_panel::ModelPanel;
+use crate::components::progress_bar::{duration, ProgressBar};
+use crate::components::score_tables::operation_title;
+use crate::runs::{cancel_run, probe_set, start_run, RunStatus, RunnerForm, RunsState};
+use crate::state::AppState;
+
+/// What a probe does, in a few words (shown next to its checkbox).
+fn probe_help(p: ProbeKind) -> &'static str {
+    match p {
+        ProbeKind::RowDeletion => "delete one row (one item per row)",
+        ProbeKind::RowInsertion => "insert a row with a new key from another table",
+        ProbeKind::RowValueUpdate => "replace one value of a multi-valued row",
+        ProbeKind::RowPermutation => "k random reorderings of the rows",
+        ProbeKind::DeleteThenInsert => "delete a row, then insert a new key",
+        ProbeKind::RelevantRowDeletion => "delete each annotated relevant row",
+        ProbeKind::AllRelevantRowsDeletion => "delete all annotated relevant rows at once",
+        ProbeKind::IrrelevantRowDeletion => "delete a row not annotated as relevant",
+        ProbeKind::PremiseRemoval => "remove the whole premise (should give NEUTRAL)",
+        ProbeKind::MonotoneNumber => "numbers under over/under/before/after (Table 2)",
+        ProbeKind::PlainNumber => "numbers and dates without such a word",
+        ProbeKind::NamedEntity => "replace a table value in the hypothesis",
+        ProbeKind::Negation => "insert or remove not / n't",
+        ProbeKind::NominalModifier => "add a true table fact to the title mention",
+        ProbeKind::Quantifier => "substitute all/most/some/no…",
+        ProbeKind::WordOrder => "permute the words (q per example)",
+        ProbeKind::RowSwap => "swap a key's values between two tables (Fig. 5)",
+        ProbeKind::TitleSwap => "give a table another title (Fig. 6)",
+        ProbeKind::Counterfactual => {
+            "hand-made items: examples with derived_from (editor, rewriter, shipped)"
+        }
+    }
+}
+
+fn probe_checkbox(runs: RunsState, p: ProbeKind, disabled: Option<&'static str>) -> impl IntoView {
+    let checked = move || runs.form.with(|f| f.settings.probes.contains(&p));
+    let toggle = move |ev: leptos::ev::Event| {
+        let on = event_target_checked(&ev);
+        runs.form.update(|f| {
+            f.settings.probes.retain(|x| *x != p);
+            if on {
+                f.settings.probes.push(p);
+                // Keep SPEC order so runs with the same probes are the same run.
+                let all = ProbeKind::all();
+                f.settings
+                    .probes
+                    .sort_by_key(|k| all.iter().position(|x| x == k));
+            }
+        });
+    };
+    view! {
+        <label class="check" class:disabled=disabled.is_some() title=disabled.unwrap_or("")>
+            <input type="checkbox" data-testid=format!("probe-{}", p.as_str())
+                prop:checked=checked disabled=disabled.is_some() on:change=toggle/>
+            <span class="name">{p.as_str().replace('_', " ")}</span>
+            <span class="help">{disabled.unwrap_or(probe_help(p))}</span>
+        </label>
+    }
+}
+
+/// Parses an optional positive number field (empty = none).
+fn opt_number(v: &str) -> Option<usize> {
+    v.trim().parse::<usize>().ok().filter(|n| *n > 0)
+}
+
+/// The validity rules, editable: one row per operation, a checkbox per (before, after).
+#[component]
+fn RulesEditor(runs: RunsState) -> impl IntoView {
+    let rows = Operation::ALL
+        .into_iter()
+        .map(|op| {
+            let cells = Label::ALL
+                .into_iter()
+                .map(|before| {
+                    let boxes = Label::ALL
+                        .into_iter()
+                        .map(|after| {
+                            let checked = move || {
+                                runs.form
+                                    .with(|f| f.rules.is_valid(op, before, after) == Some(true))
+                            };
+                            let on = move |ev: leptos::ev::Event| {
+                                let on = event_target_checked(&ev);
+                                runs.form.update(|f| {
+                                    if let Some(mut rule) = f.rules.get(op).cloned() {
+                                        let v = rule.valid.entry(before).or_default();
+                                        v.retain(|l| *l != after);
+                                        if on {
+                                            v.push(after);
+                                            v.sort();
+                                        }
+                                        if !rule.source.ends_with("(edited)") {
+                                            rule.source = format!("{} (edited)", rule.source);
+                                        }
+                                        f.rules.set(rule);
+                                    }
+                                });
+                            };
+                            view! {
+                                <label class="rule-box" title=format!("{before} → {after} valid")>
+                                    <input type="checkbox" prop:checked=checked on:change=on
+                                        data-testid=format!("rule-{}-{}-{}", tabprobe_core::report::operation_name(op), before.as_str(), after.as_str())/>
+                                    {&after.as_str()[..1]}
+                                </label>
+                            }
+                        })
+                        .collect::<Vec<_>>();
+                    view! { <td>{boxes}</td> }
+                })
+                .collect::<Vec<_>>();
+            let source = move || {
+                runs.form
+                    .with(|f| f.rules.get(op).map(|r| r.source.clone()).unwrap_or_default())
+            };
+            view! {
+                <tr><th scope="row">{operation_title(op)}</th>{cells}<td class="muted">{source}</td></tr>
+            }
+        })
+        .collect::<Vec<_>>();
+    view! {
+        <table class="rules" data-testid="rules">
+            <thead><tr><th scope="col">"operation"</th><th scope="col">"ENTAIL →"</th><th scope="col">"NEUTRAL →"</th><th scope="col">"CONTRADICT →"</th><th scope="col">"source"</th></tr></thead>
+            <tbody>{rows}</tbody>
+        </table>
+        <button class="small" data-testid="rules-reset" on:click=move |_| runs.form.update(|f| f.rules = RuleSet::default())>"Reset to the paper's rules"</button>
+    }
+}
+
+/// The runner screen.
+#[component]
+pub fn RunnerView() -> impl IntoView {
+    let state = use_context::<AppState>().unwrap_or_default();
+    let runs = use_context::<RunsState>().unwrap_or_default();
+    let form = runs.form;
+    let has_relevance = move || {
+        state.dataset.with(|d| {
+            d.as_ref().is_some_and(|d| {
+                d.dataset
+                    .examples
+                    .iter()
+                    .any(|e| e.relevant_rows.as_ref().is_some_and(|r| !r.is_empty()))
+            })
+        })
+    };
+    let hand_made = move || {
+        state.dataset.with(|d| {
+            d.as_ref().map_or(0, |d| {
+                d.dataset
+                    .examples
+                    .iter()
+                    .filter(|e| e.derived_from.is_some())
+                    .count()
+            })
+        })
+    };
+    let group = move |title: &'static str, kinds: Vec<ProbeKind>| {
+        view! {
+            <fieldset class="probes">
+                <legend>{title}</legend>
+                {move || {
+                    let rel = has_relevance();
+                    kinds.iter().map(|&p| {
+                        let needs_rel = matches!(p, ProbeKind::RelevantRowDeletion | ProbeKind::AllRelevantRowsDeletion | ProbeKind::IrrelevantRowDeletion);
+                        let disabled = (needs_rel && !rel).then_some("unavailable: this dataset has no annotated relevant rows (mark them in the table editor)");
+                        probe_checkbox(runs, p, disabled).into_any()
+                    }).collect::<Vec<_>>()
+                }}
+            </fieldset>
+        }
+    };
+    let splits = move || {
+        state.dataset.with(|d| {
+            d.as_ref()
+                .map(|d| {
+                    d.summary
+                        .by_split
+                        .iter()
+                        .filter(|(s, _)| s.as_str() != tabprobe_core::summary::NO_SPLIT)
+                        .map(|(s, c)| (s.clone(), c.total()))
+                        .collect::<Vec<_>>()
+                })
+                .unwrap_or_default()
+        })
+    };
+    let split_boxes = move || {
+        splits()
+            .into_iter()
+            .map(|(s, n)| {
+                let s2 = s.clone();
+                let checked = move || {
+                    form.with(|f| f.settings.splits.as_ref().is_none_or(|v| v.contains(&s2)))
+                };
+                let all: Vec<String> = splits().into_iter().map(|x| x.0).collect();
+                let s3 = s.clone();
+                let toggle = move |ev: leptos::ev::Event| {
+                    let on = event_target_checked(&ev);
+                    form.update(|f| {
+                        let mut v = f.settings.splits.clone().unwrap_or_else(|| all.clone());
+                        v.retain(|x| *x != s3);
+                        if on {
+                            v.push(s3.clone());
+                        }
+                        v.sort();
+                        f.settings.splits = (v.len() != all.len()).then_some(v);
+                    });
+                };
+                view! {
+                    <label class="check">
+                        <input type="checkbox" data-testid=format!("split-{s}") prop:checked=checked on:change=toggle/>
+                        <span class="name">{s.clone()}</span><span class="help">{format!("{n} examples")}</span>
+                    </label>
+                }
+            })
+            .collect::<Vec<_>>()
+    };
+    let number = move |label: &'static str,
+                       testid: &'static str,
+                       get: fn(&RunnerForm) -> String,
+                       set: fn(&mut RunnerForm, &str),
+                       help: &'static str| {
+        view! {
+            <label class="field">
+                <span>{label}</span>
+                <input type="number" min="0" data-testid=testid
+                    prop:value=move || form.with(get)
+                    on:change=move |ev| { let v = event_target_value(&ev); form.update(|f| set(f, &v)) }/>
+                <span class="help">{help}</span>
+            </label>
+        }
+    };
+    // The probe set the form describes: its counts are shown before running.
+    let preview = Memo::new(move |_| {
+        let f = form.get();
+        let _ = state.linearization.get();
+        let has = state.dataset.with(|d| d.is_some());
+        has.then(|| probe_set(&state, &f, false).map(|s| s.counts()))
+    });
+    let models_running = move || {
+        let second = form.with(|f| f.use_second) && state.second_model.with(|m| m.is_some());
+        if second {
+            2
+        } else {
+            1
+        }
+    };
+    let counts = move || match preview.get() {
+        None => view! { <p class="empty" data-testid="runner-no-dataset">"No dataset loaded — load one on the Dataset screen (the demo loads by itself)."</p> }.into_any(),
+        Some(Err(e)) => view! { <p class="problem" data-testid="runner-counts-error">{e}</p> }.into_any(),
+        Some(Ok(c)) => {
+            let per = c
+                .per_probe
+                .iter()
+                .map(|(k, n)| view! { <li>{format!("{}: {n}", k.as_str().replace('_', " "))}</li> })
+                .collect::<Vec<_>>();
+            let m = models_running();
+            view! {
+                <div class="counts" data-testid="runner-counts">
+                    <p>
+                        <strong data-testid="count-examples">{c.examples}</strong>" examples · "
+                        <strong data-testid="count-items">{c.items}</strong>" perturbed items · "
+                        <strong data-testid="count-passes">{c.forward_passes * m}</strong>" forward passes"
+                        {(m > 1).then(|| format!(" ({} per model, 2 models; the second also scores each hypothesis alone)", c.forward_passes))}
+                        {(c.skipped > 0).then(|| format!(" · {} skipped (example × probe)", c.skipped))}
+                    </p>
+                    <ul class="per-probe">{per}</ul>
+                </div>
+            }.into_any()
+        }
+    };
+    let linearization = move || {
+        let l = state.linearization.get();
+        format!(
+            "{}, {}",
+            l.strategy.as_str().replace('_', " "),
+            if l.order == tabprobe_core::linearize::PairOrder::PremiseFirst {
+                "premise first"
+            } else {
+                "hypothesis first"
+            }
+        )
+    };
+    let can_run = move || {
+        !runs.running()
+            && state.model.with(|m| m.is_some())
+            && matches!(preview.get(), Some(Ok(c)) if c.forward_passes > 0)
+    };
+    let status = move || match runs.status.get() {
+        RunStatus::Idle => None,
+        RunStatus::Running {
+            model_index,
+            models,
+            model,
+            total,
+            started_ms,
+            cancelling,
+            ..
+        } => {
+            let done = Signal::derive(move || match runs.status.get() {
+                RunStatus::Running { done, .. } => done,
+                _ => 0,
+            });
+            Some(view! {
+                <div class="run-status running">
+                    <p>{format!("Running {model} (model {model_index} of {models})")}{cancelling.then_some(" — cancelling after the batch in flight…")}</p>
+                    <ProgressBar done=done total=Signal::derive(move || total) started_ms=started_ms/>
+                </div>
+            }.into_any())
+        }
+        RunStatus::Finished {
+            id,
+            elapsed_ms,
+            pairs,
+            cancelled,
+        } => Some(view! {
+            <div class="run-status done" data-testid="run-finished">
+                <p>
+                    {if cancelled { "Cancelled — the items scored so far are kept. " } else { "Finished. " }}
+                    {format!("{pairs} forward passes in {}.", duration(elapsed_ms))}" "
+                    <a href=format!("#/results/{id}") data-testid="open-results">"Open the results →"</a>
+                </p>
+            </div>
+        }.into_any()),
+        RunStatus::Failed(e) => Some(view! { <p class="problem" role="alert" data-testid="run-error">{e}</p> }.into_any()),
+    };
+    let second_box = move || {
+        state.second_model.get().map(|m| {
+            view! {
+                <label class="check">
+                    <input type="checkbox" data-testid="use-second" prop:checked=move || form.with(|f| f.use_second)
+                        on:change=move |ev| { let on = event_target_checked(&ev); form.update(|f| f.use_second = on) }/>
+                    <span class="name">{format!("also run the second model ({})", m.id.name)}</span>
+                    <span class="help">"same items, shown side by side; its hypothesis-only scores feed Table 8"</span>
+                </label>
+            }
+        })
+    };
+    view! {
+        <section class="runner" data-testid="runner">
+            <h1>"Probe runner"</h1>
+            <ModelPanel/>
+            <div class="runner-grid">
+                <div class="runner-form">
+                    {group("Table probes (§4.1, §4.2, §4.7)", ProbeKind::TABLE.to_vec())}
+                    {group("Hypothesis probes (§4.4)", ProbeKind::HYPOTHESIS.to_vec())}
+                    {group("Word order and counterfactuals (§4.5, §4.6)", ProbeKind::OTHER.to_vec())}
+                    <p class="hint">{move || format!("{} hand-made items (examples with derived_from) in the loaded dataset.", hand_made())}</p>
+                    <fieldset>
+                        <legend>"Splits"</legend>
+                        {split_boxes}
+                    </fieldset>
+                    <fieldset class="numbers">
+                        <legend>"Caps, seed and options"</legend>
+                        {number("items per example and probe", "cap-example", |f| f.settings.caps.per_example.map(|n| n.to_string()).unwrap_or_default(), |f, v| f.settings.caps.per_example = opt_number(v), "empty = no cap")}
+                        {number("items per probe in the run", "cap-run", |f| f.settings.caps.per_run.map(|n| n.to_string()).unwrap_or_default(), |f, v| f.settings.caps.per_run = opt_number(v), "a seeded sample; empty = no cap")}
+                        {number("seed", "seed", |f| f.settings.seed.to_string(), |f, v| if let Ok(s) = v.trim().parse() { f.settings.seed = s }, "every random choice derives from it")}
+                        {number("row permutations k", "permutations", |f| f.settings.permutations.to_string(), |f, v| if let Some(n) = opt_number(v) { f.settings.permutations = n }, "SPEC default 5")}
+                        {number("word-order permutations q", "word-order-q", |f| f.settings.word_order.q.to_string(), |f, v| if let Some(n) = opt_number(v) { f.settings.word_order.q = n }, "UNLI: 100")}
+                        <label class="field">
+                            <span>"permute"</span>
+                            <select data-testid="word-order-target" on:change=move |ev| {
+                                let t = match event_target_value(&ev).as_str() { "hypothesis" => PermutationTarget::Hypothesis, "premise" => PermutationTarget::Premise, _ => PermutationTarget::Both };
+                                form.update(|f| f.settings.word_order.target = t)
+                            }>
+                                <option value="both">"hypothesis and premise"</option>
+                                <option value="hypothesis">"hypothesis only"</option>
+                                <option value="premise">"premise only"</option>
+                            </select>
+                        </label>
+                        <label class="check">
+                            <input type="checkbox" data-testid="hypothesis-only" prop:checked=move || form.with(|f| f.settings.hypothesis_only)
+                                on:change=move |ev| { let on = event_target_checked(&ev); form.update(|f| f.settings.hypothesis_only = on) }/>
+                            <span class="name">"score each hypothesis alone too"</span>
+                            <span class="help">"the main model with an empty premise (not a trained hypothesis-only model) — Table 8's O-Hypo when no second model runs"</span>
+                        </label>
+                        {second_box}
+                    </fieldset>
+                    <p class="linearization" data-testid="runner-linearization">"Premise text: "<strong>{linearization}</strong>" (change it in the model bar above)"</p>
+                    <details class="rules-box">
+                        <summary>"Validity rules (SPEC §3) — which after-labels are valid for each label before; editable, stored with the result"</summary>
+                        <RulesEditor runs=runs/>
+                    </details>
+                </div>
+                <aside class="runner-side">
+                    <h2>"Before running"</h2>
+                    {counts}
+                    {move || state.model.with(|m| m.is_none()).then(|| view! { <p class="hint" data-testid="runner-no-model">"Load a model in the model bar to run."</p> })}
+                    <div class="run-buttons">
+                        <button class="primary" data-testid="run" disabled=move || !can_run() on:click=move |_| start_run(state, runs)>"Run probes"</button>
+                        <button data-testid="cancel" disabled=move || !runs.running() on:click=move |_| cancel_run(runs)>"Cancel"</button>
+                    </div>
+                    {status}
+                    {move || runs.storage_error.get().map(|e| view! { <p class="problem">{e}</p> })}
+                </aside>
+            </div>
+        </section>
+    }
+}
