@@ -60,9 +60,24 @@ export async function launch(extraArgs = []) {
   });
 }
 
-/** Opens a page that fails the test on any uncaught page error or console error. */
-export async function openPage(browser, url) {
-  const page = await browser.newPage({ viewport: { width: 1280, height: 860 } });
+/** The bundled models' manifest the site fetches on start (models/index.json). */
+export const MANIFEST = '**/models/index.json';
+
+/** Makes `target` (a page or a browser context) see a manifest with `models` (default: none),
+ *  so a test loads exactly the model it means to, whatever public/models/ bundles. */
+export async function routeManifest(target, models = []) {
+  await target.route(MANIFEST, (route) => route.fulfill({
+    status: 200,
+    contentType: 'application/json',
+    body: JSON.stringify({ format: 'tabprobe-models', version: 1, models }),
+  }));
+}
+
+/** Opens a page that fails the test on any uncaught page error or console error. Bundled
+ *  models are hidden (an empty manifest) unless `bundled` is true. */
+export async function openPage(browser, url, { bundled = false, viewport = { width: 1280, height: 860 } } = {}) {
+  const page = await browser.newPage({ viewport });
+  if (!bundled) await routeManifest(page);
   const errors = [];
   page.on('pageerror', (e) => errors.push(`pageerror: ${e.message}`));
   page.on('console', (m) => { if (m.type() === 'error') errors.push(`console: ${m.text()}`); });

@@ -6,7 +6,7 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { serveDist, launch, openPage, snap, fixtures } from './harness.mjs';
+import { serveDist, launch, openPage, snap, fixtures, routeManifest } from './harness.mjs';
 
 const goldenDir = join(fixtures, '..', '..', 'crates', 'model', 'tests', 'golden');
 const golden = JSON.parse(await readFile(join(goldenDir, 'golden.json'), 'utf8'));
@@ -121,6 +121,7 @@ test('a checkpoint at a URL downloads with progress, is cached, and loads again 
   const browser = await launch();
   try {
     const context = await browser.newContext();
+    await routeManifest(context);
     const page = await context.newPage();
     const errors = [];
     page.on('pageerror', (e) => errors.push(`pageerror: ${e.message}`));

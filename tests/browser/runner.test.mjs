@@ -1,0 +1,350 @@
+// The probe runner and the results views (issue 6, items 3–6): a small row-deletion probe
+// runs in the model worker with the golden fixture model; the transition graph's edges equal
+// the percentages recomputed here from the downloaded run file; a run can be cancelled and
+// keeps what was scored; results survive a reload (IndexedDB); a second model runs on the
+// same items and is shown side by side; the bundled default model loads by itself, and a
+// model the user loads wins over a still-pending automatic load.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { serveDist, launch, openPage, snap, fixtures, routeManifest } from './harness.mjs';
+
+const root = join(fixtures, '..', '..');
+const goldenDir = join(root, 'crates', 'model', 'tests', 'golden');
+const golden = JSON.parse(await readFile(join(goldenDir, 'golden.json'), 'utf8'));
+const demo = JSON.parse(await readFile(join(root, 'public', 'demo', 'dataset.json'), 'utf8'));
+const files = (dir, tok = 'tiny-f32') => [
+  join(goldenDir, dir, 'config.json'), join(goldenDir, dir, 'model.safetensors'), join(goldenDir, tok, 'tokenizer.json'),
+];
+const LABELS = ['ENTAIL', 'NEUTRAL', 'CONTRADICT'];
+// SPEC §3, delete a row (relevance unknown): E → {E, N}, N → {N}, C → {C, N}.
+const ROW_DELETION_VALID = { ENTAIL: ['ENTAIL', 'NEUTRAL'], NEUTRAL: ['NEUTRAL'], CONTRADICT: ['CONTRADICT', 'NEUTRAL'] };
+
+let server;
+before(async () => { server = await serveDist(); });
+after(async () => { await server?.close(); });
+
+/** The predicted label as core defines it: the most probable, ties to the earlier label. */
+function predicted(probs) {
+  let best = 0;
+  for (let i = 1; i < 3; i++) if (probs[i] > probs[best]) best = i;
+  return LABELS[best];
+}
+
+async function openRunner(browser, viewport = { width: 1280, height: 800 }) {
+  const { page, errors } = await openPage(browser, server.url, { viewport });
+  await page.getByTestId('dataset-name').filter({ hasText: 'INFOTABS demo' }).waitFor();
+  await page.getByTestId('nav-runner').click();
+  await page.getByTestId('runner').waitFor();
+  return { page, errors };
+}
+
+async function loadMain(page, dir = 'tiny-f32') {
+  await page.getByTestId('model-input').setInputFiles(files(dir));
+  await page.getByTestId('model-name').waitFor({ timeout: 120_000 });
+}
+
+/** Keeps only the `keep` split checked. */
+async function onlySplit(page, keep) {
+  for (const s of ['dev', 'paper', 'train']) {
+    const box = page.getByTestId(`split-${s}`);
+    if ((await box.isChecked()) !== (s === keep)) await box.click();
+  }
+}
+
+async function downloadRun(page, index = 0) {
+  const [download] = await Promise.all([
+    page.waitForEvent('download'),
+    page.getByTestId('export-json').nth(index).click(),
+  ]);
+  return JSON.parse(await readFile(await download.path(), 'utf8'));
+}
+
+/** Edge counts and percentages of row deletion, per split, recomputed from a run file. */
+function edgesFromRun(run) {
+  const bySplit = new Map();
+  for (const it of run.items) {
+    if (it.expectation.kind !== 'transition' || it.expectation.operation !== 'row_deletion') continue;
+    const split = run.examples[it.example].split ?? 'all';
+    const before = predicted(run.pairs[it.original_pair].score.probs);
+    const afterL = predicted(run.pairs[it.perturbed_pair].score.probs);
+    const m = bySplit.get(split) ?? new Map();
+    const key = `${before}>${afterL}`;
+    m.set(key, (m.get(key) ?? 0) + 1);
+    bySplit.set(split, m);
+  }
+  const out = new Map();
+  for (const [split, m] of bySplit) {
+    const fromTotals = {};
+    for (const [k, n] of m) { const f = k.split('>')[0]; fromTotals[f] = (fromTotals[f] ?? 0) + n; }
+    const edges = new Map();
+    for (const [k, n] of m) {
+      const [from, to] = k.split('>');
+      edges.set(k, { count: n, percent: 100 * n / fromTotals[from], valid: ROW_DELETION_VALID[from].includes(to) });
+    }
+    out.set(split, edges);
+  }
+  return out;
+}
+
+/** Checks every edge drawn in the first graph of row deletion against `expected`. */
+async function checkGraph(page, expected, model = 0) {
+  const column = page.locator('[data-operation="row_deletion"] [data-testid="model-column"]').nth(model);
+  const graph = column.getByTestId('transition-graph').first();
+  const edges = await graph.getByTestId('edge').all();
+  assert.equal(edges.length, expected.size, 'one edge per observed transition');
+  for (const e of edges) {
+    const key = `${await e.getAttribute('data-from')}>${await e.getAttribute('data-to')}`;
+    const want = expected.get(key);
+    assert.ok(want, `unexpected edge ${key}`);
+    assert.equal(Number(await e.getAttribute('data-count')), want.count, key);
+    const label = await e.getByTestId('edge-label').textContent();
+    assert.match(label, /^\d+\.\d%$/);
+    assert.ok(Math.abs(parseFloat(label) - want.percent) <= 0.05 + 1e-9, `${key}: label ${label}, run file ${want.percent}`);
+    assert.equal(await e.getAttribute('data-valid'), String(want.valid), key);
+    assert.equal(await e.getAttribute('class'), want.valid ? 'edge valid' : 'edge invalid');
+  }
+}
+
+test('a small row-deletion run: counts before running, graph edges equal the run file, drill-down, reload keeps it', async () => {
+  const browser = await launch();
+  try {
+    const { page, errors } = await openRunner(browser);
+    await snap(page, '30-runner-no-model');
+    await loadMain(page);
+    await onlySplit(page, 'paper');
+    // Counts before running: the paper split's 5 examples, one item per row of their tables.
+    const paper = demo.examples.filter((e) => e.split === 'paper');
+    const rows = (id) => demo.tables.find((t) => t.id === id).rows.length;
+    const items = paper.reduce((n, e) => n + rows(e.table), 0);
+    assert.equal(await page.getByTestId('count-examples').innerText(), String(paper.length));
+    assert.equal(await page.getByTestId('count-items').innerText(), String(items));
+    const passes = Number(await page.getByTestId('count-passes').innerText());
+    assert.ok(passes > paper.length && passes <= paper.length + items, `${passes} forward passes`);
+    await snap(page, '31-runner-ready');
+    await page.getByTestId('run').click();
+    await page.getByTestId('run-report').waitFor({ timeout: 180_000 });
+    assert.match(page.url(), /#\/results\/run-\d+$/);
+    const run = await downloadRun(page);
+    assert.equal(run.format, 'tabprobe-run');
+    assert.equal(run.items.length, items);
+    assert.equal(run.pairs.length, passes);
+    assert.equal(run.model.weights_sha256, golden.variants.f32.weights_sha256);
+    const expected = edgesFromRun(run);
+    assert.deepEqual([...expected.keys()], ['paper']);
+    await checkGraph(page, expected.get('paper'));
+    await snap(page, '32-results-row-deletion');
+    // Drill down: an edge lists exactly its items, each can open in the editor.
+    const edge = page.locator('[data-operation="row_deletion"]').getByTestId('edge').first();
+    const count = Number(await edge.getAttribute('data-count'));
+    await edge.click();
+    await page.getByTestId('drill').waitFor();
+    assert.equal(await page.getByTestId('drill-item').count(), count);
+    assert.match(await page.getByTestId('drill-title').innerText(), new RegExp(`^${count} row deletion`));
+    await snap(page, '33-results-drill-down');
+    await page.getByTestId('drill-close').click();
+    // Evidence view: per row, human / model / both / neither, with the prediction after deleting it.
+    const evidenceRows = page.getByTestId('evidence-row');
+    assert.ok(await evidenceRows.count() > 0);
+    const marks = await evidenceRows.evaluateAll((rs) => rs.map((r) => r.dataset.mark));
+    assert.ok(marks.every((m) => ['both', 'human', 'model', 'neither'].includes(m)), marks.join());
+    assert.ok(marks.some((m) => m === 'both' || m === 'human'), 'the first example shown has annotated rows');
+    await page.getByTestId('evidence-view').scrollIntoViewIfNeeded();
+    await snap(page, '34-results-evidence');
+    // A reload on the results keeps them (IndexedDB), with the same figures.
+    await page.reload();
+    await page.getByTestId('run-report').waitFor({ timeout: 30_000 });
+    await checkGraph(page, expected.get('paper'));
+    // …and so does navigating away and back.
+    await page.getByTestId('nav-runner').click();
+    await page.getByTestId('nav-results').click();
+    await page.getByTestId('saved-run').first().click();
+    await page.getByTestId('run-report').waitFor();
+    await checkGraph(page, expected.get('paper'));
+    // The item opens in the table editor (the route the editor owns).
+    await page.locator('[data-operation="row_deletion"]').getByTestId('edge').first().click();
+    await page.getByTestId('open-editor').first().click();
+    assert.match(page.url(), /#\/editor$/);
+    assert.deepEqual(errors, []);
+    // A narrow window (same browser profile, so the same saved runs).
+    await page.setViewportSize({ width: 420, height: 900 });
+    await page.getByTestId('nav-results').click();
+    await page.getByTestId('saved-run').first().click();
+    await page.getByTestId('run-report').waitFor();
+    await snap(page, '35-results-narrow');
+    await page.getByTestId('nav-runner').click();
+    await snap(page, '35-runner-narrow');
+    assert.deepEqual(errors, []);
+    await page.close();
+  } finally {
+    await browser.close();
+  }
+});
+
+test('cancelling a run keeps what was scored and says so', async () => {
+  const browser = await launch();
+  try {
+    const { page, errors } = await openRunner(browser);
+    await loadMain(page);
+    await onlySplit(page, 'dev');
+    const total = Number(await page.getByTestId('count-passes').innerText());
+    assert.ok(total > 1000, `${total} forward passes: enough to cancel in the middle`);
+    await page.getByTestId('run').click();
+    await page.getByTestId('progress').waitFor();
+    await page.waitForFunction(() => {
+      const t = document.querySelector('[data-testid="progress-count"]')?.textContent ?? '';
+      return Number(t.split(' ')[0]) > 0;
+    }, null, { timeout: 120_000 });
+    await snap(page, '36-runner-progress');
+    assert.match(await page.getByTestId('progress-rate').innerText(), /pairs\/s/);
+    await page.getByTestId('cancel').click();
+    await page.getByTestId('run-report').waitFor({ timeout: 120_000 });
+    const banner = await page.getByTestId('result-cancelled').innerText();
+    const [, done, of] = banner.match(/Cancelled after (\d+) of (\d+)/).map(Number);
+    assert.equal(of, total);
+    assert.ok(done > 0 && done < total, banner);
+    const run = await downloadRun(page);
+    assert.deepEqual(run.cancelled_at, { done, total });
+    assert.equal(run.pairs.length, done);
+    // Every item kept has both its pairs scored.
+    assert.ok(run.items.every((it) => it.original_pair < done && it.perturbed_pair < done));
+    await snap(page, '37-results-cancelled');
+    assert.deepEqual(errors, []);
+    await page.close();
+  } finally {
+    await browser.close();
+  }
+});
+
+test('a second model runs on the same items, side by side; Table 8 names it as the hypothesis-only model', async () => {
+  const browser = await launch();
+  try {
+    const { page, errors } = await openRunner(browser);
+    await loadMain(page);
+    await page.getByTestId('model2-input').setInputFiles(files('tiny-f16'));
+    await page.getByTestId('model2-name').waitFor({ timeout: 120_000 });
+    assert.equal(await page.getByTestId('model2-hash').getAttribute('title'), golden.variants.f16.weights_sha256);
+    await onlySplit(page, 'paper');
+    await page.getByTestId('probe-premise_removal').check();
+    assert.ok(await page.getByTestId('use-second').isChecked());
+    await page.getByTestId('run').click();
+    await page.getByTestId('run-report').waitFor({ timeout: 180_000 });
+    const columns = page.locator('[data-operation="row_deletion"] [data-testid="model-column"]');
+    assert.equal(await columns.count(), 2);
+    const first = await downloadRun(page, 0);
+    const second = await downloadRun(page, 1);
+    assert.equal(second.model.weights_sha256, golden.variants.f16.weights_sha256);
+    assert.deepEqual(first.items.map((i) => i.id), second.items.map((i) => i.id), 'the same items');
+    assert.equal(second.hypothesis_only_pairs.length, second.examples.length);
+    await checkGraph(page, edgesFromRun(first).get('paper'), 0);
+    await checkGraph(page, edgesFromRun(second).get('paper'), 1);
+    // The drill-down lists both models' transitions for each item.
+    await columns.nth(0).getByTestId('edge').first().click();
+    const row = page.getByTestId('drill-item').first();
+    assert.equal(await row.getByTestId('item-transition').count(), 2);
+    await snap(page, '38-results-two-models');
+    assert.deepEqual(errors, []);
+    await page.close();
+  } finally {
+    await browser.close();
+  }
+});
+
+test('the bundled default model loads by itself; a model the user loads wins over a pending automatic load', async () => {
+  const browser = await launch();
+  try {
+    // 1. A manifest naming the fixture models: the default loads into slot 0 with its
+    //    linearization, the second is offered.
+    {
+      const page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
+      const errors = [];
+      page.on('pageerror', (e) => errors.push(e.message));
+      await routeManifest(page, [
+        { id: 'tiny-f32', name: 'Tiny f32', path: '/test-models/tiny-f32/', role: 'default', linearization: 'horizontal_template', card: { data: 'random weights' } },
+        { id: 'tiny-hyp', name: 'Tiny hypothesis-only', path: '/test-models/tiny-f32/', role: 'second', card: 'fixture' },
+      ]);
+      await page.goto(server.url);
+      await page.getByTestId('model-name').filter({ hasText: 'tiny-f32' }).waitFor({ timeout: 120_000 });
+      assert.equal(await page.getByTestId('model-hash').getAttribute('title'), golden.variants.f32.weights_sha256);
+      assert.equal(await page.getByTestId('linearization').inputValue(), 'horizontal_template');
+      await page.getByTestId('load-bundled-second').click();
+      await page.getByTestId('model2-name').waitFor({ timeout: 120_000 });
+      await snap(page, '39-bundled-models');
+      assert.deepEqual(errors, []);
+      await page.close();
+    }
+    // 2. The automatic load is slow (its weights take 4 s); the user picks other files meanwhile.
+    {
+      const page = await browser.newPage();
+      await routeManifest(page, [{ id: 'slow', name: 'Slow default', path: '/test-models/tiny-f32/', role: 'default' }]);
+      await page.route('**/test-models/tiny-f32/model.safetensors', async (route) => {
+        await new Promise((r) => setTimeout(r, 4000));
+        await route.continue();
+      });
+      await page.goto(server.url);
+      await page.getByTestId('model-status').waitFor({ timeout: 30_000 });
+      await page.getByTestId('model-input').setInputFiles(files('tiny-f16'));
+      await page.getByTestId('model-hash').waitFor({ timeout: 120_000 });
+      // Let the automatic download finish and the worker settle.
+      await page.waitForTimeout(8000);
+      assert.equal(await page.getByTestId('model-hash').getAttribute('title'), golden.variants.f16.weights_sha256);
+      assert.equal(await page.getByTestId('model-status').count(), 0, 'no stale status line');
+      await page.close();
+    }
+  } finally {
+    await browser.close();
+  }
+});
+
+test('word order and hypothesis probes: the Ω_x curve equals the run file, Table 4 drills down to its items', async () => {
+  const browser = await launch();
+  try {
+    const { page, errors } = await openRunner(browser);
+    await loadMain(page);
+    await onlySplit(page, 'paper');
+    await page.getByTestId('probe-row_deletion').uncheck();
+    await page.getByTestId('probe-word_order').check();
+    await page.getByTestId('probe-negation').check();
+    await page.getByTestId('word-order-q').fill('8');
+    await page.getByTestId('word-order-q').press('Enter');
+    await page.getByTestId('word-order-target').selectOption('hypothesis');
+    await page.getByTestId('count-items').filter({ hasNotText: /^0$/ }).waitFor();
+    await page.getByTestId('run').click();
+    await page.getByTestId('run-report').waitFor({ timeout: 180_000 });
+    const run = await downloadRun(page);
+    assert.equal(run.settings.word_order.q, 8);
+    // Ω_x recomputed from the run file: the share of examples accepting more than x of their
+    // permutations (accepted = the gold label predicted).
+    const shares = new Map();
+    for (const it of run.items.filter((i) => i.probe === 'word_order')) {
+      const ex = run.examples[it.example];
+      const s = shares.get(it.example) ?? { ok: 0, n: 0 };
+      s.n += 1;
+      if (predicted(run.pairs[it.perturbed_pair].score.probs) === ex.gold) s.ok += 1;
+      shares.set(it.example, s);
+    }
+    assert.ok(shares.size > 0, 'some example was permuted');
+    const omega = (x) => [...shares.values()].filter((s) => s.ok / s.n > x).length / shares.size;
+    const points = await page.getByTestId('omega-point').all();
+    assert.equal(points.length, 20);
+    for (const p of points) {
+      const x = Number(await p.getAttribute('data-x'));
+      assert.ok(Math.abs(Number(await p.getAttribute('data-y')) - omega(x)) < 1e-4, `Ω_${x}`);
+    }
+    const bins = await page.getByTestId('bleu-bin').evaluateAll((bs) => bs.map((b) => Number(b.dataset.total)));
+    assert.equal(bins.reduce((a, b) => a + b, 0), run.items.filter((i) => i.probe === 'word_order').length);
+    await page.locator('#word-order').scrollIntoViewIfNeeded();
+    await snap(page, '40-results-word-order');
+    // Table 4: the negation row lists the negation items.
+    const t4 = page.locator('[data-file="table4_scores"]');
+    await t4.locator('tr.clickable', { hasText: 'negation' }).first().click();
+    const negations = run.items.filter((i) => i.probe === 'negation').length;
+    assert.equal(await page.getByTestId('drill-item').count(), negations);
+    await snap(page, '41-results-table4-drill');
+    assert.deepEqual(errors, []);
+    await page.close();
+  } finally {
+    await browser.close();
+  }
+});
