@@ -5,9 +5,9 @@
 use leptos::prelude::*;
 use leptos::task::spawn_local;
 
+use crate::bundled::load_bundled_models;
 use crate::components::file_drop::FileLoader;
 use crate::components::problems::ProblemsPanel;
-use crate::bundled::load_bundled_models;
 use crate::load::load_demo;
 use crate::route::{use_route, Route};
 use crate::runs::RunsState;

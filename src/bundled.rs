@@ -23,7 +23,10 @@ pub async fn load_bundled_models(state: AppState) {
             200 => response.text().await.map(Some).map_err(|e| e.to_string()),
             // No manifest, or a dev server's index.html fallback: the site bundles no model.
             404 => Ok(None),
-            s => Err(format!("the server answered {s} {}", response.status_text())),
+            s => Err(format!(
+                "the server answered {s} {}",
+                response.status_text()
+            )),
         }
     }
     .await;

@@ -94,7 +94,7 @@ async fn open() -> Result<IdbDatabase, String> {
     let upgrade = Closure::once_into_js(move |_: web_sys::Event| {
         if let Ok(db) = upgrade_req
             .result()
-            .and_then(|r| r.dyn_into::<IdbDatabase>().map_err(JsValue::from))
+            .and_then(|r| r.dyn_into::<IdbDatabase>())
         {
             let names = db.object_store_names();
             for store in [META, RUNS] {

@@ -149,8 +149,9 @@ pub fn start_run(state: AppState, runs: RunsState) {
     }
     let form = runs.form.get_untracked();
     let Some(main) = state.model.get_untracked() else {
-        runs.status
-            .set(RunStatus::Failed("load a model first (model bar above)".into()));
+        runs.status.set(RunStatus::Failed(
+            "load a model first (model bar above)".into(),
+        ));
         return;
     };
     let mut models = vec![(0u32, main.id.name.clone())];
@@ -242,7 +243,8 @@ pub fn start_run(state: AppState, runs: RunsState) {
                 }
                 Err(f) => {
                     runs.job.set_value(None);
-                    runs.status.set(RunStatus::Failed(format!("{name}: {}", f.message)));
+                    runs.status
+                        .set(RunStatus::Failed(format!("{name}: {}", f.message)));
                     return;
                 }
             }
@@ -297,7 +299,11 @@ pub fn start_run(state: AppState, runs: RunsState) {
         runs.refresh().await;
         // Open the results when the user is still watching the runner.
         if let Some(w) = web_sys::window() {
-            if w.location().hash().unwrap_or_default().starts_with("#/runner") {
+            if w.location()
+                .hash()
+                .unwrap_or_default()
+                .starts_with("#/runner")
+            {
                 let _ = w.location().set_hash(&format!("/results/{id}"));
             }
         }

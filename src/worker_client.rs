@@ -52,13 +52,12 @@ pub enum TokenizerBytes {
 
 type Progress = Box<dyn Fn(usize, usize)>;
 
-struct Job {
-    done: oneshot::Sender<Result<(Vec<PairScore>, f64), ScoreFailure>>,
-    progress: Progress,
-}
+/// The future of a job's result and its elapsed milliseconds.
+pub type JobResult<T> = futures::future::LocalBoxFuture<'static, Result<(T, f64), ScoreFailure>>;
 
-struct RunJob {
-    done: oneshot::Sender<Result<(RunResult, f64), ScoreFailure>>,
+/// A job waiting for its result `T` (scores, or a run file) and the elapsed milliseconds.
+struct Job<T> {
+    done: oneshot::Sender<Result<(T, f64), ScoreFailure>>,
     progress: Progress,
 }
 
@@ -70,8 +69,8 @@ struct Pending {
     next_job: u64,
     /// Pending loads by load id (ids come from `next_job` too).
     loads: HashMap<u64, oneshot::Sender<Result<ModelInfo, String>>>,
-    jobs: HashMap<u64, Job>,
-    runs: HashMap<u64, RunJob>,
+    jobs: HashMap<u64, Job<Vec<PairScore>>>,
+    runs: HashMap<u64, Job<RunResult>>,
 }
 
 impl Pending {
@@ -226,18 +225,27 @@ impl WorkerClient {
         slot: u32,
         pairs: Vec<Pair>,
         progress: impl Fn(usize, usize) + 'static,
-    ) -> Result<
-        (
-            u64,
-            impl std::future::Future<Output = Result<(Vec<PairScore>, f64), ScoreFailure>>,
-        ),
-        String,
-    > {
+    ) -> Result<(u64, JobResult<Vec<PairScore>>), String> {
+        self.start_job(
+            |p| &mut p.jobs,
+            progress,
+            move |job| Request::Score { job, slot, pairs },
+        )
+    }
+
+    /// Registers a job in the table `table` picks, sends the request `make` builds for its
+    /// id, and returns the id with a future of the job's result.
+    fn start_job<T: 'static>(
+        &self,
+        table: fn(&mut Pending) -> &mut HashMap<u64, Job<T>>,
+        progress: impl Fn(usize, usize) + 'static,
+        make: impl FnOnce(u64) -> Request,
+    ) -> Result<(u64, JobResult<T>), String> {
         let (tx, rx) = oneshot::channel();
         let job = {
             let mut pending = self.pending.borrow_mut();
             let job = pending.next_id();
-            pending.jobs.insert(
+            table(&mut pending).insert(
                 job,
                 Job {
                     done: tx,
@@ -246,14 +254,14 @@ impl WorkerClient {
             );
             job
         };
-        self.send(&Request::Score { job, slot, pairs }, Vec::new())?;
+        self.send(&make(job), Vec::new())?;
         let result = async move {
             rx.await.map_err(|_| ScoreFailure {
                 message: "the model worker stopped answering".into(),
                 cancelled: false,
             })?
         };
-        Ok((job, result))
+        Ok((job, Box::pin(result)))
     }
 
     /// Starts a probe run of `set` with the model in `slot`. Returns the job id (for
@@ -264,41 +272,16 @@ impl WorkerClient {
         slot: u32,
         set: ProbeSet,
         progress: impl Fn(usize, usize) + 'static,
-    ) -> Result<
-        (
-            u64,
-            impl std::future::Future<Output = Result<(RunResult, f64), ScoreFailure>>,
-        ),
-        String,
-    > {
-        let (tx, rx) = oneshot::channel();
-        let job = {
-            let mut pending = self.pending.borrow_mut();
-            let job = pending.next_id();
-            pending.runs.insert(
-                job,
-                RunJob {
-                    done: tx,
-                    progress: Box::new(progress),
-                },
-            );
-            job
-        };
-        self.send(
-            &Request::RunProbe {
+    ) -> Result<(u64, JobResult<RunResult>), String> {
+        self.start_job(
+            |p| &mut p.runs,
+            progress,
+            move |job| Request::RunProbe {
                 job,
                 slot,
                 set: Box::new(set),
             },
-            Vec::new(),
-        )?;
-        let result = async move {
-            rx.await.map_err(|_| ScoreFailure {
-                message: "the model worker stopped answering".into(),
-                cancelled: false,
-            })?
-        };
-        Ok((job, result))
+        )
     }
 
     /// Asks the worker to stop `job` after the chunk in flight.

@@ -44,7 +44,12 @@ fn row_cells(table: &Table) -> Vec<(String, String)> {
             .map(|cells| {
                 (
                     cells.first().cloned().unwrap_or_default(),
-                    cells.iter().skip(1).cloned().collect::<Vec<_>>().join(" | "),
+                    cells
+                        .iter()
+                        .skip(1)
+                        .cloned()
+                        .collect::<Vec<_>>()
+                        .join(" | "),
                 )
             })
             .collect(),

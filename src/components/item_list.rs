@@ -56,6 +56,17 @@ pub enum Drill {
         /// Its id.
         example: String,
     },
+    /// Word-order permutations whose BLEU-2 falls in `[lo, hi)` (`hi` included for the last bin).
+    BleuBin {
+        /// Which run.
+        model: usize,
+        /// Lower edge.
+        lo: f64,
+        /// Upper edge.
+        hi: f64,
+        /// Whether `hi` is included.
+        last: bool,
+    },
 }
 
 impl Drill {
@@ -90,21 +101,24 @@ impl Drill {
             } => format!(
                 "{} items with an invalid transition{} ({}{})",
                 crate::components::score_tables::operation_title(*operation),
-                before
-                    .map(|b| format!(" from {b}"))
-                    .unwrap_or_default(),
+                before.map(|b| format!(" from {b}")).unwrap_or_default(),
                 split(s),
                 cat(category)
             ),
             Drill::Probe { probe } => format!("{} items", probe.as_str().replace('_', " ")),
             Drill::Example { example } => format!("items of example {example}"),
+            Drill::BleuBin { lo, hi, .. } => {
+                format!("word-order permutations with BLEU-2 from {lo:.2} to {hi:.2}")
+            }
         }
     }
 
     /// Which run's predictions select the items.
     fn model(&self) -> usize {
         match self {
-            Drill::Edge { model, .. } | Drill::Invalid { model, .. } => *model,
+            Drill::Edge { model, .. }
+            | Drill::Invalid { model, .. }
+            | Drill::BleuBin { model, .. } => *model,
             _ => 0,
         }
     }
@@ -121,9 +135,7 @@ impl Drill {
             c.as_ref()
                 .is_none_or(|c| ex.is_some_and(|e| e.categories.contains(c)))
         };
-        let judged = |op: &Operation| {
-            matches!(item.expectation, Expectation::Transition { operation } if operation == *op)
-        };
+        let judged = |op: &Operation| matches!(item.expectation, Expectation::Transition { operation } if operation == *op);
         match self {
             Drill::Edge {
                 operation,
@@ -156,6 +168,13 @@ impl Drill {
             }
             Drill::Probe { probe } => item.probe == *probe,
             Drill::Example { example } => ex.is_some_and(|e| &e.id == example),
+            Drill::BleuBin { lo, hi, last, .. } => match &item.edit {
+                // The same binning as core's word-order metrics.
+                Edit::WordsPermuted { bleu2, .. } => {
+                    *bleu2 >= *lo && (*bleu2 < *hi || (*last && *bleu2 <= *hi))
+                }
+                _ => false,
+            },
         }
     }
 }
@@ -276,8 +295,7 @@ pub fn ItemList(
 ) -> impl IntoView {
     let state = use_context::<AppState>().unwrap_or_default();
     let Some(selecting) = runs.get(drill.model()).cloned() else {
-        return view! { <p class="empty">"That model's run is not in this result."</p> }
-            .into_any();
+        return view! { <p class="empty">"That model's run is not in this result."</p> }.into_any();
     };
     let set = runs[0].label_set;
     let chosen: Vec<ProbeItem> = selecting

@@ -168,10 +168,12 @@ fn SecondModelPanel() -> impl IntoView {
             }
         })
     };
-    let status = move || match state.second_model_status.get() {
+    let status = move || {
+        match state.second_model_status.get() {
         ModelStatus::Idle => None,
         ModelStatus::Loading(s) => Some(view! { <span class="model-status loading" data-testid="model2-status">{s}</span> }.into_any()),
         ModelStatus::Failed(s) => Some(view! { <span class="model-status failed" data-testid="model2-error" role="alert">{s}</span> }.into_any()),
+    }
     };
     let bundled = move || {
         state

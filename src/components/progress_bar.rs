@@ -48,7 +48,9 @@ pub fn ProgressBar(
         }
     };
     let remaining = move || match rate() {
-        Some(r) if r > 0.0 => duration(1000.0 * (total.get() - done.get().min(total.get())) as f64 / r),
+        Some(r) if r > 0.0 => {
+            duration(1000.0 * (total.get() - done.get().min(total.get())) as f64 / r)
+        }
         _ => "—".to_string(),
     };
     view! {

@@ -109,7 +109,8 @@ pub fn InvalidTable(
         .iter()
         .map(|s| view! { <th scope="col">{s.clone()}</th> })
         .collect::<Vec<_>>();
-    let cell = move |v: Option<f64>, split: Option<String>, label: Option<Label>| match v {
+    let cell = move |v: Option<f64>, split: Option<String>, label: Option<Label>| {
+        match v {
         Some(x) => view! {
             <td class="clickable" tabindex="0" data-testid="invalid-cell"
                 title="show the items with an invalid transition"
@@ -126,6 +127,7 @@ pub fn InvalidTable(
         }
         .into_any(),
         None => view! { <td class="muted">"–"</td> }.into_any(),
+    }
     };
     let rows = table
         .rows

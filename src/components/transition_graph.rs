@@ -53,7 +53,10 @@ fn geometry(from: Label, to: Label) -> (String, (f64, f64)) {
     let (nx, ny) = (uy, -ux);
     let bend = 22.0;
     let start = (x1 + ux * RADIUS + nx * 8.0, y1 + uy * RADIUS + ny * 8.0);
-    let end = (x2 - ux * (RADIUS + 4.0) + nx * 8.0, y2 - uy * (RADIUS + 4.0) + ny * 8.0);
+    let end = (
+        x2 - ux * (RADIUS + 4.0) + nx * 8.0,
+        y2 - uy * (RADIUS + 4.0) + ny * 8.0,
+    );
     let mid = ((x1 + x2) / 2.0 + nx * bend, (y1 + y2) / 2.0 + ny * bend);
     let label = (
         (x1 + x2) / 2.0 + nx * (bend + 12.0),

@@ -84,15 +84,20 @@ pub fn BleuChart(
     bins: Vec<BleuBin>,
     /// The model's name.
     model: String,
+    /// Drill-down: receives the bin's index.
+    on_bin: Callback<usize>,
 ) -> impl IntoView {
     let bars = bins
         .iter()
-        .map(|b| {
+        .enumerate()
+        .map(|(k, b)| {
             let rate = b.rate.unwrap_or(0.0);
             let x = sx(b.lo) + 2.0;
             let w = (sx(b.hi) - sx(b.lo) - 4.0).max(1.0);
             view! {
-                <g data-testid="bleu-bin" data-lo=format!("{:.2}", b.lo) data-total=b.total.to_string() data-accepted=b.accepted.to_string()>
+                <g class="clickable" role="button" tabindex="0" data-testid="bleu-bin" data-lo=format!("{:.2}", b.lo) data-total=b.total.to_string() data-accepted=b.accepted.to_string()
+                    on:click=move |_| on_bin.run(k)
+                    on:keydown=move |ev: leptos::ev::KeyboardEvent| if ev.key() == "Enter" { on_bin.run(k) }>
                     <rect x=x y=sy(rate) width=w height=sy(0.0) - sy(rate) class="bar"/>
                     <title>{format!("BLEU-2 {:.2}–{:.2}: {} of {} permutations accepted", b.lo, b.hi, b.accepted, b.total)}</title>
                     <text x=x + w / 2.0 y=sy(rate) - 3.0 text-anchor="middle" class="tick">

@@ -103,7 +103,10 @@ pub fn ResultsView() -> impl IntoView {
     let report = move || {
         let want = id.get()?;
         if let Some(p) = problem.get() {
-            return Some(view! { <p class="problem" role="alert" data-testid="results-error">{p}</p> }.into_any());
+            return Some(
+                view! { <p class="problem" role="alert" data-testid="results-error">{p}</p> }
+                    .into_any(),
+            );
         }
         match runs.current.get() {
             Some(run) if run.meta.id == want => Some(view! { <RunReport saved=run/> }.into_any()),
@@ -128,10 +131,8 @@ fn judged_by(it: &ProbeItem, op: Operation) -> bool {
 
 fn in_category<'a>(run: &'a RunResult, c: &'a Option<String>) -> impl Fn(&ProbeItem) -> bool + 'a {
     move |it| {
-        c.as_ref().is_none_or(|c| {
-            run.example_of(it)
-                .is_some_and(|e| e.categories.contains(c))
-        })
+        c.as_ref()
+            .is_none_or(|c| run.example_of(it).is_some_and(|e| e.categories.contains(c)))
     }
 }
 
@@ -146,7 +147,13 @@ fn file_stem(run: &RunResult) -> String {
     run.model
         .name
         .chars()
-        .map(|c| if c.is_ascii_alphanumeric() || c == '-' { c } else { '_' })
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || c == '-' {
+                c
+            } else {
+                '_'
+            }
+        })
         .collect()
 }
 
@@ -424,14 +431,26 @@ fn RunReport(saved: Arc<SavedRun>) -> impl IntoView {
     let word_order = present(ProbeKind::WordOrder).then(|| {
         let charts = runs
             .iter()
-            .map(|r| {
+            .enumerate()
+            .map(|(model, r)| {
                 let m = run_word_order_metrics(r, &[]);
+                let bins = m.bleu_bins.clone();
+                let on_bin = Callback::new(move |k: usize| {
+                    if let Some(b) = bins.get(k) {
+                        drill.set(Some(Drill::BleuBin {
+                            model,
+                            lo: b.lo,
+                            hi: b.hi,
+                            last: k + 1 == bins.len(),
+                        }))
+                    }
+                });
                 view! {
                     <div class="model-column">
                         <h4 class="model-title">{model_label(r)}</h4>
                         <div class="figures">
                             <OmegaCurve run=r.clone()/>
-                            <BleuChart bins=m.bleu_bins model=model_label(r)/>
+                            <BleuChart bins=m.bleu_bins model=model_label(r) on_bin=on_bin/>
                         </div>
                     </div>
                 }

@@ -253,7 +253,8 @@ pub fn RunnerView() -> impl IntoView {
             1
         }
     };
-    let counts = move || match preview.get() {
+    let counts = move || {
+        match preview.get() {
         None => view! { <p class="empty" data-testid="runner-no-dataset">"No dataset loaded — load one on the Dataset screen (the demo loads by itself)."</p> }.into_any(),
         Some(Err(e)) => view! { <p class="problem" data-testid="runner-counts-error">{e}</p> }.into_any(),
         Some(Ok(c)) => {
@@ -276,6 +277,7 @@ pub fn RunnerView() -> impl IntoView {
                 </div>
             }.into_any()
         }
+    }
     };
     let linearization = move || {
         let l = state.linearization.get();
@@ -294,7 +296,8 @@ pub fn RunnerView() -> impl IntoView {
             && state.model.with(|m| m.is_some())
             && matches!(preview.get(), Some(Ok(c)) if c.forward_passes > 0)
     };
-    let status = move || match runs.status.get() {
+    let status = move || {
+        match runs.status.get() {
         RunStatus::Idle => None,
         RunStatus::Running {
             model_index,
@@ -331,6 +334,7 @@ pub fn RunnerView() -> impl IntoView {
             </div>
         }.into_any()),
         RunStatus::Failed(e) => Some(view! { <p class="problem" role="alert" data-testid="run-error">{e}</p> }.into_any()),
+    }
     };
     let second_box = move || {
         state.second_model.get().map(|m| {
@@ -371,9 +375,9 @@ pub fn RunnerView() -> impl IntoView {
                                 let t = match event_target_value(&ev).as_str() { "hypothesis" => PermutationTarget::Hypothesis, "premise" => PermutationTarget::Premise, _ => PermutationTarget::Both };
                                 form.update(|f| f.settings.word_order.target = t)
                             }>
-                                <option value="both">"hypothesis and premise"</option>
-                                <option value="hypothesis">"hypothesis only"</option>
-                                <option value="premise">"premise only"</option>
+                                <option value="both" selected=move || form.with(|f| f.settings.word_order.target == PermutationTarget::Both)>"hypothesis and premise"</option>
+                                <option value="hypothesis" selected=move || form.with(|f| f.settings.word_order.target == PermutationTarget::Hypothesis)>"hypothesis only"</option>
+                                <option value="premise" selected=move || form.with(|f| f.settings.word_order.target == PermutationTarget::Premise)>"premise only"</option>
                             </select>
                         </label>
                         <label class="check">

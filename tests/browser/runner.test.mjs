@@ -227,6 +227,7 @@ test('a second model runs on the same items, side by side; Table 8 names it as t
     assert.equal(await page.getByTestId('model2-hash').getAttribute('title'), golden.variants.f16.weights_sha256);
     await onlySplit(page, 'paper');
     await page.getByTestId('probe-premise_removal').check();
+    await page.getByTestId('probe-title_swap').check();
     assert.ok(await page.getByTestId('use-second').isChecked());
     await page.getByTestId('run').click();
     await page.getByTestId('run-report').waitFor({ timeout: 180_000 });
@@ -239,6 +240,25 @@ test('a second model runs on the same items, side by side; Table 8 names it as t
     assert.equal(second.hypothesis_only_pairs.length, second.examples.length);
     await checkGraph(page, edgesFromRun(first).get('paper'), 0);
     await checkGraph(page, edgesFromRun(second).get('paper'), 1);
+    // Table 8: C-THP and O-THP from the main model, O-Hypo from the second model's
+    // hypothesis-only scores; its counts add up to the title-swap items.
+    const swaps = first.items.filter((i) => i.probe === 'title_swap');
+    assert.ok(swaps.length > 0, 'title swap made items');
+    const t8 = page.getByTestId('table8');
+    assert.match(await t8.innerText(), /O-Hypo is the second model, model \(15d27f87\)/);
+    const counts = await t8.locator('[data-file="table8_paired"] tbody tr').evaluateAll(
+      (rows) => rows.filter((r) => r.cells[0].textContent === 'all').map((r) => Number(r.cells[4].textContent)));
+    assert.equal(counts.reduce((a, b) => a + b, 0), swaps.length);
+    // O-Hypo recomputed from the second run: right on the original when its hypothesis-only
+    // prediction is the gold label.
+    const hypoRight = swaps.filter((it) => {
+      const ex = second.examples[it.example];
+      return predicted(second.pairs[second.hypothesis_only_pairs[it.example]].score.probs) === ex.gold;
+    }).length;
+    const shown = await t8.locator('[data-file="table8_paired"] tbody tr').evaluateAll(
+      (rows) => rows.filter((r) => r.cells[0].textContent === 'all' && r.cells[3].textContent === 'right')
+        .reduce((n, r) => n + Number(r.cells[4].textContent), 0));
+    assert.equal(shown, hypoRight);
     // The drill-down lists both models' transitions for each item.
     await columns.nth(0).getByTestId('edge').first().click();
     const row = page.getByTestId('drill-item').first();
@@ -336,6 +356,11 @@ test('word order and hypothesis probes: the Ω_x curve equals the run file, Tabl
     assert.equal(bins.reduce((a, b) => a + b, 0), run.items.filter((i) => i.probe === 'word_order').length);
     await page.locator('#word-order').scrollIntoViewIfNeeded();
     await snap(page, '40-results-word-order');
+    // A BLEU-2 bar lists its permutations.
+    const bar = page.getByTestId('bleu-bin').first();
+    await bar.click();
+    assert.equal(await page.getByTestId('drill-item').count(), Number(await bar.getAttribute('data-total')));
+    await page.getByTestId('drill-close').click();
     // Table 4: the negation row lists the negation items.
     const t4 = page.locator('[data-file="table4_scores"]');
     await t4.locator('tr.clickable', { hasText: 'negation' }).first().click();

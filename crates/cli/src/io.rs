@@ -26,17 +26,7 @@ pub fn read_dataset(path: &Path) -> Result<Dataset, String> {
 
 /// Parses JSON into `T`, naming the file, the JSON path and line/column of the first error.
 pub fn parse_json<T: serde::de::DeserializeOwned>(path: &Path, text: &str) -> Result<T, String> {
-    let de = &mut serde_json::Deserializer::from_str(text);
-    serde_path_to_error::deserialize(de).map_err(|e| {
-        let inner = e.inner();
-        format!(
-            "{}: at {} (line {}, column {}): {inner}",
-            path.display(),
-            e.path(),
-            inner.line(),
-            inner.column()
-        )
-    })
+    tabprobe_core::json::parse_json_at(&path.display().to_string(), text)
 }
 
 /// Writes `text`, creating the parent folder if needed.

@@ -6,6 +6,7 @@ pub mod counterfactual;
 pub mod dataset;
 pub mod edit;
 pub mod import;
+pub mod json;
 pub mod label;
 pub mod linearize;
 pub mod metrics;

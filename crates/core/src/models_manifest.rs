@@ -56,12 +56,12 @@ impl BundledModel {
     pub fn linearize_settings(&self) -> Option<LinearizeSettings> {
         match self.linearization.as_ref()? {
             ManifestLinearization::Settings(s) => Some(*s),
-            ManifestLinearization::Name(n) => Linearization::from_name(n).map(|strategy| {
-                LinearizeSettings {
+            ManifestLinearization::Name(n) => {
+                Linearization::from_name(n).map(|strategy| LinearizeSettings {
                     strategy,
                     ..LinearizeSettings::default()
-                }
-            }),
+                })
+            }
         }
     }
 
@@ -103,16 +103,7 @@ impl ModelsManifest {
 
 /// Parses a manifest; the error names `file`, the JSON path and what was expected.
 pub fn parse_models_manifest(file: &str, text: &str) -> Result<ModelsManifest, String> {
-    let de = &mut serde_json::Deserializer::from_str(text);
-    let m: ModelsManifest = serde_path_to_error::deserialize(de).map_err(|e| {
-        let inner = e.inner();
-        format!(
-            "{file}: at {} (line {}, column {}): {inner}",
-            e.path(),
-            inner.line(),
-            inner.column()
-        )
-    })?;
+    let m: ModelsManifest = crate::json::parse_json_at(file, text)?;
     if m.format != MODELS_FORMAT {
         return Err(format!(
             "{file}: $.format is {:?}; expected {MODELS_FORMAT:?}",
@@ -142,13 +133,19 @@ mod tests {
         let m = parse_models_manifest("index.json", text).unwrap();
         let d = m.with_role(ModelRole::Default).unwrap();
         assert_eq!(d.path, "models/a/");
-        assert_eq!(d.linearize_settings().unwrap().strategy, Linearization::Paragraph);
+        assert_eq!(
+            d.linearize_settings().unwrap().strategy,
+            Linearization::Paragraph
+        );
         assert_eq!(d.card_text(), "data: INFOTABS · dev_accuracy: 0.61");
         let s = m.with_role(ModelRole::Second).unwrap();
         let ls = s.linearize_settings().unwrap();
         assert_eq!(
             (ls.strategy, ls.order),
-            (Linearization::HorizontalTemplate, PairOrder::HypothesisFirst)
+            (
+                Linearization::HorizontalTemplate,
+                PairOrder::HypothesisFirst
+            )
         );
         assert_eq!(s.card_text(), "hypothesis only");
     }
@@ -160,7 +157,10 @@ mod tests {
             r#"{"format":"tabprobe-models","version":1,"models":[{"id":"a","name":"A","path":"p","role":"main"}]}"#,
         )
         .unwrap_err();
-        assert!(err.contains("models/index.json: at models[0].role"), "{err}");
+        assert!(
+            err.contains("models/index.json: at models[0].role"),
+            "{err}"
+        );
         let err = parse_models_manifest("i.json", r#"{"format":"x","version":1,"models":[]}"#)
             .unwrap_err();
         assert!(err.contains("$.format"), "{err}");

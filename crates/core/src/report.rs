@@ -595,4 +595,3 @@ pub fn render_csv(s: &Section) -> String {
     }
     out
 }
-

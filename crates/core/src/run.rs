@@ -234,7 +234,12 @@ impl ProbeRun {
             .into_iter()
             .zip(self.scores)
             .take(done)
-            .filter_map(|(pair, score)| Some(ScoredPair { pair, score: score? }))
+            .filter_map(|(pair, score)| {
+                Some(ScoredPair {
+                    pair,
+                    score: score?,
+                })
+            })
             .collect();
         RunResult {
             format: RUN_FORMAT.to_string(),
@@ -284,16 +289,7 @@ pub fn parse_run(file: &str, text: &str) -> Result<RunResult, String> {
             ))
         }
     }
-    let de = &mut serde_json::Deserializer::from_str(text);
-    let run: RunResult = serde_path_to_error::deserialize(de).map_err(|e| {
-        let inner = e.inner();
-        format!(
-            "{file}: at {} (line {}, column {}): {inner}",
-            e.path(),
-            inner.line(),
-            inner.column()
-        )
-    })?;
+    let run: RunResult = crate::json::parse_json_at(file, text)?;
     run.check().map_err(|e| format!("{file}: {e}"))?;
     Ok(run)
 }
@@ -314,7 +310,8 @@ impl RunResult {
     /// silently read the wrong predictions); the error names the JSON path at fault.
     pub fn check(&self) -> Result<(), String> {
         let n = self.pairs.len();
-        let bad = |what: String, i: usize| format!("{what} is {i}, but the file has only {n} pairs");
+        let bad =
+            |what: String, i: usize| format!("{what} is {i}, but the file has only {n} pairs");
         for (k, e) in self.examples.iter().enumerate() {
             if e.pair >= n {
                 return Err(bad(format!("$.examples[{k}].pair"), e.pair));
@@ -332,7 +329,10 @@ impl RunResult {
                 return Err(bad(format!("$.items[{k}].original_pair"), it.original_pair));
             }
             if it.perturbed_pair >= n {
-                return Err(bad(format!("$.items[{k}].perturbed_pair"), it.perturbed_pair));
+                return Err(bad(
+                    format!("$.items[{k}].perturbed_pair"),
+                    it.perturbed_pair,
+                ));
             }
         }
         for (k, &p) in self.hypothesis_only_pairs.iter().enumerate() {

@@ -9,7 +9,7 @@ use std::cell::Cell;
 use common::*;
 use tabprobe_core::probe::{build_probe_set, ProbeKind, ProbeSettings};
 use tabprobe_core::rules::RuleSet;
-use tabprobe_core::run::{parse_run, Progress, ProbeRun, RunError};
+use tabprobe_core::run::{parse_run, ProbeRun, Progress, RunError};
 use tabprobe_core::scoring::PairScorer;
 use tabprobe_core::Label;
 
@@ -24,7 +24,11 @@ fn row_deletion_run(batch: usize, hypothesis_only: bool) -> ProbeRun {
 fn cancel_after(run: &mut ProbeRun, batches: usize, scorer: &mut impl PairScorer) {
     let seen = Cell::new(0);
     let err = run
-        .run(scorer, |_| seen.set(seen.get() + 1), || seen.get() >= batches)
+        .run(
+            scorer,
+            |_| seen.set(seen.get() + 1),
+            || seen.get() >= batches,
+        )
         .unwrap_err();
     assert!(matches!(err, RunError::Cancelled { .. }), "{err}");
 }
@@ -83,7 +87,10 @@ fn parse_run_names_the_json_path_of_a_dangling_index() {
     let mut v = serde_json::to_value(&r).unwrap();
     v["items"][1]["perturbed_pair"] = 999.into();
     let err = parse_run("run.json", &v.to_string()).unwrap_err();
-    assert!(err.contains("run.json: $.items[1].perturbed_pair is 999"), "{err}");
+    assert!(
+        err.contains("run.json: $.items[1].perturbed_pair is 999"),
+        "{err}"
+    );
     let err = parse_run("d.json", r#"{"format":"tabprobe-dataset"}"#).unwrap_err();
     assert!(err.contains("$.format"), "{err}");
     let err = parse_run("x.json", "{").unwrap_err();
@@ -97,7 +104,9 @@ fn second_model_supplies_hypothesis_only_scores() {
     main.run(&mut evidence, |_| {}, || false).unwrap();
     let main = main.finish(evidence.model_id()).unwrap();
     let mut second = row_deletion_run(8, true);
-    second.run(&mut HypothesisOnlyFake, |_| {}, || false).unwrap();
+    second
+        .run(&mut HypothesisOnlyFake, |_| {}, || false)
+        .unwrap();
     let second = second.finish(HypothesisOnlyFake.model_id()).unwrap();
     let combined = main.with_hypothesis_model(&second).unwrap();
     assert_eq!(combined.hypothesis_only_pairs.len(), 4);
@@ -110,9 +119,19 @@ fn second_model_supplies_hypothesis_only_scores() {
         .collect();
     assert_eq!(
         hypo,
-        [Label::Entail, Label::Contradict, Label::Neutral, Label::Contradict]
+        [
+            Label::Entail,
+            Label::Contradict,
+            Label::Neutral,
+            Label::Contradict
+        ]
     );
-    assert_eq!(combined.pairs[combined.hypothesis_only_pairs[0]].pair.premise, "");
+    assert_eq!(
+        combined.pairs[combined.hypothesis_only_pairs[0]]
+            .pair
+            .premise,
+        ""
+    );
     combined.check().unwrap();
     // The main run alone has no hypothesis-only scores to give.
     assert!(second.with_hypothesis_model(&main).is_err());

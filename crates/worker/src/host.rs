@@ -249,10 +249,7 @@ async fn run_probe(
         if host.borrow().cancelled.contains(&job) {
             return Ok(run.finish_partial(model.id().clone()));
         }
-        let scores = model
-            .score_async(&batch)
-            .await
-            .map_err(|e| e.to_string())?;
+        let scores = model.score_async(&batch).await.map_err(|e| e.to_string())?;
         let p = run.submit(scores).map_err(|e| e.to_string())?;
         post(&Response::Progress {
             job,
