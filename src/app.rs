@@ -15,10 +15,10 @@ use crate::state::AppState;
 use crate::views::about::AboutView;
 use crate::views::dataset::DatasetView;
 use crate::views::editor::EditorView;
-use crate::views::rewriter::RewriterView;
-use crate::views::share::ShareView;
 use crate::views::results::ResultsView;
+use crate::views::rewriter::RewriterView;
 use crate::views::runner::RunnerView;
+use crate::views::share::ShareView;
 
 /// The whole page.
 #[component]
@@ -41,11 +41,11 @@ pub fn App() -> impl IntoView {
             <a class="brand" href=Route::Dataset.href()>"tabprobe"</a>
             <nav>
                 <a href=Route::Dataset.href() class:active=move || route.get() == Route::Dataset>"Dataset"</a>
+                <a href=Route::Runner.href() class:active=move || route.get() == Route::Runner data-testid="nav-runner">"Probe runner"</a>
+                <a href=Route::Results.href() class:active=move || route.get() == Route::Results data-testid="nav-results">"Results"</a>
                 <a href=Route::Editor.href() class:active=move || route.get() == Route::Editor data-testid="nav-editor">"Table editor"</a>
                 <a href=Route::Rewriter.href() class:active=move || route.get() == Route::Rewriter data-testid="nav-rewriter">"Rewriter"</a>
                 <a href=Route::Share(String::new()).href() class:active=move || route.with(Route::is_share) data-testid="nav-share">"Share"</a>
-                <a href=Route::Runner.href() class:active=move || route.get() == Route::Runner data-testid="nav-runner">"Probe runner"</a>
-                <a href=Route::Results.href() class:active=move || route.get() == Route::Results data-testid="nav-results">"Results"</a>
                 <a href=Route::About.href() class:active=move || route.get() == Route::About>"About"</a>
             </nav>
             <span class="dataset-name" data-testid="dataset-name">{dataset_name}</span>

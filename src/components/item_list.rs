@@ -13,6 +13,7 @@ use tabprobe_core::run::RunResult;
 use tabprobe_core::{Label, LabelSet};
 
 use crate::components::label_badge::LabelBadge;
+use crate::route::{navigate, Route};
 use crate::state::{AppState, WorkItem};
 
 /// Which items to list.
@@ -272,12 +273,10 @@ pub fn work_item(run: &RunResult, item: &ProbeItem) -> Option<WorkItem> {
     })
 }
 
-/// Opens `item` in the table editor (`#/editor`) or the hypothesis rewriter (`#/rewriter`).
-pub fn open_item(state: AppState, item: WorkItem, route: &str) {
+/// Opens `item` in the table editor or the hypothesis rewriter.
+pub fn open_item(state: AppState, item: WorkItem, route: Route) {
     state.work_item.set(Some(item));
-    if let Some(w) = web_sys::window() {
-        let _ = w.location().set_hash(route);
-    }
+    navigate(route);
 }
 
 /// Most rows listed at once (the count says how many there are).
@@ -339,8 +338,8 @@ pub fn ItemList(
                 Some(wi) => {
                     let wi2 = wi.clone();
                     view! {
-                        <button class="small" data-testid="open-editor" on:click=move |_| open_item(state, wi.clone(), "/editor")>"Edit table"</button>
-                        <button class="small" data-testid="open-rewriter" on:click=move |_| open_item(state, wi2.clone(), "/rewriter")>"Rewrite hypothesis"</button>
+                        <button class="small" data-testid="open-editor" on:click=move |_| open_item(state, wi.clone(), Route::Editor)>"Edit table"</button>
+                        <button class="small" data-testid="open-rewriter" on:click=move |_| open_item(state, wi2.clone(), Route::Rewriter)>"Rewrite hypothesis"</button>
                     }
                     .into_any()
                 }

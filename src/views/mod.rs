@@ -3,7 +3,7 @@
 pub mod about;
 pub mod dataset;
 pub mod editor;
-pub mod rewriter;
-pub mod share;
 pub mod results;
+pub mod rewriter;
 pub mod runner;
+pub mod share;

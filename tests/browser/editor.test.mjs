@@ -57,11 +57,11 @@ test('empty states say what to do next', async () => {
   await snap(page, '20-editor-empty');
   // Every header link is reachable with the keyboard.
   const reached = [];
-  for (let k = 0; k < 8; k++) {
+  for (let k = 0; k < 12; k++) {
     await page.keyboard.press('Tab');
     reached.push(await page.evaluate(() => document.activeElement?.textContent?.trim()));
   }
-  for (const name of ['Dataset', 'Table editor', 'Rewriter', 'Share']) assert.ok(reached.includes(name), `${name} in ${reached}`);
+  for (const name of ['Dataset', 'Probe runner', 'Results', 'Table editor', 'Rewriter', 'Share']) assert.ok(reached.includes(name), `${name} in ${reached}`);
   assert.deepEqual(errors, []);
   await page.close();
 });
