@@ -9,7 +9,7 @@ import assert from 'node:assert/strict';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { deflateRawSync } from 'node:zlib';
-import { serveDist, launch, snap, testModels } from './harness.mjs';
+import { serveDist, launch, snap, testModels, routeManifest } from './harness.mjs';
 
 const golden = JSON.parse(await readFile(join(testModels, 'golden.json'), 'utf8'));
 
@@ -46,6 +46,7 @@ function linkOf(result) {
 /** A fresh context in which the demo dataset cannot load: nothing is loaded but the link. */
 async function freshPage(url) {
   const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
+  await routeManifest(context); // no bundled model: the test loads the one it means
   await context.route('**/demo/dataset.json', (r) => r.abort());
   const page = await context.newPage();
   const errors = [];
@@ -68,6 +69,7 @@ async function loadModel(page, dir) {
 
 test('a link copied in the editor opens with no dataset and shows the same result', async () => {
   const context = await browser.newContext({ viewport: { width: 1280, height: 860 } });
+  await routeManifest(context); // no bundled model: the test loads the one it means
   await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: server.url.replace(/\/$/, '') });
   const page = await context.newPage();
   const errors = [];
