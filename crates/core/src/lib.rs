@@ -5,6 +5,7 @@
 pub mod counterfactual;
 pub mod dataset;
 pub mod edit;
+pub mod export;
 pub mod import;
 pub mod json;
 pub mod label;

@@ -6,5 +6,6 @@ pub mod tsv;
 
 pub use swap::{row_swap, title_swap};
 pub use tsv::{
-    counterfactual_dataset, parse_counterfactual_tsv, CounterfactualError, CounterfactualPair,
+    counterfactual_dataset, pair_examples, parse_counterfactual_tsv, CounterfactualError,
+    CounterfactualPair,
 };

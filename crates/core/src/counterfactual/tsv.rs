@@ -149,31 +149,36 @@ pub fn counterfactual_dataset(
                 d.tables.push(find(id, p.line)?);
             }
         }
-        let orig_id = format!("cf{}-orig", p.line);
-        let base = Example {
-            id: Some(orig_id.clone()),
-            table: Some(p.original_table.clone()),
-            premise: None,
-            hypothesis: p.original_hypothesis.clone(),
-            label: p.original_label,
-            split: Some("counterfactual".to_string()),
-            relevant_rows: None,
-            categories: Vec::new(),
-            annotator: Some(p.worker.clone()),
-            derived_from: None,
-            operation: None,
-        };
-        let mut cf = base.clone();
-        cf.id = Some(format!("cf{}", p.line));
-        cf.table = Some(p.modified_table.clone());
-        cf.hypothesis = p.modified_hypothesis.clone();
-        cf.label = p.modified_label;
-        cf.derived_from = Some(orig_id);
-        cf.operation = Some(LABEL_FLIP.to_string());
-        d.examples.push(base);
-        d.examples.push(cf);
+        d.examples.extend(pair_examples(p));
     }
     Ok(d)
+}
+
+/// The two examples of a pair: the original (`cf<line>-orig`, split `counterfactual`) and the
+/// counterfactual (`cf<line>`, `derived_from` the original, `operation: "label_flip"`).
+pub fn pair_examples(p: &CounterfactualPair) -> [Example; 2] {
+    let orig_id = format!("cf{}-orig", p.line);
+    let base = Example {
+        id: Some(orig_id.clone()),
+        table: Some(p.original_table.clone()),
+        premise: None,
+        hypothesis: p.original_hypothesis.clone(),
+        label: p.original_label,
+        split: Some("counterfactual".to_string()),
+        relevant_rows: None,
+        categories: Vec::new(),
+        annotator: Some(p.worker.clone()),
+        derived_from: None,
+        operation: None,
+    };
+    let mut cf = base.clone();
+    cf.id = Some(format!("cf{}", p.line));
+    cf.table = Some(p.modified_table.clone());
+    cf.hypothesis = p.modified_hypothesis.clone();
+    cf.label = p.modified_label;
+    cf.derived_from = Some(orig_id);
+    cf.operation = Some(LABEL_FLIP.to_string());
+    [base, cf]
 }
 
 /// The `operation` of hand-made label-flipping counterfactual examples.

@@ -109,6 +109,13 @@ pub fn parse_split_tsv(file: &str, split: &str, text: &str) -> Result<Vec<Exampl
                 format!("unknown label {label:?}; expected E, N or C"),
             )
         })?;
+        if hypothesis.trim().is_empty() {
+            return Err(ImportError::new(
+                file,
+                format!("line {}", i + 1),
+                "empty hypothesis; expected the hypothesis text in the third column",
+            ));
+        }
         examples.push(Example {
             id: Some(format!("{split}-{}", examples.len() + 1)),
             table: Some(table.to_string()),
@@ -195,4 +202,117 @@ pub fn apply_reasoning(examples: &mut [Example], rows: &[ReasoningRow]) -> usize
         }
     }
     applied
+}
+
+/// The split an INFOTABS file name stands for: `infotabs_dev.tsv` → `dev`,
+/// `infotabs_test_alpha1.tsv` → `alpha1`, `infotabs_valid_dev.tsv` → `dev`; any other name
+/// gives its stem.
+pub fn split_name(file: &str) -> String {
+    let stem = super::stem(file);
+    let s = stem.strip_prefix("infotabs_").unwrap_or(stem);
+    let s = s.strip_prefix("valid_").unwrap_or(s);
+    s.strip_prefix("test_").unwrap_or(s).to_string()
+}
+
+/// One row of an INFOTABS validation TSV: five fresh annotators relabelled a hypothesis.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ValidationRow {
+    /// 1-based line in the file.
+    pub line: usize,
+    /// The table id.
+    pub table: String,
+    /// The hypothesis text, as in the split TSV.
+    pub hypothesis: String,
+    /// The majority of the validation labels (`majoritylabel`).
+    pub majority: Label,
+    /// The five validation labels (`other_human_labels`).
+    pub votes: Vec<Label>,
+}
+
+const VALIDATION_HEADER: [&str; 7] = [
+    "table_id",
+    "hypothesis",
+    "orignal_worker_id",
+    "first_human_label",
+    "majoritylabel",
+    "other_human_labels",
+    "other_worker_id",
+];
+
+/// INFOTABS validation files code labels as digits: 0 = E, 1 = N, 2 = C.
+fn validation_label(code: &str) -> Option<Label> {
+    match code.trim() {
+        "0" => Some(Label::Entail),
+        "1" => Some(Label::Neutral),
+        "2" => Some(Label::Contradict),
+        _ => None,
+    }
+}
+
+/// Reads a validation TSV (`table_id hypothesis orignal_worker_id first_human_label
+/// majoritylabel other_human_labels other_worker_id`, labels 0/1/2, votes as `[1, 0, 2, 1, 1]`).
+pub fn parse_validation_tsv(file: &str, text: &str) -> Result<Vec<ValidationRow>, ImportError> {
+    let mut lines = super::numbered_lines(text);
+    match lines.next() {
+        Some((_, h)) if h.split('\t').eq(VALIDATION_HEADER) => {}
+        _ => {
+            return Err(ImportError::new(
+                file,
+                "line 1",
+                format!("expected the header {:?}", VALIDATION_HEADER.join("\t")),
+            ))
+        }
+    }
+    let mut rows = Vec::new();
+    for (n, line) in lines {
+        if line.trim().is_empty() {
+            continue;
+        }
+        let at = format!("line {n}");
+        let cols: Vec<&str> = line.split('\t').collect();
+        if cols.len() != VALIDATION_HEADER.len() {
+            return Err(ImportError::new(
+                file,
+                at,
+                format!("expected 7 tab-separated columns, found {}", cols.len()),
+            ));
+        }
+        let majority = validation_label(cols[4]).ok_or_else(|| {
+            ImportError::new(
+                file,
+                &at,
+                format!(
+                    "majoritylabel {:?}: expected 0 (E), 1 (N) or 2 (C)",
+                    cols[4]
+                ),
+            )
+        })?;
+        let votes = cols[5]
+            .trim()
+            .trim_start_matches('[')
+            .trim_end_matches(']')
+            .split(',')
+            .filter(|v| !v.trim().is_empty())
+            .map(|v| {
+                validation_label(v).ok_or_else(|| {
+                    ImportError::new(
+                        file,
+                        &at,
+                        format!(
+                            "other_human_labels {:?}: expected a list of 0, 1 and 2",
+                            cols[5]
+                        ),
+                    )
+                })
+            })
+            .collect::<Result<Vec<_>, _>>()?;
+        rows.push(ValidationRow {
+            line: n,
+            table: cols[0].to_string(),
+            hypothesis: cols[1].to_string(),
+            majority,
+            votes,
+        });
+    }
+    Ok(rows)
 }
