@@ -1,0 +1,73 @@
+#!/usr/bin/env bash
+# Runs every cargo-fuzz target (fuzz/fuzz_targets/*.rs) for the given number of seconds each:
+#   scripts/fuzz.sh <seconds-per-target> [target ...]
+# Environment: JOBS (targets run at once, default 1), FUZZ_LOGS (default /work/fuzz-logs, else
+# fuzz/logs), CARGO_TARGET_DIR (default fuzz/target). Needs the nightly toolchain and
+# cargo-fuzz (`rustup toolchain install nightly --profile minimal`, `cargo install cargo-fuzz
+# --locked`). Seeds each corpus from tests/fixtures/import. Every run asserts no panic, caps
+# memory (-rss_limit_mb=2048) and any single allocation (-malloc_limit_mb=512); a crash
+# leaves its input under fuzz/artifacts/<target>/ and fails the script.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+seconds=${1:?usage: scripts/fuzz.sh <seconds-per-target> [target ...]}
+shift
+jobs=${JOBS:-1}
+logs=${FUZZ_LOGS:-/work/fuzz-logs}
+mkdir -p "$logs" 2>/dev/null || logs=fuzz/logs
+mkdir -p "$logs"
+targets=("$@")
+if [ ${#targets[@]} -eq 0 ]; then
+  mapfile -t targets < <(ls fuzz/fuzz_targets | sed 's/\.rs$//')
+fi
+
+# Seed corpora from the fixtures (by extension, so each target starts from its own format).
+seed() {
+  local target=$1 dir=fuzz/corpus/$1
+  mkdir -p "$dir"
+  local pattern
+  case $target in
+    product_json) pattern='*.json' ;;
+    infotabs_json) pattern='*.json' ;;
+    tabfact_json) pattern='*.json' ;;
+    infotabs_tsv) pattern='*.tsv' ;;
+    tablebert_tsv) pattern='*.[tc]sv' ;;
+    tabfact_csv) pattern='*.csv' ;;
+    nli_jsonl) pattern='*.jsonl' ;;
+    zip) pattern='*.zip' ;;
+    *) pattern='*' ;;
+  esac
+  find tests/fixtures -type f -name "$pattern" -size -64k -exec cp -n {} "$dir/" \; 2>/dev/null || true
+}
+
+for t in "${targets[@]}"; do cargo +nightly fuzz build -O "$t" >/dev/null; done
+
+run_one() {
+  local t=$1
+  seed "$t"
+  local log="$logs/$t.log"
+  echo "fuzzing $t for ${seconds}s → $log"
+  if nice -n 10 cargo +nightly fuzz run -O "$t" -- \
+      -max_total_time="$seconds" -rss_limit_mb=2048 -malloc_limit_mb=512 \
+      -timeout=10 -print_final_stats=1 >"$log" 2>&1; then
+    local execs cov
+    execs=$(grep -o 'stat::number_of_executed_units: *[0-9]*' "$log" | grep -o '[0-9]*$' || echo '?')
+    cov=$(grep -o 'cov: [0-9]*' "$log" | tail -1 | grep -o '[0-9]*' || echo '?')
+    echo "$t: clean, $execs executions, coverage $cov edges"
+  else
+    echo "$t: FAILED — see $log and fuzz/artifacts/$t/"
+    return 1
+  fi
+}
+
+failed=0
+pids=()
+for t in "${targets[@]}"; do
+  run_one "$t" &
+  pids+=($!)
+  if [ ${#pids[@]} -ge "$jobs" ]; then
+    wait "${pids[0]}" || failed=1
+    pids=("${pids[@]:1}")
+  fi
+done
+for p in "${pids[@]}"; do wait "$p" || failed=1; done
+exit $failed
