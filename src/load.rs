@@ -1,9 +1,18 @@
-//! All dataset I/O of the page: the bundled demo (fetched from `public/`) and files the user
-//! picks or drops. A load either replaces the dataset or reports problems; never both.
+//! All dataset I/O of the page: the bundled demo (fetched from `public/`), files the user picks
+//! or drops (one dataset JSON, several files, a folder, a zip), and exports. A load either
+//! replaces the dataset or reports problems; never both. Imports of published formats are
+//! summarised first and only replace (or merge into) the dataset when the user accepts.
 
-use gloo::file::futures::read_as_text;
+use std::sync::Arc;
+
+use gloo::file::futures::read_as_bytes;
 use leptos::prelude::*;
-use tabprobe_core::parse_dataset;
+use tabprobe_core::import::{
+    decode_text, detect, import_files, too_large, Format, ImportError, ImportOptions,
+    ImportReport, InputFile, MAX_FILE_BYTES as CORE_MAX_FILE_BYTES, MAX_TOTAL_BYTES,
+};
+use tabprobe_core::{parse_dataset, Dataset};
+use wasm_bindgen::JsCast;
 
 use crate::state::{AppState, LoadProblem, LoadedDataset};
 
@@ -11,8 +20,9 @@ use crate::state::{AppState, LoadProblem, LoadedDataset};
 pub const DEMO_URL: &str = "demo/dataset.json";
 
 /// Files larger than this are refused before they are read: the browser would hold the text,
-/// the parsed JSON and the typed dataset at once.
-pub const MAX_FILE_BYTES: f64 = 100.0 * 1024.0 * 1024.0;
+/// the parsed JSON and the typed dataset at once. (100 MiB, the importers' per-file limit; a
+/// zip's entries are held to it too, and all files together to 300 MiB.)
+pub const MAX_FILE_BYTES: f64 = CORE_MAX_FILE_BYTES as f64;
 
 /// Validates `text` and either replaces the dataset or records the problems.
 pub fn accept_text(state: AppState, file: &str, text: &str) {
@@ -53,27 +63,154 @@ pub async fn load_demo(state: AppState) {
     state.loading.set(None);
 }
 
-/// Reads one user file (from the picker or a drop) and loads it.
-pub async fn load_file(state: AppState, file: web_sys::File) {
-    let name = file.name();
-    if file.size() > MAX_FILE_BYTES {
-        state.problem.set(Some(LoadProblem::Unreadable {
-            file: name,
-            message: format!(
-                "the file is {:.1} MB; the limit is {:.0} MB. Split it, or convert it with `tabprobe` on the command line.",
-                file.size() / 1e6,
-                MAX_FILE_BYTES / 1e6
-            ),
-        }));
+/// An import read and summarised, waiting for the user to accept or cancel it.
+#[derive(Clone)]
+pub struct PendingImport {
+    /// What the user gave, e.g. `infotabs.zip` or `5 files`.
+    pub label: String,
+    /// The imported dataset.
+    pub dataset: Arc<Dataset>,
+    /// What was found, counted and skipped.
+    pub report: Arc<ImportReport>,
+}
+
+/// The name a file goes by: its path inside a picked folder (`webkitRelativePath`), else its
+/// name.
+fn file_name(file: &web_sys::File) -> String {
+    js_sys::Reflect::get(file, &"webkitRelativePath".into())
+        .ok()
+        .and_then(|v| v.as_string())
+        .filter(|p| !p.is_empty())
+        .unwrap_or_else(|| file.name())
+}
+
+/// Reads the files the user gave. One tabprobe dataset JSON loads at once (every problem
+/// listed); anything else goes through the importers and, when it reads, waits in `pending`
+/// for the user's choice. Sizes are checked before anything is read; a failure leaves the
+/// loaded dataset alone.
+pub async fn load_files(
+    state: AppState,
+    files: Vec<web_sys::File>,
+    pending: RwSignal<Option<PendingImport>>,
+) {
+    if files.is_empty() {
         return;
     }
-    state.loading.set(Some(name.clone()));
-    match read_as_text(&gloo::file::Blob::from(file)).await {
-        Ok(text) => accept_text(state, &name, &text),
-        Err(e) => state.problem.set(Some(LoadProblem::Unreadable {
-            file: name,
-            message: format!("cannot read the file: {e}"),
-        })),
+    let names: Vec<String> = files.iter().map(file_name).collect();
+    let fail = |e: ImportError| state.problem.set(Some(LoadProblem::Import(e)));
+    let mut total = 0.0;
+    for (file, name) in files.iter().zip(&names) {
+        if file.size() > MAX_FILE_BYTES {
+            fail(too_large(name, file.size() as u64, CORE_MAX_FILE_BYTES));
+            return;
+        }
+        total += file.size();
+    }
+    if total > MAX_TOTAL_BYTES as f64 {
+        fail(ImportError {
+            file: format!("{} files", files.len()),
+            location: "size".into(),
+            message: format!(
+                "the files come to {:.1} MB together; the limit is {:.1} MB",
+                total / 1e6,
+                MAX_TOTAL_BYTES as f64 / 1e6
+            ),
+        });
+        return;
+    }
+    let label = match names.as_slice() {
+        [one] => one.clone(),
+        _ => match names[0].split_once('/') {
+            // A picked folder: its name.
+            Some((folder, _)) if names.iter().all(|n| n.starts_with(&format!("{folder}/"))) => {
+                folder.to_string()
+            }
+            _ => format!("{} files", names.len()),
+        },
+    };
+    state.loading.set(Some(label.clone()));
+    let mut inputs = Vec::with_capacity(files.len());
+    for (file, name) in files.into_iter().zip(names) {
+        let blob = gloo::file::Blob::from(file);
+        match read_as_bytes(&blob).await {
+            Ok(bytes) => inputs.push(InputFile::new(name, bytes)),
+            Err(e) => {
+                state.loading.set(None);
+                fail(ImportError {
+                    file: name,
+                    location: "file".into(),
+                    message: format!("cannot read the file: {e}"),
+                });
+                return;
+            }
+        }
+    }
+    // One dataset JSON: the strict loader, which lists every problem at once.
+    if let [one] = inputs.as_slice() {
+        if detect(&one.name, &one.bytes) == Format::ProductJson {
+            match decode_text(&one.name, &one.bytes) {
+                Ok(text) => accept_text(state, &one.name, text),
+                Err(e) => fail(e),
+            }
+            state.loading.set(None);
+            return;
+        }
+    }
+    let options = ImportOptions {
+        name: Some(label.clone()),
+        ..ImportOptions::default()
+    };
+    match import_files(inputs, &options) {
+        Ok((dataset, report)) => {
+            state.problem.set(None);
+            pending.set(Some(PendingImport {
+                label,
+                dataset: Arc::new(dataset),
+                report: Arc::new(report),
+            }));
+        }
+        Err(e) => fail(e),
     }
     state.loading.set(None);
+}
+
+/// Puts an accepted import on screen: in place of the loaded dataset, or merged into it.
+pub fn accept_import(state: AppState, import: PendingImport, merge: bool) {
+    let current = state.dataset.get_untracked();
+    let dataset = match (merge, current) {
+        (true, Some(loaded)) => {
+            match tabprobe_core::import::merge(&loaded.dataset, (*import.dataset).clone(), &import.label) {
+                Ok(d) => d,
+                Err(e) => {
+                    state.problem.set(Some(LoadProblem::Import(e)));
+                    return;
+                }
+            }
+        }
+        _ => (*import.dataset).clone(),
+    };
+    let file = if merge {
+        format!("merged with {}", import.label)
+    } else {
+        import.label.clone()
+    };
+    state.dataset.set(Some(LoadedDataset::new(file, dataset)));
+    state.problem.set(None);
+}
+
+/// Offers `text` as a file download named `name`.
+pub fn download(name: &str, mime: &str, text: &str) {
+    let blob = gloo::file::Blob::new_with_options(text, Some(mime));
+    let url = gloo::file::ObjectUrl::from(blob);
+    let anchor = web_sys::window()
+        .and_then(|w| w.document())
+        .and_then(|d| d.create_element("a").ok())
+        .and_then(|a| a.dyn_into::<web_sys::HtmlAnchorElement>().ok());
+    if let Some(a) = anchor {
+        a.set_href(&url);
+        a.set_download(name);
+        a.click();
+    }
+    // Revoke the URL a little later: some browsers read it after the click returns.
+    gloo::timers::callback::Timeout::new(10_000, move || drop(url)).forget();
 }

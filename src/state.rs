@@ -38,6 +38,8 @@ impl LoadedDataset {
 pub enum LoadProblem {
     /// The file was read but did not validate.
     Invalid(DatasetError),
+    /// Published data could not be imported; the error names the file, place and expectation.
+    Import(tabprobe_core::import::ImportError),
     /// The file could not be read at all (too large, unreadable, network error).
     Unreadable {
         /// The file name or URL.

@@ -1,35 +1,43 @@
-//! Loading a dataset JSON: a file picker in the header and a drop target covering the page.
+//! Loading data: a file picker (several files), a folder picker, and a drop target covering
+//! the page. One dataset JSON loads at once; published formats (INFOTABS, TabFact, MNLI, …,
+//! or a zip of them) are summarised first and wait for the user's choice.
 
 use leptos::ev::DragEvent;
 use leptos::prelude::*;
 use leptos::task::spawn_local;
 use wasm_bindgen::JsCast;
 
-use crate::load::load_file;
+use crate::components::import_summary::ImportSummary;
+use crate::load::{load_files, PendingImport};
 use crate::model_load::{load_model_files, looks_like_checkpoint};
 use crate::state::AppState;
 
-/// The "Load dataset…" picker, the loading status, and a page-wide drop overlay (datasets and
-/// checkpoint files alike).
+/// The files of a `FileList`, in order.
+fn files_of(list: Option<web_sys::FileList>) -> Vec<web_sys::File> {
+    list.map(|l| (0..l.length()).filter_map(|i| l.get(i)).collect())
+        .unwrap_or_default()
+}
+
+/// The "Load data…" and "Load folder…" pickers, the loading status, the import summary, and
+/// a page-wide drop overlay (datasets, published data and checkpoint files alike).
 #[component]
 pub fn FileLoader() -> impl IntoView {
     let state = use_context::<AppState>().unwrap_or_default();
     let dragging = RwSignal::new(false);
+    let pending = RwSignal::new(None::<PendingImport>);
 
     let on_pick = move |ev: leptos::ev::Event| {
         let input = ev
             .target()
             .and_then(|t| t.dyn_into::<web_sys::HtmlInputElement>().ok());
         if let Some(input) = input {
-            if let Some(file) = input.files().and_then(|f| f.get(0)) {
-                spawn_local(load_file(state, file));
-            }
+            let files = files_of(input.files());
+            spawn_local(load_files(state, files, pending));
             // Let the same file be picked again after it was fixed on disk.
             input.set_value("");
         }
     };
 
-    // Drops anywhere on the page load the first file dropped.
     let over = window_event_listener(leptos::ev::dragover, move |ev: DragEvent| {
         ev.prevent_default();
         dragging.set(true);
@@ -43,16 +51,12 @@ pub fn FileLoader() -> impl IntoView {
     let drop = window_event_listener(leptos::ev::drop, move |ev: DragEvent| {
         ev.prevent_default();
         dragging.set(false);
-        let files: Vec<web_sys::File> = ev
-            .data_transfer()
-            .and_then(|dt| dt.files())
-            .map(|list| (0..list.length()).filter_map(|i| list.get(i)).collect())
-            .unwrap_or_default();
-        // The files of a checkpoint folder load a model; anything else is a dataset.
+        let files = files_of(ev.data_transfer().and_then(|dt| dt.files()));
+        // The files of a checkpoint folder load a model; anything else is data.
         if looks_like_checkpoint(&files) {
             spawn_local(load_model_files(state, files));
-        } else if let Some(file) = files.into_iter().next() {
-            spawn_local(load_file(state, file));
+        } else {
+            spawn_local(load_files(state, files, pending));
         }
     });
     on_cleanup(move || {
@@ -62,15 +66,26 @@ pub fn FileLoader() -> impl IntoView {
     });
 
     view! {
-        <label class="file-picker">
-            "Load dataset…"
-            <input type="file" accept=".json,application/json" data-testid="file-input" on:change=on_pick/>
+        <label class="file-picker" title="A tabprobe dataset JSON, or published data: INFOTABS, TabFact, Table-BERT, MNLI/SNLI, TabPert, counterfactual pairs — several files or a .zip (at most 100 MB per file)">
+            "Load data…"
+            <input
+                type="file"
+                multiple
+                accept=".json,.jsonl,.tsv,.csv,.zip,application/json,application/zip"
+                data-testid="file-input"
+                on:change=on_pick
+            />
+        </label>
+        <label class="file-picker" title="Every file in a folder (e.g. INFOTABS' data folder)">
+            "Load folder…"
+            <input type="file" prop:webkitdirectory=true multiple data-testid="folder-input" on:change=on_pick/>
         </label>
         <span class="loading" data-testid="loading">
             {move || state.loading.get().map(|f| format!("reading {f}…"))}
         </span>
+        <ImportSummary pending=pending/>
         <div class="drop-overlay" class:visible=move || dragging.get() data-testid="drop-overlay">
-            "Drop a dataset JSON, or the files of a model checkpoint, to load them"
+            "Drop a dataset JSON, published data files or a .zip (at most 100 MB each), or the files of a model checkpoint"
         </div>
     }
 }

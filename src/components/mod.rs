@@ -3,6 +3,7 @@
 pub mod evidence_marks;
 pub mod evidence_view;
 pub mod file_drop;
+pub mod import_summary;
 pub mod item_list;
 pub mod label_badge;
 pub mod live_prediction;

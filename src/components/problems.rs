@@ -36,6 +36,10 @@ pub fn ProblemsPanel() -> impl IntoView {
                         .collect();
                     (e.file, entries)
                 }
+                LoadProblem::Import(e) => (
+                    e.file,
+                    vec![(e.location, "cannot import".to_string(), e.message)],
+                ),
                 LoadProblem::Unreadable { file, message } => {
                     (file, vec![("file".to_string(), "unreadable".to_string(), message)])
                 }

@@ -5,7 +5,10 @@ use leptos::prelude::*;
 use tabprobe_core::summary::{LabelCounts, TableSummary};
 use tabprobe_core::{Label, LabelSet};
 
+use tabprobe_core::export::to_infotabs_tsv;
+
 use crate::components::model_panel::ModelPanel;
+use crate::load::download;
 use crate::components::predictions::{HypothesisList, PremiseSource};
 use crate::components::table_view::TableView;
 use crate::state::{AppState, LoadedDataset};
@@ -150,6 +153,7 @@ fn Browser(loaded: LoadedDataset) -> impl IntoView {
                 {format!("{} tables · {} examples", loaded.dataset.tables.len(), totals.total())}
                 {(summary.text_premise_examples > 0).then(|| format!(" · {} with a text premise", summary.text_premise_examples))}
             </p>
+            <ExportButtons loaded=loaded.clone()/>
             <table class="split-counts">
                 <thead>
                     <tr>
@@ -174,6 +178,49 @@ fn Browser(loaded: LoadedDataset) -> impl IntoView {
                 {list}
             </aside>
             <section class="detail" data-testid="table-detail">{detail}</section>
+        </div>
+    }
+}
+
+/// Downloads of the loaded dataset: the product's JSON, and INFOTABS-style TSV of its
+/// table-premise examples for other tools.
+#[component]
+fn ExportButtons(loaded: LoadedDataset) -> impl IntoView {
+    let stem = {
+        let n = loaded.dataset.name.trim();
+        let n: String = n
+            .chars()
+            .map(|c| if c.is_alphanumeric() || c == '-' || c == '_' { c } else { '-' })
+            .collect();
+        if n.is_empty() { "dataset".to_string() } else { n }
+    };
+    let json = {
+        let (d, stem) = (loaded.dataset.clone(), stem.clone());
+        move |_| {
+            if let Ok(text) = d.to_json_pretty() {
+                download(&format!("{stem}.json"), "application/json", &(text + "\n"));
+            }
+        }
+    };
+    let with_table = loaded.dataset.examples.iter().filter(|e| e.table.is_some()).count();
+    let tsv = {
+        let d = loaded.dataset.clone();
+        move |_| {
+            let out = to_infotabs_tsv(&d.examples);
+            download(&format!("{stem}.tsv"), "text/tab-separated-values", &out.text);
+        }
+    };
+    view! {
+        <div class="export-buttons">
+            <button data-testid="export-json" on:click=json title="The whole dataset as tabprobe dataset JSON">"Export JSON"</button>
+            <button
+                data-testid="export-tsv"
+                on:click=tsv
+                disabled=with_table == 0
+                title="Examples with a table premise as INFOTABS-style TSV (annotater_id, table_id, hypothesis, label)"
+            >
+                {format!("Export INFOTABS TSV ({with_table} examples)")}
+            </button>
         </div>
     }
 }

@@ -4,6 +4,7 @@
 //! and prints paper-style reports.
 
 mod bench;
+mod convert;
 mod demo;
 mod io;
 mod linearize;
@@ -43,6 +44,9 @@ enum Command {
         #[arg(long, default_value = "public/demo/dataset.json")]
         out: PathBuf,
     },
+    /// Convert published data (INFOTABS, TabFact, Table-BERT, MNLI/SNLI, TabPert, the probing
+    /// paper's counterfactual pairs; files, folders or zips) into a dataset JSON.
+    Convert(convert::ConvertArgs),
     /// Write the JSON Schema of the dataset format.
     Schema {
         /// Where to write it.
@@ -154,6 +158,7 @@ fn run(cli: Cli) -> Result<(), String> {
                 })?;
             linearize::run(&dataset, s)
         }
+        Command::Convert(args) => convert::run(&args),
         Command::Probe(args) => probe::run(&args),
         Command::Predict(args) => predict::run(&args),
         Command::Bench(args) => bench::run(&args),

@@ -537,3 +537,22 @@ fn table_exports_in_published_shapes() {
         "date#score#competition\n11 / 2 / 2007#18 - 14#super league xii\n30 / 03 / 07#24 - 16#rugby league challenge cup\n"
     );
 }
+
+#[test]
+fn merge_appends_new_and_refuses_clashes() {
+    let (infotabs, _) = import(&["infotabs"]).unwrap();
+    let (nli, _) = import(&["nli"]).unwrap();
+    let merged = tabprobe_core::import::merge(&infotabs, nli.clone(), "nli").unwrap();
+    assert_eq!(merged.examples.len(), 7 + 3);
+    assert_eq!(merged.tables.len(), 3);
+    // Merging the same examples again clashes on their ids and names the first.
+    let e = tabprobe_core::import::merge(&merged, nli, "nli again").unwrap_err();
+    assert_eq!(e.location, "example 63735n");
+    // A table with the same id and other content is refused.
+    let (mut other, _) = import(&["infotabs/tables/T3.json"]).unwrap();
+    if let Table::KeyValue(t) = &mut other.tables[0] {
+        t.title = "Lake Geneva".into();
+    }
+    let e = tabprobe_core::import::merge(&infotabs, other, "T3.json").unwrap_err();
+    assert_eq!(e.location, "table T3");
+}

@@ -1,6 +1,6 @@
 //! The importers on the real published files in `../shared/data` (INFOTABS, the probing
 //! paper's counterfactual pairs, TabPert), counts asserted against the sources. Each test
-//! prints a SKIPPED line and passes when that folder is absent.
+//! prints a `SKIP: …` line and passes when that folder is absent.
 
 #[path = "common/import_files.rs"]
 #[allow(dead_code)]

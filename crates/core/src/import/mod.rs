@@ -6,6 +6,7 @@
 pub mod bundle;
 pub mod detect;
 pub mod infotabs;
+pub mod merge;
 pub mod nli_jsonl;
 pub mod relevance_csv;
 pub mod report;
@@ -16,6 +17,7 @@ pub mod zip;
 
 pub use bundle::{import_files, ImportOptions};
 pub use detect::{detect, Format};
+pub use merge::merge;
 pub use report::{ImportReport, SkipGroup};
 
 /// A located problem in an input file that an importer could not read.

@@ -96,13 +96,17 @@ impl ImportReport {
         }
     }
 
-    /// One line per input file, except that table files (often thousands) are summed up per
-    /// format: `INFOTABS table JSON: 2719 files (tables/json/T0.json … tables/json/T999.json)`.
+    /// One line per input file, except that table files and files not recognised (often
+    /// thousands) are summed up per format:
+    /// `INFOTABS table JSON: 2719 file(s) (tables/json/T0.json … tables/json/T999.json)`.
     pub fn file_lines(&self) -> Vec<String> {
         let grouped = |f: Format| {
             matches!(
                 f,
-                Format::InfotabsTable | Format::TabpertTable | Format::TabfactCsv
+                Format::InfotabsTable
+                    | Format::TabpertTable
+                    | Format::TabfactCsv
+                    | Format::Unrecognised
             )
         };
         let mut lines = Vec::new();

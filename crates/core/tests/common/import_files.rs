@@ -17,7 +17,7 @@ pub fn shared_data(test: &str) -> Option<PathBuf> {
         Some(p)
     } else {
         eprintln!(
-            "SKIPPED {test}: ../shared/data (the real INFOTABS/tabprobe/TabPert files) is absent"
+            "SKIP: {test}: ../shared/data (the real INFOTABS, tabprobe and TabPert files) is absent"
         );
         None
     }
