@@ -8,8 +8,8 @@ use std::sync::Arc;
 use gloo::file::futures::read_as_bytes;
 use leptos::prelude::*;
 use tabprobe_core::import::{
-    decode_text, detect, import_files, too_large, Format, ImportError, ImportOptions,
-    ImportReport, InputFile, MAX_FILE_BYTES as CORE_MAX_FILE_BYTES, MAX_TOTAL_BYTES,
+    decode_text, detect, import_files, too_large, Format, ImportError, ImportOptions, ImportReport,
+    InputFile, MAX_FILE_BYTES as CORE_MAX_FILE_BYTES, MAX_TOTAL_BYTES,
 };
 use tabprobe_core::{parse_dataset, Dataset};
 use wasm_bindgen::JsCast;
@@ -179,7 +179,11 @@ pub fn accept_import(state: AppState, import: PendingImport, merge: bool) {
     let current = state.dataset.get_untracked();
     let dataset = match (merge, current) {
         (true, Some(loaded)) => {
-            match tabprobe_core::import::merge(&loaded.dataset, (*import.dataset).clone(), &import.label) {
+            match tabprobe_core::import::merge(
+                &loaded.dataset,
+                (*import.dataset).clone(),
+                &import.label,
+            ) {
                 Ok(d) => d,
                 Err(e) => {
                     state.problem.set(Some(LoadProblem::Import(e)));

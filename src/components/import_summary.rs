@@ -115,7 +115,10 @@ fn Report(report: std::sync::Arc<ImportReport>) -> impl IntoView {
             .iter()
             .map(|n| view! { <li>{n.clone()}</li> })
             .collect::<Vec<_>>();
-        view! { <ul class="notes" data-testid="import-notes">{items}</ul> }
+        view! {
+            <h3>"Notes"</h3>
+            <ul class="notes" data-testid="import-notes">{items}</ul>
+        }
     });
     view! {
         <h3>"Files"</h3>

@@ -8,9 +8,9 @@ use tabprobe_core::{Label, LabelSet};
 use tabprobe_core::export::to_infotabs_tsv;
 
 use crate::components::model_panel::ModelPanel;
-use crate::load::download;
 use crate::components::predictions::{HypothesisList, PremiseSource};
 use crate::components::table_view::TableView;
+use crate::load::download;
 use crate::state::{AppState, LoadedDataset};
 
 /// The dataset screen.
@@ -190,9 +190,19 @@ fn ExportButtons(loaded: LoadedDataset) -> impl IntoView {
         let n = loaded.dataset.name.trim();
         let n: String = n
             .chars()
-            .map(|c| if c.is_alphanumeric() || c == '-' || c == '_' { c } else { '-' })
+            .map(|c| {
+                if c.is_alphanumeric() || c == '-' || c == '_' {
+                    c
+                } else {
+                    '-'
+                }
+            })
             .collect();
-        if n.is_empty() { "dataset".to_string() } else { n }
+        if n.is_empty() {
+            "dataset".to_string()
+        } else {
+            n
+        }
     };
     let json = {
         let (d, stem) = (loaded.dataset.clone(), stem.clone());
@@ -202,12 +212,21 @@ fn ExportButtons(loaded: LoadedDataset) -> impl IntoView {
             }
         }
     };
-    let with_table = loaded.dataset.examples.iter().filter(|e| e.table.is_some()).count();
+    let with_table = loaded
+        .dataset
+        .examples
+        .iter()
+        .filter(|e| e.table.is_some())
+        .count();
     let tsv = {
         let d = loaded.dataset.clone();
         move |_| {
             let out = to_infotabs_tsv(&d.examples);
-            download(&format!("{stem}.tsv"), "text/tab-separated-values", &out.text);
+            download(
+                &format!("{stem}.tsv"),
+                "text/tab-separated-values",
+                &out.text,
+            );
         }
     };
     view! {

@@ -36,12 +36,24 @@ fn converts_a_tabfact_folder_and_prints_the_summary() {
         out.to_str().unwrap(),
     ]);
     let stdout = String::from_utf8_lossy(&o.stdout);
-    assert!(o.status.success(), "{stdout}{}", String::from_utf8_lossy(&o.stderr));
-    assert!(stdout.contains("collected_data/r1_training_all.json: TabFact statements JSON — 3 tables, 6 statements"), "{stdout}");
+    assert!(
+        o.status.success(),
+        "{stdout}{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    assert!(
+        stdout.contains(
+            "collected_data/r1_training_all.json: TabFact statements JSON — 3 tables, 6 statements"
+        ),
+        "{stdout}"
+    );
     assert!(stdout.contains("TabFact table CSV: 2 file(s)"), "{stdout}");
     assert!(stdout.contains("train\t2\t0\t1\t3\n"), "{stdout}");
     assert!(stdout.contains("test\t1\t0\t1\t2\n"), "{stdout}");
-    assert!(stdout.contains("unmatched table ids: 1 (1 examples dropped): 2-99999999-1.html.csv"), "{stdout}");
+    assert!(
+        stdout.contains("unmatched table ids: 1 (1 examples dropped): 2-99999999-1.html.csv"),
+        "{stdout}"
+    );
     let text = std::fs::read_to_string(&out).unwrap();
     let d = tabprobe_core::parse_dataset("tabfact.json", &text).unwrap();
     assert_eq!((d.tables.len(), d.examples.len()), (2, 5));
@@ -79,7 +91,9 @@ fn a_bad_file_is_named_and_nothing_is_written() {
     assert!(!o.status.success());
     let err = String::from_utf8_lossy(&o.stderr);
     assert!(
-        err.contains("error: bad/infotabs_unknown_label.tsv:line 3: unknown label \"X\"; expected E, N or C"),
+        err.contains(
+            "error: infotabs_unknown_label.tsv:line 3: unknown label \"X\"; expected E, N or C"
+        ),
         "{err}"
     );
     assert!(!out.exists());
@@ -89,15 +103,27 @@ fn a_bad_file_is_named_and_nothing_is_written() {
 fn infotabs_as_published() {
     let data = repo().join("../shared/data/infotabs/data");
     if !data.is_dir() {
-        eprintln!("SKIP: infotabs_as_published: ../shared/data (the real INFOTABS files) is absent");
+        eprintln!(
+            "SKIP: infotabs_as_published: ../shared/data (the real INFOTABS files) is absent"
+        );
         return;
     }
     let dir = scratch("infotabs");
     let out = dir.join("infotabs.json");
     let o = convert(&["../shared/data/infotabs/data", "-o", out.to_str().unwrap()]);
     let stdout = String::from_utf8_lossy(&o.stdout);
-    assert!(o.status.success(), "{stdout}{}", String::from_utf8_lossy(&o.stderr));
-    assert!(stdout.contains("result: 2719 tables, 23738 examples"), "{stdout}");
-    assert!(stdout.contains("train\t5495\t5538\t5505\t16538"), "{stdout}");
+    assert!(
+        o.status.success(),
+        "{stdout}{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    assert!(
+        stdout.contains("result: 2719 tables, 23738 examples"),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains("train\t5495\t5538\t5505\t16538"),
+        "{stdout}"
+    );
     print!("{stdout}");
 }

@@ -34,7 +34,11 @@ pub fn merge(base: &Dataset, add: Dataset, add_name: &str) -> Result<Dataset, Im
             None => new_tables.push(t),
         }
     }
-    let ids: HashSet<&str> = base.examples.iter().filter_map(|e| e.id.as_deref()).collect();
+    let ids: HashSet<&str> = base
+        .examples
+        .iter()
+        .filter_map(|e| e.id.as_deref())
+        .collect();
     if let Some(dup) = add
         .examples
         .iter()
