@@ -1,16 +1,18 @@
 //! `tabprobe`: the native command line over tabprobe's crates. Builds the bundled demo dataset
 //! from INFOTABS, writes the dataset JSON Schema, validates dataset files, prints
 //! linearizations, runs probe sets and plain predictions with a real model, benchmarks it,
-//! and prints paper-style reports.
+//! prints paper-style reports, and trains and evaluates the demo models.
 
 mod bench;
 mod convert;
 mod demo;
 mod io;
 mod linearize;
+mod model_card;
 mod predict;
 mod probe;
 mod report;
+mod train;
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -73,6 +75,12 @@ enum Command {
     Predict(predict::PredictArgs),
     /// Measure examples/s of a model per backend, sequence length and batch size.
     Bench(bench::BenchArgs),
+    /// Train a byte-level BPE tokenizer on INFOTABS train text.
+    TrainTokenizer(train::TokenizerArgs),
+    /// Train a RoBERTa NLI classifier on INFOTABS train (from scratch or from a checkpoint).
+    Train(train::TrainArgs),
+    /// Accuracy of a model on INFOTABS splits next to the majority baseline.
+    Evaluate(train::EvaluateArgs),
     /// Print the paper-style tables of a run file (and optionally write them as CSV).
     Report {
         /// The run file written by `tabprobe probe`.
@@ -162,6 +170,9 @@ fn run(cli: Cli) -> Result<(), String> {
         Command::Probe(args) => probe::run(&args),
         Command::Predict(args) => predict::run(&args),
         Command::Bench(args) => bench::run(&args),
+        Command::TrainTokenizer(args) => train::run_tokenizer(&args),
+        Command::Train(args) => train::run_train(&args),
+        Command::Evaluate(args) => train::run_evaluate(&args),
         Command::Report { run, csv } => report::run(&run, csv.as_deref()),
     }
 }

@@ -49,8 +49,12 @@ pub mod loader;
 pub mod model;
 pub mod nn;
 pub mod tokenize;
+// Training needs burn's autodiff and optimizers; only the native cli enables it.
+#[cfg(feature = "train")]
+pub mod train;
 
 pub use burn::tensor::Device;
+pub use classifier::RobertaForSequenceClassification;
 pub use config::{HiddenAct, LabelMap, RobertaConfig};
 pub use error::LoadError;
 pub use model::{ModelFiles, NliModel, TokenizerFiles, DEFAULT_BATCH_SIZE};

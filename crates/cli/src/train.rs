@@ -1,0 +1,633 @@
+//! `tabprobe train-tokenizer`, `tabprobe train` and `tabprobe evaluate`: the project's own
+//! demo models, trained on INFOTABS train with the model crate's trainer and written in the
+//! Hugging Face layout (`config.json`, `model.safetensors`, `tokenizer.json`), and their
+//! accuracy per INFOTABS split next to the majority baseline.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+use clap::Args;
+use serde::Serialize;
+use tabprobe_core::import::infotabs::{parse_split_tsv, parse_table};
+use tabprobe_core::linearize::{linearize, Linearization};
+use tabprobe_core::scoring::{Pair, PairOrder};
+use tabprobe_core::{Label, Table};
+use tabprobe_model::train::{self, Event, LabelledPair, TrainOptions};
+use tabprobe_model::{Device, PairTokenizer, RobertaConfig};
+
+use crate::io;
+
+/// INFOTABS split names as the files spell them (`infotabs_<name>.tsv`).
+const SPLITS: [&str; 5] = ["train", "dev", "test_alpha1", "test_alpha2", "test_alpha3"];
+
+/// The premise a model reads: a linearized table, or nothing (hypothesis-only models).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Premise {
+    /// The table through one of core's linearizations.
+    Table(Linearization),
+    /// The empty premise.
+    None,
+}
+
+impl Premise {
+    /// `none` or a linearization name (`paragraph`, `infotabs_compat`, …).
+    pub fn parse(name: &str) -> Result<Premise, String> {
+        if name == "none" {
+            return Ok(Premise::None);
+        }
+        Linearization::from_name(name)
+            .map(Premise::Table)
+            .ok_or_else(|| {
+                let known: Vec<&str> = Linearization::ALL.iter().map(|l| l.as_str()).collect();
+                format!(
+                    "--linearization: unknown {name:?}; expected none or one of {}",
+                    known.join(", ")
+                )
+            })
+    }
+
+    /// The name [`Premise::parse`] reads.
+    pub fn name(self) -> &'static str {
+        match self {
+            Premise::Table(l) => l.as_str(),
+            Premise::None => "none",
+        }
+    }
+}
+
+/// One INFOTABS pair as text.
+#[derive(Debug, Clone, Serialize)]
+pub struct TextPair {
+    /// The premise text ("" for hypothesis-only).
+    pub premise: String,
+    /// The hypothesis.
+    pub hypothesis: String,
+    /// The gold label.
+    pub label: Label,
+}
+
+/// Reads an INFOTABS split (`train`, `dev`, `test_alpha1`, …) as premise/hypothesis pairs,
+/// linearizing every table once. `limit` keeps the first pairs in file order.
+pub fn read_split(
+    infotabs: &Path,
+    split: &str,
+    premise: Premise,
+    limit: Option<usize>,
+) -> Result<Vec<TextPair>, String> {
+    let path = infotabs.join(format!("maindata/infotabs_{split}.tsv"));
+    let mut examples = parse_split_tsv(&path.display().to_string(), split, &io::read_text(&path)?)
+        .map_err(|e| e.to_string())?;
+    if let Some(n) = limit {
+        examples.truncate(n);
+    }
+    let mut premises: BTreeMap<String, String> = BTreeMap::new();
+    let mut out = Vec::with_capacity(examples.len());
+    for e in examples {
+        let text = match (premise, &e.table) {
+            (Premise::None, _) => String::new(),
+            (Premise::Table(strategy), Some(id)) => match premises.get(id) {
+                Some(t) => t.clone(),
+                None => {
+                    let table_path = infotabs.join(format!("tables/json/{id}.json"));
+                    let table = parse_table(
+                        &table_path.display().to_string(),
+                        id,
+                        &io::read_text(&table_path)?,
+                    )
+                    .map_err(|e| e.to_string())?;
+                    let t = linearize(&Table::KeyValue(table), strategy)
+                        .map_err(|e| format!("{}: {e}", table_path.display()))?;
+                    premises.insert(id.clone(), t.clone());
+                    t
+                }
+            },
+            (Premise::Table(_), None) => {
+                return Err(format!("{}: a pair has no table id", path.display()))
+            }
+        };
+        out.push(TextPair {
+            premise: text,
+            hypothesis: e.hypothesis,
+            label: e.label,
+        });
+    }
+    Ok(out)
+}
+
+/// `tabprobe train-tokenizer`.
+#[derive(Debug, Args)]
+pub struct TokenizerArgs {
+    /// The INFOTABS `data` folder.
+    #[arg(long, default_value = "../shared/data/infotabs/data")]
+    pub infotabs: PathBuf,
+    /// Vocabulary size (specials and the 256 byte symbols included).
+    #[arg(long, default_value_t = 8000)]
+    pub vocab_size: usize,
+    /// Keep merges seen at least this often.
+    #[arg(long, default_value_t = 2)]
+    pub min_frequency: u64,
+    /// Where to write `tokenizer.json`.
+    #[arg(long)]
+    pub out: PathBuf,
+}
+
+/// Trains the tokenizer on INFOTABS train: every hypothesis and every table's paragraph.
+pub fn run_tokenizer(args: &TokenizerArgs) -> Result<(), String> {
+    let start = Instant::now();
+    let pairs = read_split(
+        &args.infotabs,
+        "train",
+        Premise::Table(Linearization::Paragraph),
+        None,
+    )?;
+    let mut texts: Vec<String> = pairs.iter().map(|p| p.hypothesis.clone()).collect();
+    let mut seen = std::collections::BTreeSet::new();
+    texts.extend(
+        pairs
+            .iter()
+            .filter(|p| seen.insert(p.premise.clone()))
+            .map(|p| p.premise.clone()),
+    );
+    let json = train::train_tokenizer(&texts, args.vocab_size, args.min_frequency)?;
+    io::write(&args.out, &json)?;
+    println!(
+        "wrote {}: vocabulary {} from {} texts in {:.1} s",
+        args.out.display(),
+        args.vocab_size,
+        texts.len(),
+        start.elapsed().as_secs_f64()
+    );
+    Ok(())
+}
+
+/// `tabprobe train`.
+#[derive(Debug, Args)]
+pub struct TrainArgs {
+    /// The INFOTABS `data` folder.
+    #[arg(long, default_value = "../shared/data/infotabs/data")]
+    pub infotabs: PathBuf,
+    /// The premise: `none` (hypothesis-only) or a linearization (`paragraph`, …).
+    #[arg(long, default_value = "paragraph")]
+    pub linearization: String,
+    /// `tokenizer.json` for a new model (from `train-tokenizer`).
+    #[arg(long, required_unless_present = "init_from")]
+    pub tokenizer: Option<PathBuf>,
+    /// Fine-tune this Hugging Face folder instead of starting from scratch.
+    #[arg(long)]
+    pub init_from: Option<PathBuf>,
+    /// New model: hidden size.
+    #[arg(long, default_value_t = 128)]
+    pub hidden: usize,
+    /// New model: layers.
+    #[arg(long, default_value_t = 2)]
+    pub layers: usize,
+    /// New model: attention heads.
+    #[arg(long, default_value_t = 4)]
+    pub heads: usize,
+    /// New model: feed-forward width.
+    #[arg(long, default_value_t = 512)]
+    pub intermediate: usize,
+    /// New model: longest input in tokens (the premise is truncated to fit).
+    #[arg(long, default_value_t = 256)]
+    pub max_tokens: usize,
+    /// Passes over the training pairs (at most; early stopping may end sooner).
+    #[arg(long, default_value_t = 3)]
+    pub epochs: usize,
+    /// Pairs per step.
+    #[arg(long, default_value_t = 32)]
+    pub batch_size: usize,
+    /// Peak learning rate.
+    #[arg(long, default_value_t = 5e-4)]
+    pub lr: f64,
+    /// Fraction of steps spent warming up.
+    #[arg(long, default_value_t = 0.06)]
+    pub warmup: f64,
+    /// AdamW weight decay (matrices only).
+    #[arg(long, default_value_t = 0.01)]
+    pub weight_decay: f32,
+    /// Global gradient-norm clip.
+    #[arg(long, default_value_t = 1.0)]
+    pub max_grad_norm: f32,
+    /// Dev evaluations per epoch.
+    #[arg(long, default_value_t = 2)]
+    pub evals_per_epoch: usize,
+    /// Early stopping: evaluations without improvement before stopping.
+    #[arg(long, default_value_t = 3)]
+    pub patience: usize,
+    /// Seeds initialisation and shuffling.
+    #[arg(long, default_value_t = 13)]
+    pub seed: u64,
+    /// Stop after this many steps (short runs).
+    #[arg(long)]
+    pub max_steps: Option<usize>,
+    /// Use only the first N training pairs (short runs).
+    #[arg(long)]
+    pub train_limit: Option<usize>,
+    /// Evaluate on only the first N dev pairs (short runs).
+    #[arg(long)]
+    pub dev_limit: Option<usize>,
+    /// Progress line every N steps.
+    #[arg(long, default_value_t = 20)]
+    pub log_every: usize,
+    /// Output folder (Hugging Face layout).
+    #[arg(long)]
+    pub out: PathBuf,
+}
+
+/// The config of a new model sized by the flags, with the tokenizer's vocabulary and
+/// tabprobe's label order (ENTAILMENT, NEUTRAL, CONTRADICTION).
+fn new_config(args: &TrainArgs, vocab_size: usize) -> Result<RobertaConfig, String> {
+    let json = serde_json::json!({
+        "architectures": ["RobertaForSequenceClassification"],
+        "model_type": "roberta",
+        "vocab_size": vocab_size,
+        "hidden_size": args.hidden,
+        "num_hidden_layers": args.layers,
+        "num_attention_heads": args.heads,
+        "intermediate_size": args.intermediate,
+        "hidden_act": "gelu",
+        // Trained without dropout (deterministic steps); transformers reads these only in training.
+        "hidden_dropout_prob": 0.0,
+        "attention_probs_dropout_prob": 0.0,
+        "classifier_dropout": null,
+        // RoBERTa's positions start after the padding id: 2 extra rows.
+        "max_position_embeddings": args.max_tokens + 2,
+        "type_vocab_size": 1,
+        "initializer_range": 0.02,
+        "layer_norm_eps": 1e-5,
+        "pad_token_id": 1,
+        "bos_token_id": 0,
+        "eos_token_id": 2,
+        "position_embedding_type": "absolute",
+        "id2label": {"0": "ENTAILMENT", "1": "NEUTRAL", "2": "CONTRADICTION"},
+        "label2id": {"ENTAILMENT": 0, "NEUTRAL": 1, "CONTRADICTION": 2},
+        "problem_type": "single_label_classification",
+        "torch_dtype": "float32",
+    });
+    let bytes = serde_json::to_vec(&json).map_err(|e| e.to_string())?;
+    RobertaConfig::from_json_bytes(&bytes).map_err(|e| format!("model config: {e}"))
+}
+
+/// `config.json` text as `transformers` writes it: unset optional keys are left out (it
+/// reads `"num_labels": null` as an error), except `classifier_dropout`, whose null is meaningful.
+fn config_json(config: &RobertaConfig) -> Result<String, String> {
+    let mut value = serde_json::to_value(config).map_err(|e| e.to_string())?;
+    if let Some(map) = value.as_object_mut() {
+        map.retain(|key, v| !v.is_null() || key == "classifier_dropout");
+    }
+    serde_json::to_string_pretty(&value).map_err(|e| e.to_string())
+}
+
+/// Tokenizes pairs premise-first (only the premise is truncated) with gold output indices.
+fn encode(
+    pairs: &[TextPair],
+    tokenizer: &PairTokenizer,
+    config: &RobertaConfig,
+    what: &str,
+) -> Result<Vec<LabelledPair>, String> {
+    let labels = tabprobe_model::LabelMap::from_config(config).map_err(|e| e.to_string())?;
+    pairs
+        .iter()
+        .enumerate()
+        .map(|(i, p)| {
+            let ids = tokenizer
+                .encode_ordered(&p.premise, &p.hypothesis, PairOrder::PremiseFirst)
+                .map_err(|e| format!("{what} pair {}: {e}", i + 1))?
+                .ids;
+            let label = labels
+                .labels
+                .iter()
+                .position(|l| *l == p.label)
+                .ok_or_else(|| {
+                    format!(
+                        "{what} pair {}: the model has no {:?} output",
+                        i + 1,
+                        p.label
+                    )
+                })?;
+            Ok(LabelledPair { ids, label })
+        })
+        .collect()
+}
+
+/// CPU time of this process so far (user + system), from `/proc/self/stat` (Linux).
+fn cpu_seconds() -> Option<f64> {
+    let stat = std::fs::read_to_string("/proc/self/stat").ok()?;
+    // Fields after the command name (which is in parentheses and may hold spaces).
+    let rest = &stat[stat.rfind(')')? + 2..];
+    let fields: Vec<&str> = rest.split(' ').collect();
+    let utime: f64 = fields.get(11)?.parse().ok()?;
+    let stime: f64 = fields.get(12)?.parse().ok()?;
+    // Clock ticks per second are 100 on Linux/x86-64 (USER_HZ).
+    Some((utime + stime) / 100.0)
+}
+
+/// Trains a model and writes its folder.
+pub fn run_train(args: &TrainArgs) -> Result<(), String> {
+    let wall = Instant::now();
+    let premise = Premise::parse(&args.linearization)?;
+    let (config, weights, tokenizer_json) = match &args.init_from {
+        Some(dir) => {
+            let read = |name: &str| {
+                let p = dir.join(name);
+                std::fs::read(&p).map_err(|e| format!("{}: cannot read: {e}", p.display()))
+            };
+            let config = RobertaConfig::from_json_bytes(&read("config.json")?)
+                .map_err(|e| format!("{}: {e}", dir.join("config.json").display()))?;
+            (config, read("model.safetensors")?, read("tokenizer.json")?)
+        }
+        None => {
+            let path = args
+                .tokenizer
+                .as_ref()
+                .ok_or("--tokenizer is required for a new model")?;
+            let bytes =
+                std::fs::read(path).map_err(|e| format!("{}: cannot read: {e}", path.display()))?;
+            let tok = PairTokenizer::from_json_bytes(&bytes, args.max_tokens)
+                .map_err(|e| format!("{}: {e}", path.display()))?;
+            let config = new_config(args, tok.vocab_size())?;
+            let weights = train::initial_weights(&config, args.seed)?;
+            (config, weights, bytes)
+        }
+    };
+    let tokenizer = PairTokenizer::from_json_bytes(&tokenizer_json, config.max_tokens())
+        .map_err(|e| format!("tokenizer: {e}"))?;
+    let train_text = read_split(&args.infotabs, "train", premise, args.train_limit)?;
+    let dev_text = read_split(&args.infotabs, "dev", premise, args.dev_limit)?;
+    let train_pairs = encode(&train_text, &tokenizer, &config, "train")?;
+    let dev_pairs = encode(&dev_text, &tokenizer, &config, "dev")?;
+    let tokens: usize = train_pairs.iter().map(|p| p.ids.len()).sum();
+    eprintln!(
+        "{} train pairs ({:.1} tokens on average), {} dev pairs; {} layers × {} hidden, vocabulary {}",
+        train_pairs.len(),
+        tokens as f64 / train_pairs.len().max(1) as f64,
+        dev_pairs.len(),
+        config.num_hidden_layers,
+        config.hidden_size,
+        config.vocab_size
+    );
+    let options = TrainOptions {
+        epochs: args.epochs,
+        batch_size: args.batch_size,
+        learning_rate: args.lr,
+        warmup_fraction: args.warmup,
+        weight_decay: args.weight_decay,
+        max_grad_norm: args.max_grad_norm,
+        evals_per_epoch: args.evals_per_epoch,
+        patience: args.patience,
+        seed: args.seed,
+        max_steps: args.max_steps,
+        log_every: args.log_every,
+    };
+    let mut on_event = |e: &Event| {
+        match e {
+        Event::Step {
+            step,
+            total,
+            loss,
+            learning_rate,
+            steps_per_second,
+            examples_per_second,
+        } => eprintln!(
+            "step {step}/{total}  loss {loss:.4}  lr {learning_rate:.2e}  {steps_per_second:.2} steps/s  {examples_per_second:.1} pairs/s"
+        ),
+        Event::Eval {
+            step,
+            epoch,
+            accuracy,
+            best,
+        } => eprintln!(
+            "eval at step {step} (epoch {epoch:.2}): dev accuracy {:.2}%{}",
+            accuracy * 100.0,
+            if *best { "  (best so far, kept)" } else { "" }
+        ),
+    }
+    };
+    let outcome = train::train(
+        &config,
+        &weights,
+        &train_pairs,
+        &dev_pairs,
+        &options,
+        &Device::flex(),
+        &mut on_event,
+    )?;
+    let wall_seconds = wall.elapsed().as_secs_f64();
+    let config_text = config_json(&config)?;
+    io::write(&args.out.join("config.json"), &(config_text + "\n"))?;
+    let weights_path = args.out.join("model.safetensors");
+    std::fs::write(&weights_path, &outcome.weights)
+        .map_err(|e| format!("{}: cannot write: {e}", weights_path.display()))?;
+    let tok_path = args.out.join("tokenizer.json");
+    std::fs::write(&tok_path, &tokenizer_json)
+        .map_err(|e| format!("{}: cannot write: {e}", tok_path.display()))?;
+    let record = crate::model_card::TrainingRecord {
+        // Named `tabprobe` whatever path ran it, so the record is the same on every machine.
+        command: std::iter::once("tabprobe".to_string())
+            .chain(std::env::args().skip(1))
+            .collect::<Vec<_>>()
+            .join(" "),
+        init_from: args.init_from.as_ref().map(|p| p.display().to_string()),
+        linearization: premise.name().to_string(),
+        train_pairs: train_pairs.len(),
+        dev_pairs: dev_pairs.len(),
+        seed: args.seed,
+        epochs: args.epochs,
+        batch_size: args.batch_size,
+        learning_rate: args.lr,
+        warmup_fraction: args.warmup,
+        weight_decay: args.weight_decay,
+        max_grad_norm: args.max_grad_norm,
+        dropout: "none".into(),
+        steps: outcome.steps,
+        examples_seen: outcome.examples_seen,
+        best_step: outcome.best_step,
+        best_dev_accuracy: outcome.best_accuracy,
+        evals: outcome.evals.clone(),
+        first_loss: outcome.first_loss,
+        last_loss: outcome.last_loss,
+        stopped: outcome.stopped.clone(),
+        wall_seconds,
+        cpu_seconds: cpu_seconds(),
+        examples_per_second: outcome.examples_seen as f64 / wall_seconds.max(1e-9),
+    };
+    let record_text = serde_json::to_string_pretty(&record).map_err(|e| e.to_string())?;
+    io::write(&args.out.join("training.json"), &(record_text + "\n"))?;
+    println!(
+        "wrote {}: best dev accuracy {:.2}% at step {} of {} ({}); {:.0} s wall, {} s CPU",
+        args.out.display(),
+        outcome.best_accuracy * 100.0,
+        outcome.best_step,
+        outcome.steps,
+        outcome.stopped,
+        wall_seconds,
+        record.cpu_seconds.map_or("?".into(), |c| format!("{c:.0}"))
+    );
+    Ok(())
+}
+
+/// `tabprobe evaluate`.
+#[derive(Debug, Args)]
+pub struct EvaluateArgs {
+    /// The model folder (Hugging Face layout).
+    #[arg(long)]
+    pub model: PathBuf,
+    /// The INFOTABS `data` folder.
+    #[arg(long, default_value = "../shared/data/infotabs/data")]
+    pub infotabs: PathBuf,
+    /// The premise: `none` (hypothesis-only) or a linearization.
+    #[arg(long, default_value = "paragraph")]
+    pub linearization: String,
+    /// Splits to score, comma-separated.
+    #[arg(long, default_value = "dev,test_alpha1,test_alpha2,test_alpha3")]
+    pub splits: String,
+    /// Score only the first N pairs of each split.
+    #[arg(long)]
+    pub limit: Option<usize>,
+    /// Write the results as JSON here.
+    #[arg(long)]
+    pub json: Option<PathBuf>,
+    /// Write one JSON line per scored pair (premise, hypothesis, input ids, logits in the
+    /// model's order) here — the input of `scripts/interop_check.py`.
+    #[arg(long)]
+    pub logits: Option<PathBuf>,
+    /// Write the model card (README.md) here, from the model's `training.json` and the
+    /// accuracies just measured.
+    #[arg(long)]
+    pub card: Option<PathBuf>,
+    /// The card's title.
+    #[arg(long, default_value = "tabprobe demo model")]
+    pub name: String,
+    /// Another model folder whose `evaluation.json` the card shows beside this model's.
+    #[arg(long)]
+    pub compare: Option<PathBuf>,
+    /// That model's name in the card.
+    #[arg(long, default_value = "other model")]
+    pub compare_name: String,
+}
+
+/// Accuracy of one split next to the majority baseline.
+#[derive(Debug, Serialize, serde::Deserialize)]
+pub struct SplitResult {
+    /// Split name.
+    pub split: String,
+    /// Pairs scored.
+    pub pairs: usize,
+    /// Fraction predicted right (argmax of the probabilities).
+    pub accuracy: f64,
+    /// Fraction of pairs whose gold label is train's most frequent label.
+    pub majority_baseline: f64,
+}
+
+/// Train's most frequent label (ties: the first in E, N, C order).
+fn majority_label(infotabs: &Path) -> Result<Label, String> {
+    let train = read_split(infotabs, "train", Premise::None, None)?;
+    let count = |l: Label| train.iter().filter(|p| p.label == l).count();
+    Ok(Label::ALL.into_iter().fold(
+        Label::Entail,
+        |best, l| if count(l) > count(best) { l } else { best },
+    ))
+}
+
+/// Scores the splits and prints accuracy and the majority baseline per split.
+pub fn run_evaluate(args: &EvaluateArgs) -> Result<(), String> {
+    let premise = Premise::parse(&args.linearization)?;
+    let mut model = crate::probe::load_model(&args.model, &Device::flex())?;
+    model.set_batch_size(32);
+    let majority = majority_label(&args.infotabs)?;
+    let mut results = Vec::new();
+    let mut lines = String::new();
+    println!(
+        "split         pairs  accuracy  majority ({})",
+        majority.as_str()
+    );
+    for split in args
+        .splits
+        .split(',')
+        .map(str::trim)
+        .filter(|s| !s.is_empty())
+    {
+        if !SPLITS.contains(&split) {
+            return Err(format!(
+                "--splits: unknown split {split:?}; expected {}",
+                SPLITS.join(", ")
+            ));
+        }
+        let pairs = read_split(&args.infotabs, split, premise, args.limit)?;
+        let inputs: Vec<Pair> = pairs
+            .iter()
+            .map(|p| Pair {
+                premise: p.premise.clone(),
+                hypothesis: p.hypothesis.clone(),
+                order: PairOrder::PremiseFirst,
+            })
+            .collect();
+        let scores = model
+            .score_blocking(&inputs)
+            .map_err(|e| format!("{split}: {e}"))?;
+        let mut right = 0;
+        for ((p, s), input) in pairs.iter().zip(&scores).zip(&inputs) {
+            let best = (0..3).fold(0, |b, i| if s.probs[i] > s.probs[b] { i } else { b });
+            if Label::ALL[best] == p.label {
+                right += 1;
+            }
+            if args.logits.is_some() {
+                let ids = model.encode_pair(input).map_err(|e| e.to_string())?.ids;
+                let line = serde_json::json!({
+                    "split": split, "premise": p.premise, "hypothesis": p.hypothesis,
+                    "input_ids": ids, "logits": s.logits,
+                });
+                lines.push_str(&line.to_string());
+                lines.push('\n');
+            }
+        }
+        let n = pairs.len().max(1) as f64;
+        let result = SplitResult {
+            split: split.to_string(),
+            pairs: pairs.len(),
+            accuracy: right as f64 / n,
+            majority_baseline: pairs.iter().filter(|p| p.label == majority).count() as f64 / n,
+        };
+        println!(
+            "{:<12} {:>6}  {:>7.2}%  {:>7.2}%",
+            result.split,
+            result.pairs,
+            result.accuracy * 100.0,
+            result.majority_baseline * 100.0
+        );
+        results.push(result);
+    }
+    if let Some(path) = &args.json {
+        let text = serde_json::to_string_pretty(&results).map_err(|e| e.to_string())?;
+        io::write(path, &(text + "\n"))?;
+    }
+    if let Some(path) = &args.logits {
+        io::write(path, &lines)?;
+    }
+    if let Some(path) = &args.card {
+        let training_path = args.model.join("training.json");
+        let training: crate::model_card::TrainingRecord =
+            io::parse_json(&training_path, &io::read_text(&training_path)?)?;
+        let compare = match &args.compare {
+            Some(dir) => {
+                let p = dir.join("evaluation.json");
+                Some(crate::model_card::Comparison {
+                    name: args.compare_name.clone(),
+                    results: io::parse_json(&p, &io::read_text(&p)?)?,
+                })
+            }
+            None => None,
+        };
+        let card = crate::model_card::render(
+            &args.name,
+            &args.model,
+            model.config(),
+            &training,
+            &results,
+            compare.as_ref(),
+        )?;
+        io::write(path, &card)?;
+    }
+    Ok(())
+}

@@ -1,0 +1,205 @@
+//! The trainable tensors of a [`RobertaForSequenceClassification`] under their Hugging Face
+//! names, and the safetensors writer that turns a model back into a `model.safetensors` the
+//! loader (and `transformers`) reads — the inverse of [`crate::loader`]'s name table.
+
+use std::collections::HashMap;
+
+use burn::prelude::*;
+use safetensors::tensor::TensorView;
+use safetensors::Dtype;
+
+use crate::classifier::RobertaForSequenceClassification;
+use crate::nn::{Dense, LayerNorm};
+
+/// How a tensor is stored in the Hugging Face file.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Layout {
+    /// As here.
+    Same,
+    /// Transposed: an `nn.Linear` weight, `[out, in]` there, `[in, out]` here.
+    Transposed,
+}
+
+/// One trainable tensor, borrowed mutably.
+pub enum ParamMut<'a> {
+    /// Biases and LayerNorm parameters.
+    Vector(&'a mut Tensor<1>),
+    /// Weight matrices and embedding tables.
+    Matrix(&'a mut Tensor<2>, Layout),
+}
+
+/// Whether AdamW's weight decay applies: not to biases and LayerNorm parameters (as the
+/// `transformers` Trainer does), only to matrices.
+pub fn decays(name: &str) -> bool {
+    !(name.ends_with(".bias") || name.contains("LayerNorm"))
+}
+
+/// Calls `f` on every trainable tensor with its canonical Hugging Face name (without the
+/// `roberta.` prefix), in a fixed order. A word table held in several row chunks yields each
+/// chunk under the same name, in row order.
+pub fn for_each_param(
+    model: &mut RobertaForSequenceClassification,
+    mut f: impl FnMut(&str, ParamMut<'_>),
+) {
+    let dense = |f: &mut dyn FnMut(&str, ParamMut<'_>), name: &str, d: &mut Dense| {
+        f(
+            &format!("{name}.weight"),
+            ParamMut::Matrix(&mut d.weight, Layout::Transposed),
+        );
+        f(&format!("{name}.bias"), ParamMut::Vector(&mut d.bias));
+    };
+    let norm = |f: &mut dyn FnMut(&str, ParamMut<'_>), name: &str, n: &mut LayerNorm| {
+        f(&format!("{name}.weight"), ParamMut::Vector(&mut n.gamma));
+        f(&format!("{name}.bias"), ParamMut::Vector(&mut n.beta));
+    };
+    let e = &mut model.embeddings;
+    for chunk in &mut e.word {
+        f(
+            "embeddings.word_embeddings.weight",
+            ParamMut::Matrix(&mut chunk.table, Layout::Same),
+        );
+    }
+    f(
+        "embeddings.position_embeddings.weight",
+        ParamMut::Matrix(&mut e.position, Layout::Same),
+    );
+    f(
+        "embeddings.token_type_embeddings.weight",
+        ParamMut::Matrix(&mut e.token_type, Layout::Same),
+    );
+    norm(&mut f, "embeddings.LayerNorm", &mut e.layer_norm);
+    for (i, layer) in model.encoder.layers.iter_mut().enumerate() {
+        let p = format!("encoder.layer.{i}");
+        let a = &mut layer.attention;
+        dense(&mut f, &format!("{p}.attention.self.query"), &mut a.query);
+        dense(&mut f, &format!("{p}.attention.self.key"), &mut a.key);
+        dense(&mut f, &format!("{p}.attention.self.value"), &mut a.value);
+        dense(
+            &mut f,
+            &format!("{p}.attention.output.dense"),
+            &mut a.output,
+        );
+        norm(
+            &mut f,
+            &format!("{p}.attention.output.LayerNorm"),
+            &mut a.layer_norm,
+        );
+        let ff = &mut layer.feed_forward;
+        dense(
+            &mut f,
+            &format!("{p}.intermediate.dense"),
+            &mut ff.intermediate,
+        );
+        dense(&mut f, &format!("{p}.output.dense"), &mut ff.output);
+        norm(&mut f, &format!("{p}.output.LayerNorm"), &mut ff.layer_norm);
+    }
+    dense(&mut f, "classifier.dense", &mut model.classifier.dense);
+    dense(
+        &mut f,
+        "classifier.out_proj",
+        &mut model.classifier.out_proj,
+    );
+}
+
+/// The name `RobertaForSequenceClassification.state_dict()` uses: the encoder and embeddings
+/// sit under `roberta.`, the head does not.
+fn stored_name(canonical: &str) -> String {
+    if canonical.starts_with("classifier.") {
+        canonical.to_string()
+    } else {
+        format!("roberta.{canonical}")
+    }
+}
+
+/// A tensor read back to the host in Hugging Face layout.
+struct HostTensor {
+    shape: Vec<usize>,
+    bytes: Vec<u8>,
+}
+
+fn host_values<const D: usize>(t: &Tensor<D>) -> Result<Vec<f32>, String> {
+    t.clone()
+        .inner()
+        .into_data()
+        .try_into_vec::<f32>()
+        .map_err(|e| format!("reading a weight back failed: {e:?}"))
+}
+
+/// Writes the model as `model.safetensors` bytes (f32, little-endian, `{"format": "pt"}`
+/// metadata) with `RobertaForSequenceClassification`'s names and PyTorch layouts, so that
+/// both [`crate::loader::load_weights`] and `transformers` read it. Native only: it blocks on
+/// reading every tensor back.
+pub fn to_safetensors(model: &RobertaForSequenceClassification) -> Result<Vec<u8>, String> {
+    let mut model = model.clone();
+    let mut order: Vec<String> = Vec::new();
+    let mut tensors: HashMap<String, HostTensor> = HashMap::new();
+    let mut failure: Option<String> = None;
+    for_each_param(&mut model, |name, param| {
+        if failure.is_some() {
+            return;
+        }
+        let read = match param {
+            ParamMut::Vector(t) => host_values(t).map(|v| (v, t.dims().to_vec())),
+            ParamMut::Matrix(t, layout) => host_values(t).map(|v| {
+                let [rows, cols] = t.dims();
+                match layout {
+                    Layout::Same => (v, vec![rows, cols]),
+                    Layout::Transposed => {
+                        let mut out = vec![0.0f32; v.len()];
+                        for r in 0..rows {
+                            for c in 0..cols {
+                                out[c * rows + r] = v[r * cols + c];
+                            }
+                        }
+                        (out, vec![cols, rows])
+                    }
+                }
+            }),
+        };
+        match read {
+            Err(e) => failure = Some(format!("{name}: {e}")),
+            Ok((values, shape)) => {
+                let bytes: Vec<u8> = values.iter().flat_map(|x| x.to_le_bytes()).collect();
+                match tensors.get_mut(name) {
+                    // Another row chunk of the word table: append its rows.
+                    Some(existing) => {
+                        existing.shape[0] += shape[0];
+                        existing.bytes.extend(bytes);
+                    }
+                    None => {
+                        order.push(name.to_string());
+                        tensors.insert(name.to_string(), HostTensor { shape, bytes });
+                    }
+                }
+            }
+        }
+    });
+    if let Some(e) = failure {
+        return Err(e);
+    }
+    let stored = order
+        .into_iter()
+        .map(|name| {
+            let t = tensors.remove(&name).unwrap_or(HostTensor {
+                shape: vec![0],
+                bytes: Vec::new(),
+            });
+            (name, t.shape, t.bytes)
+        })
+        .collect();
+    write_f32(stored)
+}
+
+/// Serialises `(canonical name, shape, little-endian f32 bytes)` as a `model.safetensors` with
+/// `RobertaForSequenceClassification`'s stored names and `{"format": "pt"}` metadata (which
+/// `transformers` checks).
+pub(crate) fn write_f32(tensors: Vec<(String, Vec<usize>, Vec<u8>)>) -> Result<Vec<u8>, String> {
+    let mut views = Vec::with_capacity(tensors.len());
+    for (name, shape, bytes) in &tensors {
+        let view = TensorView::new(Dtype::F32, shape.clone(), bytes)
+            .map_err(|e| format!("{name}: {e}"))?;
+        views.push((stored_name(name), view));
+    }
+    let metadata = HashMap::from([("format".to_string(), "pt".to_string())]);
+    safetensors::serialize(views, Some(metadata)).map_err(|e| e.to_string())
+}
