@@ -23,7 +23,7 @@ pub fn DatasetView() -> impl IntoView {
             let status = move || match state.loading.get() {
                 Some(f) => format!("Loading {f}…"),
                 None => {
-                    "No dataset loaded. Use “Load dataset…” or drop a dataset JSON on the page."
+                    "No dataset loaded. Use “Load data…” or “Load folder…”, or drop a dataset JSON, published data files or a .zip on the page."
                         .to_string()
                 }
             };
