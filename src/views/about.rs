@@ -1,8 +1,23 @@
-//! What tabprobe is, where its data comes from, and the licences it is used under.
+//! What tabprobe is, where its data comes from, the licences it is used under, and the cards
+//! of the two bundled demo models.
 
 use leptos::prelude::*;
 
-/// The About page: purpose, papers, data credits.
+/// The model cards of the bundled demo models (`public/models/<id>/README.md`, written by
+/// `tabprobe evaluate --card`), embedded at build time so the page shows exactly the measured
+/// facts shipped beside the weights. Shown as plain text: Leptos escapes it, nothing is parsed.
+const MODEL_CARDS: [(&str, &str); 2] = [
+    (
+        "infotabs-full",
+        include_str!("../../public/models/infotabs-full/README.md"),
+    ),
+    (
+        "infotabs-hypothesis-only",
+        include_str!("../../public/models/infotabs-hypothesis-only/README.md"),
+    ),
+];
+
+/// The About page: purpose, papers, data credits, demo model cards.
 #[component]
 pub fn AboutView() -> impl IntoView {
     view! {
@@ -31,6 +46,21 @@ pub fn AboutView() -> impl IntoView {
                 <li><strong>"TabPert"</strong>" (Jain et al., EMNLP 2021 demo), Apache-2.0."</li>
                 <li>"The tables of all three come from Wikipedia infoboxes, licensed CC BY-SA."</li>
             </ul>
+            <h2>"Demo models"</h2>
+            <p data-testid="demo-models-note">
+                "The two bundled models were trained by tabprobe itself, from scratch, on INFOTABS train, with its own Rust trainer: no pretrained weights could be fetched. "
+                "They are weak models, and the probes are meant to show exactly how they fail. Their cards, with the accuracies as measured:"
+            </p>
+            {MODEL_CARDS
+                .iter()
+                .map(|(id, card)| {
+                    view! {
+                        <section class="model-card" data-testid={format!("model-card-{id}")}>
+                            <pre>{*card}</pre>
+                        </section>
+                    }
+                })
+                .collect_view()}
             <h2>"Dataset format"</h2>
             <p>
                 "Datasets are JSON files, format version 1, described by a JSON Schema: "
