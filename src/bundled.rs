@@ -4,10 +4,12 @@
 //! in the model bar.
 
 use leptos::prelude::*;
-use tabprobe_core::models_manifest::{parse_models_manifest, BundledModel, ModelRole};
+use tabprobe_core::models_manifest::{
+    parse_models_manifest, BundledModel, ManifestLinearization, ModelRole,
+};
 
 use crate::model_load::{auto_load_model_url, load_model_url_into};
-use crate::state::AppState;
+use crate::state::{AppState, ModelStatus};
 
 /// Where the manifest is served (copied from `public/models/` by Trunk).
 pub const MANIFEST_URL: &str = "models/index.json";
@@ -64,4 +66,33 @@ pub async fn load_bundled_into(state: AppState, slot: u32, model: BundledModel) 
         }
     }
     load_model_url_into(state, slot, model.path.clone()).await;
+    if trained_on_hypothesis_only(&model) {
+        mark_hypothesis_only(state, slot);
+    }
+}
+
+/// Records the model now in `slot` as one that reads the hypothesis alone, unless the load
+/// failed (the slot then still holds the previous model).
+fn mark_hypothesis_only(state: AppState, slot: u32) {
+    let (loaded, status) = if slot == 0 {
+        (state.model, state.model_status)
+    } else {
+        (state.second_model, state.second_model_status)
+    };
+    if matches!(status.get_untracked(), ModelStatus::Failed(_)) {
+        return;
+    }
+    if let Some(hash) = loaded.with_untracked(|m| m.as_ref().map(|m| m.id.weights_sha256.clone())) {
+        state.hypothesis_only_weights.update(|w| {
+            if !w.contains(&hash) {
+                w.push(hash);
+            }
+        });
+    }
+}
+
+/// Whether the manifest says the model was trained with an empty premise (linearization
+/// `none`).
+fn trained_on_hypothesis_only(model: &BundledModel) -> bool {
+    matches!(&model.linearization, Some(ManifestLinearization::Name(n)) if n == "none")
 }

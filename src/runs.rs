@@ -141,6 +141,23 @@ pub fn probe_set(
     build_probe_set(&loaded.dataset, &settings, &form.rules).map_err(|e| e.to_string())
 }
 
+/// Whether the model in `slot` was trained on the hypothesis alone (see
+/// [`AppState::hypothesis_only_weights`]).
+pub fn reads_hypothesis_only(state: &AppState, slot: u32) -> bool {
+    let loaded = if slot == 0 {
+        state.model
+    } else {
+        state.second_model
+    };
+    loaded.with_untracked(|m| {
+        m.as_ref().is_some_and(|m| {
+            state
+                .hypothesis_only_weights
+                .with_untracked(|w| w.contains(&m.id.weights_sha256))
+        })
+    })
+}
+
 /// Starts a run of the form's probe set: the main model, then (when asked and loaded) the
 /// second model on the same items. The result is saved in IndexedDB and opened.
 pub fn start_run(state: AppState, runs: RunsState) {
@@ -163,7 +180,16 @@ pub fn start_run(state: AppState, runs: RunsState) {
     // The second model also scores every hypothesis alone: Table 8's hypothesis-only column.
     let sets: Result<Vec<ProbeSet>, String> = models
         .iter()
-        .map(|&(slot, _)| probe_set(&state, &form, slot == 1))
+        .map(|&(slot, _)| {
+            let mut set = probe_set(&state, &form, slot == 1)?;
+            if reads_hypothesis_only(&state, slot) {
+                // A model trained on the hypothesis alone is shown what it was trained on.
+                for pair in &mut set.pairs {
+                    pair.premise.clear();
+                }
+            }
+            Ok(set)
+        })
         .collect();
     let sets = match sets {
         Ok(s) => s,

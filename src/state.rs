@@ -70,6 +70,10 @@ pub struct AppState {
     pub second_model_status: RwSignal<ModelStatus>,
     /// The site's bundled models (`models/index.json`), `None` when the site has none.
     pub bundled: RwSignal<Option<ModelsManifest>>,
+    /// Weight hashes (SHA-256) of loaded models that were trained on the hypothesis alone
+    /// (a bundled model whose manifest linearization is `none`). Runs give such a model an
+    /// empty premise for every pair: table text is input it never saw in training.
+    pub hypothesis_only_weights: RwSignal<Vec<String>>,
     /// Per slot, a counter bumped by every load that starts: a load whose number is no longer
     /// the latest gives up, so an automatic load never overwrites a model the user chose.
     pub load_generation: StoredValue<[u64; 2]>,
@@ -120,6 +124,7 @@ impl AppState {
             second_model: RwSignal::new(None),
             second_model_status: RwSignal::new(ModelStatus::Idle),
             bundled: RwSignal::new(None),
+            hypothesis_only_weights: RwSignal::new(Vec::new()),
             load_generation: StoredValue::new([0, 0]),
         }
     }

@@ -20,12 +20,14 @@ pub fn DatasetView() -> impl IntoView {
     move || match state.dataset.get() {
         Some(loaded) => view! { <Browser loaded=loaded/> }.into_any(),
         None => {
-            let status = move || match state.loading.get() {
+            let status = move || {
+                match state.loading.get() {
                 Some(f) => format!("Loading {f}…"),
                 None => {
                     "No dataset loaded. Use “Load data…” or “Load folder…”, or drop a dataset JSON, published data files or a .zip on the page."
                         .to_string()
                 }
+            }
             };
             view! { <p class="empty" data-testid="no-dataset">{status}</p> }.into_any()
         }
