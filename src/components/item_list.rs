@@ -1,13 +1,17 @@
 //! Drill-down: the items behind a number of the results view (an edge of a transition graph,
-//! a cell of an invalid-transition table, a probe's score row, an example), listed with what
+//! a cell of an invalid-transition table, a probe's score row, a Table 8 combination, an
+//! example, a set of examples behind an evidence or Ω_x figure), listed with what
 //! changed, what a correct model does, and every model's `before → after` on the same item.
 //! Each item opens in the table editor or the hypothesis rewriter.
 
+use std::collections::BTreeSet;
 use std::sync::Arc;
 
 use leptos::prelude::*;
+use tabprobe_core::metrics::group::Group;
 use tabprobe_core::metrics::transition_report::NO_SPLIT;
 use tabprobe_core::probe::{Edit, Expectation, Premise, ProbeItem, ProbeKind};
+use tabprobe_core::report::COUNTERFACTUAL;
 use tabprobe_core::rules::Operation;
 use tabprobe_core::run::RunResult;
 use tabprobe_core::{Label, LabelSet};
@@ -47,10 +51,40 @@ pub enum Drill {
         /// The label predicted before (`None` = any).
         before: Option<Label>,
     },
-    /// Items of one probe.
+    /// Items of one probe (a row of Tables 4 / 7).
     Probe {
         /// The probe.
         probe: ProbeKind,
+        /// Restrict to a split or category (`None` = the row "all").
+        group: Option<Group>,
+    },
+    /// Counterfactual items with one combination of Table 8's three checks.
+    Paired {
+        /// Which run's full-model predictions (C-THP, O-THP).
+        model: usize,
+        /// Which run's hypothesis-only predictions (O-Hypo); `model` itself for its own
+        /// empty-premise scores.
+        hypothesis_model: usize,
+        /// Restrict to a split or category (`None` = the rows "all").
+        group: Option<Group>,
+        /// Right on the counterfactual.
+        c_thp: bool,
+        /// Right on the original.
+        o_thp: bool,
+        /// Hypothesis-only right on the original.
+        o_hypo: bool,
+    },
+    /// Items of `probe` on the examples an example-level figure counts (an evidence row, an
+    /// Ω_x point).
+    Examples {
+        /// Which run counted them.
+        model: usize,
+        /// The probe whose items are listed.
+        probe: ProbeKind,
+        /// The examples' ids.
+        examples: BTreeSet<String>,
+        /// What the figure is, for the heading.
+        what: String,
     },
     /// Items of one original example.
     Example {
@@ -77,6 +111,11 @@ impl Drill {
         let cat = |c: &Option<String>| {
             c.as_ref()
                 .map(|c| format!(", category {c}"))
+                .unwrap_or_default()
+        };
+        let grp = |g: &Option<Group>| {
+            g.as_ref()
+                .map(|g| format!(" ({})", g.label()))
                 .unwrap_or_default()
         };
         match self {
@@ -106,7 +145,35 @@ impl Drill {
                 split(s),
                 cat(category)
             ),
-            Drill::Probe { probe } => format!("{} items", probe.as_str().replace('_', " ")),
+            Drill::Probe { probe, group } => {
+                format!("{} items{}", probe.as_str().replace('_', " "), grp(group))
+            }
+            Drill::Paired {
+                group,
+                c_thp,
+                o_thp,
+                o_hypo,
+                ..
+            } => {
+                let rw = |b: &bool| if *b { "right" } else { "wrong" };
+                format!(
+                    "counterfactual items with C-THP {}, O-THP {}, O-Hypo {}{}",
+                    rw(c_thp),
+                    rw(o_thp),
+                    rw(o_hypo),
+                    grp(group)
+                )
+            }
+            Drill::Examples {
+                probe,
+                examples,
+                what,
+                ..
+            } => format!(
+                "{} items of the {} examples {what}",
+                probe.as_str().replace('_', " "),
+                examples.len()
+            ),
             Drill::Example { example } => format!("items of example {example}"),
             Drill::BleuBin { lo, hi, .. } => {
                 format!("word-order permutations with BLEU-2 from {lo:.2} to {hi:.2}")
@@ -119,8 +186,28 @@ impl Drill {
         match self {
             Drill::Edge { model, .. }
             | Drill::Invalid { model, .. }
-            | Drill::BleuBin { model, .. } => *model,
+            | Drill::BleuBin { model, .. }
+            | Drill::Paired { model, .. }
+            | Drill::Examples { model, .. } => *model,
             _ => 0,
+        }
+    }
+
+    /// The run whose predictions select the items: Table 8 with a second model's
+    /// hypothesis-only scores selects with the main run carrying them (as the table was
+    /// computed); `None` when that run is not in `runs`.
+    pub fn selecting_run(&self, runs: &[Arc<RunResult>]) -> Option<Arc<RunResult>> {
+        let run = runs.get(self.model())?;
+        match self {
+            Drill::Paired {
+                model,
+                hypothesis_model,
+                ..
+            } if hypothesis_model != model => run
+                .with_hypothesis_model(runs.get(*hypothesis_model)?)
+                .ok()
+                .map(Arc::new),
+            _ => Some(run.clone()),
         }
     }
 
@@ -167,7 +254,35 @@ impl Drill {
                     && before.is_none_or(|b| t.before == b)
                     && run.rules.is_valid(*operation, t.before, t.after) == Some(false)
             }
-            Drill::Probe { probe } => item.probe == *probe,
+            Drill::Probe { probe, group } => {
+                item.probe == *probe
+                    && group
+                        .as_ref()
+                        .is_none_or(|g| ex.is_some_and(|e| g.contains(e)))
+            }
+            Drill::Paired {
+                group,
+                c_thp,
+                o_thp,
+                o_hypo,
+                ..
+            } => {
+                // The three checks of core's `paired_counterfactual_where`, on one item.
+                let (Some(ex), Expectation::Label { labels }) = (ex, &item.expectation) else {
+                    return false;
+                };
+                let Some(&hypo_pair) = run.hypothesis_only_pairs.get(item.example) else {
+                    return false;
+                };
+                COUNTERFACTUAL.contains(&item.probe)
+                    && group.as_ref().is_none_or(|g| g.contains(ex))
+                    && labels.contains(&run.predicted(item.perturbed_pair)) == *c_thp
+                    && (run.original_prediction(ex) == ex.gold) == *o_thp
+                    && (run.predicted(hypo_pair) == ex.gold) == *o_hypo
+            }
+            Drill::Examples {
+                probe, examples, ..
+            } => item.probe == *probe && ex.is_some_and(|e| examples.contains(&e.id)),
             Drill::Example { example } => ex.is_some_and(|e| &e.id == example),
             Drill::BleuBin { lo, hi, last, .. } => match &item.edit {
                 // The same binning as core's word-order metrics.
@@ -293,7 +408,7 @@ pub fn ItemList(
     on_close: Callback<()>,
 ) -> impl IntoView {
     let state = use_context::<AppState>().unwrap_or_default();
-    let Some(selecting) = runs.get(drill.model()).cloned() else {
+    let Some(selecting) = drill.selecting_run(&runs) else {
         return view! { <p class="empty">"That model's run is not in this result."</p> }.into_any();
     };
     let set = runs[0].label_set;
@@ -346,7 +461,7 @@ pub fn ItemList(
                 None => view! { <span class="muted" title="plain-text premise: the editor edits tables">"text premise"</span> }.into_any(),
             };
             view! {
-                <tr data-testid="drill-item">
+                <tr data-testid="drill-item" data-example=ex.as_ref().map(|e| e.id.clone())>
                     <td><code>{item.id.clone()}</code>{(item.certainty == tabprobe_core::probe::Certainty::Heuristic).then(|| view! { <span class="heuristic" title="expectation needs a person's review">" heuristic"</span> })}</td>
                     <td class="hyp">{item.perturbed.hypothesis.clone()}</td>
                     <td>{describe_edit(&item.edit)}</td>

@@ -1,9 +1,12 @@
 //! Word-order charts (UNLI §4) as SVG: the Ω_x curve — the share of examples for which more
 //! than a fraction x of the permutations get the gold label — and acceptance by BLEU-2 bin
-//! (UNLI Figure 3). One chart per model.
+//! (UNLI Figure 3). One chart per model. Points and bars drill down to their items.
+
+use std::collections::BTreeSet;
 
 use leptos::prelude::*;
 use tabprobe_core::metrics::word_order::{omega, permuted_examples, BleuBin};
+use tabprobe_core::probe::ProbeKind;
 use tabprobe_core::run::RunResult;
 
 const W: f64 = 320.0;
@@ -47,11 +50,33 @@ pub fn omega_curve(run: &RunResult) -> Vec<(f64, f64)> {
         .collect()
 }
 
+/// The ids of the examples Ω_x counts: those giving the gold label to more than a share x of
+/// their permutations.
+pub fn omega_examples(run: &RunResult, x: f64) -> BTreeSet<String> {
+    // `permuted_examples` lists the permuted examples by position in the run, one per
+    // position holding a word-order item of a known example: the same positions, in order.
+    let positions: BTreeSet<usize> = run
+        .items
+        .iter()
+        .filter(|it| it.probe == ProbeKind::WordOrder && run.example_of(it).is_some())
+        .map(|it| it.example)
+        .collect();
+    let (examples, _) = permuted_examples(run);
+    positions
+        .into_iter()
+        .zip(examples)
+        .filter(|(_, e)| e.share_accepted() > x)
+        .filter_map(|(p, _)| run.examples.get(p).map(|e| e.id.clone()))
+        .collect()
+}
+
 /// The Ω_x curve.
 #[component]
 pub fn OmegaCurve(
     /// The run.
     run: std::sync::Arc<RunResult>,
+    /// Drill-down: receives the point's x.
+    on_point: Callback<f64>,
 ) -> impl IntoView {
     let curve = omega_curve(&run);
     let points = curve
@@ -61,8 +86,15 @@ pub fn OmegaCurve(
         .join(" ");
     let dots = curve
         .iter()
-        .map(|(x, y)| {
-            view! { <circle cx=sx(*x) cy=sy(*y) r="2.5" class="dot" data-testid="omega-point" data-x=format!("{x:.2}") data-y=format!("{y:.4}")><title>{format!("Ω_{x:.2} = {y:.4}")}</title></circle> }
+        .map(|&(x, y)| {
+            view! {
+                <circle cx=sx(x) cy=sy(y) r="3" class="dot clickable" role="button" tabindex="0"
+                    data-testid="omega-point" data-x=format!("{x:.2}") data-y=format!("{y:.4}")
+                    on:click=move |_| on_point.run(x)
+                    on:keydown=move |ev: leptos::ev::KeyboardEvent| if ev.key() == "Enter" { on_point.run(x) }>
+                    <title>{format!("Ω_{x:.2} = {y:.4}: click for the examples counted")}</title>
+                </circle>
+            }
         })
         .collect::<Vec<_>>();
     view! {

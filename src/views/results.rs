@@ -9,10 +9,12 @@ use std::sync::Arc;
 
 use leptos::prelude::*;
 use leptos::task::spawn_local;
+use tabprobe_core::metrics::evidence::{evidence_selection, evidence_selection_where};
+use tabprobe_core::metrics::group::{groups, Group};
 use tabprobe_core::metrics::transition_report::{invalid_table_where, transition_graph_where};
 use tabprobe_core::metrics::word_order::run_word_order_metrics;
 use tabprobe_core::probe::{Expectation, ProbeItem, ProbeKind};
-use tabprobe_core::report::{sections, Section};
+use tabprobe_core::report::{sections, Section, ALL};
 use tabprobe_core::rules::Operation;
 use tabprobe_core::run::RunResult;
 use tabprobe_core::Label;
@@ -21,7 +23,7 @@ use crate::components::evidence_view::EvidenceView;
 use crate::components::item_list::{Drill, ItemList};
 use crate::components::score_tables::{operation_title, InvalidTable, SectionTable};
 use crate::components::transition_graph::TransitionGraphSvg;
-use crate::components::word_order_view::{BleuChart, OmegaCurve};
+use crate::components::word_order_view::{omega_examples, BleuChart, OmegaCurve};
 use crate::run_store::{self, SavedRun};
 use crate::runs::{download, RunsState};
 
@@ -245,27 +247,134 @@ fn OperationBlock(
     }
 }
 
-/// Section cells' drill-down: a probe row of Tables 4/7, an example row of the evidence list.
-fn section_drill(section: &Section, row: &[String]) -> Option<Drill> {
-    match section.file.as_str() {
-        "table4_scores" | "table7_scores" => row
-            .get(1)
-            .and_then(|p| ProbeKind::from_name(p))
-            .map(|probe| Drill::Probe { probe }),
+/// Where a section's numbers come from: run `model` of the result (and, for Table 8 computed
+/// with the second model's hypothesis-only scores, run `hypothesis_model`).
+#[derive(Clone)]
+struct Source {
+    run: Arc<RunResult>,
+    model: usize,
+    hypothesis_model: usize,
+}
+
+impl Source {
+    fn of(runs: &[Arc<RunResult>], model: usize) -> Self {
+        Source {
+            run: runs[model].clone(),
+            model,
+            hypothesis_model: model,
+        }
+    }
+}
+
+/// The group a report row names in its first cell: `Some(None)` for `all`, `None` when the
+/// run has no such group.
+fn row_group(run: &RunResult, label: &str) -> Option<Option<Group>> {
+    if label == ALL {
+        return Some(None);
+    }
+    groups(run)
+        .into_iter()
+        .find(|g| g.label() == label)
+        .map(Some)
+}
+
+/// The operation a `graph_<name>` / `invalid_<name>` section is about.
+fn section_operation(file: &str, prefix: &str) -> Option<Operation> {
+    let name = file.strip_prefix(prefix)?;
+    Operation::ALL
+        .into_iter()
+        .find(|&op| tabprobe_core::report::operation_name(op) == name)
+}
+
+/// Section rows' drill-down: a probe row of Tables 4/7, a combination of Table 8, a group of
+/// the evidence summary, an example row of the evidence list, an edge row of a graph table,
+/// a row of an invalid-transition table (every split of it).
+fn section_drill(section: &Section, row: &[String], src: &Source) -> Option<Drill> {
+    let group = || row_group(&src.run, row.first()?);
+    let file = section.file.as_str();
+    if let Some(operation) = section_operation(file, "graph_") {
+        let split = row.first()?;
+        return Some(Drill::Edge {
+            model: src.model,
+            operation,
+            split: (split != "pooled").then(|| split.clone()),
+            category: None,
+            from: Label::from_canonical(row.get(1)?)?,
+            to: Label::from_canonical(row.get(2)?)?,
+        });
+    }
+    if let Some(operation) = section_operation(file, "invalid_") {
+        let category = match group()? {
+            None => None,
+            Some(Group::Category(c)) => Some(c),
+            Some(Group::Split(_)) => return None,
+        };
+        let before = row.get(1)?;
+        return Some(Drill::Invalid {
+            model: src.model,
+            operation,
+            split: None,
+            category,
+            before: if before == "Average" {
+                None
+            } else {
+                Some(Label::from_canonical(before)?)
+            },
+        });
+    }
+    match file {
+        "table4_scores" | "table7_scores" => {
+            let probe = ProbeKind::from_name(row.get(1)?)?;
+            Some(Drill::Probe {
+                probe,
+                group: group()?,
+            })
+        }
+        "table8_paired" => {
+            let right = |i: usize| row.get(i).map(|c| c == "right");
+            Some(Drill::Paired {
+                model: src.model,
+                hypothesis_model: src.hypothesis_model,
+                group: group()?,
+                c_thp: right(1)?,
+                o_thp: right(2)?,
+                o_hypo: right(3)?,
+            })
+        }
+        "evidence" => {
+            let g = group()?;
+            let sel = match &g {
+                None => evidence_selection(&src.run),
+                Some(g) => evidence_selection_where(&src.run, |e| g.contains(e)),
+            }?;
+            Some(Drill::Examples {
+                model: src.model,
+                probe: ProbeKind::RowDeletion,
+                examples: sel.per_example.into_iter().map(|e| e.example).collect(),
+                what: format!("compared for evidence selection ({})", row.first()?),
+            })
+        }
         "evidence_examples" => row.first().map(|e| Drill::Example { example: e.clone() }),
         _ => None,
     }
 }
 
-fn section_table(section: Section, prefix: String, drill: RwSignal<Option<Drill>>) -> AnyView {
+fn section_table(
+    section: Section,
+    prefix: String,
+    drill: RwSignal<Option<Drill>>,
+    src: Source,
+) -> AnyView {
     let s2 = section.clone();
+    let file = section.file.as_str();
     let clickable = matches!(
-        section.file.as_str(),
-        "table4_scores" | "table7_scores" | "evidence_examples"
-    );
+        file,
+        "table4_scores" | "table7_scores" | "table8_paired" | "evidence" | "evidence_examples"
+    ) || section_operation(file, "graph_").is_some()
+        || section_operation(file, "invalid_").is_some();
     if clickable {
         let cb = Callback::new(move |row: Vec<String>| {
-            if let Some(d) = section_drill(&s2, &row) {
+            if let Some(d) = section_drill(&s2, &row, &src) {
                 drill.set(Some(d));
             }
         });
@@ -297,7 +406,8 @@ fn RunReport(saved: Arc<SavedRun>) -> impl IntoView {
     let pick = |files: &[&str]| -> Vec<AnyView> {
         runs.iter()
             .zip(&per_model_sections)
-            .flat_map(|(r, secs)| {
+            .enumerate()
+            .flat_map(|(m, (r, secs))| {
                 let prefix = file_stem(r);
                 secs.iter()
                     .filter(|s| files.contains(&s.file.as_str()))
@@ -306,7 +416,7 @@ fn RunReport(saved: Arc<SavedRun>) -> impl IntoView {
                         if runs.len() > 1 {
                             s.title = format!("{} — {}", s.title, model_label(r));
                         }
-                        section_table(s, prefix.clone(), drill)
+                        section_table(s, prefix.clone(), drill, Source::of(&runs, m))
                     })
                     .collect::<Vec<_>>()
             })
@@ -403,7 +513,11 @@ fn RunReport(saved: Arc<SavedRun>) -> impl IntoView {
                                 "O-Hypo is the second model, {}, on the hypothesis alone; C-THP and O-THP are {}",
                                 model_label(&runs[1]), model_label(&main)
                             )];
-                            section_table(s, file_stem(&main), drill)
+                            let src = Source {
+                                hypothesis_model: 1,
+                                ..Source::of(&runs, 0)
+                            };
+                            section_table(s, file_stem(&main), drill, src)
                         })
                         .collect::<Vec<_>>(),
                     Err(e) => vec![view! { <p class="problem">{e.to_string()}</p> }.into_any()],
@@ -445,11 +559,20 @@ fn RunReport(saved: Arc<SavedRun>) -> impl IntoView {
                         }))
                     }
                 });
+                let run = r.clone();
+                let on_point = Callback::new(move |x: f64| {
+                    drill.set(Some(Drill::Examples {
+                        model,
+                        probe: ProbeKind::WordOrder,
+                        examples: omega_examples(&run, x),
+                        what: format!("counted in Ω_{x:.2} (more than {x:.2} of their permutations get the gold label)"),
+                    }))
+                });
                 view! {
                     <div class="model-column">
                         <h4 class="model-title">{model_label(r)}</h4>
                         <div class="figures">
-                            <OmegaCurve run=r.clone()/>
+                            <OmegaCurve run=r.clone() on_point=on_point/>
                             <BleuChart bins=m.bleu_bins model=model_label(r) on_bin=on_bin/>
                         </div>
                     </div>
@@ -468,11 +591,12 @@ fn RunReport(saved: Arc<SavedRun>) -> impl IntoView {
     let all_tables = runs
         .iter()
         .zip(per_model_sections.clone())
-        .map(|(r, secs)| {
+        .enumerate()
+        .map(|(m, (r, secs))| {
             let prefix = file_stem(r);
             let tables = secs
                 .into_iter()
-                .map(|s| section_table(s, prefix.clone(), drill))
+                .map(|s| section_table(s, prefix.clone(), drill, Source::of(&runs, m)))
                 .collect::<Vec<_>>();
             view! {
                 <details class="all-tables">

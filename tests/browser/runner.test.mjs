@@ -53,6 +53,15 @@ async function onlySplit(page, keep) {
   }
 }
 
+/** The items the open drill-down lists: id and example id of each row. */
+async function drillItems(page) {
+  await page.getByTestId('drill').waitFor();
+  return page.getByTestId('drill-item').evaluateAll((rs) =>
+    rs.map((r) => ({ id: r.querySelector('code').textContent, example: r.dataset.example })));
+}
+
+const sorted = (xs) => [...xs].sort();
+
 async function downloadRun(page, index = 0) {
   const [download] = await Promise.all([
     page.waitForEvent('download'),
@@ -152,6 +161,42 @@ test('a small row-deletion run: counts before running, graph edges equal the run
     assert.ok(marks.some((m) => m === 'both' || m === 'human'), 'the first example shown has annotated rows');
     await page.getByTestId('evidence-view').scrollIntoViewIfNeeded();
     await snap(page, '34-results-evidence');
+    // The evidence summary's "all" row lists the row-deletion items of the examples it
+    // compares: ENTAIL/CONTRADICT examples with annotated relevant rows that were row-deleted.
+    const rowDeleted = run.items.filter((i) => i.probe === 'row_deletion');
+    const compared = new Set(run.examples
+      .filter((e, p) => e.relevant_rows?.length && e.gold !== 'NEUTRAL' && rowDeleted.some((i) => i.example === p))
+      .map((e) => e.id));
+    assert.ok(compared.size > 0, 'some example is compared');
+    const evAll = page.locator('[data-file="evidence"] tbody tr').first();
+    assert.deepEqual(await evAll.evaluate((r) => [r.cells[0].textContent, Number(r.cells[1].textContent)]), ['all', compared.size]);
+    await evAll.click();
+    const evItems = await drillItems(page);
+    assert.deepEqual(sorted(evItems.map((i) => i.id)),
+      sorted(rowDeleted.filter((i) => compared.has(run.examples[i.example].id)).map((i) => i.id)));
+    assert.deepEqual(sorted(new Set(evItems.map((i) => i.example))), sorted(compared));
+    assert.match(await page.getByTestId('drill-title').innerText(), new RegExp(`^${evItems.length} row deletion items of the ${compared.size} examples compared`));
+    await snap(page, '34b-results-evidence-drill');
+    await page.getByTestId('drill-close').click();
+    // Under "All tables": a graph row lists its edge's items, and the invalid-transition
+    // table's "all / Average" row every row-deletion item whose after-label the rule forbids.
+    await page.locator('details.all-tables summary').first().click();
+    const gRow = page.locator('[data-file="graph_row_deletion"] tbody tr').first();
+    const [gSplit, gFrom, gTo, gCount] = await gRow.evaluate((r) => [...r.cells].map((c) => c.textContent));
+    assert.equal(Number(gCount), expected.get(gSplit).get(`${gFrom}>${gTo}`).count);
+    await gRow.click();
+    assert.equal((await drillItems(page)).length, Number(gCount));
+    await page.getByTestId('drill-close').click();
+    const invalidIds = rowDeleted.filter((it) => {
+      const b = predicted(run.pairs[it.original_pair].score.probs);
+      return !ROW_DELETION_VALID[b].includes(predicted(run.pairs[it.perturbed_pair].score.probs));
+    }).map((it) => it.id);
+    await page.locator('[data-file="invalid_row_deletion"] tbody tr')
+      .filter({ has: page.locator('td', { hasText: /^Average$/ }) }).first().click();
+    assert.deepEqual(sorted((await drillItems(page)).map((i) => i.id)), sorted(invalidIds));
+    await snap(page, '34c-results-all-tables-drill');
+    await page.getByTestId('drill-close').click();
+    await page.locator('details.all-tables summary').first().click();
     // A reload on the results keeps them (IndexedDB), with the same figures.
     await page.reload();
     await page.getByTestId('run-report').waitFor({ timeout: 30_000 });
@@ -259,6 +304,39 @@ test('a second model runs on the same items, side by side; Table 8 names it as t
       (rows) => rows.filter((r) => r.cells[0].textContent === 'all' && r.cells[3].textContent === 'right')
         .reduce((n, r) => n + Number(r.cells[4].textContent), 0));
     assert.equal(shown, hypoRight);
+    // A Table 8 row lists exactly the title-swap items of its combination, recomputed here:
+    // C-THP = the counterfactual's expected label predicted, O-THP = the original's gold
+    // predicted by the main model, O-Hypo = by the second model on the hypothesis alone.
+    const rw = (b) => (b ? 'right' : 'wrong');
+    const combo = (it) => {
+      const ex = first.examples[it.example];
+      return [
+        it.expectation.labels.includes(predicted(first.pairs[it.perturbed_pair].score.probs)),
+        predicted(first.pairs[ex.pair].score.probs) === ex.gold,
+        predicted(second.pairs[second.hypothesis_only_pairs[it.example]].score.probs) === ex.gold,
+      ].map(rw).join(' ');
+    };
+    const t8rows = t8.locator('[data-file="table8_paired"] tbody tr');
+    const t8cells = await t8rows.evaluateAll((rows) => rows.map((r) => [...r.cells].map((c) => c.textContent)));
+    const inGroup = (group, it) => group === 'all'
+      || (group.startsWith('split:') && first.examples[it.example].split === group.slice(6))
+      || (group.startsWith('category:') && (first.examples[it.example].categories ?? []).includes(group.slice(9)));
+    // The "all" row with the most items, and a category row if the run has one.
+    const byCount = (k) => (a, b) => Number(t8cells[b][4]) - Number(t8cells[a][4]) || a - b;
+    const picks = [t8cells.map((_, k) => k).filter((k) => t8cells[k][0] === 'all').sort(byCount())[0]];
+    const cat = t8cells.findIndex((c) => c[0].startsWith('category:') && Number(c[4]) > 0);
+    if (cat >= 0) picks.push(cat);
+    for (const k of picks) {
+      const [group, c, o, h, count] = t8cells[k];
+      assert.ok(Number(count) > 0, `row ${k} has items`);
+      await t8rows.nth(k).click();
+      const got = await drillItems(page);
+      const want = swaps.filter((it) => inGroup(group, it) && combo(it) === `${c} ${o} ${h}`).map((i) => i.id);
+      assert.deepEqual(sorted(got.map((i) => i.id)), sorted(want), `Table 8 ${group} ${c} ${o} ${h}`);
+      assert.equal(got.length, Number(count));
+      await snap(page, `38b-results-table8-drill-${k}`);
+      await page.getByTestId('drill-close').click();
+    }
     // The drill-down lists both models' transitions for each item.
     await columns.nth(0).getByTestId('edge').first().click();
     const row = page.getByTestId('drill-item').first();
@@ -356,6 +434,19 @@ test('word order and hypothesis probes: the Ω_x curve equals the run file, Tabl
     assert.equal(bins.reduce((a, b) => a + b, 0), run.items.filter((i) => i.probe === 'word_order').length);
     await page.locator('#word-order').scrollIntoViewIfNeeded();
     await snap(page, '40-results-word-order');
+    // An Ω_x point lists the word-order items of the examples it counts (share above x);
+    // a point strictly between 0 and 1 when there is one.
+    const pts = await Promise.all(points.map(async (p) => ({ p, x: Number(await p.getAttribute('data-x')), y: Number(await p.getAttribute('data-y')) })));
+    const pt = pts.find((q) => q.y > 0 && q.y < 1) ?? pts.find((q) => q.y > 0);
+    assert.ok(pt, 'some Ω_x is above 0');
+    const counted = [...shares].filter(([, s]) => s.ok / s.n > pt.x);
+    await pt.p.click();
+    const omegaItems = await drillItems(page);
+    assert.deepEqual(sorted(new Set(omegaItems.map((i) => i.example))), sorted(counted.map(([p]) => run.examples[p].id)));
+    assert.equal(omegaItems.length, counted.reduce((n, [, s]) => n + s.n, 0));
+    assert.ok(omegaItems.every((i) => run.items.find((it) => it.id === i.id).probe === 'word_order'));
+    await snap(page, '40b-results-omega-drill');
+    await page.getByTestId('drill-close').click();
     // A BLEU-2 bar lists its permutations.
     const bar = page.getByTestId('bleu-bin').first();
     await bar.click();
