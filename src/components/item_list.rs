@@ -1,6 +1,7 @@
 //! Drill-down: the items behind a number of the results view (an edge of a transition graph,
-//! a cell of an invalid-transition table, a probe's score row, a Table 8 combination, an
-//! example, a set of examples behind an evidence or Ω_x figure), listed with what
+//! a cell of an invalid-transition table, a probe's score row, a Table 8 combination, a
+//! set of examples behind an evidence row, a word-order cell or an Ω_x point, a BLEU-2 bin,
+//! every item of the run), listed with what
 //! changed, what a correct model does, and every model's `before → after` on the same item.
 //! Each item opens in the table editor or the hypothesis rewriter.
 
@@ -86,15 +87,12 @@ pub enum Drill {
         /// What the figure is, for the heading.
         what: String,
     },
-    /// Items of one original example.
-    Example {
-        /// Its id.
-        example: String,
-    },
     /// Word-order permutations whose BLEU-2 falls in `[lo, hi)` (`hi` included for the last bin).
     BleuBin {
         /// Which run.
         model: usize,
+        /// Restrict to a split or category (`None` = the rows "all").
+        group: Option<Group>,
         /// Lower edge.
         lo: f64,
         /// Upper edge.
@@ -102,6 +100,8 @@ pub enum Drill {
         /// Whether `hi` is included.
         last: bool,
     },
+    /// Every item of the run (the item count of the report head).
+    All,
 }
 
 impl Drill {
@@ -174,10 +174,13 @@ impl Drill {
                 probe.as_str().replace('_', " "),
                 examples.len()
             ),
-            Drill::Example { example } => format!("items of example {example}"),
-            Drill::BleuBin { lo, hi, .. } => {
-                format!("word-order permutations with BLEU-2 from {lo:.2} to {hi:.2}")
+            Drill::BleuBin { lo, hi, group, .. } => {
+                format!(
+                    "word-order permutations with BLEU-2 from {lo:.2} to {hi:.2}{}",
+                    grp(group)
+                )
             }
+            Drill::All => "items of the run".into(),
         }
     }
 
@@ -283,14 +286,23 @@ impl Drill {
             Drill::Examples {
                 probe, examples, ..
             } => item.probe == *probe && ex.is_some_and(|e| examples.contains(&e.id)),
-            Drill::Example { example } => ex.is_some_and(|e| &e.id == example),
-            Drill::BleuBin { lo, hi, last, .. } => match &item.edit {
-                // The same binning as core's word-order metrics.
+            Drill::BleuBin {
+                lo,
+                hi,
+                last,
+                group,
+                ..
+            } => match &item.edit {
+                // The same binning and grouping as core's word-order metrics (items of an
+                // unknown example are not counted there).
                 Edit::WordsPermuted { bleu2, .. } => {
-                    *bleu2 >= *lo && (*bleu2 < *hi || (*last && *bleu2 <= *hi))
+                    *bleu2 >= *lo
+                        && (*bleu2 < *hi || (*last && *bleu2 <= *hi))
+                        && ex.is_some_and(|e| group.as_ref().is_none_or(|g| g.contains(e)))
                 }
                 _ => false,
             },
+            Drill::All => true,
         }
     }
 }

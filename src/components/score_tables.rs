@@ -32,6 +32,10 @@ pub fn SectionTable(
     /// Drill-down on a row.
     #[prop(optional)]
     on_row: Option<Callback<Vec<String>>>,
+    /// Drill-down on a cell (instead of the row): receives the row's cells and the column's
+    /// header; used where each column counts different items.
+    #[prop(optional)]
+    on_cell: Option<Callback<(Vec<String>, String)>>,
 ) -> impl IntoView {
     let csv = render_csv(&section);
     let file = if file_prefix.is_empty() {
@@ -50,7 +54,25 @@ pub fn SectionTable(
         .map(|row| {
             let cells = row
                 .iter()
-                .map(|c| view! { <td>{if c.is_empty() { "–".to_string() } else { c.clone() }}</td> })
+                .zip(&section.header)
+                .map(|(c, h)| {
+                    let text = if c.is_empty() { "–".to_string() } else { c.clone() };
+                    match on_cell {
+                        Some(cb) => {
+                            let arg = (row.clone(), h.clone());
+                            let arg2 = arg.clone();
+                            view! {
+                                <td class="clickable" tabindex="0" title="show the items behind this number" data-testid="section-cell" data-column=h.clone()
+                                    on:click=move |_| cb.run(arg.clone())
+                                    on:keydown=move |ev: leptos::ev::KeyboardEvent| if ev.key() == "Enter" { cb.run(arg2.clone()) }>
+                                    {text}
+                                </td>
+                            }
+                            .into_any()
+                        }
+                        None => view! { <td>{text}</td> }.into_any(),
+                    }
+                })
                 .collect::<Vec<_>>();
             match on_row {
                 Some(cb) => {

@@ -5,8 +5,10 @@
 use std::collections::BTreeSet;
 
 use leptos::prelude::*;
-use tabprobe_core::metrics::word_order::{omega, permuted_examples, BleuBin};
-use tabprobe_core::probe::ProbeKind;
+use tabprobe_core::metrics::word_order::{
+    omega, permuted_examples, permuted_examples_where, BleuBin, PermutedExample,
+};
+use tabprobe_core::probe::{ProbeExample, ProbeKind};
 use tabprobe_core::run::RunResult;
 
 const W: f64 = 320.0;
@@ -50,24 +52,73 @@ pub fn omega_curve(run: &RunResult) -> Vec<(f64, f64)> {
         .collect()
 }
 
-/// The ids of the examples Ω_x counts: those giving the gold label to more than a share x of
-/// their permutations.
-pub fn omega_examples(run: &RunResult, x: f64) -> BTreeSet<String> {
-    // `permuted_examples` lists the permuted examples by position in the run, one per
-    // position holding a word-order item of a known example: the same positions, in order.
+/// The permuted examples of `run` that pass `keep`, each with its id, as core's
+/// `permuted_examples_where` lists them.
+pub fn permuted_with_ids(
+    run: &RunResult,
+    keep: impl Fn(&ProbeExample) -> bool,
+) -> Vec<(String, PermutedExample)> {
+    // `permuted_examples_where` lists the permuted examples by position in the run, one per
+    // position holding a word-order item of a kept example: the same positions, in order.
     let positions: BTreeSet<usize> = run
         .items
         .iter()
-        .filter(|it| it.probe == ProbeKind::WordOrder && run.example_of(it).is_some())
+        .filter(|it| it.probe == ProbeKind::WordOrder && run.example_of(it).is_some_and(&keep))
         .map(|it| it.example)
         .collect();
-    let (examples, _) = permuted_examples(run);
+    let (examples, _) = permuted_examples_where(run, &keep);
     positions
         .into_iter()
         .zip(examples)
-        .filter(|(_, e)| e.share_accepted() > x)
-        .filter_map(|(p, _)| run.examples.get(p).map(|e| e.id.clone()))
+        .filter_map(|(p, e)| run.examples.get(p).map(|x| (x.id.clone(), e)))
         .collect()
+}
+
+/// The ids of the examples Ω_x counts: those giving the gold label to more than a share x of
+/// their permutations.
+pub fn omega_examples(run: &RunResult, x: f64) -> BTreeSet<String> {
+    permuted_with_ids(run, |_| true)
+        .into_iter()
+        .filter(|(_, e)| e.share_accepted() > x)
+        .map(|(id, _)| id)
+        .collect()
+}
+
+/// The examples a cell of the word-order summary table counts (column `column` of the row of
+/// `keep`'s group), with words for the heading: every permuted example for `examples`,
+/// `accuracy` and `entropy_accepted`; those accepting ≥ 1 permutation for `omega_max`; more
+/// than 1/m for `omega_rand`; D^c for `p_c`/`entropy_c`; D^f for `p_f`/`entropy_f`. `None`
+/// for the other columns (`skipped` examples have no word-order items to list).
+pub fn summary_cell_examples(
+    run: &RunResult,
+    keep: impl Fn(&ProbeExample) -> bool,
+    column: &str,
+) -> Option<(BTreeSet<String>, &'static str)> {
+    let any = |e: &PermutedExample| e.permutations.iter().any(|p| p.0);
+    let m = run.model.label_set.labels().len().max(1) as f64;
+    let (pick, what): (Box<dyn Fn(&PermutedExample) -> bool>, &'static str) = match column {
+        "examples" | "accuracy" | "entropy_accepted" => (Box::new(|_| true), "with permutations"),
+        "omega_max" => (Box::new(any), "accepting at least one permutation (Ω_max)"),
+        "omega_rand" => (
+            Box::new(move |e| e.share_accepted() > 1.0 / m),
+            "accepting more than 1/m of their permutations (Ω_rand)",
+        ),
+        "p_c" | "entropy_c" => (
+            Box::new(move |e| e.original_correct && any(e)),
+            "originally right that accept a permutation (D^c)",
+        ),
+        "p_f" | "entropy_f" => (
+            Box::new(move |e| !e.original_correct && any(e)),
+            "originally wrong that accept a permutation (D^f)",
+        ),
+        _ => return None,
+    };
+    let ids = permuted_with_ids(run, keep)
+        .into_iter()
+        .filter(|(_, e)| pick(e))
+        .map(|(id, _)| id)
+        .collect();
+    Some((ids, what))
 }
 
 /// The Ω_x curve.

@@ -23,7 +23,9 @@ use crate::components::evidence_view::EvidenceView;
 use crate::components::item_list::{Drill, ItemList};
 use crate::components::score_tables::{operation_title, InvalidTable, SectionTable};
 use crate::components::transition_graph::TransitionGraphSvg;
-use crate::components::word_order_view::{omega_examples, BleuChart, OmegaCurve};
+use crate::components::word_order_view::{
+    omega_examples, summary_cell_examples, BleuChart, OmegaCurve,
+};
 use crate::run_store::{self, SavedRun};
 use crate::runs::{download, RunsState};
 
@@ -354,9 +356,40 @@ fn section_drill(section: &Section, row: &[String], src: &Source) -> Option<Dril
                 what: format!("compared for evidence selection ({})", row.first()?),
             })
         }
-        "evidence_examples" => row.first().map(|e| Drill::Example { example: e.clone() }),
+        "evidence_examples" => row.first().map(|e| Drill::Examples {
+            model: src.model,
+            probe: ProbeKind::RowDeletion,
+            examples: [e.clone()].into(),
+            what: format!("of evidence row {e}"),
+        }),
+        "word_order_bleu" => {
+            let lo: f64 = row.get(1)?.parse().ok()?;
+            let hi: f64 = row.get(2)?.parse().ok()?;
+            Some(Drill::BleuBin {
+                model: src.model,
+                group: group()?,
+                lo,
+                hi,
+                last: hi >= 1.0,
+            })
+        }
+        "run" => matches!(row.first()?.as_str(), "examples" | "items").then_some(Drill::All),
         _ => None,
     }
+}
+
+/// A cell of the word-order summary: the word-order items of the examples it counts.
+fn word_order_cell_drill(row: &[String], column: &str, src: &Source) -> Option<Drill> {
+    let group = row_group(&src.run, row.first()?)?;
+    let keep =
+        |e: &tabprobe_core::probe::ProbeExample| group.as_ref().is_none_or(|g| g.contains(e));
+    let (examples, what) = summary_cell_examples(&src.run, keep, column)?;
+    Some(Drill::Examples {
+        model: src.model,
+        probe: ProbeKind::WordOrder,
+        examples,
+        what: format!("{what} — {column} of {}", row.first()?),
+    })
 }
 
 fn section_table(
@@ -369,10 +402,23 @@ fn section_table(
     let file = section.file.as_str();
     let clickable = matches!(
         file,
-        "table4_scores" | "table7_scores" | "table8_paired" | "evidence" | "evidence_examples"
+        "table4_scores"
+            | "table7_scores"
+            | "table8_paired"
+            | "evidence"
+            | "evidence_examples"
+            | "word_order_bleu"
+            | "run"
     ) || section_operation(file, "graph_").is_some()
         || section_operation(file, "invalid_").is_some();
-    if clickable {
+    if file == "word_order" {
+        let cb = Callback::new(move |(row, column): (Vec<String>, String)| {
+            if let Some(d) = word_order_cell_drill(&row, &column, &src) {
+                drill.set(Some(d));
+            }
+        });
+        view! { <SectionTable section=section file_prefix=prefix on_cell=cb/> }.into_any()
+    } else if clickable {
         let cb = Callback::new(move |row: Vec<String>| {
             if let Some(d) = section_drill(&s2, &row, &src) {
                 drill.set(Some(d));
@@ -553,6 +599,7 @@ fn RunReport(saved: Arc<SavedRun>) -> impl IntoView {
                     if let Some(b) = bins.get(k) {
                         drill.set(Some(Drill::BleuBin {
                             model,
+                            group: None,
                             lo: b.lo,
                             hi: b.hi,
                             last: k + 1 == bins.len(),
@@ -618,7 +665,9 @@ fn RunReport(saved: Arc<SavedRun>) -> impl IntoView {
                 <h1>"Results"</h1>
                 <p class="run-meta">
                     {models}
-                    <span>{format!(" · {} · seed {} · {lin} · {} examples · {} items · {} forward passes", saved.meta.dataset, set.seed, main.examples.len(), main.items.len(), main.pairs.len())}</span>
+                    <span>{format!(" · {} · seed {} · {lin} · ", saved.meta.dataset, set.seed)}</span>
+                    <button class="link" data-testid="head-count" title="list the items" on:click=move |_| drill.set(Some(Drill::All))>{format!("{} examples · {} items", main.examples.len(), main.items.len())}</button>
+                    <span>{format!(" · {} forward passes", main.pairs.len())}</span>
                 </p>
                 {cancelled}
                 {(truncated > 0).then(|| view! { <p class="warning">{format!("{truncated} pair(s) had their premise truncated to fit the model: a probe that edits a part the model never saw is not evidence of anything.")}</p> })}

@@ -178,6 +178,23 @@ test('a small row-deletion run: counts before running, graph edges equal the run
     assert.match(await page.getByTestId('drill-title').innerText(), new RegExp(`^${evItems.length} row deletion items of the ${compared.size} examples compared`));
     await snap(page, '34b-results-evidence-drill');
     await page.getByTestId('drill-close').click();
+    // A row of the per-example evidence table lists that example's row-deletion items.
+    const exRows = page.locator('#evidence [data-file="evidence_examples"] tbody tr');
+    assert.equal(await exRows.count(), compared.size);
+    for (const r of await exRows.all()) {
+      const id = await r.evaluate((row) => row.cells[0].textContent);
+      await r.click();
+      const got = await drillItems(page);
+      const want = rowDeleted.filter((i) => run.examples[i.example].id === id).map((i) => i.id);
+      assert.ok(want.length > 0, id);
+      assert.deepEqual(sorted(got.map((i) => i.id)), sorted(want), `evidence row ${id}`);
+      await page.getByTestId('drill-close').click();
+    }
+    // The report head's example / item count lists every item of the run.
+    await page.getByTestId('head-count').click();
+    assert.equal((await drillItems(page)).length, run.items.length);
+    assert.match(await page.getByTestId('drill-title').innerText(), new RegExp(`^${run.items.length} items of the run`));
+    await page.getByTestId('drill-close').click();
     // Under "All tables": a graph row lists its edge's items, and the invalid-transition
     // table's "all / Average" row every row-deletion item whose after-label the rule forbids.
     await page.locator('details.all-tables summary').first().click();
@@ -452,6 +469,50 @@ test('word order and hypothesis probes: the Ω_x curve equals the run file, Tabl
     await bar.click();
     assert.equal(await page.getByTestId('drill-item').count(), Number(await bar.getAttribute('data-total')));
     await page.getByTestId('drill-close').click();
+    // Each cell of the word-order summary's "all" row lists the word-order items of the
+    // examples it counts, recomputed from the run file: every permuted example for
+    // examples / accuracy; ≥ 1 accepted permutation for Ω_max; > 1/3 for Ω_rand; D^c / D^f
+    // (originally right / wrong, ≥ 1 accepted) for P^c / P^f.
+    const woItems = run.items.filter((i) => i.probe === 'word_order');
+    const rightFirst = (p) => {
+      const it = woItems.find((i) => i.example === p);
+      return predicted(run.pairs[it.original_pair].score.probs) === run.examples[p].gold;
+    };
+    const want = {
+      examples: () => true,
+      accuracy: () => true,
+      omega_max: (p, s) => s.ok > 0,
+      omega_rand: (p, s) => s.ok / s.n > 1 / 3,
+      p_c: (p, s) => s.ok > 0 && rightFirst(p),
+      p_f: (p, s) => s.ok > 0 && !rightFirst(p),
+    };
+    const woAll = page.locator('#word-order [data-file="word_order"] tbody tr').first();
+    assert.equal(await woAll.evaluate((r) => r.cells[0].textContent), 'all');
+    assert.equal(Number(await woAll.evaluate((r) => r.cells[1].textContent)), shares.size);
+    for (const [column, pick] of Object.entries(want)) {
+      const exs = [...shares].filter(([p, s]) => pick(p, s)).map(([p]) => p);
+      await woAll.locator(`[data-testid="section-cell"][data-column="${column}"]`).click();
+      const got = await drillItems(page);
+      assert.deepEqual(sorted(got.map((i) => i.id)),
+        sorted(woItems.filter((i) => exs.includes(i.example)).map((i) => i.id)), `word_order ${column}`);
+      assert.match(await page.getByTestId('drill-title').innerText(), new RegExp(`^${got.length} word order items of the ${exs.length} examples`));
+      if (column === 'p_c') await snap(page, '40c-results-word-order-cell-drill');
+      await page.getByTestId('drill-close').click();
+    }
+    // A row of the BLEU-2 table lists that bin's permutations (its "permutations" cell).
+    for (const r of await page.locator('#word-order [data-file="word_order_bleu"] tbody tr').all()) {
+      const [g, lo, hi, n] = await r.evaluate((row) => [...row.cells].map((c) => c.textContent));
+      if (g !== 'all' || n === '0') continue;
+      await r.click();
+      const got = await drillItems(page);
+      assert.equal(got.length, Number(n), `BLEU-2 ${lo}–${hi}`);
+      const last = Number(hi) >= 1;
+      assert.deepEqual(sorted(got.map((i) => i.id)), sorted(woItems.filter((i) => {
+        const b = i.edit.bleu2;
+        return b >= Number(lo) && (b < Number(hi) || (last && b <= Number(hi)));
+      }).map((i) => i.id)));
+      await page.getByTestId('drill-close').click();
+    }
     // Table 4: the negation row lists the negation items.
     const t4 = page.locator('[data-file="table4_scores"]');
     await t4.locator('tr.clickable', { hasText: 'negation' }).first().click();
