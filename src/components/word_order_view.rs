@@ -96,7 +96,9 @@ pub fn summary_cell_examples(
 ) -> Option<(BTreeSet<String>, &'static str)> {
     let any = |e: &PermutedExample| e.permutations.iter().any(|p| p.0);
     let m = run.model.label_set.labels().len().max(1) as f64;
-    let (pick, what): (Box<dyn Fn(&PermutedExample) -> bool>, &'static str) = match column {
+    /// Which permuted examples a column counts.
+    type Pick = Box<dyn Fn(&PermutedExample) -> bool>;
+    let (pick, what): (Pick, &'static str) = match column {
         "examples" | "accuracy" | "entropy_accepted" => (Box::new(|_| true), "with permutations"),
         "omega_max" => (Box::new(any), "accepting at least one permutation (Ω_max)"),
         "omega_rand" => (
