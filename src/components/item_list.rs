@@ -102,6 +102,9 @@ pub enum Drill {
     },
     /// Every item of the run (the item count of the report head).
     All,
+    /// Items whose original or perturbed premise was truncated to fit the model (the run
+    /// table's `truncated_pairs`).
+    Truncated,
 }
 
 impl Drill {
@@ -181,6 +184,9 @@ impl Drill {
                 )
             }
             Drill::All => "items of the run".into(),
+            Drill::Truncated => {
+                "items whose original or perturbed premise was truncated to fit the model".into()
+            }
         }
     }
 
@@ -303,6 +309,9 @@ impl Drill {
                 _ => false,
             },
             Drill::All => true,
+            Drill::Truncated => [item.original_pair, item.perturbed_pair]
+                .iter()
+                .any(|&p| run.pairs.get(p).is_some_and(|p| p.score.truncated)),
         }
     }
 }

@@ -373,7 +373,11 @@ fn section_drill(section: &Section, row: &[String], src: &Source) -> Option<Dril
                 last: hi >= 1.0,
             })
         }
-        "run" => matches!(row.first()?.as_str(), "examples" | "items").then_some(Drill::All),
+        "run" => match row.first()?.as_str() {
+            "examples" | "items" | "pairs" => Some(Drill::All),
+            "truncated_pairs" => Some(Drill::Truncated),
+            _ => None,
+        },
         _ => None,
     }
 }

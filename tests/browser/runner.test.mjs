@@ -213,6 +213,15 @@ test('a small row-deletion run: counts before running, graph edges equal the run
     assert.deepEqual(sorted((await drillItems(page)).map((i) => i.id)), sorted(invalidIds));
     await snap(page, '34c-results-all-tables-drill');
     await page.getByTestId('drill-close').click();
+    // The run table's truncated_pairs row: the items whose original or perturbed premise was
+    // truncated (the fixture model reads 96 tokens, so the paper tables are cut).
+    const truncatedIds = run.items.filter((it) =>
+      run.pairs[it.original_pair].score.truncated || run.pairs[it.perturbed_pair].score.truncated).map((it) => it.id);
+    assert.ok(truncatedIds.length > 0, 'the fixture model truncates some premises');
+    await page.locator('[data-file="run"] tbody tr')
+      .filter({ has: page.locator('td', { hasText: /^truncated_pairs$/ }) }).first().click();
+    assert.deepEqual(sorted((await drillItems(page)).map((i) => i.id)), sorted(truncatedIds));
+    await page.getByTestId('drill-close').click();
     await page.locator('details.all-tables summary').first().click();
     // A reload on the results keeps them (IndexedDB), with the same figures.
     await page.reload();
