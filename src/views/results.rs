@@ -674,6 +674,7 @@ fn RunReport(saved: Arc<SavedRun>) -> impl IntoView {
                     <span>{format!(" · {} forward passes", main.pairs.len())}</span>
                 </p>
                 {cancelled}
+                {skipped_list(&main)}
                 {(truncated > 0).then(|| view! { <p class="warning">{format!("{truncated} pair(s) had their premise truncated to fit the model: a probe that edits a part the model never saw is not evidence of anything.")}</p> })}
                 <div class="exports">{exports}</div>
                 <nav class="toc">
@@ -695,6 +696,27 @@ fn RunReport(saved: Arc<SavedRun>) -> impl IntoView {
             {drill_view}
         </article>
     }
+}
+
+/// The examples the probe set left out (the run table's `skipped` count), each with the probe
+/// concerned and the reason: they have no items to list, so they are listed here.
+fn skipped_list(run: &RunResult) -> Option<impl IntoView> {
+    (!run.skipped.is_empty()).then(|| {
+        let rows = run
+            .skipped
+            .iter()
+            .map(|s| {
+                let probe = s.probe.map(|p| p.as_str().replace('_', " ")).unwrap_or_else(|| "every probe".into());
+                view! { <li data-testid="skipped-example"><code>{s.example.clone()}</code>{format!(" — {probe}: {}", s.reason)}</li> }
+            })
+            .collect::<Vec<_>>();
+        view! {
+            <details class="skipped" data-testid="skipped-list">
+                <summary>{format!("{} skipped (example, probe, reason)", run.skipped.len())}</summary>
+                <ul>{rows}</ul>
+            </details>
+        }
+    })
 }
 
 /// In-page links would change the route (routes live in the fragment): scroll instead.

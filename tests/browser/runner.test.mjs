@@ -136,6 +136,13 @@ test('a small row-deletion run: counts before running, graph edges equal the run
     await page.getByTestId('run-report').waitFor({ timeout: 180_000 });
     assert.match(page.url(), /#\/results\/run-\d+$/);
     const run = await downloadRun(page);
+    // The run's skipped examples (no items to list) are listed with probe and reason.
+    assert.equal(await page.getByTestId('skipped-example').count(), run.skipped.length);
+    for (const [k, sk] of run.skipped.entries()) {
+      const li = await page.getByTestId('skipped-example').nth(k).textContent();
+      assert.ok(li.startsWith(sk.example) && li.endsWith(sk.reason), li);
+    }
+    console.log(`skipped examples listed: ${run.skipped.length}`);
     assert.equal(run.format, 'tabprobe-run');
     assert.equal(run.items.length, items);
     assert.equal(run.pairs.length, passes);
@@ -437,6 +444,13 @@ test('word order and hypothesis probes: the Ω_x curve equals the run file, Tabl
     await page.getByTestId('run').click();
     await page.getByTestId('run-report').waitFor({ timeout: 180_000 });
     const run = await downloadRun(page);
+    // The run's skipped examples (no items to list) are listed with probe and reason.
+    assert.equal(await page.getByTestId('skipped-example').count(), run.skipped.length);
+    for (const [k, sk] of run.skipped.entries()) {
+      const li = await page.getByTestId('skipped-example').nth(k).textContent();
+      assert.ok(li.startsWith(sk.example) && li.endsWith(sk.reason), li);
+    }
+    console.log(`skipped examples listed: ${run.skipped.length}`);
     assert.equal(run.settings.word_order.q, 8);
     // Ω_x recomputed from the run file: the share of examples accepting more than x of their
     // permutations (accepted = the gold label predicted).
