@@ -76,6 +76,19 @@ test('a fresh page loads the bundled default model and scores the opened table; 
     assert.ok(second.pairs.length > 0);
     assert.ok(second.pairs.every((p) => p.pair.premise === ''), 'the hypothesis-only model reads no premise');
     await snap(page, '51-bundled-both-models-results');
+    // The run table's truncated_pairs row lists exactly the items whose original or perturbed
+    // premise was cut. With 256 tokens only some paper tables are cut, so the list is a proper
+    // subset of the items (the 96-token fixture model in runner.test.mjs cuts all of them).
+    const truncatedIds = main.items.filter((it) =>
+      main.pairs[it.original_pair].score.truncated || main.pairs[it.perturbed_pair].score.truncated).map((it) => it.id);
+    assert.ok(truncatedIds.length > 0 && truncatedIds.length < main.items.length,
+      `some but not all items truncated (${truncatedIds.length} of ${main.items.length})`);
+    await page.locator('details.all-tables summary').first().click();
+    await page.locator('[data-file="run"] tbody tr')
+      .filter({ has: page.locator('td', { hasText: /^truncated_pairs$/ }) }).first().click();
+    await page.getByTestId('drill').waitFor();
+    const listed = await page.getByTestId('drill-item').evaluateAll((rs) => rs.map((r) => r.querySelector('code').textContent));
+    assert.deepEqual([...listed].sort(), [...truncatedIds].sort());
     assert.deepEqual(errors, []);
   } finally {
     await browser.close();
