@@ -16,6 +16,7 @@ use tabprobe_core::rng::Rng;
 use tabprobe_core::rules::RuleSet;
 use tabprobe_core::run::ProbeRun;
 use tabprobe_core::scoring::{ModelId, Pair, PairScore, PairScorer, ScoreError};
+use tabprobe_core::table::{KeyValueTable, Table};
 
 fn ctx<'a>(
     premise: &'a Premise,
@@ -319,4 +320,95 @@ fn table4_scores_on_the_running_example() {
     );
     assert_eq!(certain.label_flipped.unwrap().mean, 100.0);
     assert!(certain.label_preserved.is_none());
+}
+
+/// Every item of `items` as (hypothesis, label, certainty).
+fn all(items: &[Perturbation]) -> Vec<(String, Label, Certainty)> {
+    items.iter().map(summary).collect()
+}
+
+fn item(h: &str, label: Label, certainty: Certainty) -> (String, Label, Certainty) {
+    (h.to_string(), label, certainty)
+}
+
+const CERTAIN: Certainty = Certainty::Certain;
+
+// ---- Issue #11 §1: no input text crashes a probe.
+
+#[test]
+fn multi_byte_and_case_changing_text_is_matched_not_crashed_on() {
+    // `Éire` inside `Éireann … Éire`: the old matcher resumed one byte into `É` and panicked.
+    let eire = Table::KeyValue(KeyValueTable {
+        id: "IE".into(),
+        title: "Éire".into(),
+        rows: vec![row("Capital", &["Dublin"])],
+    });
+    let ix = KeyIndex::new(std::slice::from_ref(&eire));
+    let prem = Premise::Table(eire.clone());
+    let h = "Éireann is an old name; Éire is its Irish name.";
+    assert_eq!(
+        all(&hypothesis::nominal_modifiers(
+            &ctx(&prem, h, E, &ix),
+            &mut Rng::new(0)
+        )),
+        [item(
+            "Éireann is an old name; Éire, whose capital is Dublin, is its Irish name.",
+            E,
+            CERTAIN
+        )]
+    );
+    // KELVIN SIGN lower-cases to a one-byte `k`: the old matcher gave up on such text.
+    let kpop = |id: &str, title: &str, genre: &str| {
+        Table::KeyValue(KeyValueTable {
+            id: id.into(),
+            title: title.into(),
+            rows: vec![row("Genre", &[genre])],
+        })
+    };
+    let a = kpop("A", "Album A", "k-pop");
+    let ix = KeyIndex::new(&[a.clone(), kpop("B", "Album B", "trot")]);
+    let prem = Premise::Table(a);
+    let got = hypothesis::named_entities(
+        &ctx(&prem, "Album A is a \u{212A}-pop album.", E, &ix),
+        &mut Rng::new(0),
+    );
+    assert_eq!(all(&got), [item("Album A is a trot album.", C, CERTAIN)]);
+    let Edit::HypothesisSpan {
+        start, end, before, ..
+    } = &got[0].edit
+    else {
+        panic!()
+    };
+    assert_eq!((*start, *end, before.as_str()), (13, 20, "\u{212A}-pop"));
+    // The whole probe set on such text, every probe kind.
+    let mut d = tabprobe_core::Dataset::new("unicode");
+    d.tables = vec![eire, kpop("K", "İstanbul \u{212A}", "ẞ-pop")];
+    for (i, (t, h)) in [
+        ("IE", "Éireann is an old name; Éire is its Irish name."),
+        ("K", "İSTANBUL \u{212A} is ß-POP, not over 30 March 1979."),
+    ]
+    .into_iter()
+    .enumerate()
+    {
+        d.examples.push(tabprobe_core::Example {
+            id: Some(format!("u{i}")),
+            table: Some(t.into()),
+            premise: None,
+            hypothesis: h.into(),
+            label: E,
+            split: None,
+            relevant_rows: Some(vec![0]),
+            categories: vec![],
+            annotator: None,
+            derived_from: None,
+            operation: None,
+        });
+    }
+    let mut s = ProbeSettings::new(ProbeKind::all(), 11);
+    s.word_order.q = 2;
+    let set = build_probe_set(&d, &s, &RuleSet::default()).unwrap();
+    assert!(set
+        .items
+        .iter()
+        .any(|it| it.probe == ProbeKind::NominalModifier));
 }

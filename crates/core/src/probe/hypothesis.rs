@@ -3,6 +3,7 @@
 //! Every item carries the edited span before/after, the expected label and its certainty.
 
 use super::edit_table::KeyIndex;
+use super::phrase::find_phrase;
 use super::words::{format_number, is_year, numbers_in, parse_number, splice, words, Word};
 use super::{Certainty, Edit, Expectation, Perturbation, Premise, ProbeInput, ProbeKind};
 use crate::label::Label;
@@ -210,34 +211,6 @@ fn table_text(t: &Table) -> String {
             .collect::<Vec<_>>()
             .join(" "),
     }
-}
-
-/// Case-insensitive whole-word find of `needle` in `hay`; byte range in `hay`.
-fn find_phrase(hay: &str, needle: &str) -> Option<(usize, usize)> {
-    if needle.is_empty() {
-        return None;
-    }
-    let lower_h = hay.to_lowercase();
-    let lower_n = needle.to_lowercase();
-    // Lower-casing can change byte lengths outside ASCII; only trust it when it does not.
-    if lower_h.len() != hay.len() || lower_n.len() != needle.len() {
-        return None;
-    }
-    let mut from = 0;
-    while let Some(off) = lower_h[from..].find(&lower_n) {
-        let s = from + off;
-        let e = s + needle.len();
-        let ok_left = hay[..s]
-            .chars()
-            .next_back()
-            .is_none_or(|c| !c.is_alphanumeric());
-        let ok_right = hay[e..].chars().next().is_none_or(|c| !c.is_alphanumeric());
-        if ok_left && ok_right {
-            return Some((s, e));
-        }
-        from = s + 1;
-    }
-    None
 }
 
 /// Named entities: a span of the hypothesis equal to a value of the example's own table is

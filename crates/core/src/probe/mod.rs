@@ -5,6 +5,7 @@
 pub mod build;
 pub mod edit_table;
 pub mod hypothesis;
+pub mod phrase;
 pub mod table_probes;
 pub mod word_order;
 pub mod words;

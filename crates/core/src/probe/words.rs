@@ -38,7 +38,8 @@ pub fn words(s: &str) -> Vec<Word<'_>> {
     out
 }
 
-/// The value of a plain number (`46`, `1,200`, `3.5`), or `None`.
+/// The value of a plain number (`46`, `1,200`, `3.5`), or `None` (also for digit strings too
+/// long to be a finite `f64`).
 pub fn parse_number(core: &str) -> Option<f64> {
     let plain: String = core.chars().filter(|c| *c != ',').collect();
     if plain.is_empty()
@@ -48,10 +49,12 @@ pub fn parse_number(core: &str) -> Option<f64> {
     {
         return None;
     }
-    plain.parse().ok()
+    plain.parse().ok().filter(|x: &f64| x.is_finite())
 }
 
-/// Whether a number reads as a year (four digits, 1000–2999).
+/// Whether a number has the shape of a year (four digits, 1000–2999). Shape only: whether it
+/// *is* a year depends on its context (a month, `in`, `before`, …), which the hypothesis
+/// probes decide from the surrounding words; `over 1500 copies` is a quantity.
 pub fn is_year(core: &str) -> bool {
     core.len() == 4
         && core.chars().all(|c| c.is_ascii_digit())
@@ -59,8 +62,11 @@ pub fn is_year(core: &str) -> bool {
 }
 
 /// A number written back: integers without a decimal point, others with at most two decimals.
+/// Integers beyond `i64`'s exact range are written from the float itself (no saturation).
 pub fn format_number(x: f64) -> String {
-    if (x - x.round()).abs() < 1e-9 {
+    if x.abs() >= 1e15 {
+        format!("{x:.0}")
+    } else if (x - x.round()).abs() < 1e-9 {
         format!("{}", x.round() as i64)
     } else {
         let s = format!("{x:.2}");
@@ -98,5 +104,8 @@ mod tests {
         assert_eq!(format_number(6.0), "6");
         assert_eq!(numbers_in("46:06"), vec![46.0]);
         assert!(is_year("1979") && !is_year("46"));
+        // Too long for a finite float: not a number the probes can move.
+        assert_eq!(parse_number(&"9".repeat(400)), None);
+        assert_eq!(format_number(2e20), "200000000000000000000");
     }
 }
