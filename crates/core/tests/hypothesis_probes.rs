@@ -322,6 +322,10 @@ fn table4_scores_on_the_running_example() {
     assert!(certain.label_preserved.is_none());
 }
 
+// ---- Issue #11 §3: "certain" means certain. Every expected value below is worked by hand
+// from Figure 1 (Breakfast in America: released 29 March 1979, length 46:06, genres pop / art
+// rock / soft rock, producers Peter Henderson and Supertramp).
+
 /// Every item of `items` as (hypothesis, label, certainty).
 fn all(items: &[Perturbation]) -> Vec<(String, Label, Certainty)> {
     items.iter().map(summary).collect()
@@ -332,6 +336,362 @@ fn item(h: &str, label: Label, certainty: Certainty) -> (String, Label, Certaint
 }
 
 const CERTAIN: Certainty = Certainty::Certain;
+const HEURISTIC: Certainty = Certainty::Heuristic;
+
+#[test]
+fn monotone_words_under_negation_or_an_upper_bound() {
+    let ix = index();
+    let prem = Premise::Table(breakfast());
+    let mono = |h: &str, gold| all(&hypothesis::monotone_numbers(&ctx(&prem, h, gold, &ix)));
+    // 46 min ≤ 47: ENTAIL. `no more than` is downward: a larger bound keeps ENTAIL. (The old
+    // code read `more than` alone and kept ENTAIL by halving: `no more than 23.5`, certain.)
+    assert_eq!(
+        mono("Breakfast in America is no more than 47 minutes long.", E),
+        [
+            item(
+                "Breakfast in America is no more than 94 minutes long.",
+                E,
+                CERTAIN
+            ),
+            item(
+                "Breakfast in America is no more than 23.5 minutes long.",
+                C,
+                HEURISTIC
+            ),
+        ]
+    );
+    // 46 min ≤ 1 hour: ENTAIL; `not over` = at most.
+    assert_eq!(
+        mono("Breakfast in America is not over 1 hour long.", E),
+        [
+            item("Breakfast in America is not over 2 hour long.", E, CERTAIN),
+            item(
+                "Breakfast in America is not over 0.5 hour long.",
+                C,
+                HEURISTIC
+            ),
+        ]
+    );
+    // `at most` and `up to` are upper bounds (the old code moved them as plain numbers).
+    for bound in ["at most", "up to"] {
+        assert_eq!(
+            mono(
+                &format!("Breakfast in America is {bound} 50 minutes long."),
+                E
+            ),
+            [
+                item(
+                    &format!("Breakfast in America is {bound} 100 minutes long."),
+                    E,
+                    CERTAIN
+                ),
+                item(
+                    &format!("Breakfast in America is {bound} 25 minutes long."),
+                    C,
+                    HEURISTIC
+                ),
+            ]
+        );
+    }
+    // Two producers < 3: `fewer than` stays downward…
+    assert_eq!(
+        mono("Breakfast in America has fewer than 3 producers.", E),
+        [
+            item(
+                "Breakfast in America has fewer than 6 producers.",
+                E,
+                CERTAIN
+            ),
+            item(
+                "Breakfast in America has fewer than 1.5 producers.",
+                C,
+                HEURISTIC
+            ),
+        ]
+    );
+    // …and `no fewer than` (≥) is upward: a smaller bound keeps ENTAIL.
+    assert_eq!(
+        mono("Breakfast in America has no fewer than 2 producers.", E),
+        [
+            item(
+                "Breakfast in America has no fewer than 1 producers.",
+                E,
+                CERTAIN
+            ),
+            item(
+                "Breakfast in America has no fewer than 4 producers.",
+                C,
+                HEURISTIC
+            ),
+        ]
+    );
+    // 46 < 40 is false: CONTRADICT; `less than` is downward, a smaller bound keeps it.
+    assert_eq!(
+        mono("Breakfast in America is less than 40 minutes long.", C),
+        [
+            item(
+                "Breakfast in America is less than 20 minutes long.",
+                C,
+                CERTAIN
+            ),
+            item(
+                "Breakfast in America is less than 80 minutes long.",
+                E,
+                HEURISTIC
+            ),
+        ]
+    );
+    // `never` past the auxiliary `been` negates `more than` directly: reversed, certain.
+    assert_eq!(
+        mono(
+            "Breakfast in America has never been more than 47 minutes long.",
+            E
+        ),
+        [
+            item(
+                "Breakfast in America has never been more than 94 minutes long.",
+                E,
+                CERTAIN
+            ),
+            item(
+                "Breakfast in America has never been more than 23.5 minutes long.",
+                C,
+                HEURISTIC
+            ),
+        ]
+    );
+    // `not … last more than`: reversed, but a negation that far away is only probably over
+    // the phrase, so both items need review.
+    assert_eq!(
+        mono("Breakfast in America did not last more than 47 minutes.", E),
+        [
+            item(
+                "Breakfast in America did not last more than 94 minutes.",
+                E,
+                HEURISTIC
+            ),
+            item(
+                "Breakfast in America did not last more than 23.5 minutes.",
+                C,
+                HEURISTIC
+            ),
+        ]
+    );
+    // `just over` speaks of closeness: just over 23 minutes is false of 46.
+    assert_eq!(
+        mono("Breakfast in America is just over 46 minutes long.", E),
+        [
+            item(
+                "Breakfast in America is just over 23 minutes long.",
+                E,
+                HEURISTIC
+            ),
+            item(
+                "Breakfast in America is just over 92 minutes long.",
+                C,
+                HEURISTIC
+            ),
+        ]
+    );
+}
+
+#[test]
+fn numbers_in_dates_and_four_digit_quantities() {
+    let ix = index();
+    let prem = Premise::Table(breakfast());
+    let mono = |h: &str, gold| all(&hypothesis::monotone_numbers(&ctx(&prem, h, gold, &ix)));
+    let plain = |h: &str, gold| all(&hypothesis::plain_numbers(&ctx(&prem, h, gold, &ix)));
+    // Released 29 March 1979, before 30 March 1979: ENTAIL. 30 is a day (the old code
+    // doubled it: `before 60 March 1979`, certain); the year under `before` moves by ten, a
+    // later one keeping ENTAIL.
+    let h = "Breakfast in America was released before 30 March 1979.";
+    assert_eq!(
+        mono(h, E),
+        [
+            item(
+                "Breakfast in America was released before 30 March 1989.",
+                E,
+                CERTAIN
+            ),
+            item(
+                "Breakfast in America was released before 30 March 1969.",
+                C,
+                HEURISTIC
+            ),
+        ]
+    );
+    // The plain-number probe moves neither (the old code flipped 1979 → 1989 to
+    // "CONTRADICT, certain", and 30 → 40).
+    assert_eq!(plain(h, E), []);
+    // A date without `before`: the year flips the label (the table holds 1979), the day is
+    // left alone (the old code also made `on 39 March 1979`).
+    assert_eq!(
+        plain("Breakfast in America was released on 29 March 1979.", E),
+        [item(
+            "Breakfast in America was released on 29 March 1989.",
+            C,
+            CERTAIN
+        )]
+    );
+    // 46:06 is 2766 seconds, over 1500: ENTAIL. 1500 is a quantity, not a year: halved and
+    // doubled (the old code moved it by ten as a year: 1490 / 1510).
+    assert_eq!(
+        mono("Breakfast in America is over 1500 seconds long.", E),
+        [
+            item("Breakfast in America is over 750 seconds long.", E, CERTAIN),
+            item(
+                "Breakfast in America is over 3000 seconds long.",
+                C,
+                HEURISTIC
+            ),
+        ]
+    );
+    // `after` a year: an earlier year keeps ENTAIL.
+    assert_eq!(
+        mono("Breakfast in America was released after 1970.", E),
+        [
+            item("Breakfast in America was released after 1960.", E, CERTAIN),
+            item(
+                "Breakfast in America was released after 1980.",
+                C,
+                HEURISTIC
+            ),
+        ]
+    );
+    // `since 1979` holds of 1989 too if it is still on sale: a hedge, so only heuristic (the
+    // old code: certain, because the table holds 1979).
+    assert_eq!(
+        plain("Breakfast in America has been on sale since 1979.", E),
+        [item(
+            "Breakfast in America has been on sale since 1989.",
+            C,
+            HEURISTIC
+        )]
+    );
+    // Under a negation the false year makes the statement true: ENTAIL, heuristic.
+    assert_eq!(
+        plain("Breakfast in America was not released in 1978.", E),
+        [item(
+            "Breakfast in America was not released in 1988.",
+            E,
+            HEURISTIC
+        )]
+    );
+}
+
+#[test]
+fn quantifiers_under_negation_or_outside_a_determiner_are_not_generated() {
+    let ix = index();
+    let prem = Premise::Table(breakfast());
+    let quant = |h: &str, gold| all(&hypothesis::quantifiers(&ctx(&prem, h, gold, &ix)));
+    // Pop is not rock: ENTAIL. `Not every` → `Not some` would reverse the direction (and is
+    // not English); the old code made it, ENTAIL, certain.
+    assert_eq!(
+        quant("Not every genre of Breakfast in America is rock.", E),
+        []
+    );
+    // `no` before a comparative is no determiner (the old code: `is some more than 47`,
+    // CONTRADICT, certain); nor is `most` in `at most` or `the most popular`.
+    assert_eq!(
+        quant("Breakfast in America is no more than 47 minutes long.", E),
+        []
+    );
+    assert_eq!(
+        quant("Breakfast in America is at most 50 minutes long.", E),
+        []
+    );
+    assert_eq!(
+        quant("The most popular genre of Breakfast in America is pop.", E),
+        []
+    );
+    // `no` as a determiner: none of its genres is jazz, so `some jazz genre` is false.
+    assert_eq!(
+        quant("Breakfast in America has no jazz genre.", E),
+        [item(
+            "Breakfast in America has some jazz genre.",
+            C,
+            CERTAIN
+        )]
+    );
+    // A negation in an earlier clause: generated, but its scope is a guess.
+    assert_eq!(
+        quant(
+            "Breakfast in America is not jazz, and all the genres are pop or rock.",
+            E
+        ),
+        [item(
+            "Breakfast in America is not jazz, and some of the genres are pop or rock.",
+            E,
+            HEURISTIC
+        )]
+    );
+}
+
+#[test]
+fn named_entity_swap_certain_only_when_no_value_overlaps() {
+    let prem = Premise::Table(breakfast());
+    let h = "Breakfast in America is a pop album.";
+    // The only other Genre value in the dataset is `rock`, which the row's `art rock` and
+    // `soft rock` contain: the album *is* rock, so the swap is heuristic.
+    let rock = Table::KeyValue(KeyValueTable {
+        id: "T9".into(),
+        title: "Some Rock Album".into(),
+        rows: vec![row("Genre", &["rock"])],
+    });
+    let ix = KeyIndex::new(&[breakfast(), rock]);
+    assert_eq!(
+        all(&hypothesis::named_entities(
+            &ctx(&prem, h, E, &ix),
+            &mut Rng::new(1)
+        )),
+        [item("Breakfast in America is a rock album.", C, HEURISTIC)]
+    );
+    // `jazz` / `modal jazz` overlap nothing in the row or the hypothesis: certain.
+    let ix = index();
+    let got = all(&hypothesis::named_entities(
+        &ctx(&prem, h, E, &ix),
+        &mut Rng::new(1),
+    ));
+    assert_eq!(got.len(), 1);
+    assert!(
+        [
+            item("Breakfast in America is a jazz album.", C, CERTAIN),
+            item("Breakfast in America is a modal jazz album.", C, CERTAIN)
+        ]
+        .contains(&got[0]),
+        "{got:?}"
+    );
+}
+
+#[test]
+fn negation_probe_certain_only_when_it_negates_the_claim() {
+    let ix = index();
+    let prem = Premise::Table(breakfast());
+    let neg = |h: &str, gold| all(&hypothesis::negation(&ctx(&prem, h, gold, &ix)));
+    // Art rock and soft rock are rock: ENTAIL; but `some … are not rock` is no denial of it.
+    assert_eq!(
+        neg("Some genres of Breakfast in America are rock.", E),
+        [item(
+            "Some genres of Breakfast in America are not rock.",
+            C,
+            HEURISTIC
+        )]
+    );
+    // A second negation makes `is not never` — no plain denial either.
+    assert_eq!(
+        neg("Breakfast in America is never listed as jazz.", E),
+        [item(
+            "Breakfast in America is not never listed as jazz.",
+            C,
+            HEURISTIC
+        )]
+    );
+    // A typographic apostrophe is a contraction too.
+    assert_eq!(
+        neg("Breakfast in America isn\u{2019}t a jazz album.", E),
+        [item("Breakfast in America is a jazz album.", C, CERTAIN)]
+    );
+}
 
 // ---- Issue #11 §1: no input text crashes a probe.
 
