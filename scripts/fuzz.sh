@@ -4,7 +4,9 @@
 # Environment: JOBS (targets run at once, default 1), FUZZ_LOGS (default /work/fuzz-logs, else
 # fuzz/logs), CARGO_TARGET_DIR (default fuzz/target). Needs the nightly toolchain and
 # cargo-fuzz (`rustup toolchain install nightly --profile minimal`, `cargo install cargo-fuzz
-# --locked`). Seeds each corpus from tests/fixtures/import. Every run asserts no panic, caps
+# --locked`). Seeds each corpus from tests/fixtures/import (probe_set: from fuzz/seeds/probe_set,
+# small datasets with the running example and the texts of issue #11, and the product-format
+# fixtures). Every run asserts no panic, caps
 # memory (-rss_limit_mb=2048) and any single allocation (-malloc_limit_mb=512); a crash
 # leaves its input under fuzz/artifacts/<target>/ and fails the script.
 set -euo pipefail
@@ -34,6 +36,10 @@ seed() {
     tabfact_csv) pattern='*.csv' ;;
     nli_jsonl) pattern='*.jsonl' ;;
     zip) pattern='*.zip' ;;
+    probe_set)
+      # Small datasets (JSON) and earlier crash inputs, kept in the repository.
+      cp -n fuzz/seeds/probe_set/* "$dir/" 2>/dev/null || true
+      pattern='*dataset*.json' ;;
     *) pattern='*' ;;
   esac
   find tests/fixtures -type f -name "$pattern" -size -64k -exec cp -n {} "$dir/" \; 2>/dev/null || true
