@@ -234,3 +234,16 @@ fn every_real_infotabs_table_linearizes_in_every_strategy() {
     }
     assert!(n > 2700, "{n} tables");
 }
+
+/// `json_to_para.py` reads `title = data["title"][0]`: with several title entries only the
+/// first names the table in every sentence.
+#[test]
+fn infotabs_compat_uses_the_first_title_entry() {
+    let json = r#"{"title": ["Breakfast in America", "Supertramp album"], "Genre": ["pop", "art rock"], "Length": ["46:06"]}"#;
+    let t = parse_table("T1264.json", "T1264", json).unwrap();
+    assert_eq!(
+        linearize(&Table::KeyValue(t), Linearization::InfotabsCompat).unwrap(),
+        "The Genre of Breakfast in America are pop, and art rock. \
+         The Length of Breakfast in America are 46:06. "
+    );
+}
