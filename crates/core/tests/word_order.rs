@@ -3,6 +3,7 @@
 mod common;
 
 use common::*;
+use tabprobe_core::dataset::{Dataset, Example};
 use tabprobe_core::label::{Label, LabelSet};
 use tabprobe_core::linearize::Linearization;
 use tabprobe_core::metrics::{run_word_order_metrics, word_order_metrics, PermutedExample};
@@ -11,6 +12,7 @@ use tabprobe_core::probe::{build_probe_set, Edit, Premise, ProbeKind, ProbeSetti
 use tabprobe_core::rules::RuleSet;
 use tabprobe_core::run::ProbeRun;
 use tabprobe_core::scoring::{ModelId, Pair, PairScore, PairScorer, ScoreError};
+use tabprobe_core::table::{KeyValueTable, Table};
 
 #[test]
 fn metrics_by_hand() {
@@ -169,4 +171,117 @@ fn hypothesis_only_target_keeps_the_premise() {
         set.pairs[it.perturbed_pair].hypothesis,
         set.pairs[ex.pair].hypothesis
     );
+}
+
+/// "Martin Luther King Jr. Day": a title holding "Jr." and a value ending in it. Each row's
+/// sentence is one unit whatever the strategy, so nothing is cut into a short fragment.
+fn mlk_dataset() -> Dataset {
+    let mut d = Dataset::new("mlk");
+    d.tables = vec![Table::KeyValue(KeyValueTable {
+        id: "MLK".into(),
+        title: "Martin Luther King Jr. Day".into(),
+        rows: vec![
+            row("Observed by", &["United States"]),
+            row("Type", &["Federal holiday"]),
+            row("Honoree", &["Martin Luther King Jr."]),
+            row("Date", &["Third Monday of January"]),
+        ],
+    })];
+    d.examples = vec![Example {
+        id: Some("MLK1".into()),
+        table: Some("MLK".into()),
+        premise: None,
+        hypothesis: "Martin Luther King Jr. Day is a federal holiday in the United States.".into(),
+        label: Label::Entail,
+        split: None,
+        relevant_rows: None,
+        categories: vec![],
+        annotator: None,
+        derived_from: None,
+        operation: None,
+    }];
+    d
+}
+
+#[test]
+fn a_table_holding_jr_is_permuted_row_by_row_in_every_sentence_strategy() {
+    let d = mlk_dataset();
+    // (strategy, sentence units): the paragraphs have one per row, the templates one for the
+    // title and one per row (horizontal) or per column (vertical: one column, the key).
+    for (strategy, units) in [
+        (Linearization::InfotabsCompat, 4),
+        (Linearization::Paragraph, 4),
+        (Linearization::HorizontalTemplate, 5),
+    ] {
+        let mut s = ProbeSettings::new(vec![ProbeKind::WordOrder], 3);
+        s.linearization.strategy = strategy;
+        s.word_order.q = 4;
+        let set = build_probe_set(&d, &s, &RuleSet::default())
+            .unwrap_or_else(|e| panic!("{strategy:?}: {e}"));
+        assert!(set.skipped.is_empty(), "{strategy:?}: {:?}", set.skipped);
+        assert_eq!(set.items.len(), 4, "{strategy:?}");
+        let original = &set.pairs[set.examples[0].pair].premise;
+        let mut words: Vec<&str> = original.split_whitespace().collect();
+        words.sort_unstable();
+        for it in &set.items {
+            // The same words, moved only within their units; the text between units (the
+            // INFOTABS paragraph's trailing space) is kept.
+            let permuted = &set.pairs[it.perturbed_pair].premise;
+            let mut w: Vec<&str> = permuted.split_whitespace().collect();
+            w.sort_unstable();
+            assert_eq!(w, words, "{strategy:?}");
+            assert_eq!(permuted.ends_with(' '), original.ends_with(' '));
+            let Edit::WordsPermuted {
+                premise_orders: Some(orders),
+                ..
+            } = &it.edit
+            else {
+                panic!()
+            };
+            assert_eq!(orders.len(), units, "{strategy:?}");
+        }
+    }
+}
+
+/// MNLI-style premises: no split after titles, "St.", "Jr.", "U.S.", "D.C.", "Inc.", "e.g."
+/// or initials, so the two sentences stay two and the example is not skipped as "short".
+#[test]
+fn a_plain_text_premise_splits_only_at_sentence_ends() {
+    let premise = "Mr. Smith met Dr. J. R. R. Tolkien at St. Mary's in Washington, D.C. on a \
+                   Monday. They talked about the U.S. economy, e.g. Acme Inc. and its rivals.";
+    assert_eq!(
+        tabprobe_core::wordorder::sentences(premise),
+        [
+            "Mr. Smith met Dr. J. R. R. Tolkien at St. Mary's in Washington, D.C. on a Monday.",
+            "They talked about the U.S. economy, e.g. Acme Inc. and its rivals."
+        ]
+    );
+    let mut d = Dataset::new("mnli");
+    d.examples = vec![Example {
+        id: Some("M1".into()),
+        table: None,
+        premise: Some(premise.into()),
+        hypothesis: "Two men once talked about the economy on a Monday.".into(),
+        label: Label::Entail,
+        split: None,
+        relevant_rows: None,
+        categories: vec![],
+        annotator: None,
+        derived_from: None,
+        operation: None,
+    }];
+    let mut s = ProbeSettings::new(vec![ProbeKind::WordOrder], 5);
+    s.word_order.q = 3;
+    let set = build_probe_set(&d, &s, &RuleSet::default()).unwrap();
+    assert!(set.skipped.is_empty(), "{:?}", set.skipped);
+    for it in &set.items {
+        let Edit::WordsPermuted {
+            premise_orders: Some(orders),
+            ..
+        } = &it.edit
+        else {
+            panic!()
+        };
+        assert_eq!(orders.iter().map(Vec::len).collect::<Vec<_>>(), [17, 12]);
+    }
 }
