@@ -52,7 +52,8 @@ impl PremiseUnits {
         let spans = if text.trim().is_empty() {
             Vec::new()
         } else {
-            vec![0..text.len()]
+            // One span covering the whole text (not the indices 0..len).
+            std::iter::once(0..text.len()).collect()
         };
         PremiseUnits { text, spans }
     }
