@@ -19,6 +19,7 @@ pub mod rules;
 pub mod run;
 pub mod schema;
 pub mod scoring;
+pub mod sentences;
 pub mod share;
 pub mod summary;
 pub mod table;

@@ -11,7 +11,7 @@ use crate::metrics::invalid::InvalidTransitionTable;
 use crate::metrics::scores::perturbation_scores_by_group;
 use crate::metrics::{
     evidence_selection, evidence_selection_by_group, invalid_table, invalid_tables_by_category,
-    paired_counterfactual, paired_counterfactual_by_group, perturbation_scores,
+    omega_curve_x, paired_counterfactual, paired_counterfactual_by_group, perturbation_scores,
     run_word_order_metrics, run_word_order_metrics_by_group, transition_graph, EvidenceSelection,
     MeanSd, PairedError, PairedRow, PerturbationScores, SampleOptions, WordOrderMetrics,
 };
@@ -430,6 +430,7 @@ fn word_order_row(group: &str, m: &WordOrderMetrics) -> Vec<String> {
         frac(m.omega_max),
         frac(m.omega_rand),
         opt(m.p_c, frac),
+        opt(m.p_c_accepted_only, frac),
         opt(m.p_f, frac),
         opt(m.mean_entropy_accepted, frac),
         opt(m.mean_entropy_c, frac),
@@ -449,6 +450,7 @@ fn word_order_sections(run: &RunResult) -> Vec<Section> {
             "omega_max",
             "omega_rand",
             "p_c",
+            "p_c_accepted_only",
             "p_f",
             "entropy_accepted",
             "entropy_c",
@@ -456,7 +458,13 @@ fn word_order_sections(run: &RunResult) -> Vec<Section> {
         ],
     );
     s.notes.push(
-        "P^c and P^f average over examples with at least one accepted permutation (the reference implementation's choice); entropy in nats"
+        "p_c: P^c of UNLI Eq. 3, the mean share of accepted permutations over all originally right examples (D^c); \
+         p_c_accepted_only: the same over D^c examples with at least one accepted permutation (UNLU's released code), not P^c; \
+         p_f: P^f over D^f, the originally wrong examples with at least one accepted permutation"
+            .to_string(),
+    );
+    s.notes.push(
+        "entropy in nats: each example's mean over its accepted permutations, averaged over the examples with at least one"
             .to_string(),
     );
     let mut bleu = Section::new(
@@ -471,8 +479,19 @@ fn word_order_sections(run: &RunResult) -> Vec<Section> {
             "rate",
         ],
     );
+    let mut curve = Section::new(
+        "Word order — Ω_x curve: share of examples giving the gold label to more than x of their permutations (UNLI Eq. 2, Figure 8)",
+        "word_order_omega",
+        &["group", "x", "omega_x"],
+    );
+    curve
+        .notes
+        .push("x = 0 is Ω_max; the site's Ω_x chart plots the same points".to_string());
     let mut add = |group: &str, m: &WordOrderMetrics| {
         s.rows.push(word_order_row(group, m));
+        for &(x, o) in &m.omega {
+            curve.rows.push(vec![group.to_string(), num(x), frac(o)]);
+        }
         for b in &m.bleu_bins {
             bleu.rows.push(vec![
                 group.to_string(),
@@ -484,11 +503,12 @@ fn word_order_sections(run: &RunResult) -> Vec<Section> {
             ]);
         }
     };
-    add(ALL, &run_word_order_metrics(run, &[]));
-    for (g, m) in run_word_order_metrics_by_group(run, &[]) {
+    let xs = omega_curve_x();
+    add(ALL, &run_word_order_metrics(run, &xs));
+    for (g, m) in run_word_order_metrics_by_group(run, &xs) {
         add(&g.label(), &m);
     }
-    vec![s, bleu]
+    vec![s, bleu, curve]
 }
 
 fn paired_rows(group: &str, rows: &[PairedRow]) -> Vec<Vec<String>> {

@@ -6,28 +6,11 @@ use std::collections::HashMap;
 
 use crate::rng::Rng;
 
-/// Splits a premise into sentences at `.`, `!` or `?` followed by whitespace (the linearized
-/// paragraphs end every sentence with `. `).
+/// Splits a plain-text premise into sentences, not after common abbreviations or initials
+/// (see [`crate::sentences`]). Table premises are split by their linearizer instead
+/// ([`crate::linearize::linearize_units`]).
 pub fn sentences(text: &str) -> Vec<&str> {
-    let mut out = Vec::new();
-    let mut start = 0;
-    let b = text.as_bytes();
-    for i in 0..b.len() {
-        if matches!(b[i], b'.' | b'!' | b'?')
-            && b.get(i + 1).is_some_and(|c| c.is_ascii_whitespace())
-        {
-            let s = text[start..=i].trim();
-            if !s.is_empty() {
-                out.push(s);
-            }
-            start = i + 1;
-        }
-    }
-    let rest = text[start..].trim();
-    if !rest.is_empty() {
-        out.push(rest);
-    }
-    out
+    crate::sentences::sentences(text)
 }
 
 /// A random derangement of `words`: `order[i]` is the original index of the word now at `i`,

@@ -154,8 +154,12 @@ fn word_order_metrics_per_split_and_category_by_hand() {
         (all.accuracy, all.omega_max, all.omega_rand),
         (0.5, 0.5, 0.5)
     );
-    // D^c = {H5} (right, rescued), D^f = {H2} (wrong, rescued), each accepting 4 of 4.
-    assert_eq!((all.p_c, all.p_f), (Some(1.0), Some(1.0)));
+    // D^c = {H1 (right, 0 of 4 accepted), H5 (right, 4 of 4)}: P^c = (0 + 1) / 2 (UNLI
+    // Eq. 3); among those accepting one (UNLU's code), only H5. D^f = {H2} (wrong, 4 of 4).
+    assert_eq!(
+        (all.p_c, all.p_c_accepted_only, all.p_f),
+        (Some(0.5), Some(1.0), Some(1.0))
+    );
 
     let by = run_word_order_metrics_by_group(&r, &[]);
     let get = |name: &str| {
@@ -170,7 +174,10 @@ fn word_order_metrics_per_split_and_category_by_hand() {
         (a1.examples, a1.skipped, a1.accuracy, a1.omega_max),
         (2, 0, 0.5, 0.5)
     );
-    assert_eq!((a1.p_c, a1.p_f), (None, Some(1.0)));
+    assert_eq!(
+        (a1.p_c, a1.p_c_accepted_only, a1.p_f),
+        (Some(0.0), None, Some(1.0))
+    );
     // a2 = {H3 wrong never accepted, H5 right always accepted} + S1 skipped.
     let a2 = get("split:a2");
     assert_eq!(

@@ -1,8 +1,9 @@
 //! Same seed → byte-identical results, natively and in wasm32 (issue 4, SPEC §4: "every probe
 //! is deterministic given a seed"). Builds a probe set with every probe kind on the running
 //! example, runs it with a deterministic fake scorer, serialises the `RunResult` and checks
-//! its SHA-256 against a committed constant. The same test runs natively (`cargo test`) and
-//! compiled to wasm32 under Node:
+//! its SHA-256 against a committed constant; likewise the word-order metrics and report
+//! sections, whose entropies need a logarithm (core's own, since libm's differs between
+//! targets). The same test runs natively (`cargo test`) and compiled to wasm32 under Node:
 //!
 //! ```text
 //! cargo test -p tabprobe-core --target wasm32-unknown-unknown --test determinism
@@ -18,12 +19,18 @@ use common::*;
 use sha2::{Digest, Sha256};
 use tabprobe_core::dataset::Example;
 use tabprobe_core::label::Label;
+use tabprobe_core::metrics::{omega_curve_x, run_word_order_metrics};
 use tabprobe_core::probe::{build_probe_set, ProbeKind, ProbeSettings};
+use tabprobe_core::report::{render_csv, sections};
 use tabprobe_core::rules::RuleSet;
 use tabprobe_core::run::ProbeRun;
+use tabprobe_core::run::RunResult;
 use tabprobe_core::scoring::{ModelId, Pair, PairScore, PairScorer, ScoreError};
 use tabprobe_core::table::Table;
 use tabprobe_core::{Dataset, LabelSet};
+
+/// SHA-256 of [`word_order_figures`].
+const WORD_ORDER_SHA256: &str = "c956bfd7bc301b7feef50a0f1118011f35bdae1a476ac1caf3d6b60f80c9c03d";
 
 /// SHA-256 of the run file's JSON (see the module doc).
 const RUN_SHA256: &str = "94a4c6974b085df681059e9e694043c0648b0d845560468cd586a7524444bbb2";
@@ -117,7 +124,7 @@ fn fixture() -> Dataset {
     d
 }
 
-fn run_json() -> String {
+fn run_result() -> RunResult {
     let mut s = ProbeSettings::new(ProbeKind::all(), 20220710);
     s.hypothesis_only = true;
     s.word_order.q = 6;
@@ -134,8 +141,27 @@ fn run_json() -> String {
     );
     let mut run = ProbeRun::new(set, 7);
     run.run(&mut HashFake, |_| {}, || false).expect("run");
-    let result = run.finish(HashFake.model_id()).expect("finish");
-    serde_json::to_string(&result).expect("json")
+    run.finish(HashFake.model_id()).expect("finish")
+}
+
+fn run_json() -> String {
+    serde_json::to_string(&run_result()).expect("json")
+}
+
+/// The word-order metrics (entropies included: they need a logarithm, which libm computes
+/// differently natively and in wasm32, so core computes its own) and the report's
+/// word-order sections as CSV.
+fn word_order_figures() -> String {
+    let run = run_result();
+    let mut out =
+        serde_json::to_string(&run_word_order_metrics(&run, &omega_curve_x())).expect("json");
+    for s in sections(&run)
+        .iter()
+        .filter(|s| s.file.starts_with("word_order"))
+    {
+        out.push_str(&render_csv(s));
+    }
+    out
 }
 
 fn sha256(s: &str) -> String {
@@ -156,6 +182,22 @@ fn same_seed_gives_the_committed_run_file() {
         RUN_SHA256,
         "run file digest changed ({} bytes, target {})",
         a.len(),
+        std::env::consts::ARCH
+    );
+}
+
+#[cfg_attr(not(target_arch = "wasm32"), test)]
+#[cfg_attr(target_arch = "wasm32", wasm_bindgen_test::wasm_bindgen_test)]
+fn word_order_figures_are_the_committed_bytes() {
+    let figures = word_order_figures();
+    assert!(
+        figures.contains("\"mean_entropy_accepted\":0."),
+        "{figures}"
+    );
+    assert_eq!(
+        sha256(&figures),
+        WORD_ORDER_SHA256,
+        "word-order figures changed (target {}):\n{figures}",
         std::env::consts::ARCH
     );
 }

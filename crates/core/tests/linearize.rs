@@ -6,7 +6,7 @@ use std::path::PathBuf;
 
 use tabprobe_core::import::infotabs::parse_table;
 use tabprobe_core::linearize::{
-    linearize, Linearization, LinearizeError, LinearizeSettings, PairOrder,
+    linearize, linearize_units, Linearization, LinearizeError, LinearizeSettings, PairOrder,
 };
 use tabprobe_core::table::{KeyValueRow, KeyValueTable, RelationalTable, Table};
 
@@ -229,8 +229,86 @@ fn every_real_infotabs_table_linearizes_in_every_strategy() {
         for s in Linearization::ALL {
             let p = linearize(&t, s).unwrap_or_else(|e| panic!("{id} {s:?}: {e}"));
             assert!(!p.is_empty(), "{id} {s:?}");
+            let u = linearize_units(&t, s).unwrap();
+            assert_eq!(u.text, p, "{id} {s:?}");
+            // Units in order, not overlapping, and only whitespace between them.
+            let mut at = 0;
+            for r in &u.spans {
+                assert!(at <= r.start && r.start < r.end, "{id} {s:?} {r:?}");
+                assert!(p[at..r.start].trim().is_empty(), "{id} {s:?} {r:?}");
+                at = r.end;
+            }
+            assert!(p[at..].trim().is_empty(), "{id} {s:?}");
         }
         n += 1;
     }
     assert!(n > 2700, "{n} tables");
+}
+
+/// `json_to_para.py` reads `title = data["title"][0]`: with several title entries only the
+/// first names the table in every sentence.
+#[test]
+fn infotabs_compat_uses_the_first_title_entry() {
+    let json = r#"{"title": ["Breakfast in America", "Supertramp album"], "Genre": ["pop", "art rock"], "Length": ["46:06"]}"#;
+    let t = parse_table("T1264.json", "T1264", json).unwrap();
+    assert_eq!(
+        linearize(&Table::KeyValue(t), Linearization::InfotabsCompat).unwrap(),
+        "The Genre of Breakfast in America are pop, and art rock. \
+         The Length of Breakfast in America are 46:06. "
+    );
+}
+
+/// The premise as units: each row's sentence (paragraphs), the title's and each row's or
+/// column's sentence (templates), the whole text (concatenation); the text is `linearize`'s.
+#[test]
+fn sentence_units_of_breakfast_in_america() {
+    let t = Table::KeyValue(breakfast());
+    let units = |s: Linearization| {
+        let u = linearize_units(&t, s).unwrap();
+        assert_eq!(u.text, linearize(&t, s).unwrap(), "{s:?}");
+        u.units().iter().map(|x| x.to_string()).collect::<Vec<_>>()
+    };
+    assert_eq!(
+        units(Linearization::InfotabsCompat),
+        [
+            "The Released of Breakfast in America are 29 March 1979.",
+            "The Genre of Breakfast in America are pop, art rock, and soft rock.",
+            "The Length of Breakfast in America are 46:06.",
+            "The Label of Breakfast in America are A&M.",
+        ]
+    );
+    assert_eq!(
+        units(Linearization::Paragraph),
+        [
+            "The Released of Breakfast in America is 29 March 1979.",
+            "The Genre of Breakfast in America are pop, art rock, and soft rock.",
+            "The Length of Breakfast in America is 46:06.",
+            "The Label of Breakfast in America is A&M.",
+        ]
+    );
+    assert_eq!(
+        units(Linearization::HorizontalTemplate),
+        [
+            "title is : Breakfast in America .",
+            "row 1 is : Released is 29 March 1979 .",
+            "row 2 is : Genre is pop, art rock, soft rock .",
+            "row 3 is : Length is 46:06 .",
+            "row 4 is : Label is A&M .",
+        ]
+    );
+    assert_eq!(units(Linearization::VerticalTemplate).len(), 5);
+    assert_eq!(
+        units(Linearization::Concatenation),
+        [linearize(&t, Linearization::Concatenation).unwrap()]
+    );
+    // A title holding "Jr." and a value ending in it do not cut a sentence.
+    let mut mlk = breakfast();
+    mlk.title = "Martin Luther King Jr. Day".into();
+    mlk.rows[1].values = vec!["Martin Luther King Jr.".into(), "St. Louis".into()];
+    let u = linearize_units(&Table::KeyValue(mlk), Linearization::InfotabsCompat).unwrap();
+    assert_eq!(
+        u.units()[1],
+        "The Genre of Martin Luther King Jr. Day are Martin Luther King Jr., and St. Louis."
+    );
+    assert_eq!(u.units().len(), 4);
 }

@@ -10,7 +10,9 @@ use crate::label::Label;
 use crate::table::{KeyValueRow, KeyValueTable};
 
 /// Reads one INFOTABS table file. `id` is the table id (the file stem, e.g. `T1264`); key
-/// order is kept, and the `title` entry becomes the table's title rather than a row.
+/// order is kept, and the `title` entry becomes the table's title rather than a row: its first
+/// entry, as the INFOTABS preprocessing script reads it (`data["title"][0]`); further
+/// entries (none in the published tables) are dropped.
 pub fn parse_table(file: &str, id: &str, text: &str) -> Result<KeyValueTable, ImportError> {
     let root: Value = serde_json::from_str(text).map_err(|e| {
         ImportError::new(
@@ -33,7 +35,9 @@ pub fn parse_table(file: &str, id: &str, text: &str) -> Result<KeyValueTable, Im
             ImportError::new(file, format!("$[{key:?}]"), "expected a list of strings")
         })?;
         if key == "title" {
-            title = Some(values.join(" "));
+            // The INFOTABS script takes `data["title"][0]`: the first entry names the table
+            // (published INFOTABS models read that title in every sentence).
+            title = Some(values.into_iter().next().unwrap_or_default());
         } else {
             rows.push(KeyValueRow { key, values });
         }

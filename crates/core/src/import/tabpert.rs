@@ -41,7 +41,9 @@ pub fn parse_table(file: &str, id: &str, root: &Value) -> Result<KeyValueTable, 
             }
         }
         if key == "title" {
-            title = Some(values.join(" "));
+            // The INFOTABS script takes `data["title"][0]`: the first entry names the table
+            // (published INFOTABS models read that title in every sentence).
+            title = Some(values.into_iter().next().unwrap_or_default());
         } else {
             rows.push(KeyValueRow {
                 key: key.clone(),

@@ -2,7 +2,7 @@
 //! (utahnlp/infotabs-code) wrote for each table, because published INFOTABS models were
 //! trained on it. Each quirk is reproduced on purpose and named where it happens.
 
-use super::{find_iso_date, is_valid_iso_date, LinearizeError};
+use super::{find_iso_date, is_valid_iso_date, LinearizeError, PremiseUnits};
 use crate::table::KeyValueTable;
 
 /// The reference paragraph for a key–value table, byte for byte.
@@ -11,10 +11,17 @@ use crate::table::KeyValueTable;
 /// key, so the verb is always `are` (only an empty key with one value takes `is`); every
 /// sentence ends with `". "`, including the last; values and keys are used as stored; the
 /// ISO-date rule looks at the concatenation of all values; a two-valued row reads
-/// `a, and b`.
+/// `a, and b`. The title is the table's title, which the INFOTABS importer takes from the
+/// first entry of the file's `title` list, as the script does (`data["title"][0]`).
 pub fn infotabs_compat_paragraph(table: &KeyValueTable) -> Result<String, LinearizeError> {
+    Ok(infotabs_compat_units(table)?.text)
+}
+
+/// [`infotabs_compat_paragraph`] with each row's sentence as a unit (its `". "` separator
+/// outside the unit, so the units end with the sentence's period).
+pub fn infotabs_compat_units(table: &KeyValueTable) -> Result<PremiseUnits, LinearizeError> {
     let title = table.title.as_str();
-    let mut para = String::new();
+    let mut sentences = Vec::with_capacity(table.rows.len());
     for row in &table.rows {
         let key = row.key.as_str();
         let values = &row.values;
@@ -26,29 +33,33 @@ pub fn infotabs_compat_paragraph(table: &KeyValueTable) -> Result<String, Linear
         };
         // `inflect.plural_noun("")` returns "" (falsy); any other key gets a plural form.
         let plural_test = !key.is_empty();
-        if values.len() > 1 || plural_test {
+        let sentence = if values.len() > 1 || plural_test {
             let joined: String = values.concat();
-            if date_in(table, key, &joined)? {
-                para.push_str(&format!("{title} was {key} on "));
+            let mut s = if date_in(table, key, &joined)? {
+                format!("{title} was {key} on ")
             } else {
-                para.push_str(&format!("The {key} of {title} are "));
-            }
+                format!("The {key} of {title} are ")
+            };
             for v in &values[..values.len() - 1] {
-                para.push_str(v);
-                para.push_str(", ");
+                s.push_str(v);
+                s.push_str(", ");
             }
             if values.len() > 1 {
-                para.push_str("and ");
+                s.push_str("and ");
             }
-            para.push_str(last);
-            para.push_str(". ");
+            s.push_str(last);
+            s.push('.');
+            s
         } else if date_in(table, key, last)? {
-            para.push_str(&format!("{title} was {key} on {last}. "));
+            format!("{title} was {key} on {last}.")
         } else {
-            para.push_str(&format!("The {key} of {title} is {last}. "));
-        }
+            format!("The {key} of {title} is {last}.")
+        };
+        sentences.push(sentence);
     }
-    Ok(para)
+    // The script appends ". " after every sentence: "." ends each unit, " " joins them and
+    // follows the last.
+    Ok(PremiseUnits::joined(&sentences, " ", " "))
 }
 
 /// `is_date` of the script: the first `\d{4}-\d{2}-\d{2}` match decides; a match that is not

@@ -4,6 +4,7 @@
 mod infotabs_compat;
 mod paragraph;
 mod template;
+mod units;
 
 use serde::{Deserialize, Serialize};
 
@@ -13,9 +14,13 @@ use crate::table::Table;
 /// Defined with [`Pair`], which records it; re-exported here beside the strategies.
 pub use crate::scoring::PairOrder;
 
-pub use infotabs_compat::infotabs_compat_paragraph;
-pub use paragraph::paragraph;
-pub use template::{concatenation, horizontal_template, vertical_template};
+pub use infotabs_compat::{infotabs_compat_paragraph, infotabs_compat_units};
+pub use paragraph::{paragraph, paragraph_units};
+pub use template::{
+    concatenation, concatenation_units, horizontal_template, horizontal_template_units,
+    vertical_template, vertical_template_units,
+};
+pub use units::PremiseUnits;
 
 /// A way of turning a table into text.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Serialize, Deserialize)]
@@ -109,18 +114,30 @@ pub enum LinearizeError {
 
 /// Linearizes `table` with `strategy`.
 pub fn linearize(table: &Table, strategy: Linearization) -> Result<String, LinearizeError> {
+    Ok(linearize_units(table, strategy)?.text)
+}
+
+/// Linearizes `table` with `strategy`, keeping where each sentence unit lies in the text:
+/// each row's sentence for the paragraphs (one per record for a relational table), the
+/// title's and each row's (horizontal) or column's (vertical) sentence for the templates,
+/// and the whole text for the concatenation, which has no sentences. The text is exactly
+/// [`linearize`]'s.
+pub fn linearize_units(
+    table: &Table,
+    strategy: Linearization,
+) -> Result<PremiseUnits, LinearizeError> {
     match strategy {
-        Linearization::Paragraph => Ok(paragraph(table)),
+        Linearization::Paragraph => Ok(paragraph_units(table)),
         Linearization::InfotabsCompat => match table {
-            Table::KeyValue(t) => infotabs_compat_paragraph(t),
+            Table::KeyValue(t) => infotabs_compat_units(t),
             Table::Relational(t) => Err(LinearizeError::KeyValueOnly {
                 table: t.id.clone(),
                 strategy: strategy.as_str(),
             }),
         },
-        Linearization::HorizontalTemplate => Ok(horizontal_template(table)),
-        Linearization::VerticalTemplate => Ok(vertical_template(table)),
-        Linearization::Concatenation => Ok(concatenation(table)),
+        Linearization::HorizontalTemplate => Ok(horizontal_template_units(table)),
+        Linearization::VerticalTemplate => Ok(vertical_template_units(table)),
+        Linearization::Concatenation => Ok(concatenation_units(table)),
     }
 }
 

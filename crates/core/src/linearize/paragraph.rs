@@ -2,16 +2,22 @@
 //! states it: `The <key> of <title> is <value>.`, `… are <v1>, <v2>, and <vn>.`, and
 //! `<title> was <key> on <value>.` for ISO dates. Relational tables get one sentence per record.
 
-use super::find_iso_date;
+use super::{find_iso_date, PremiseUnits};
 use crate::table::{KeyValueTable, RelationalTable, Table};
 
 /// The clean paragraph of either table shape. Sentences are separated by one space, with no
 /// trailing space; values are trimmed; rows with no (non-empty) value are skipped.
 pub fn paragraph(table: &Table) -> String {
-    match table {
-        Table::KeyValue(t) => key_value_paragraph(t),
-        Table::Relational(t) => relational_paragraph(t),
-    }
+    paragraph_units(table).text
+}
+
+/// [`paragraph`] with each sentence (one per row, or per record) as a unit.
+pub fn paragraph_units(table: &Table) -> PremiseUnits {
+    let sentences = match table {
+        Table::KeyValue(t) => key_value_sentences(t),
+        Table::Relational(t) => relational_sentences(t),
+    };
+    PremiseUnits::joined(&sentences, " ", "")
 }
 
 /// `a`, `a and b`, `a, b, and c`.
@@ -24,7 +30,7 @@ pub(crate) fn english_list(items: &[&str]) -> String {
     }
 }
 
-fn key_value_paragraph(t: &KeyValueTable) -> String {
+fn key_value_sentences(t: &KeyValueTable) -> Vec<String> {
     let title = t.title.trim();
     let mut sentences = Vec::new();
     for row in &t.rows {
@@ -48,11 +54,11 @@ fn key_value_paragraph(t: &KeyValueTable) -> String {
         };
         sentences.push(sentence);
     }
-    sentences.join(" ")
+    sentences
 }
 
 /// One sentence per record: `In row 1 of <caption>, the <col> is <cell> and the <col> is <cell>.`
-fn relational_paragraph(t: &RelationalTable) -> String {
+fn relational_sentences(t: &RelationalTable) -> Vec<String> {
     let caption = t.caption.trim();
     let mut sentences = Vec::new();
     for (i, record) in t.rows.iter().enumerate() {
@@ -73,5 +79,5 @@ fn relational_paragraph(t: &RelationalTable) -> String {
             english_list(&refs)
         ));
     }
-    sentences.join(" ")
+    sentences
 }

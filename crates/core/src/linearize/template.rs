@@ -2,6 +2,7 @@
 //! templates and plain concatenation. A key–value table is read as one row per key whose
 //! single "column" is the key, so the same code serves both shapes.
 
+use super::PremiseUnits;
 use crate::table::Table;
 
 /// Rows as `(column name, cell)` lists: records of a relational table, or one
@@ -39,17 +40,27 @@ fn join_values(values: &[String]) -> String {
 /// `title is : <title> . row 1 is : <col> is <cell> ; <col> is <cell> . row 2 is : … .`
 /// (the title prefix is ours: INFOTABS hypotheses name the title, so the model needs it).
 pub fn horizontal_template(table: &Table) -> String {
+    horizontal_template_units(table).text
+}
+
+/// [`horizontal_template`] with the title sentence and each row's sentence as units.
+pub fn horizontal_template_units(table: &Table) -> PremiseUnits {
     let mut parts = vec![format!("title is : {} .", table.title().trim())];
     for (i, row) in cells(table).iter().enumerate() {
         let body: Vec<String> = row.iter().map(|(c, v)| format!("{c} is {v}")).collect();
         parts.push(format!("row {} is : {} .", i + 1, body.join(" ; ")));
     }
-    parts.join(" ")
+    PremiseUnits::joined(&parts, " ", "")
 }
 
 /// `title is : <title> . <col> is : row 1 is <cell> ; row 2 is <cell> . …`, one sentence per
 /// column in order of first appearance.
 pub fn vertical_template(table: &Table) -> String {
+    vertical_template_units(table).text
+}
+
+/// [`vertical_template`] with the title sentence and each column's sentence as units.
+pub fn vertical_template_units(table: &Table) -> PremiseUnits {
     let rows = cells(table);
     let mut columns: Vec<(String, Vec<String>)> = Vec::new();
     for (i, row) in rows.iter().enumerate() {
@@ -65,7 +76,13 @@ pub fn vertical_template(table: &Table) -> String {
     for (c, list) in columns {
         parts.push(format!("{c} is : {} .", list.join(" ; ")));
     }
-    parts.join(" ")
+    PremiseUnits::joined(&parts, " ", "")
+}
+
+/// [`concatenation`] as units: the whole text is one unit, since the concatenation has no
+/// sentences (a row alone, e.g. `Length | 46:06`, would be too short to permute).
+pub fn concatenation_units(table: &Table) -> PremiseUnits {
+    PremiseUnits::single(concatenation(table))
 }
 
 /// The title, then every column name and cell, separated by ` | ` (Table-BERT's

@@ -2,6 +2,7 @@
 //! deviations (Tables 4, 7), evidence selection (§5.3), word-order acceptance (UNLI §4),
 //! counterfactual pairing (Table 8) and breakdowns by split and category (§4.8).
 
+pub mod entropy;
 pub mod evidence;
 pub mod group;
 pub mod invalid;
@@ -28,6 +29,6 @@ pub use transition_report::{
     transition_graphs_by_category, TransitionGraph,
 };
 pub use word_order::{
-    run_word_order_metrics, run_word_order_metrics_by_group, word_order_metrics, PermutedExample,
-    WordOrderMetrics,
+    omega_curve, omega_curve_x, run_word_order_metrics, run_word_order_metrics_by_group,
+    word_order_metrics, ExampleSet, PermutedExample, WordOrderMetrics,
 };

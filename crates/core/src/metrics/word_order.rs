@@ -1,10 +1,18 @@
-//! Permutation-acceptance metrics (UNLI §4): 𝒜, Ω_x, Ω_max, Ω_rand, P^c, P^f, mean entropy
+//! Permutation-acceptance metrics (UNLI §3–§5): 𝒜, Ω_x, Ω_max, Ω_rand, P^c, P^f, mean entropy
 //! of the model's probabilities on accepted permutations, and acceptance by BLEU-2 bin.
+//!
+//! The sets, as UNLI §3 defines them: D^c is every example the model gets right unpermuted;
+//! D^f every example it gets wrong unpermuted but that has at least one accepted permutation
+//! ("deemed correct according to Ω_max"). P^c and P^f (Eq. 3) average each example's share
+//! of accepted permutations over D^c and D^f. UNLU's released code also drops D^c examples
+//! with no accepted permutation; that variant is kept beside P^c as `p_c_accepted_only`,
+//! never as P^c.
 
 use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 
+use super::entropy::entropy;
 use super::group::{groups, Group};
 use crate::probe::{Edit, ProbeExample, ProbeKind};
 use crate::run::RunResult;
@@ -58,14 +66,21 @@ pub struct WordOrderMetrics {
     pub omega_rand: f64,
     /// Ω_x for the requested thresholds.
     pub omega: Vec<(f64, f64)>,
-    /// P^c: mean share of accepted permutations over originally-correct examples that
-    /// accept at least one (the reference implementation's averaging), `None` if none.
+    /// P^c (UNLI Eq. 3): mean share of accepted permutations over D^c, every example the
+    /// model gets right unpermuted (one accepting none counts 0); `None` if D^c is empty.
     pub p_c: Option<f64>,
-    /// P^f: the same over originally-wrong examples rescued by some permutation (D^f).
+    /// P^c among the D^c examples with at least one accepted permutation (UNLU's released
+    /// code): not the paper's P^c, shown beside it. `None` if there is no such example.
+    #[serde(default)]
+    pub p_c_accepted_only: Option<f64>,
+    /// P^f: the same mean over D^f, the examples wrong unpermuted that accept at least one
+    /// permutation (UNLI §3); `None` if D^f is empty.
     pub p_f: Option<f64>,
-    /// Mean entropy (nats) of the probabilities on accepted permutations, all examples.
+    /// Mean entropy (nats) of the probabilities on accepted permutations: each example's mean
+    /// over its accepted permutations, averaged over the examples with at least one (UNLU's
+    /// aggregation, UNLI Figure 2). Computed without libm, so identical on every target.
     pub mean_entropy_accepted: Option<f64>,
-    /// The same over D^c.
+    /// The same over D^c (its examples with at least one accepted permutation).
     pub mean_entropy_c: Option<f64>,
     /// The same over D^f.
     pub mean_entropy_f: Option<f64>,
@@ -75,13 +90,6 @@ pub struct WordOrderMetrics {
 
 /// Bin edges for the BLEU-2 analysis (UNLI's lowest range is 0–0.15).
 pub const BLEU_EDGES: [f64; 7] = [0.0, 0.15, 0.3, 0.45, 0.6, 0.75, 1.0];
-
-fn entropy(p: &[f32; 3]) -> f64 {
-    p.iter()
-        .filter(|&&x| x > 0.0)
-        .map(|&x| -(x as f64) * (x as f64).ln())
-        .sum()
-}
 
 fn mean(v: &[f64]) -> Option<f64> {
     (!v.is_empty()).then(|| v.iter().sum::<f64>() / v.len() as f64)
@@ -93,6 +101,108 @@ pub fn omega(examples: &[PermutedExample], x: f64) -> f64 {
         return 0.0;
     }
     examples.iter().filter(|e| e.share_accepted() > x).count() as f64 / examples.len() as f64
+}
+
+/// Points of the Ω_x curve the site plots and the report lists: x = 0, 0.05, …, 0.95 (Ω at
+/// x = 1 is always 0, as no share exceeds 1; Ω_0 is Ω_max).
+pub const OMEGA_CURVE_POINTS: usize = 20;
+
+/// The x values of the Ω_x curve, `k / 20` for k = 0..20.
+pub fn omega_curve_x() -> Vec<f64> {
+    (0..OMEGA_CURVE_POINTS)
+        .map(|k| k as f64 / OMEGA_CURVE_POINTS as f64)
+        .collect()
+}
+
+/// The Ω_x curve: `(x, Ω_x)` for every x of [`omega_curve_x`].
+pub fn omega_curve(examples: &[PermutedExample]) -> Vec<(f64, f64)> {
+    omega_curve_x()
+        .into_iter()
+        .map(|x| (x, omega(examples, x)))
+        .collect()
+}
+
+/// Which permuted examples a figure of [`WordOrderMetrics`] is computed over: what a cell of
+/// the word-order report lists when opened.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ExampleSet {
+    /// Every permuted example (`examples`, `accuracy`).
+    All,
+    /// Examples with at least one accepted permutation (`omega_max`, `entropy_accepted`).
+    AnyAccepted,
+    /// Examples accepting more than 1/m of their permutations (`omega_rand`).
+    OverChance,
+    /// D^c: every example right unpermuted (`p_c`).
+    RightOriginally,
+    /// D^c examples with at least one accepted permutation (`p_c_accepted_only`,
+    /// `entropy_c`).
+    RightOriginallyAccepting,
+    /// D^f: examples wrong unpermuted with at least one accepted permutation (`p_f`,
+    /// `entropy_f`).
+    WrongOriginallyAccepting,
+}
+
+impl ExampleSet {
+    /// The set behind a column of the `word_order` report section; `None` for columns that
+    /// count no permuted example (`group`, `skipped`).
+    pub fn of_column(column: &str) -> Option<ExampleSet> {
+        Some(match column {
+            "examples" | "accuracy" => ExampleSet::All,
+            "omega_max" | "entropy_accepted" => ExampleSet::AnyAccepted,
+            "omega_rand" => ExampleSet::OverChance,
+            "p_c" => ExampleSet::RightOriginally,
+            "p_c_accepted_only" | "entropy_c" => ExampleSet::RightOriginallyAccepting,
+            "p_f" | "entropy_f" => ExampleSet::WrongOriginallyAccepting,
+            _ => return None,
+        })
+    }
+
+    /// Whether `e` is in the set; `labels` is m (3, or 2 for a two-way model).
+    pub fn contains(self, e: &PermutedExample, labels: usize) -> bool {
+        let any = e.permutations.iter().any(|p| p.0);
+        match self {
+            ExampleSet::All => true,
+            ExampleSet::AnyAccepted => any,
+            ExampleSet::OverChance => e.share_accepted() > 1.0 / labels.max(1) as f64,
+            ExampleSet::RightOriginally => e.original_correct,
+            ExampleSet::RightOriginallyAccepting => e.original_correct && any,
+            ExampleSet::WrongOriginallyAccepting => !e.original_correct && any,
+        }
+    }
+
+    /// The set in words, completing "examples …".
+    pub fn description(self) -> &'static str {
+        match self {
+            ExampleSet::All => "with permutations",
+            ExampleSet::AnyAccepted => "accepting at least one permutation (Ω_max)",
+            ExampleSet::OverChance => "accepting more than 1/m of their permutations (Ω_rand)",
+            ExampleSet::RightOriginally => "originally right (D^c)",
+            ExampleSet::RightOriginallyAccepting => {
+                "originally right that accept a permutation (D^c, ≥ 1 accepted)"
+            }
+            ExampleSet::WrongOriginallyAccepting => {
+                "originally wrong that accept a permutation (D^f)"
+            }
+        }
+    }
+}
+
+/// Each example's mean entropy over its accepted permutations, averaged over the examples
+/// of `set` that have at least one; `None` when none has.
+fn mean_entropy(set: &[&PermutedExample]) -> Option<f64> {
+    let per_example: Vec<f64> = set
+        .iter()
+        .filter_map(|e| {
+            let h: Vec<f64> = e
+                .permutations
+                .iter()
+                .filter(|p| p.0)
+                .map(|p| entropy(&p.1))
+                .collect();
+            mean(&h)
+        })
+        .collect();
+    mean(&per_example)
 }
 
 /// Computes every metric. `labels` is m (3, or 2 for a two-way model); `thresholds` are extra
@@ -118,24 +228,14 @@ pub fn word_order_metrics(
             .count() as f64
             / n as f64
     };
-    let rescued = |e: &&PermutedExample| e.permutations.iter().any(|p| p.0);
-    let d_c: Vec<&PermutedExample> = examples
-        .iter()
-        .filter(|e| e.original_correct)
-        .filter(rescued)
-        .collect();
-    let d_f: Vec<&PermutedExample> = examples
-        .iter()
-        .filter(|e| !e.original_correct)
-        .filter(rescued)
-        .collect();
-    let ent = |set: &[&PermutedExample]| -> Option<f64> {
-        let v: Vec<f64> = set
-            .iter()
-            .flat_map(|e| e.permutations.iter().filter(|p| p.0).map(|p| entropy(&p.1)))
-            .collect();
-        mean(&v)
+    let set = |s: ExampleSet| -> Vec<&PermutedExample> {
+        examples.iter().filter(|e| s.contains(e, labels)).collect()
     };
+    let d_c = set(ExampleSet::RightOriginally);
+    let d_c_accepting = set(ExampleSet::RightOriginallyAccepting);
+    let d_f = set(ExampleSet::WrongOriginallyAccepting);
+    let share_mean =
+        |s: &[&PermutedExample]| mean(&s.iter().map(|e| e.share_accepted()).collect::<Vec<_>>());
     let all: Vec<&PermutedExample> = examples.iter().collect();
     let mut bins: Vec<BleuBin> = BLEU_EDGES
         .windows(2)
@@ -171,11 +271,12 @@ pub fn word_order_metrics(
             .iter()
             .map(|&x| (x, omega(examples, x)))
             .collect(),
-        p_c: mean(&d_c.iter().map(|e| e.share_accepted()).collect::<Vec<_>>()),
-        p_f: mean(&d_f.iter().map(|e| e.share_accepted()).collect::<Vec<_>>()),
-        mean_entropy_accepted: ent(&all),
-        mean_entropy_c: ent(&d_c),
-        mean_entropy_f: ent(&d_f),
+        p_c: share_mean(&d_c),
+        p_c_accepted_only: share_mean(&d_c_accepting),
+        p_f: share_mean(&d_f),
+        mean_entropy_accepted: mean_entropy(&all),
+        mean_entropy_c: mean_entropy(&d_c),
+        mean_entropy_f: mean_entropy(&d_f),
         bleu_bins: bins,
     }
 }

@@ -17,7 +17,9 @@ use super::{
 use crate::counterfactual;
 use crate::dataset::Dataset;
 use crate::label::LabelSet;
-use crate::linearize::{linearize, LinearizeError, LinearizeSettings};
+use crate::linearize::{
+    linearize, linearize_units, LinearizeError, LinearizeSettings, PremiseUnits,
+};
 use crate::rng::Rng;
 use crate::rules::RuleSet;
 use crate::scoring::Pair;
@@ -195,6 +197,16 @@ fn premise_text(p: &Premise, s: &LinearizeSettings) -> Result<String, LinearizeE
     }
 }
 
+/// The premise as sentence units, for the word-order probe: the linearizer's units for a
+/// table, abbreviation-aware sentences for plain text, none when there is no premise.
+fn premise_units(p: &Premise, s: &LinearizeSettings) -> Result<PremiseUnits, LinearizeError> {
+    match p {
+        Premise::Table(t) => linearize_units(t, s.strategy),
+        Premise::Text(t) => Ok(PremiseUnits::plain(t)),
+        Premise::Empty => Ok(PremiseUnits::default()),
+    }
+}
+
 /// The pair a model scores for an input.
 pub fn input_pair(input: &ProbeInput, s: &LinearizeSettings) -> Result<Pair, LinearizeError> {
     Ok(s.pair(&premise_text(&input.premise, s)?, &input.hypothesis))
@@ -230,7 +242,7 @@ fn generate(
     }
     if kind == ProbeKind::WordOrder {
         let premise =
-            premise_text(&ex.input.premise, &settings.linearization).map_err(|e| e.to_string())?;
+            premise_units(&ex.input.premise, &settings.linearization).map_err(|e| e.to_string())?;
         return word_order::word_order(
             &premise,
             &ex.input.hypothesis,

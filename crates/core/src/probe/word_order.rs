@@ -1,13 +1,16 @@
 //! Word-order probes (SPEC §4.5; UNLI §4): q permutations per example of the hypothesis, the
 //! premise (each sentence on its own) or both, with no word keeping its position. Examples
-//! with a permuted sentence of five words or fewer are skipped (UNLI drops them too).
+//! with a permuted sentence of five words or fewer are skipped (UNLI drops them too). The
+//! premise's sentences are the units its linearizer built (a row's sentence, a template's
+//! row), or, for plain text, sentences split without breaking at abbreviations.
 
 use serde::{Deserialize, Serialize};
 
 use super::{Certainty, Edit, Expectation, Perturbation, Premise, ProbeInput, ProbeKind};
 use crate::label::Label;
+use crate::linearize::PremiseUnits;
 use crate::rng::Rng;
-use crate::wordorder::{apply, bleu2, derangement, sentences};
+use crate::wordorder::{apply, bleu2, derangement};
 
 /// What to permute.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
@@ -62,10 +65,12 @@ fn permutations_of(words: &[&str], q: usize, rng: &mut Rng) -> Vec<Vec<usize>> {
     out
 }
 
-/// The word-order items of one example. `premise_text` is its linearized (or plain) premise.
-/// `Err` says why the example is skipped.
+/// The word-order items of one example. `premise` is its premise as sentence units
+/// ([`crate::linearize::linearize_units`] for a table, [`PremiseUnits::plain`] for text):
+/// each unit's words are permuted in place, and the text between units (separators, the
+/// INFOTABS paragraph's trailing space) is kept. `Err` says why the example is skipped.
 pub fn word_order(
-    premise_text: &str,
+    premise: &PremiseUnits,
     hypothesis: &str,
     gold: Label,
     settings: &WordOrderSettings,
@@ -73,7 +78,8 @@ pub fn word_order(
 ) -> Result<Vec<Perturbation>, String> {
     let short = settings.max_short_words;
     let hyp_words: Vec<&str> = hypothesis.split_whitespace().collect();
-    let prem_sents: Vec<Vec<&str>> = sentences(premise_text)
+    let prem_sents: Vec<Vec<&str>> = premise
+        .units()
         .into_iter()
         .map(|s| s.split_whitespace().collect())
         .collect();
@@ -125,26 +131,27 @@ pub fn word_order(
         } else {
             (None, hypothesis.to_string())
         };
-        let (premise_orders, premise) = if do_p {
+        let (premise_orders, premise_text, permuted_units) = if do_p {
             let orders: Vec<Vec<usize>> = p_perms.iter().map(|p| p[j].clone()).collect();
-            let text = prem_sents
+            let units: Vec<String> = prem_sents
                 .iter()
                 .zip(&orders)
                 .map(|(s, o)| apply(s, o))
-                .collect::<Vec<_>>()
-                .join(" ");
-            (Some(orders), Premise::Text(text))
+                .collect();
+            (Some(orders), premise.replace_units(&units), units)
         } else {
-            (None, Premise::Text(premise_text.to_string()))
+            (None, premise.text.clone(), Vec::new())
         };
         let bleu = if do_h {
             let cand: Vec<&str> = new_h.split_whitespace().collect();
             bleu2(&hyp_words, &cand)
-        } else if let Premise::Text(t) = &premise {
-            let cand: Vec<&str> = t.split_whitespace().collect();
-            bleu2(&prem_words, &cand)
         } else {
-            0.0
+            // The units' words only: text between units is not permuted.
+            let cand: Vec<&str> = permuted_units
+                .iter()
+                .flat_map(|u| u.split_whitespace())
+                .collect();
+            bleu2(&prem_words, &cand)
         };
         out.push(Perturbation {
             probe: ProbeKind::WordOrder,
@@ -155,7 +162,7 @@ pub fn word_order(
                 bleu2: bleu,
             },
             perturbed: ProbeInput {
-                premise,
+                premise: Premise::Text(premise_text),
                 hypothesis: new_h,
             },
             expectation: Expectation::Label { labels: vec![gold] },
