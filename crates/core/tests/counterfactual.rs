@@ -213,3 +213,53 @@ fn real_tabprobe_counterfactual_file_loads() {
         })
         .collect();
 }
+
+/// Issue 11 §6: a shipped counterfactual (`derived_from` set) is reached through the
+/// counterfactual probe only, never row-deleted as if it were an original.
+#[test]
+fn shipped_counterfactual_is_not_probed_as_an_original() {
+    let mut d = running_example();
+    let mut cf = breakfast();
+    if let Table::KeyValue(t) = &mut cf {
+        t.id = "T1264_cf".into();
+        t.rows[4].values = vec!["36:06".into()];
+    }
+    d.tables.push(cf);
+    let mut h1cf = d.examples[0].clone();
+    h1cf.id = Some("H1-cf".into());
+    h1cf.table = Some("T1264_cf".into());
+    h1cf.label = C;
+    h1cf.derived_from = Some("H1".into());
+    d.examples.push(h1cf);
+    let s = ProbeSettings::new(vec![ProbeKind::RowDeletion, ProbeKind::Counterfactual], 1);
+    let set = build_probe_set(&d, &s, &RuleSet::default()).unwrap();
+    // The originals H1, H2, H3, H5 only; H1-cf is not one of them.
+    let ids: Vec<&str> = set.examples.iter().map(|e| e.id.as_str()).collect();
+    assert_eq!(ids, ["H1", "H2", "H3", "H5"]);
+    // Row deletion: 7 + 7 + 7 rows of Breakfast in America, 4 of Bridesmaids = 25 items (the
+    // old code also deleted each of H1-cf's 7 rows: 32).
+    let per = set.counts().per_probe;
+    assert_eq!(per[&ProbeKind::RowDeletion], 25);
+    // The counterfactual probe pairs H1-cf with H1, once.
+    assert_eq!(per[&ProbeKind::Counterfactual], 1);
+    let cf_item = set
+        .items
+        .iter()
+        .find(|it| it.probe == ProbeKind::Counterfactual)
+        .unwrap();
+    assert_eq!(set.examples[cf_item.example].id, "H1");
+    assert_eq!(
+        cf_item.edit,
+        Edit::Counterfactual {
+            example: "H1-cf".into()
+        }
+    );
+    assert!(set.skipped.is_empty(), "{:?}", set.skipped);
+    // Without the counterfactual probe H1-cf is absent, and the run says why.
+    let s = ProbeSettings::new(vec![ProbeKind::RowDeletion], 1);
+    let set = build_probe_set(&d, &s, &RuleSet::default()).unwrap();
+    assert_eq!(set.examples.len(), 4);
+    assert_eq!(set.skipped.len(), 1);
+    assert_eq!(set.skipped[0].example, "H1-cf");
+    assert!(set.skipped[0].reason.contains("derived from \"H1\""));
+}
