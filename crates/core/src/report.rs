@@ -10,10 +10,11 @@
 use crate::metrics::invalid::InvalidTransitionTable;
 use crate::metrics::scores::perturbation_scores_by_group;
 use crate::metrics::{
-    evidence_selection, evidence_selection_by_group, invalid_table, invalid_tables_by_category,
-    paired_counterfactual, paired_counterfactual_by_group, perturbation_scores,
-    run_word_order_metrics, run_word_order_metrics_by_group, transition_graph, EvidenceSelection,
-    MeanSd, PairedError, PairedRow, PerturbationScores, SampleOptions, WordOrderMetrics,
+    evidence_selection, evidence_selection_where, groups, incomplete_evidence_where, invalid_table,
+    invalid_tables_by_category, paired_counterfactual, paired_counterfactual_by_group,
+    perturbation_scores, run_word_order_metrics, run_word_order_metrics_by_group, transition_graph,
+    EvidenceSelection, MeanSd, PairedError, PairedRow, PerturbationScores, SampleOptions,
+    WordOrderMetrics,
 };
 use crate::probe::{Expectation, ProbeKind};
 use crate::rules::Operation;
@@ -349,6 +350,7 @@ fn evidence_row(group: &str, e: &EvidenceSelection) -> Vec<String> {
     vec![
         group.to_string(),
         e.examples.to_string(),
+        e.incomplete.len().to_string(),
         num(e.precision),
         num(e.recall),
         num(e.all),
@@ -362,6 +364,16 @@ fn evidence_row(group: &str, e: &EvidenceSelection) -> Vec<String> {
     ]
 }
 
+/// A group whose qualifying examples are all incomplete: its counts, every figure empty.
+fn evidence_row_incomplete(group: &str, incomplete: usize) -> Vec<String> {
+    let mut row = vec![group.to_string(), "0".to_string(), incomplete.to_string()];
+    row.resize(13, String::new());
+    row
+}
+
+/// Evidence selection (§5.3): the summary over every example, per split and category, and
+/// the per-example comparison. Examples whose rows were not all deleted are counted in the
+/// `incomplete` column and listed (with `uses` = `incomplete`) but enter no figure.
 fn evidence_sections(run: &RunResult) -> Vec<Section> {
     let mut s = Section::new(
         "Evidence selection (§5.3) — % of ENTAIL/CONTRADICT examples with relevant rows",
@@ -369,6 +381,7 @@ fn evidence_sections(run: &RunResult) -> Vec<Section> {
         &[
             "group",
             "examples",
+            "incomplete",
             "precision",
             "recall",
             "all",
@@ -381,15 +394,40 @@ fn evidence_sections(run: &RunResult) -> Vec<Section> {
             "correct_none",
         ],
     );
-    let Some(all) = evidence_selection(run) else {
-        s.notes.push(
-            "no ENTAIL/CONTRADICT example with annotated relevant rows was row-deleted".to_string(),
-        );
-        return vec![s];
+    let all = evidence_selection(run);
+    let incomplete = match &all {
+        Some(e) => e.incomplete.clone(),
+        None => incomplete_evidence_where(run, |_| true),
     };
-    s.rows.push(evidence_row(ALL, &all));
-    for (g, e) in evidence_selection_by_group(run) {
-        s.rows.push(evidence_row(&g.label(), &e));
+    if !incomplete.is_empty() {
+        s.notes.push(format!(
+            "{} example(s) left out as incomplete: not every row of their table was deleted (a per-example or per-run cap, or a cancelled run), so a relevant row may never have been tested; precision, recall and the all/some/none shares count only examples whose every row was deleted",
+            incomplete.len()
+        ));
+    }
+    match &all {
+        Some(all) => s.rows.push(evidence_row(ALL, all)),
+        None if !incomplete.is_empty() => {
+            s.rows.push(evidence_row_incomplete(ALL, incomplete.len()));
+        }
+        None => {
+            s.notes.push(
+                "no ENTAIL/CONTRADICT example with annotated relevant rows was row-deleted"
+                    .to_string(),
+            );
+            return vec![s];
+        }
+    }
+    for g in groups(run) {
+        match evidence_selection_where(run, |ex| g.contains(ex)) {
+            Some(e) => s.rows.push(evidence_row(&g.label(), &e)),
+            None => {
+                let n = incomplete_evidence_where(run, |ex| g.contains(ex)).len();
+                if n > 0 {
+                    s.rows.push(evidence_row_incomplete(&g.label(), n));
+                }
+            }
+        }
     }
     let mut per = Section::new(
         "Evidence selection per example",
@@ -403,21 +441,62 @@ fn evidence_sections(run: &RunResult) -> Vec<Section> {
             "uses",
             "ignores_premise",
             "correct",
+            "rows_deleted",
         ],
     );
     let rows = |v: &[usize]| v.iter().map(usize::to_string).collect::<Vec<_>>().join(" ");
-    for e in &all.per_example {
-        per.rows.push(vec![
+    let mut listed: Vec<(String, Vec<String>)> = Vec::new();
+    for e in all.iter().flat_map(|a| &a.per_example) {
+        let n = run
+            .examples
+            .iter()
+            .find(|x| x.id == e.example)
+            .and_then(|x| match &x.input.premise {
+                crate::probe::Premise::Table(t) => Some(t.row_count()),
+                _ => None,
+            })
+            .unwrap_or_default();
+        listed.push((
             e.example.clone(),
-            rows(&e.human),
-            rows(&e.model),
-            num(100.0 * e.precision),
-            num(100.0 * e.recall),
-            format!("{:?}", e.uses).to_lowercase(),
-            e.ignores_premise.to_string(),
-            e.correct.to_string(),
-        ]);
+            vec![
+                e.example.clone(),
+                rows(&e.human),
+                rows(&e.model),
+                num(100.0 * e.precision),
+                num(100.0 * e.recall),
+                format!("{:?}", e.uses).to_lowercase(),
+                e.ignores_premise.to_string(),
+                e.correct.to_string(),
+                format!("{n}/{n}"),
+            ],
+        ));
     }
+    for i in &incomplete {
+        let human = run
+            .examples
+            .iter()
+            .find(|x| x.id == i.example)
+            .and_then(|x| x.relevant_rows.clone())
+            .unwrap_or_default();
+        listed.push((
+            i.example.clone(),
+            vec![
+                i.example.clone(),
+                rows(&human),
+                String::new(),
+                String::new(),
+                String::new(),
+                "incomplete".to_string(),
+                String::new(),
+                String::new(),
+                format!("{}/{}", i.deleted, i.rows),
+            ],
+        ));
+    }
+    // Run order, so the list reads like the dataset.
+    let order = |id: &str| run.examples.iter().position(|x| x.id == id);
+    listed.sort_by_key(|(id, _)| order(id));
+    per.rows = listed.into_iter().map(|(_, r)| r).collect();
     vec![s, per]
 }
 

@@ -316,6 +316,20 @@ fn assemble(
                 for t in p.tables {
                     add_table(&mut d, report, t, &file);
                 }
+                // The file validated against its own tables, but a table id loaded earlier
+                // with other content wins (see `add_table`): the example's relevant rows must
+                // still point into the table it will be probed with.
+                let by_id: HashMap<&str, &Table> = d.tables.iter().map(|t| (t.id(), t)).collect();
+                for (j, e) in p.examples.iter().enumerate() {
+                    let table = e.table.as_deref().and_then(|id| by_id.get(id).copied());
+                    if let Some(problem) = relevant_row_problem(e, table) {
+                        return Err(ImportError::new(
+                            &file,
+                            format!("$.examples[{j}].relevant_rows[{}]", problem.0),
+                            problem.1,
+                        ));
+                    }
+                }
                 d.examples.extend(p.examples);
             }
             Piece::Table(t) => add_table(&mut d, report, t, &file),
@@ -581,6 +595,21 @@ fn assemble(
         ));
     }
     apply_votes(&mut d, votes, &table_index, report)?;
+    // Every path above keeps relevant rows inside their table; this says where if one did not.
+    let by_id: HashMap<&str, &Table> = d.tables.iter().map(|t| (t.id(), t)).collect();
+    for (j, e) in d.examples.iter().enumerate() {
+        let table = e.table.as_deref().and_then(|id| by_id.get(id).copied());
+        if let Some((k, message)) = relevant_row_problem(e, table) {
+            return Err(ImportError::new(
+                report.files.first().map(|f| f.name.as_str()).unwrap_or(""),
+                format!(
+                    "example {} ($.examples[{j}].relevant_rows[{k}] of the imported dataset)",
+                    e.id.as_deref().unwrap_or("without id")
+                ),
+                message,
+            ));
+        }
+    }
 
     if d.examples.is_empty() && d.tables.is_empty() {
         let hint = match report.unmatched_table_ids.keys().next() {
@@ -601,6 +630,22 @@ fn assemble(
         LabelSet::ThreeWay
     };
     Ok(d)
+}
+
+/// The first relevant row of `e` that is not a row of `table` (the table it will be probed
+/// with): its position in `relevant_rows` and the message. `None` when all are in range, or
+/// when the example has no table or no relevant rows.
+fn relevant_row_problem(e: &Example, table: Option<&Table>) -> Option<(usize, String)> {
+    let (rows, table) = (e.relevant_rows.as_ref()?, table?);
+    let n = table.row_count();
+    let (k, r) = rows.iter().enumerate().find(|(_, &r)| r >= n)?;
+    Some((
+        k,
+        format!(
+            "relevant row {r} is past the {n} rows of table {} (indices are 0-based); a table with this id was loaded earlier with other content and is the one kept",
+            table.id()
+        ),
+    ))
 }
 
 /// Majority votes onto the examples they name; a ballot whose length is not the table's row

@@ -11,8 +11,8 @@ pub mod transition_report;
 pub mod word_order;
 
 pub use evidence::{
-    evidence_selection, evidence_selection_by_group, evidence_selection_where, EvidenceSelection,
-    EvidenceUse,
+    evidence_selection, evidence_selection_by_group, evidence_selection_where,
+    incomplete_evidence_where, EvidenceSelection, EvidenceUse, IncompleteEvidence,
 };
 pub use group::{groups, Group};
 pub use invalid::{InvalidTransitionTable, SplitTransitions};
