@@ -7,14 +7,15 @@
 //!
 //! Every figure is computed by [`crate::metrics`]; this module only lays them out.
 
-use crate::metrics::invalid::InvalidTransitionTable;
+use crate::metrics::invalid::{InvalidTransitionTable, NOT_APPLICABLE_TWO_WAY};
 use crate::metrics::scores::perturbation_scores_by_group;
+use crate::metrics::transition_report::heuristic_left_out;
 use crate::metrics::{
-    evidence_selection, evidence_selection_where, groups, incomplete_evidence_where, invalid_table,
-    invalid_tables_by_category, paired_counterfactual, paired_counterfactual_by_group,
-    perturbation_scores, run_word_order_metrics, run_word_order_metrics_by_group, transition_graph,
-    EvidenceSelection, MeanSd, PairedError, PairedRow, PerturbationScores, SampleOptions,
-    WordOrderMetrics,
+    evidence_selection, evidence_selection_where, groups, incomplete_evidence_where,
+    paired_counterfactual, paired_counterfactual_by_group, perturbation_scores,
+    run_word_order_metrics, run_word_order_metrics_by_group, set_graph, set_invalid_table,
+    set_invalid_tables_by_category, EvidenceSelection, MeanSd, PairedError, PairedRow,
+    PerturbationScores, SampleOptions, TransitionSet, WordOrderMetrics,
 };
 use crate::probe::{Expectation, ProbeKind};
 use crate::rules::Operation;
@@ -137,11 +138,11 @@ pub fn sections(run: &RunResult) -> Vec<Section> {
             &t7,
         ));
     }
-    for op in Operation::ALL {
-        if let Some(s) = invalid_section(run, op) {
+    for set in TransitionSet::ALL {
+        if let Some(s) = invalid_section(run, set) {
             out.push(s);
         }
-        if let Some(s) = graph_section(run, op) {
+        if let Some(s) = graph_section(run, set) {
             out.push(s);
         }
     }
@@ -250,49 +251,101 @@ fn invalid_rows(group: &str, t: &InvalidTransitionTable) -> Vec<Vec<String>> {
     let mut rows = Vec::new();
     for r in &t.rows {
         let mut row = vec![group.to_string(), r.label.to_string()];
-        row.extend(r.per_split.iter().map(|v| opt(*v, num)));
-        row.push(opt(r.mean, num));
+        if r.not_applicable {
+            // Never a percentage: it would read as 100% invalid.
+            row.extend(r.per_split.iter().map(|_| NOT_APPLICABLE_CELL.to_string()));
+            row.push(NOT_APPLICABLE_CELL.to_string());
+        } else {
+            row.extend(r.per_split.iter().map(|v| opt(*v, num)));
+            row.push(opt(r.mean, num));
+        }
         rows.push(row);
     }
     let mut avg = vec![group.to_string(), "Average".to_string()];
-    avg.extend(t.average.iter().map(|v| opt(*v, num)));
-    avg.push(opt(t.mean_average, num));
+    if t.not_applicable {
+        avg.extend(t.average.iter().map(|_| NOT_APPLICABLE_CELL.to_string()));
+        avg.push(NOT_APPLICABLE_CELL.to_string());
+    } else {
+        avg.extend(t.average.iter().map(|v| opt(*v, num)));
+        avg.push(opt(t.mean_average, num));
+    }
     rows.push(avg);
     rows
 }
 
-/// The invalid-transition table of `op`: one column per split and their mean; the rows over
-/// every example first, then one block per category. Category blocks keep the overall split
-/// columns (a split a category lacks is left empty) so the CSV stays rectangular.
-fn invalid_section(run: &RunResult, op: Operation) -> Option<Section> {
-    let t = invalid_table(run, op)?;
-    let name = operation_name(op);
+/// The cell of a figure a two-way model cannot be judged on (see
+/// [`crate::rules::ValidityRule::applicable`]).
+pub const NOT_APPLICABLE_CELL: &str = "n/a";
+
+/// The rule's valid transitions in one line: `ENTAIL→{NEUTRAL} … (source)`.
+fn rule_note(run: &RunResult, op: Operation) -> Option<String> {
+    let rule = run.rules.get(op)?;
+    let valid: Vec<String> = rule
+        .valid
+        .iter()
+        .map(|(b, a)| {
+            let a: Vec<&str> = a.iter().map(|l| l.as_str()).collect();
+            format!("{b}→{{{}}}", a.join(","))
+        })
+        .collect();
+    Some(format!(
+        "valid ({} rule): {} ({})",
+        operation_name(op),
+        valid.join(" "),
+        rule.source
+    ))
+}
+
+/// Notes shared by a set's table and graph: heuristic items left out of the label-preserving
+/// sets.
+fn set_notes(run: &RunResult, set: TransitionSet) -> Vec<String> {
+    let mut notes = Vec::new();
+    if matches!(
+        set,
+        TransitionSet::LabelPreservingHypothesis | TransitionSet::LabelPreservingCounterfactual
+    ) {
+        notes.push(
+            "before = the model's prediction on the original, after = on the edited pair; the rule asks the model to keep its own label".to_string(),
+        );
+        let left = heuristic_left_out(run, set);
+        if left > 0 {
+            notes.push(format!(
+                "{left} heuristic label-preserving item(s) left out: their expected label needs a person's review"
+            ));
+        }
+    }
+    notes
+}
+
+/// The invalid-transition table of a [`TransitionSet`]: one column per split and their mean;
+/// the rows over every example first, then one block per category. Category blocks keep the
+/// overall split columns (a split a category lacks is left empty) so the CSV stays
+/// rectangular. Rows a two-way model cannot be judged on read `n/a`, with a note.
+fn invalid_section(run: &RunResult, set: TransitionSet) -> Option<Section> {
+    let t = set_invalid_table(run, set)?;
+    let name = set.as_str();
     let mut header = vec!["group", "before"];
     header.extend(t.splits.iter().map(String::as_str));
     header.push("mean");
     let mut s = Section::new(
         &format!(
-            "{} — {name}: % invalid transitions by label predicted before",
-            paper_table(op)
+            "{} — {name} ({}): % invalid transitions by label predicted before",
+            set.paper_table(),
+            set.describe()
         ),
         &format!("invalid_{name}"),
         &header,
     );
-    if let Some(rule) = run.rules.get(op) {
-        let valid: Vec<String> = rule
-            .valid
-            .iter()
-            .map(|(b, a)| {
-                let a: Vec<&str> = a.iter().map(|l| l.as_str()).collect();
-                format!("{b}→{{{}}}", a.join(","))
-            })
-            .collect();
-        s.notes
-            .push(format!("valid: {} ({})", valid.join(" "), rule.source));
+    s.notes.extend(rule_note(run, set.operation()));
+    s.notes.extend(set_notes(run, set));
+    if t.not_applicable {
+        s.notes.push(format!(
+            "{NOT_APPLICABLE_TWO_WAY}: every label's only valid target is one the model never predicts"
+        ));
     }
     s.notes.extend(t.notes.iter().cloned());
     s.rows.extend(invalid_rows(ALL, &t));
-    for (cat, ct) in invalid_tables_by_category(run, op) {
+    for (cat, ct) in set_invalid_tables_by_category(run, set) {
         for mut row in invalid_rows(&format!("category:{cat}"), &ct) {
             // Re-align the category's split columns under the overall ones.
             let cells: Vec<String> = t
@@ -316,17 +369,31 @@ fn invalid_section(run: &RunResult, op: Operation) -> Option<Section> {
     Some(s)
 }
 
-fn graph_section(run: &RunResult, op: Operation) -> Option<Section> {
-    let g = transition_graph(run, op)?;
+/// The transition graph of a [`TransitionSet`] as edge rows (per split, then pooled); an
+/// edge out of a label a two-way model cannot meet the rule from reads `n/a`, not `INVALID`.
+fn graph_section(run: &RunResult, set: TransitionSet) -> Option<Section> {
+    let g = set_graph(run, set)?;
     if g.pooled.is_empty() {
         return None;
     }
-    let name = operation_name(op);
+    let name = set.as_str();
     let mut s = Section::new(
-        &format!("Transition graph — {name}: edge % of its source node (invalid edges marked)"),
+        &format!(
+            "Transition graph — {name} ({}): edge % of its source node (invalid edges marked)",
+            set.describe()
+        ),
         &format!("graph_{name}"),
         &["split", "from", "to", "count", "percent", "valid"],
     );
+    s.notes.extend(rule_note(run, set.operation()));
+    s.notes.extend(set_notes(run, set));
+    if !g.not_applicable.is_empty() {
+        let from: Vec<&str> = g.not_applicable.iter().map(|l| l.as_str()).collect();
+        s.notes.push(format!(
+            "edges out of {} are {NOT_APPLICABLE_TWO_WAY} (n/a): the rule's only valid target is NEUTRAL, which it never predicts",
+            from.join(", ")
+        ));
+    }
     let mut push = |split: &str, edges: &[crate::transitions::TransitionEdge]| {
         for e in edges {
             s.rows.push(vec![
@@ -335,7 +402,14 @@ fn graph_section(run: &RunResult, op: Operation) -> Option<Section> {
                 e.to.to_string(),
                 e.count.to_string(),
                 num(e.percent),
-                if e.valid { "valid" } else { "INVALID" }.to_string(),
+                if e.not_applicable {
+                    NOT_APPLICABLE_CELL
+                } else if e.valid {
+                    "valid"
+                } else {
+                    "INVALID"
+                }
+                .to_string(),
             ]);
         }
     };

@@ -576,7 +576,8 @@ fn relevant_row_past_the_kept_table_is_located() {
     assert_eq!(e.file, "d.json");
     assert_eq!(e.location, "$.examples[0].relevant_rows[1]");
     assert!(
-        e.message.starts_with("relevant row 2 is past the 2 rows of table T3"),
+        e.message
+            .starts_with("relevant row 2 is past the 2 rows of table T3"),
         "{}",
         e.message
     );

@@ -24,8 +24,9 @@ pub use scores::{
     perturbation_scores, sampled_accuracy, MeanSd, PerturbationScores, SampleOptions,
 };
 pub use transition_report::{
-    invalid_table, invalid_tables_by_category, transition_graph, transition_graph_where,
-    transition_graphs_by_category, TransitionGraph,
+    invalid_table, invalid_tables_by_category, set_graph, set_graph_where, set_graphs_by_category,
+    set_invalid_table, set_invalid_table_where, set_invalid_tables_by_category, transition_graph,
+    transition_graph_where, transition_graphs_by_category, TransitionGraph, TransitionSet,
 };
 pub use word_order::{
     run_word_order_metrics, run_word_order_metrics_by_group, word_order_metrics, PermutedExample,
