@@ -11,11 +11,11 @@ use crate::metrics::invalid::{InvalidTransitionTable, NOT_APPLICABLE_TWO_WAY};
 use crate::metrics::scores::perturbation_scores_by_group;
 use crate::metrics::transition_report::heuristic_left_out;
 use crate::metrics::{
-    evidence_selection, evidence_selection_where, groups, incomplete_evidence_where,
-    paired_counterfactual, paired_counterfactual_by_group, perturbation_scores,
-    run_word_order_metrics, run_word_order_metrics_by_group, set_graph, set_invalid_table,
-    set_invalid_tables_by_category, EvidenceSelection, MeanSd, PairedError, PairedRow,
-    PerturbationScores, SampleOptions, TransitionSet, WordOrderMetrics,
+    evidence_selection, evidence_selection_where, groups, incomplete_evidence_where, paired_table,
+    paired_tables_by_group, perturbation_scores, run_word_order_metrics,
+    run_word_order_metrics_by_group, set_graph, set_invalid_table, set_invalid_tables_by_category,
+    CounterfactualClass, EvidenceSelection, MeanSd, PairedError, PairedRow, PerturbationScores,
+    SampleOptions, TransitionSet, WordOrderMetrics,
 };
 use crate::probe::{Expectation, ProbeKind};
 use crate::rules::Operation;
@@ -25,11 +25,7 @@ use crate::run::RunResult;
 pub const ALL: &str = "all";
 
 /// The counterfactual probes of Table 7 and Table 8.
-pub const COUNTERFACTUAL: [ProbeKind; 3] = [
-    ProbeKind::RowSwap,
-    ProbeKind::TitleSwap,
-    ProbeKind::Counterfactual,
-];
+pub const COUNTERFACTUAL: [ProbeKind; 3] = crate::metrics::transition_report::COUNTERFACTUAL_PROBES;
 
 /// One table of the report: a title, notes, a header and rows of cells. The same cells are
 /// printed as text and written as CSV (`<file>.csv`).
@@ -152,8 +148,14 @@ pub fn sections(run: &RunResult) -> Vec<Section> {
     if present(ProbeKind::WordOrder) {
         out.extend(word_order_sections(run));
     }
-    if COUNTERFACTUAL.iter().any(|&k| present(k)) {
-        out.push(paired_section(run));
+    for class in CounterfactualClass::ALL {
+        if run
+            .items
+            .iter()
+            .any(|it| CounterfactualClass::of(run, it) == Some(class))
+        {
+            out.push(paired_section(run, class));
+        }
     }
     out
 }
@@ -661,10 +663,20 @@ fn paired_rows(group: &str, rows: &[PairedRow]) -> Vec<Vec<String>> {
         .collect()
 }
 
-fn paired_section(run: &RunResult) -> Section {
+/// Table 8 of one class of counterfactuals (`table8_paired_label_flipping`, the paper's, and
+/// `table8_paired_label_preserving`), overall then per split and category; NEUTRAL left out.
+fn paired_section(run: &RunResult, class: CounterfactualClass) -> Section {
+    let what = match class {
+        CounterfactualClass::LabelFlipping => {
+            "label-flipping counterfactuals (hand-made, imported pairs)"
+        }
+        CounterfactualClass::LabelPreserving => {
+            "label-preserving counterfactuals (row swap, title swap, same-label counterfactuals)"
+        }
+    };
     let mut s = Section::new(
-        "Table 8 — paired counterfactual analysis (% of counterfactual items)",
-        "table8_paired",
+        &format!("Table 8 — paired analysis of {what} (% of items, NEUTRAL left out)"),
+        &format!("table8_paired_{}", class.as_str()),
         &[
             "group", "c_thp", "o_thp", "o_hypo", "count", "percent", "in_paper",
         ],
@@ -673,8 +685,22 @@ fn paired_section(run: &RunResult) -> Section {
         "O-Hypo is this model with an empty premise (SPEC §2), not a separately trained hypothesis-only model"
             .to_string(),
     );
-    match paired_counterfactual(run, &COUNTERFACTUAL) {
-        Ok(rows) => s.rows.extend(paired_rows(ALL, &rows)),
+    if class == CounterfactualClass::LabelPreserving {
+        s.notes.push(
+            "the paper's Table 8 is over label-flipping counterfactuals; this one applies its checks to the label-preserving ones"
+                .to_string(),
+        );
+    }
+    match paired_table(run, class) {
+        Ok(t) => {
+            if t.neutral_left_out > 0 {
+                s.notes.push(format!(
+                    "{} NEUTRAL item(s) left out (the original's or the expected label is NEUTRAL; paper §6)",
+                    t.neutral_left_out
+                ));
+            }
+            s.rows.extend(paired_rows(ALL, &t.rows));
+        }
         Err(PairedError::NoHypothesisOnly) => {
             s.notes.push(
                 "not computed: the run has no hypothesis-only scores; run `tabprobe probe` with --hypothesis-only"
@@ -687,9 +713,9 @@ fn paired_section(run: &RunResult) -> Section {
             return s;
         }
     }
-    if let Ok(groups) = paired_counterfactual_by_group(run, &COUNTERFACTUAL) {
-        for (g, rows) in groups {
-            s.rows.extend(paired_rows(&g.label(), &rows));
+    if let Ok(groups) = paired_tables_by_group(run, class) {
+        for (g, t) in groups {
+            s.rows.extend(paired_rows(&g.label(), &t.rows));
         }
     }
     s

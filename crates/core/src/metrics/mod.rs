@@ -17,8 +17,9 @@ pub use evidence::{
 pub use group::{groups, Group};
 pub use invalid::{InvalidTransitionTable, SplitTransitions};
 pub use paired::{
-    paired_counterfactual, paired_counterfactual_by_group, paired_counterfactual_where,
-    PairedError, PairedRow,
+    paired_checks, paired_counterfactual, paired_counterfactual_by_group,
+    paired_counterfactual_where, paired_table, paired_table_where, paired_tables_by_group,
+    CounterfactualClass, PairedChecks, PairedError, PairedRow, PairedTable,
 };
 pub use scores::{
     perturbation_scores, sampled_accuracy, MeanSd, PerturbationScores, SampleOptions,
