@@ -12,10 +12,11 @@ use crate::metrics::scores::perturbation_scores_by_group;
 use crate::metrics::transition_report::heuristic_left_out;
 use crate::metrics::{
     evidence_selection, evidence_selection_where, groups, incomplete_evidence_where, paired_table,
-    paired_tables_by_group, perturbation_scores, run_word_order_metrics,
-    run_word_order_metrics_by_group, set_graph, set_invalid_table, set_invalid_tables_by_category,
-    CounterfactualClass, EvidenceSelection, MeanSd, PairedError, PairedRow, PerturbationScores,
-    SampleOptions, TransitionSet, WordOrderMetrics,
+    paired_tables_by_group, perturbation_scores, relevance_agreement, relevance_agreement_by_group,
+    run_word_order_metrics, run_word_order_metrics_by_group, set_graph, set_invalid_table,
+    set_invalid_tables_by_category, CounterfactualClass, EvidenceSelection, MeanSd, PairedError,
+    PairedRow, PerturbationScores, RelevanceAgreement, SampleOptions, TransitionSet,
+    WordOrderMetrics,
 };
 use crate::probe::{Expectation, ProbeKind};
 use crate::rules::Operation;
@@ -144,6 +145,9 @@ pub fn sections(run: &RunResult) -> Vec<Section> {
     }
     if present(ProbeKind::RowDeletion) {
         out.extend(evidence_sections(run));
+    }
+    if let Some(s) = agreement_section(run) {
+        out.push(s);
     }
     if present(ProbeKind::WordOrder) {
         out.extend(word_order_sections(run));
@@ -574,6 +578,59 @@ fn evidence_sections(run: &RunResult) -> Vec<Section> {
     listed.sort_by_key(|(id, _)| order(id));
     per.rows = listed.into_iter().map(|(_, r)| r).collect();
     vec![s, per]
+}
+
+fn agreement_row(group: &str, a: &RelevanceAgreement) -> Vec<String> {
+    let annotators: Vec<String> = a
+        .annotators
+        .iter()
+        .map(|(n, count)| format!("{n}×{count}"))
+        .collect();
+    vec![
+        group.to_string(),
+        a.examples.to_string(),
+        annotators.join(" "),
+        a.items.to_string(),
+        opt(a.kappa, frac),
+        opt(a.kappa_per_example_mean, frac),
+        opt(a.kappa_per_example_sd, frac),
+        a.kappa_per_example_n.to_string(),
+        a.examples_three_or_more.to_string(),
+        opt(a.same_rows_three, num),
+    ]
+}
+
+/// Agreement of the relevant-row annotations (§5.2), when the run's examples carry each
+/// annotator's ballot: over every example, then per split and category.
+fn agreement_section(run: &RunResult) -> Option<Section> {
+    let all = relevance_agreement(run)?;
+    let mut s = Section::new(
+        "Relevant-row annotations (§5.2) — inter-annotator agreement",
+        "agreement",
+        &[
+            "group",
+            "examples",
+            "annotators",
+            "items",
+            "fleiss_kappa",
+            "kappa_per_example_mean",
+            "kappa_per_example_sd",
+            "kappa_per_example_n",
+            "examples_3plus",
+            "same_rows_3plus",
+        ],
+    );
+    s.notes.push(
+        "Fleiss' κ over (example, row) items rated relevant / not relevant by the example's annotators (pooled), and the mean ± sd of each example's own κ over its rows (the paper's \"average Fleiss' kappa\"; undefined for an example whose votes are all alike)".to_string(),
+    );
+    s.notes.push(
+        "same_rows_3plus: % of examples with ≥ 3 annotators where ≥ 3 of them marked exactly the same set of rows (paper: \"at least 3 out of 5 annotators marked the same relevant rows\", 82.4%); annotators: examples by number of ballots (n×examples)".to_string(),
+    );
+    s.rows.push(agreement_row(ALL, &all));
+    for (g, a) in relevance_agreement_by_group(run) {
+        s.rows.push(agreement_row(&g.label(), &a));
+    }
+    Some(s)
 }
 
 fn word_order_row(group: &str, m: &WordOrderMetrics) -> Vec<String> {

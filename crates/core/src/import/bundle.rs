@@ -15,7 +15,7 @@ use super::{
     ImportError, InputFile, Limits,
 };
 use crate::counterfactual::{pair_examples, parse_counterfactual_tsv, CounterfactualPair};
-use crate::dataset::{Dataset, Example};
+use crate::dataset::{Dataset, Example, RelevanceBallot};
 use crate::label::{Label, LabelSet};
 use crate::table::Table;
 use crate::validate::parse_dataset;
@@ -396,6 +396,7 @@ fn assemble(
                     label,
                     split: split.clone(),
                     relevant_rows: None,
+                    relevance_votes: None,
                     categories: Vec::new(),
                     annotator: None,
                     derived_from: None,
@@ -420,6 +421,7 @@ fn assemble(
                 label: r.label,
                 split: Some(split.clone()),
                 relevant_rows: None,
+                relevance_votes: None,
                 categories: Vec::new(),
                 annotator: None,
                 derived_from: None,
@@ -498,6 +500,7 @@ fn assemble(
                 label,
                 split: Some("tabpert".to_string()),
                 relevant_rows,
+                relevance_votes: None,
                 categories: Vec::new(),
                 annotator: None,
                 derived_from: None,
@@ -659,7 +662,9 @@ fn apply_votes(
     if votes.is_empty() {
         return Ok(());
     }
-    let mut ballots: BTreeMap<(String, String), Vec<Vec<bool>>> = BTreeMap::new();
+    // (table, hypothesis) → each annotator's (name, one vote per row), in file order.
+    type Ballots = Vec<(String, Vec<bool>)>;
+    let mut ballots: BTreeMap<(String, String), Ballots> = BTreeMap::new();
     for (file, vs) in votes {
         for v in vs {
             let Some(&ti) = table_index.get(&v.table) else {
@@ -684,15 +689,24 @@ fn apply_votes(
             ballots
                 .entry((v.table, v.hypothesis))
                 .or_default()
-                .push(v.votes);
+                .push((v.annotator, v.votes));
         }
     }
     let mut applied = 0;
     for e in &mut d.examples {
         let Some(t) = e.table.clone() else { continue };
         if let Some(b) = ballots.remove(&(t, e.hypothesis.clone())) {
-            let refs: Vec<&[bool]> = b.iter().map(Vec::as_slice).collect();
+            let refs: Vec<&[bool]> = b.iter().map(|(_, v)| v.as_slice()).collect();
             e.relevant_rows = Some(relevance_csv::majority(&refs));
+            // The ballots stay, in file order, for the agreement figures (§5.2).
+            e.relevance_votes = Some(
+                b.into_iter()
+                    .map(|(annotator, votes)| RelevanceBallot {
+                        annotator,
+                        rows: (0..votes.len()).filter(|&r| votes[r]).collect(),
+                    })
+                    .collect(),
+            );
             applied += 1;
         }
     }
@@ -703,7 +717,7 @@ fn apply_votes(
         );
     }
     report.notes.push(format!(
-        "relevant rows (majority vote) put on {applied} examples"
+        "relevant rows (majority vote) put on {applied} examples, each annotator's votes kept"
     ));
     Ok(())
 }

@@ -1,7 +1,9 @@
 //! Metrics over probe results: invalid transitions (§3), scores with sampled standard
 //! deviations (Tables 4, 7), evidence selection (§5.3), word-order acceptance (UNLI §4),
-//! counterfactual pairing (Table 8) and breakdowns by split and category (§4.8).
+//! counterfactual pairing (Table 8), agreement of relevance annotations (§5.2) and breakdowns by
+//! split and category (§4.8).
 
+pub mod agreement;
 pub mod evidence;
 pub mod group;
 pub mod invalid;
@@ -10,6 +12,10 @@ pub mod scores;
 pub mod transition_report;
 pub mod word_order;
 
+pub use agreement::{
+    fleiss_kappa, relevance_agreement, relevance_agreement_by_group, relevance_agreement_dataset,
+    relevance_agreement_where, RelevanceAgreement,
+};
 pub use evidence::{
     evidence_selection, evidence_selection_by_group, evidence_selection_where,
     incomplete_evidence_where, EvidenceSelection, EvidenceUse, IncompleteEvidence,

@@ -375,6 +375,7 @@ pub fn select_examples(
             split: ex.split.clone(),
             categories: ex.categories.clone(),
             relevant_rows: ex.relevant_rows.clone(),
+            relevance_votes: ex.relevance_votes.clone(),
             pair: 0,
         });
     }
