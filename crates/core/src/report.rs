@@ -1,6 +1,10 @@
 //! The paper-style report of a run, recomputed from the run file alone — Table 4 / 7 scores,
-//! the invalid-transition tables (5, 6, 13–17), transition-graph edge percentages, evidence
-//! selection (§5.3), word-order metrics (UNLI §4) and Table 8 — each also split by split and
+//! the invalid-transition tables (5, 6, 13–17) and transition-graph edge percentages (one per
+//! [`TransitionSet`]: Table 6's single and all-relevant-rows deletions apart, the
+//! label-preserving rule's hypothesis and counterfactual sets, `n/a` where a two-way model
+//! cannot meet a rule), evidence selection (§5.3, complete examples only), agreement of
+//! relevance annotations (§5.2), word-order metrics (UNLI §4) and Table 8 (NEUTRAL left out,
+//! label-flipping and label-preserving counterfactuals apart) — each also split by split and
 //! by reasoning category (SPEC §4.8), as [`Section`]s of cells. The command line prints them
 //! (`tabprobe report`) and writes each as CSV with [`render_csv`]; the site shows the same
 //! sections and downloads the same CSV, so both agree by construction.
@@ -344,11 +348,6 @@ fn invalid_section(run: &RunResult, set: TransitionSet) -> Option<Section> {
     );
     s.notes.extend(rule_note(run, set.operation()));
     s.notes.extend(set_notes(run, set));
-    if t.not_applicable {
-        s.notes.push(format!(
-            "{NOT_APPLICABLE_TWO_WAY}: every label's only valid target is one the model never predicts"
-        ));
-    }
     s.notes.extend(t.notes.iter().cloned());
     s.rows.extend(invalid_rows(ALL, &t));
     for (cat, ct) in set_invalid_tables_by_category(run, set) {
@@ -750,6 +749,12 @@ fn paired_section(run: &RunResult, class: CounterfactualClass) -> Section {
     }
     match paired_table(run, class) {
         Ok(t) => {
+            if t.heuristic_left_out > 0 {
+                s.notes.push(format!(
+                    "{} heuristic item(s) left out: their expected label needs a person's review",
+                    t.heuristic_left_out
+                ));
+            }
             if t.neutral_left_out > 0 {
                 s.notes.push(format!(
                     "{} NEUTRAL item(s) left out (the original's or the expected label is NEUTRAL; paper §6)",

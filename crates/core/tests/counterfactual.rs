@@ -355,4 +355,22 @@ fn table8_leaves_neutral_out_and_splits_flipping_from_preserving() {
     let pooled = paired_counterfactual(&r, &tabprobe_core::report::COUNTERFACTUAL).unwrap();
     assert_eq!(pooled.iter().map(|r| r.count).sum::<usize>(), 5);
     assert_eq!(pooled[1].count, 4);
+    // A heuristic item (its expected label unreviewed) is left out and counted: with H2-cf
+    // heuristic, the label-preserving table holds the three swaps, all ✗✓✗.
+    let mut r = r;
+    for it in &mut r.items {
+        if it.edit
+            == (Edit::Counterfactual {
+                example: "H2-cf".into(),
+            })
+        {
+            it.certainty = Certainty::Heuristic;
+        }
+    }
+    let t = paired_table(&r, CounterfactualClass::LabelPreserving).unwrap();
+    assert_eq!(
+        (t.items, t.heuristic_left_out, t.neutral_left_out),
+        (3, 1, 1)
+    );
+    assert_eq!((t.rows[1].count, t.rows[1].percent), (3, 100.0));
 }

@@ -77,6 +77,7 @@ impl InvalidTransitionTable {
                 "two-way model: it never predicts NEUTRAL, so there is no NEUTRAL row".to_string(),
             );
         }
+        let mut row_notes = Vec::new();
         let rows: Vec<InvalidRow> = label_set
             .labels()
             .iter()
@@ -91,7 +92,7 @@ impl InvalidTransitionTable {
                 if not_applicable {
                     let valid: Vec<&str> =
                         rule.valid_after(label).iter().map(|l| l.as_str()).collect();
-                    notes.push(format!(
+                    row_notes.push(format!(
                         "{label}: {NOT_APPLICABLE_TWO_WAY} (the rule's only valid target after {label} is {}, which it never predicts)",
                         valid.join(", ")
                     ));
@@ -113,6 +114,13 @@ impl InvalidTransitionTable {
             })
             .collect();
         let not_applicable = rows.iter().all(|r| r.not_applicable);
+        if not_applicable {
+            notes.push(format!(
+                "{NOT_APPLICABLE_TWO_WAY}: the rule's only valid target is NEUTRAL, which it never predicts"
+            ));
+        } else {
+            notes.extend(row_notes);
+        }
         let average: Vec<Option<f64>> = (0..splits.len())
             .map(|i| mean(rows.iter().map(|r| r.per_split[i])))
             .collect();

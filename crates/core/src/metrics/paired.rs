@@ -8,11 +8,13 @@
 //! counterfactuals asserting the original's label) and label-flipping ones (hand-made and
 //! imported counterfactual pairs asserting another label) are separate tables
 //! ([`CounterfactualClass`]): pooled, the two kinds of error the paper tells apart would mix.
+//! Only items whose expectation is certain are counted (a heuristic row swap's expected label
+//! needs review); [`PairedTable::heuristic_left_out`] says how many were not.
 
 use serde::{Deserialize, Serialize};
 
 use super::group::{groups, Group};
-use super::transition_report::{expects_gold_label, COUNTERFACTUAL_PROBES};
+use super::transition_report::{expects_gold_label, trusted, COUNTERFACTUAL_PROBES};
 use crate::label::Label;
 use crate::probe::{Expectation, ProbeExample, ProbeItem, ProbeKind};
 use crate::run::RunResult;
@@ -82,7 +84,7 @@ fn neutral(ex: &ProbeExample, item: &ProbeItem) -> bool {
 }
 
 /// The checks of one counterfactual item; `None` when it is in no Table 8 (not a
-/// counterfactual item, NEUTRAL, or the run has no hypothesis-only scores). The site's
+/// counterfactual item, NEUTRAL, heuristic, or the run has no hypothesis-only scores). The site's
 /// drill-down uses it so a row's items are exactly the ones the row counts.
 pub fn paired_checks(run: &RunResult, item: &ProbeItem) -> Option<PairedChecks> {
     let class = CounterfactualClass::of(run, item)?;
@@ -94,7 +96,7 @@ fn checks(run: &RunResult, item: &ProbeItem, class: CounterfactualClass) -> Opti
     else {
         return None;
     };
-    if neutral(ex, item) {
+    if neutral(ex, item) || !trusted(item) {
         return None;
     }
     let hypo = *run.hypothesis_only_pairs.get(item.example)?;
@@ -145,6 +147,9 @@ pub struct PairedTable {
     pub items: usize,
     /// Items of the class left out because their original or expected label is NEUTRAL.
     pub neutral_left_out: usize,
+    /// Items of the class (not NEUTRAL) left out because their expectation is heuristic.
+    #[serde(default)]
+    pub heuristic_left_out: usize,
 }
 
 /// Table 8 over the counterfactual items of `class` whose original example passes `keep`.
@@ -155,20 +160,25 @@ pub fn paired_table_where(
 ) -> Result<PairedTable, PairedError> {
     let member = |it: &ProbeItem| CounterfactualClass::of(run, it) == Some(class);
     let (rows, items) = table_of(run, class, member, &keep)?;
+    let kept = |it: &&ProbeItem| member(it) && run.example_of(it).is_some_and(&keep);
     let neutral_left_out = run
         .items
         .iter()
-        .filter(|it| member(it))
-        .filter(|it| {
-            run.example_of(it)
-                .is_some_and(|ex| keep(ex) && neutral(ex, it))
-        })
+        .filter(kept)
+        .filter(|it| run.example_of(it).is_some_and(|ex| neutral(ex, it)))
+        .count();
+    let heuristic_left_out = run
+        .items
+        .iter()
+        .filter(kept)
+        .filter(|it| !trusted(it) && run.example_of(it).is_some_and(|ex| !neutral(ex, it)))
         .count();
     Ok(PairedTable {
         class,
         rows,
         items,
         neutral_left_out,
+        heuristic_left_out,
     })
 }
 
