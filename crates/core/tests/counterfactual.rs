@@ -374,3 +374,41 @@ fn table8_leaves_neutral_out_and_splits_flipping_from_preserving() {
     );
     assert_eq!((t.rows[1].count, t.rows[1].percent), (3, 100.0));
 }
+
+/// A derived example on the original's own table (a hand-rewritten hypothesis, `derived_from`
+/// set, table unchanged) is a hypothesis edit: judged with the label-preserving hypothesis
+/// edits, in no Table 8 (no counterfactual table was made).
+#[test]
+fn derived_hypothesis_rewrite_is_a_hypothesis_edit_not_a_counterfactual() {
+    use tabprobe_core::metrics::{paired_table, CounterfactualClass, PairedError, TransitionSet};
+    let mut d = running_example();
+    let mut rw = d.examples[0].clone();
+    rw.id = Some("H1~hand1".into());
+    rw.hypothesis = "Breakfast in America is a pop album.".into();
+    rw.derived_from = Some("H1".into());
+    rw.operation = Some("hand_rewrite_hypothesis".into());
+    d.examples.push(rw);
+    let mut s = ProbeSettings::new(vec![ProbeKind::Counterfactual], 1);
+    s.hypothesis_only = true;
+    let mut run = ProbeRun::new(build_probe_set(&d, &s, &RuleSet::default()).unwrap(), 4);
+    let mut fake = EvidenceFake::new();
+    run.run(&mut fake, |_| {}, || false).unwrap();
+    let r = run
+        .finish(tabprobe_core::scoring::PairScorer::model_id(&fake))
+        .unwrap();
+    assert_eq!(r.items.len(), 1);
+    let it = &r.items[0];
+    assert!(TransitionSet::LabelPreservingHypothesis.contains(&r, it));
+    assert!(!TransitionSet::LabelPreservingCounterfactual.contains(&r, it));
+    assert_eq!(CounterfactualClass::of(&r, it), None);
+    assert_eq!(
+        paired_table(&r, CounterfactualClass::LabelPreserving),
+        Err(PairedError::NoItems)
+    );
+    let files: Vec<String> = tabprobe_core::report::sections(&r)
+        .into_iter()
+        .map(|s| s.file)
+        .collect();
+    assert!(files.contains(&"invalid_label_preserving_hypothesis".to_string()));
+    assert!(!files.iter().any(|f| f.starts_with("table8")), "{files:?}");
+}

@@ -14,7 +14,7 @@
 use serde::{Deserialize, Serialize};
 
 use super::group::{groups, Group};
-use super::transition_report::{expects_gold_label, trusted, COUNTERFACTUAL_PROBES};
+use super::transition_report::{counterfactual_table, expects_gold_label, trusted};
 use crate::label::Label;
 use crate::probe::{Expectation, ProbeExample, ProbeItem, ProbeKind};
 use crate::run::RunResult;
@@ -46,10 +46,12 @@ impl CounterfactualClass {
         }
     }
 
-    /// The class of a counterfactual item (row swap, title swap, shipped counterfactual);
-    /// `None` for other items.
+    /// The class of a counterfactual-table item (row swap, title swap, a shipped or hand-made
+    /// counterfactual whose table differs from the original's); `None` for other items.
     pub fn of(run: &RunResult, item: &ProbeItem) -> Option<CounterfactualClass> {
-        if !COUNTERFACTUAL_PROBES.contains(&item.probe) {
+        // A derived example on the original's own table rewrites the hypothesis: no
+        // counterfactual table, no Table 8.
+        if !counterfactual_table(run, item) {
             return None;
         }
         if !matches!(item.expectation, Expectation::Label { .. }) {

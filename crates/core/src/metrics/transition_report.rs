@@ -39,8 +39,9 @@ pub enum TransitionSet {
     RowPermutation,
     /// Delete then insert (Appendix, Table 17).
     DeleteThenInsert,
-    /// Hypothesis edits whose expected label is the gold label (§4), judged by the
-    /// label-preserving rule on the model's own transition.
+    /// Hypothesis edits whose expected label is the gold label (§4; also derived examples
+    /// that rewrite the hypothesis on the original's table), judged by the label-preserving
+    /// rule on the model's own transition.
     LabelPreservingHypothesis,
     /// Counterfactual tables whose expected label is the gold label (§6: row and title swaps,
     /// and shipped counterfactuals that assert the original's label).
@@ -158,13 +159,33 @@ impl TransitionSet {
             TransitionSet::DeleteThenInsert => probe(ProbeKind::DeleteThenInsert),
             TransitionSet::PremiseRemoval => probe(ProbeKind::PremiseRemoval),
             TransitionSet::LabelPreservingHypothesis => {
-                ProbeKind::HYPOTHESIS.contains(&item.probe) && label_preserving_item(run, item)
+                hypothesis_edit(run, item) && label_preserving_item(run, item)
             }
             TransitionSet::LabelPreservingCounterfactual => {
-                COUNTERFACTUAL_PROBES.contains(&item.probe) && label_preserving_item(run, item)
+                counterfactual_table(run, item) && label_preserving_item(run, item)
             }
         }
     }
+}
+
+/// A hypothesis edit: a §4.4 probe's item, or a shipped / hand-made derived example whose
+/// premise is the original's (a rewritten hypothesis on the same table).
+pub fn hypothesis_edit(run: &RunResult, item: &ProbeItem) -> bool {
+    ProbeKind::HYPOTHESIS.contains(&item.probe)
+        || (item.probe == ProbeKind::Counterfactual && !premise_changed(run, item))
+}
+
+/// A counterfactual table (§6): a row or title swap, or a shipped / hand-made derived example
+/// whose premise differs from the original's. A derived example on the original's own table is
+/// a hypothesis edit, not a counterfactual.
+pub fn counterfactual_table(run: &RunResult, item: &ProbeItem) -> bool {
+    matches!(item.probe, ProbeKind::RowSwap | ProbeKind::TitleSwap)
+        || (item.probe == ProbeKind::Counterfactual && premise_changed(run, item))
+}
+
+fn premise_changed(run: &RunResult, item: &ProbeItem) -> bool {
+    run.example_of(item)
+        .is_none_or(|ex| ex.input.premise != item.perturbed.premise)
 }
 
 /// The counterfactual probes (§4.6): row swap, title swap, shipped counterfactuals.
@@ -200,14 +221,14 @@ fn label_preserving_item(run: &RunResult, item: &ProbeItem) -> bool {
 
 /// Heuristic items that would be in `set` once reviewed: what the report says it left out.
 pub fn heuristic_left_out(run: &RunResult, set: TransitionSet) -> usize {
-    let kinds: &[ProbeKind] = match set {
-        TransitionSet::LabelPreservingHypothesis => &ProbeKind::HYPOTHESIS,
-        TransitionSet::LabelPreservingCounterfactual => &COUNTERFACTUAL_PROBES,
+    let kind: fn(&RunResult, &ProbeItem) -> bool = match set {
+        TransitionSet::LabelPreservingHypothesis => hypothesis_edit,
+        TransitionSet::LabelPreservingCounterfactual => counterfactual_table,
         _ => return 0,
     };
     run.items
         .iter()
-        .filter(|it| kinds.contains(&it.probe) && !trusted(it) && expects_gold_label(run, it))
+        .filter(|it| kind(run, it) && !trusted(it) && expects_gold_label(run, it))
         .count()
 }
 
