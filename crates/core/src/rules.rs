@@ -14,7 +14,8 @@ use crate::label::{Label, LabelSet};
 pub enum Operation {
     /// Delete one row, relevance unknown (§5.1, Fig. 3, Table 5).
     RowDeletion,
-    /// Delete a human-annotated relevant row, or all of them (§5.2, Fig. 4, Table 6).
+    /// Delete a human-annotated relevant row, or all of them (§5.2, Fig. 4, Table 6). One rule
+    /// for both probes; their figures are reported apart (single row / all rows at once).
     RelevantRowDeletion,
     /// Delete a row not annotated as relevant (Appendix, Table 16).
     IrrelevantRowDeletion,
