@@ -131,6 +131,7 @@ pub fn build(infotabs: &Path, dev_tables: usize) -> Result<Dataset, String> {
             label,
             split: Some("paper".to_string()),
             relevant_rows: Some(relevant),
+            relevance_votes: None,
             categories: Vec::new(),
             annotator: None,
             derived_from: None,

@@ -63,6 +63,11 @@ pub struct Example {
     /// Human-annotated evidence rows: 0-based indices into the table's rows (§5.2).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub relevant_rows: Option<Vec<usize>>,
+    /// Each annotator's relevant-row ballot, when the votes were imported (§5.2):
+    /// `relevant_rows` is their strict majority; the ballots give the agreement figures
+    /// (Fleiss' κ, the share of examples where ≥ 3 annotators marked the same rows).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub relevance_votes: Option<Vec<RelevanceBallot>>,
     /// Reasoning categories (INFOTABS' and TaxiNLI's).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub categories: Vec<String>,
@@ -75,6 +80,16 @@ pub struct Example {
     /// For a perturbed example: the operation that made it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub operation: Option<String>,
+}
+
+/// One annotator's relevant-row ballot for one example.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct RelevanceBallot {
+    /// Who voted, as named in the votes file.
+    pub annotator: String,
+    /// The rows this annotator marked relevant: 0-based indices into the table's rows.
+    pub rows: Vec<usize>,
 }
 
 impl Dataset {

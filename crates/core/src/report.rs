@@ -1,19 +1,26 @@
 //! The paper-style report of a run, recomputed from the run file alone — Table 4 / 7 scores,
-//! the invalid-transition tables (5, 6, 13–17), transition-graph edge percentages, evidence
-//! selection (§5.3), word-order metrics (UNLI §4) and Table 8 — each also split by split and
+//! the invalid-transition tables (5, 6, 13–17) and transition-graph edge percentages (one per
+//! [`TransitionSet`]: Table 6's single and all-relevant-rows deletions apart, the
+//! label-preserving rule's hypothesis and counterfactual sets, `n/a` where a two-way model
+//! cannot meet a rule), evidence selection (§5.3, complete examples only), agreement of
+//! relevance annotations (§5.2), word-order metrics (UNLI §4) and Table 8 (NEUTRAL left out,
+//! label-flipping and label-preserving counterfactuals apart) — each also split by split and
 //! by reasoning category (SPEC §4.8), as [`Section`]s of cells. The command line prints them
 //! (`tabprobe report`) and writes each as CSV with [`render_csv`]; the site shows the same
 //! sections and downloads the same CSV, so both agree by construction.
 //!
 //! Every figure is computed by [`crate::metrics`]; this module only lays them out.
 
-use crate::metrics::invalid::InvalidTransitionTable;
+use crate::metrics::invalid::{InvalidTransitionTable, NOT_APPLICABLE_TWO_WAY};
 use crate::metrics::scores::perturbation_scores_by_group;
+use crate::metrics::transition_report::heuristic_left_out;
 use crate::metrics::{
-    evidence_selection, evidence_selection_by_group, invalid_table, invalid_tables_by_category,
-    omega_curve_x, paired_counterfactual, paired_counterfactual_by_group, perturbation_scores,
-    run_word_order_metrics, run_word_order_metrics_by_group, transition_graph, EvidenceSelection,
-    MeanSd, PairedError, PairedRow, PerturbationScores, SampleOptions, WordOrderMetrics,
+    evidence_selection, evidence_selection_where, omega_curve_x, groups, incomplete_evidence_where, paired_table,
+    paired_tables_by_group, perturbation_scores, relevance_agreement, relevance_agreement_by_group,
+    run_word_order_metrics, run_word_order_metrics_by_group, set_graph, set_invalid_table,
+    set_invalid_tables_by_category, CounterfactualClass, EvidenceSelection, MeanSd, PairedError,
+    PairedRow, PerturbationScores, RelevanceAgreement, SampleOptions, TransitionSet,
+    WordOrderMetrics,
 };
 use crate::probe::{Expectation, ProbeKind};
 use crate::rules::Operation;
@@ -23,11 +30,7 @@ use crate::run::RunResult;
 pub const ALL: &str = "all";
 
 /// The counterfactual probes of Table 7 and Table 8.
-pub const COUNTERFACTUAL: [ProbeKind; 3] = [
-    ProbeKind::RowSwap,
-    ProbeKind::TitleSwap,
-    ProbeKind::Counterfactual,
-];
+pub const COUNTERFACTUAL: [ProbeKind; 3] = crate::metrics::transition_report::COUNTERFACTUAL_PROBES;
 
 /// One table of the report: a title, notes, a header and rows of cells. The same cells are
 /// printed as text and written as CSV (`<file>.csv`).
@@ -136,22 +139,31 @@ pub fn sections(run: &RunResult) -> Vec<Section> {
             &t7,
         ));
     }
-    for op in Operation::ALL {
-        if let Some(s) = invalid_section(run, op) {
+    for set in TransitionSet::ALL {
+        if let Some(s) = invalid_section(run, set) {
             out.push(s);
         }
-        if let Some(s) = graph_section(run, op) {
+        if let Some(s) = graph_section(run, set) {
             out.push(s);
         }
     }
     if present(ProbeKind::RowDeletion) {
         out.extend(evidence_sections(run));
     }
+    if let Some(s) = agreement_section(run) {
+        out.push(s);
+    }
     if present(ProbeKind::WordOrder) {
         out.extend(word_order_sections(run));
     }
-    if COUNTERFACTUAL.iter().any(|&k| present(k)) {
-        out.push(paired_section(run));
+    for class in CounterfactualClass::ALL {
+        if run
+            .items
+            .iter()
+            .any(|it| CounterfactualClass::of(run, it) == Some(class))
+        {
+            out.push(paired_section(run, class));
+        }
     }
     out
 }
@@ -249,49 +261,96 @@ fn invalid_rows(group: &str, t: &InvalidTransitionTable) -> Vec<Vec<String>> {
     let mut rows = Vec::new();
     for r in &t.rows {
         let mut row = vec![group.to_string(), r.label.to_string()];
-        row.extend(r.per_split.iter().map(|v| opt(*v, num)));
-        row.push(opt(r.mean, num));
+        if r.not_applicable {
+            // Never a percentage: it would read as 100% invalid.
+            row.extend(r.per_split.iter().map(|_| NOT_APPLICABLE_CELL.to_string()));
+            row.push(NOT_APPLICABLE_CELL.to_string());
+        } else {
+            row.extend(r.per_split.iter().map(|v| opt(*v, num)));
+            row.push(opt(r.mean, num));
+        }
         rows.push(row);
     }
     let mut avg = vec![group.to_string(), "Average".to_string()];
-    avg.extend(t.average.iter().map(|v| opt(*v, num)));
-    avg.push(opt(t.mean_average, num));
+    if t.not_applicable {
+        avg.extend(t.average.iter().map(|_| NOT_APPLICABLE_CELL.to_string()));
+        avg.push(NOT_APPLICABLE_CELL.to_string());
+    } else {
+        avg.extend(t.average.iter().map(|v| opt(*v, num)));
+        avg.push(opt(t.mean_average, num));
+    }
     rows.push(avg);
     rows
 }
 
-/// The invalid-transition table of `op`: one column per split and their mean; the rows over
-/// every example first, then one block per category. Category blocks keep the overall split
-/// columns (a split a category lacks is left empty) so the CSV stays rectangular.
-fn invalid_section(run: &RunResult, op: Operation) -> Option<Section> {
-    let t = invalid_table(run, op)?;
-    let name = operation_name(op);
+/// The cell of a figure a two-way model cannot be judged on (see
+/// [`crate::rules::ValidityRule::applicable`]).
+pub const NOT_APPLICABLE_CELL: &str = "n/a";
+
+/// The rule's valid transitions in one line: `ENTAIL→{NEUTRAL} … (source)`.
+fn rule_note(run: &RunResult, op: Operation) -> Option<String> {
+    let rule = run.rules.get(op)?;
+    let valid: Vec<String> = rule
+        .valid
+        .iter()
+        .map(|(b, a)| {
+            let a: Vec<&str> = a.iter().map(|l| l.as_str()).collect();
+            format!("{b}→{{{}}}", a.join(","))
+        })
+        .collect();
+    Some(format!(
+        "valid ({} rule): {} ({})",
+        operation_name(op),
+        valid.join(" "),
+        rule.source
+    ))
+}
+
+/// Notes shared by a set's table and graph: heuristic items left out of the label-preserving
+/// sets.
+fn set_notes(run: &RunResult, set: TransitionSet) -> Vec<String> {
+    let mut notes = Vec::new();
+    if matches!(
+        set,
+        TransitionSet::LabelPreservingHypothesis | TransitionSet::LabelPreservingCounterfactual
+    ) {
+        notes.push(
+            "before = the model's prediction on the original, after = on the edited pair; the rule asks the model to keep its own label".to_string(),
+        );
+        let left = heuristic_left_out(run, set);
+        if left > 0 {
+            notes.push(format!(
+                "{left} heuristic label-preserving item(s) left out: their expected label needs a person's review"
+            ));
+        }
+    }
+    notes
+}
+
+/// The invalid-transition table of a [`TransitionSet`]: one column per split and their mean;
+/// the rows over every example first, then one block per category. Category blocks keep the
+/// overall split columns (a split a category lacks is left empty) so the CSV stays
+/// rectangular. Rows a two-way model cannot be judged on read `n/a`, with a note.
+fn invalid_section(run: &RunResult, set: TransitionSet) -> Option<Section> {
+    let t = set_invalid_table(run, set)?;
+    let name = set.as_str();
     let mut header = vec!["group", "before"];
     header.extend(t.splits.iter().map(String::as_str));
     header.push("mean");
     let mut s = Section::new(
         &format!(
-            "{} — {name}: % invalid transitions by label predicted before",
-            paper_table(op)
+            "{} — {name} ({}): % invalid transitions by label predicted before",
+            set.paper_table(),
+            set.describe()
         ),
         &format!("invalid_{name}"),
         &header,
     );
-    if let Some(rule) = run.rules.get(op) {
-        let valid: Vec<String> = rule
-            .valid
-            .iter()
-            .map(|(b, a)| {
-                let a: Vec<&str> = a.iter().map(|l| l.as_str()).collect();
-                format!("{b}→{{{}}}", a.join(","))
-            })
-            .collect();
-        s.notes
-            .push(format!("valid: {} ({})", valid.join(" "), rule.source));
-    }
+    s.notes.extend(rule_note(run, set.operation()));
+    s.notes.extend(set_notes(run, set));
     s.notes.extend(t.notes.iter().cloned());
     s.rows.extend(invalid_rows(ALL, &t));
-    for (cat, ct) in invalid_tables_by_category(run, op) {
+    for (cat, ct) in set_invalid_tables_by_category(run, set) {
         for mut row in invalid_rows(&format!("category:{cat}"), &ct) {
             // Re-align the category's split columns under the overall ones.
             let cells: Vec<String> = t
@@ -315,17 +374,31 @@ fn invalid_section(run: &RunResult, op: Operation) -> Option<Section> {
     Some(s)
 }
 
-fn graph_section(run: &RunResult, op: Operation) -> Option<Section> {
-    let g = transition_graph(run, op)?;
+/// The transition graph of a [`TransitionSet`] as edge rows (per split, then pooled); an
+/// edge out of a label a two-way model cannot meet the rule from reads `n/a`, not `INVALID`.
+fn graph_section(run: &RunResult, set: TransitionSet) -> Option<Section> {
+    let g = set_graph(run, set)?;
     if g.pooled.is_empty() {
         return None;
     }
-    let name = operation_name(op);
+    let name = set.as_str();
     let mut s = Section::new(
-        &format!("Transition graph — {name}: edge % of its source node (invalid edges marked)"),
+        &format!(
+            "Transition graph — {name} ({}): edge % of its source node (invalid edges marked)",
+            set.describe()
+        ),
         &format!("graph_{name}"),
         &["split", "from", "to", "count", "percent", "valid"],
     );
+    s.notes.extend(rule_note(run, set.operation()));
+    s.notes.extend(set_notes(run, set));
+    if !g.not_applicable.is_empty() {
+        let from: Vec<&str> = g.not_applicable.iter().map(|l| l.as_str()).collect();
+        s.notes.push(format!(
+            "edges out of {} are {NOT_APPLICABLE_TWO_WAY} (n/a): the rule's only valid target is NEUTRAL, which it never predicts",
+            from.join(", ")
+        ));
+    }
     let mut push = |split: &str, edges: &[crate::transitions::TransitionEdge]| {
         for e in edges {
             s.rows.push(vec![
@@ -334,7 +407,14 @@ fn graph_section(run: &RunResult, op: Operation) -> Option<Section> {
                 e.to.to_string(),
                 e.count.to_string(),
                 num(e.percent),
-                if e.valid { "valid" } else { "INVALID" }.to_string(),
+                if e.not_applicable {
+                    NOT_APPLICABLE_CELL
+                } else if e.valid {
+                    "valid"
+                } else {
+                    "INVALID"
+                }
+                .to_string(),
             ]);
         }
     };
@@ -349,6 +429,7 @@ fn evidence_row(group: &str, e: &EvidenceSelection) -> Vec<String> {
     vec![
         group.to_string(),
         e.examples.to_string(),
+        e.incomplete.len().to_string(),
         num(e.precision),
         num(e.recall),
         num(e.all),
@@ -362,6 +443,16 @@ fn evidence_row(group: &str, e: &EvidenceSelection) -> Vec<String> {
     ]
 }
 
+/// A group whose qualifying examples are all incomplete: its counts, every figure empty.
+fn evidence_row_incomplete(group: &str, incomplete: usize) -> Vec<String> {
+    let mut row = vec![group.to_string(), "0".to_string(), incomplete.to_string()];
+    row.resize(13, String::new());
+    row
+}
+
+/// Evidence selection (§5.3): the summary over every example, per split and category, and
+/// the per-example comparison. Examples whose rows were not all deleted are counted in the
+/// `incomplete` column and listed (with `uses` = `incomplete`) but enter no figure.
 fn evidence_sections(run: &RunResult) -> Vec<Section> {
     let mut s = Section::new(
         "Evidence selection (§5.3) — % of ENTAIL/CONTRADICT examples with relevant rows",
@@ -369,6 +460,7 @@ fn evidence_sections(run: &RunResult) -> Vec<Section> {
         &[
             "group",
             "examples",
+            "incomplete",
             "precision",
             "recall",
             "all",
@@ -381,15 +473,40 @@ fn evidence_sections(run: &RunResult) -> Vec<Section> {
             "correct_none",
         ],
     );
-    let Some(all) = evidence_selection(run) else {
-        s.notes.push(
-            "no ENTAIL/CONTRADICT example with annotated relevant rows was row-deleted".to_string(),
-        );
-        return vec![s];
+    let all = evidence_selection(run);
+    let incomplete = match &all {
+        Some(e) => e.incomplete.clone(),
+        None => incomplete_evidence_where(run, |_| true),
     };
-    s.rows.push(evidence_row(ALL, &all));
-    for (g, e) in evidence_selection_by_group(run) {
-        s.rows.push(evidence_row(&g.label(), &e));
+    if !incomplete.is_empty() {
+        s.notes.push(format!(
+            "{} example(s) left out as incomplete: not every row of their table was deleted (a per-example or per-run cap, or a cancelled run), so a relevant row may never have been tested; precision, recall and the all/some/none shares count only examples whose every row was deleted",
+            incomplete.len()
+        ));
+    }
+    match &all {
+        Some(all) => s.rows.push(evidence_row(ALL, all)),
+        None if !incomplete.is_empty() => {
+            s.rows.push(evidence_row_incomplete(ALL, incomplete.len()));
+        }
+        None => {
+            s.notes.push(
+                "no ENTAIL/CONTRADICT example with annotated relevant rows was row-deleted"
+                    .to_string(),
+            );
+            return vec![s];
+        }
+    }
+    for g in groups(run) {
+        match evidence_selection_where(run, |ex| g.contains(ex)) {
+            Some(e) => s.rows.push(evidence_row(&g.label(), &e)),
+            None => {
+                let n = incomplete_evidence_where(run, |ex| g.contains(ex)).len();
+                if n > 0 {
+                    s.rows.push(evidence_row_incomplete(&g.label(), n));
+                }
+            }
+        }
     }
     let mut per = Section::new(
         "Evidence selection per example",
@@ -403,22 +520,116 @@ fn evidence_sections(run: &RunResult) -> Vec<Section> {
             "uses",
             "ignores_premise",
             "correct",
+            "rows_deleted",
         ],
     );
     let rows = |v: &[usize]| v.iter().map(usize::to_string).collect::<Vec<_>>().join(" ");
-    for e in &all.per_example {
-        per.rows.push(vec![
+    let mut listed: Vec<(String, Vec<String>)> = Vec::new();
+    for e in all.iter().flat_map(|a| &a.per_example) {
+        let n = run
+            .examples
+            .iter()
+            .find(|x| x.id == e.example)
+            .and_then(|x| match &x.input.premise {
+                crate::probe::Premise::Table(t) => Some(t.row_count()),
+                _ => None,
+            })
+            .unwrap_or_default();
+        listed.push((
             e.example.clone(),
-            rows(&e.human),
-            rows(&e.model),
-            num(100.0 * e.precision),
-            num(100.0 * e.recall),
-            format!("{:?}", e.uses).to_lowercase(),
-            e.ignores_premise.to_string(),
-            e.correct.to_string(),
-        ]);
+            vec![
+                e.example.clone(),
+                rows(&e.human),
+                rows(&e.model),
+                num(100.0 * e.precision),
+                num(100.0 * e.recall),
+                format!("{:?}", e.uses).to_lowercase(),
+                e.ignores_premise.to_string(),
+                e.correct.to_string(),
+                format!("{n}/{n}"),
+            ],
+        ));
     }
+    for i in &incomplete {
+        let human = run
+            .examples
+            .iter()
+            .find(|x| x.id == i.example)
+            .and_then(|x| x.relevant_rows.clone())
+            .unwrap_or_default();
+        listed.push((
+            i.example.clone(),
+            vec![
+                i.example.clone(),
+                rows(&human),
+                String::new(),
+                String::new(),
+                String::new(),
+                "incomplete".to_string(),
+                String::new(),
+                String::new(),
+                format!("{}/{}", i.deleted, i.rows),
+            ],
+        ));
+    }
+    // Run order, so the list reads like the dataset.
+    let order = |id: &str| run.examples.iter().position(|x| x.id == id);
+    listed.sort_by_key(|(id, _)| order(id));
+    per.rows = listed.into_iter().map(|(_, r)| r).collect();
     vec![s, per]
+}
+
+fn agreement_row(group: &str, a: &RelevanceAgreement) -> Vec<String> {
+    let annotators: Vec<String> = a
+        .annotators
+        .iter()
+        .map(|(n, count)| format!("{n}×{count}"))
+        .collect();
+    vec![
+        group.to_string(),
+        a.examples.to_string(),
+        annotators.join(" "),
+        a.items.to_string(),
+        opt(a.kappa, frac),
+        opt(a.kappa_per_example_mean, frac),
+        opt(a.kappa_per_example_sd, frac),
+        a.kappa_per_example_n.to_string(),
+        a.examples_three_or_more.to_string(),
+        opt(a.same_rows_three, num),
+    ]
+}
+
+/// Agreement of the relevant-row annotations (§5.2), when the run's examples carry each
+/// annotator's ballot: over every example, then per split and category.
+fn agreement_section(run: &RunResult) -> Option<Section> {
+    let all = relevance_agreement(run)?;
+    let mut s = Section::new(
+        "Relevant-row annotations (§5.2) — inter-annotator agreement",
+        "agreement",
+        &[
+            "group",
+            "examples",
+            "annotators",
+            "items",
+            "fleiss_kappa",
+            "kappa_per_example_mean",
+            "kappa_per_example_sd",
+            "kappa_per_example_n",
+            "examples_3plus",
+            "same_rows_3plus",
+        ],
+    );
+    s.notes.push(
+        "Fleiss' κ over (example, row) items rated relevant / not relevant by the example's annotators (pooled), and the mean ± sd of each example's own κ over its rows (the paper's \"average Fleiss' kappa\"; undefined for an example whose votes are all alike)".to_string(),
+    );
+    s.notes.push(
+        "same_rows_3plus: % of examples with ≥ 3 annotators where ≥ 3 of them marked exactly the same set of rows (paper: \"at least 3 out of 5 annotators marked the same relevant rows\", 82.4%); annotators: examples by number of ballots (n×examples)".to_string(),
+    );
+    s.rows.push(agreement_row(ALL, &all));
+    for (g, a) in relevance_agreement_by_group(run) {
+        s.rows.push(agreement_row(&g.label(), &a));
+    }
+    Some(s)
 }
 
 fn word_order_row(group: &str, m: &WordOrderMetrics) -> Vec<String> {
@@ -528,10 +739,20 @@ fn paired_rows(group: &str, rows: &[PairedRow]) -> Vec<Vec<String>> {
         .collect()
 }
 
-fn paired_section(run: &RunResult) -> Section {
+/// Table 8 of one class of counterfactuals (`table8_paired_label_flipping`, the paper's, and
+/// `table8_paired_label_preserving`), overall then per split and category; NEUTRAL left out.
+fn paired_section(run: &RunResult, class: CounterfactualClass) -> Section {
+    let what = match class {
+        CounterfactualClass::LabelFlipping => {
+            "label-flipping counterfactuals (hand-made, imported pairs)"
+        }
+        CounterfactualClass::LabelPreserving => {
+            "label-preserving counterfactuals (row swap, title swap, same-label counterfactuals)"
+        }
+    };
     let mut s = Section::new(
-        "Table 8 — paired counterfactual analysis (% of counterfactual items)",
-        "table8_paired",
+        &format!("Table 8 — paired analysis of {what} (% of items, NEUTRAL left out)"),
+        &format!("table8_paired_{}", class.as_str()),
         &[
             "group", "c_thp", "o_thp", "o_hypo", "count", "percent", "in_paper",
         ],
@@ -540,8 +761,28 @@ fn paired_section(run: &RunResult) -> Section {
         "O-Hypo is this model with an empty premise (SPEC §2), not a separately trained hypothesis-only model"
             .to_string(),
     );
-    match paired_counterfactual(run, &COUNTERFACTUAL) {
-        Ok(rows) => s.rows.extend(paired_rows(ALL, &rows)),
+    if class == CounterfactualClass::LabelPreserving {
+        s.notes.push(
+            "the paper's Table 8 is over label-flipping counterfactuals; this one applies its checks to the label-preserving ones"
+                .to_string(),
+        );
+    }
+    match paired_table(run, class) {
+        Ok(t) => {
+            if t.heuristic_left_out > 0 {
+                s.notes.push(format!(
+                    "{} heuristic item(s) left out: their expected label needs a person's review",
+                    t.heuristic_left_out
+                ));
+            }
+            if t.neutral_left_out > 0 {
+                s.notes.push(format!(
+                    "{} NEUTRAL item(s) left out (the original's or the expected label is NEUTRAL; paper §6)",
+                    t.neutral_left_out
+                ));
+            }
+            s.rows.extend(paired_rows(ALL, &t.rows));
+        }
         Err(PairedError::NoHypothesisOnly) => {
             s.notes.push(
                 "not computed: the run has no hypothesis-only scores; run `tabprobe probe` with --hypothesis-only"
@@ -554,9 +795,9 @@ fn paired_section(run: &RunResult) -> Section {
             return s;
         }
     }
-    if let Ok(groups) = paired_counterfactual_by_group(run, &COUNTERFACTUAL) {
-        for (g, rows) in groups {
-            s.rows.extend(paired_rows(&g.label(), &rows));
+    if let Ok(groups) = paired_tables_by_group(run, class) {
+        for (g, t) in groups {
+            s.rows.extend(paired_rows(&g.label(), &t.rows));
         }
     }
     s

@@ -6,7 +6,7 @@ use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 
-use crate::label::Label;
+use crate::label::{Label, LabelSet};
 
 /// A table operation whose effect on the label is given by a [`ValidityRule`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
@@ -14,7 +14,8 @@ use crate::label::Label;
 pub enum Operation {
     /// Delete one row, relevance unknown (§5.1, Fig. 3, Table 5).
     RowDeletion,
-    /// Delete a human-annotated relevant row, or all of them (§5.2, Fig. 4, Table 6).
+    /// Delete a human-annotated relevant row, or all of them (§5.2, Fig. 4, Table 6). One rule
+    /// for both probes; their figures are reported apart (single row / all rows at once).
     RelevantRowDeletion,
     /// Delete a row not annotated as relevant (Appendix, Table 16).
     IrrelevantRowDeletion,
@@ -26,7 +27,11 @@ pub enum Operation {
     RowPermutation,
     /// Delete a row, then insert a row with a new key (Appendix, Table 17).
     DeleteThenInsert,
-    /// Any edit that keeps the label: hypothesis or counterfactual (§4, §6).
+    /// Any edit that keeps the label: hypothesis or counterfactual (§4, §6). It judges the
+    /// certain hypothesis-probe items whose expected label is the original's gold label, and
+    /// the label-preserving counterfactuals (row swap, title swap, and shipped counterfactuals
+    /// whose asserted label is the original's): the model's own `before → after` must keep its
+    /// label (see `metrics::transition_report::TransitionSet`).
     LabelPreserving,
     /// Remove the whole premise (SPEC §4.7): anything should become NEUTRAL.
     PremiseRemoval,
@@ -90,6 +95,17 @@ impl ValidityRule {
     /// Whether `before → after` is a valid transition.
     pub fn is_valid(&self, before: Label, after: Label) -> bool {
         self.valid_after(before).contains(&after)
+    }
+
+    /// Whether the rule can be met, from `before`, by a model that predicts only `labels`: false
+    /// when every valid after-label is one the model cannot predict — a two-way (TabFact) model
+    /// never predicts NEUTRAL, so "everything → NEUTRAL" (relevant-row deletion, premise
+    /// removal) cannot be met by it, and its transitions are "not applicable", not invalid. A
+    /// rule that allows nothing at all stays applicable (every transition is then invalid, as
+    /// its author said).
+    pub fn applicable(&self, before: Label, labels: LabelSet) -> bool {
+        let valid = self.valid_after(before);
+        valid.is_empty() || valid.iter().any(|l| labels.labels().contains(l))
     }
 }
 

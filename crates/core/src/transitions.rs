@@ -3,7 +3,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::label::Label;
+use crate::label::{Label, LabelSet};
 use crate::rules::ValidityRule;
 
 /// A model's prediction on the original and on the perturbed input.
@@ -43,6 +43,11 @@ pub struct TransitionEdge {
     pub percent: f64,
     /// Whether the rule allows this transition (drawn black) or not (drawn red).
     pub valid: bool,
+    /// The rule cannot be met from `from` by this model (a two-way model and a rule whose only
+    /// valid target is NEUTRAL, see [`ValidityRule::applicable`]): drawn neither valid nor
+    /// invalid, and `valid` is then false only because nothing the model can say is valid.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub not_applicable: bool,
 }
 
 impl TransitionMatrix {
@@ -77,8 +82,15 @@ impl TransitionMatrix {
         (total > 0).then(|| 100.0 * self.count(from, to) as f64 / total as f64)
     }
 
-    /// The graph's edges with a non-zero count, coloured by `rule`.
+    /// The graph's edges with a non-zero count, coloured by `rule` (for a model that can
+    /// predict all three labels).
     pub fn edges(&self, rule: &ValidityRule) -> Vec<TransitionEdge> {
+        self.edges_for(rule, LabelSet::ThreeWay)
+    }
+
+    /// The graph's edges with a non-zero count, coloured by `rule` for a model predicting
+    /// `labels`: edges out of a label whose rule the model cannot meet are `not_applicable`.
+    pub fn edges_for(&self, rule: &ValidityRule, labels: LabelSet) -> Vec<TransitionEdge> {
         let mut out = Vec::new();
         for from in Label::ALL {
             for to in Label::ALL {
@@ -90,6 +102,7 @@ impl TransitionMatrix {
                         count,
                         percent,
                         valid: rule.is_valid(from, to),
+                        not_applicable: !rule.applicable(from, labels),
                     });
                 }
             }

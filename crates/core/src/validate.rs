@@ -33,7 +33,8 @@ pub enum ProblemKind {
     DuplicateId,
     /// An example has both or neither of `table` and `premise`.
     PremiseChoice,
-    /// A relevant row index points past the table's rows, or is given without a table.
+    /// A relevant row index (or an annotator's vote) points past the table's rows, or is given
+    /// without a table.
     BadRowIndex,
     /// A relational record does not have one cell per header column.
     RowLength,
@@ -367,9 +368,27 @@ impl Validator {
                     if ex.relevant_rows.is_some() {
                         self.push(ProblemKind::BadRowIndex, format!("{path}.relevant_rows"), "relevant rows need a table premise; this example has a plain-text premise");
                     }
+                    if ex.relevance_votes.is_some() {
+                        self.push(ProblemKind::BadRowIndex, format!("{path}.relevance_votes"), "relevant-row votes need a table premise; this example has a plain-text premise");
+                    }
                     None
                 }
             };
+            if let (Some(n), Some(ballots)) = (rows, &ex.relevance_votes) {
+                for (j, b) in ballots.iter().enumerate() {
+                    for (k, &r) in b.rows.iter().enumerate() {
+                        if r >= n {
+                            self.push(
+                                ProblemKind::BadRowIndex,
+                                format!("{path}.relevance_votes[{j}].rows[{k}]"),
+                                format!(
+                                    "row index {r} is past the table's {n} rows (indices are 0-based)"
+                                ),
+                            );
+                        }
+                    }
+                }
+            }
             if let (Some(n), Some(relevant)) = (rows, &ex.relevant_rows) {
                 for (k, &r) in relevant.iter().enumerate() {
                     if r >= n {

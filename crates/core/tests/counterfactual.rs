@@ -213,3 +213,202 @@ fn real_tabprobe_counterfactual_file_loads() {
         })
         .collect();
 }
+
+/// Issue 11 §6: a shipped counterfactual (`derived_from` set) is reached through the
+/// counterfactual probe only, never row-deleted as if it were an original.
+#[test]
+fn shipped_counterfactual_is_not_probed_as_an_original() {
+    let mut d = running_example();
+    let mut cf = breakfast();
+    if let Table::KeyValue(t) = &mut cf {
+        t.id = "T1264_cf".into();
+        t.rows[4].values = vec!["36:06".into()];
+    }
+    d.tables.push(cf);
+    let mut h1cf = d.examples[0].clone();
+    h1cf.id = Some("H1-cf".into());
+    h1cf.table = Some("T1264_cf".into());
+    h1cf.label = C;
+    h1cf.derived_from = Some("H1".into());
+    d.examples.push(h1cf);
+    let s = ProbeSettings::new(vec![ProbeKind::RowDeletion, ProbeKind::Counterfactual], 1);
+    let set = build_probe_set(&d, &s, &RuleSet::default()).unwrap();
+    // The originals H1, H2, H3, H5 only; H1-cf is not one of them.
+    let ids: Vec<&str> = set.examples.iter().map(|e| e.id.as_str()).collect();
+    assert_eq!(ids, ["H1", "H2", "H3", "H5"]);
+    // Row deletion: 7 + 7 + 7 rows of Breakfast in America, 4 of Bridesmaids = 25 items (the
+    // old code also deleted each of H1-cf's 7 rows: 32).
+    let per = set.counts().per_probe;
+    assert_eq!(per[&ProbeKind::RowDeletion], 25);
+    // The counterfactual probe pairs H1-cf with H1, once.
+    assert_eq!(per[&ProbeKind::Counterfactual], 1);
+    let cf_item = set
+        .items
+        .iter()
+        .find(|it| it.probe == ProbeKind::Counterfactual)
+        .unwrap();
+    assert_eq!(set.examples[cf_item.example].id, "H1");
+    assert_eq!(
+        cf_item.edit,
+        Edit::Counterfactual {
+            example: "H1-cf".into()
+        }
+    );
+    assert!(set.skipped.is_empty(), "{:?}", set.skipped);
+    // Without the counterfactual probe H1-cf is absent, and the run says why.
+    let s = ProbeSettings::new(vec![ProbeKind::RowDeletion], 1);
+    let set = build_probe_set(&d, &s, &RuleSet::default()).unwrap();
+    assert_eq!(set.examples.len(), 4);
+    assert_eq!(set.skipped.len(), 1);
+    assert_eq!(set.skipped[0].example, "H1-cf");
+    assert!(set.skipped[0].reason.contains("derived from \"H1\""));
+}
+
+/// Issue 11 §6, paper §6: Table 8 leaves NEUTRAL out and keeps label-flipping counterfactuals
+/// apart from label-preserving ones. The running example with three shipped counterfactuals —
+/// H1-cf (Length 36:06, E→C: flipping), H2-cf (the Label changed, still C: preserving), H3-cf
+/// (from the NEUTRAL H3: left out) — and title swaps of H1, H2, H3, H5 (preserving; H3's is
+/// NEUTRAL: left out). The evidence fake is right on every original; with an empty premise it
+/// says NEUTRAL, so O-Hypo is wrong for H1, H2, H5 and right for H3. It reads H1-cf as
+/// NEUTRAL (✗), H2-cf as C (✓), and every title-swapped hypothesis (unknown to it) as NEUTRAL.
+///   flipping:   H1-cf ✗✓✗ → 1 item, 100% on the paper's second row; 1 NEUTRAL left out.
+///   preserving: H2-cf ✓✓✗, swaps of H1, H2, H5 ✗✓✗ → 75% / 25%; 1 NEUTRAL left out.
+/// The old single Table 8 pooled all 7 items: ✗✓✗ 4/7 = 57.14%.
+#[test]
+fn table8_leaves_neutral_out_and_splits_flipping_from_preserving() {
+    let mut d = running_example();
+    let edit = |id: &str, row: usize, value: &str| {
+        let mut t = breakfast();
+        if let Table::KeyValue(t) = &mut t {
+            t.id = id.into();
+            t.rows[row].values = vec![value.into()];
+        }
+        t
+    };
+    d.tables.push(edit("T1264_cf1", 4, "36:06"));
+    d.tables.push(edit("T1264_cf2", 5, "Columbia"));
+    let derived = |id: &str, table: &str, from: usize, label: Label| {
+        let mut e = d.examples[from].clone();
+        e.id = Some(id.into());
+        e.table = Some(table.into());
+        e.label = label;
+        e.derived_from = d.examples[from].id.clone();
+        e
+    };
+    let cfs = [
+        derived("H1-cf", "T1264_cf1", 0, C),
+        derived("H2-cf", "T1264_cf2", 1, C),
+        derived("H3-cf", "T1264_cf2", 2, E),
+    ];
+    d.examples.extend(cfs);
+    let mut s = ProbeSettings::new(vec![ProbeKind::Counterfactual, ProbeKind::TitleSwap], 4);
+    s.hypothesis_only = true;
+    let mut run = ProbeRun::new(build_probe_set(&d, &s, &RuleSet::default()).unwrap(), 4);
+    let mut fake = EvidenceFake::new();
+    run.run(&mut fake, |_| {}, || false).unwrap();
+    let r = run
+        .finish(tabprobe_core::scoring::PairScorer::model_id(&fake))
+        .unwrap();
+    assert_eq!(r.items.len(), 7);
+    let sections = tabprobe_core::report::sections(&r);
+    let get = |file: &str| sections.iter().find(|s| s.file == file);
+    let flip = get("table8_paired_label_flipping").expect("a label-flipping Table 8");
+    // Rows in the paper's order: ✓✗✗, ✗✓✗, ✓✗✓, ✗✓✓, then the other four.
+    assert_eq!(
+        flip.rows[1],
+        ["all", "wrong", "right", "wrong", "1", "100.00", "yes"]
+    );
+    assert!(flip.rows[..8]
+        .iter()
+        .all(|r| r[4] == "0" || r[2] == "right"));
+    assert!(
+        flip.notes
+            .iter()
+            .any(|n| n.starts_with("1 NEUTRAL item(s) left out")),
+        "{:?}",
+        flip.notes
+    );
+    let keep = get("table8_paired_label_preserving").expect("a label-preserving Table 8");
+    assert_eq!(
+        keep.rows[1],
+        ["all", "wrong", "right", "wrong", "3", "75.00", "yes"]
+    );
+    let row = keep.rows[..8]
+        .iter()
+        .find(|r| r[1..4] == ["right", "right", "wrong"])
+        .unwrap();
+    assert_eq!(row[4..6], ["1", "25.00"]);
+    assert!(get("table8_paired").is_none());
+    // The same through the API.
+    use tabprobe_core::metrics::{paired_checks, paired_table, CounterfactualClass};
+    let t = paired_table(&r, CounterfactualClass::LabelFlipping).unwrap();
+    assert_eq!((t.items, t.neutral_left_out), (1, 1));
+    let t = paired_table(&r, CounterfactualClass::LabelPreserving).unwrap();
+    assert_eq!((t.items, t.neutral_left_out), (4, 1));
+    let counted = r
+        .items
+        .iter()
+        .filter(|it| paired_checks(&r, it).is_some())
+        .count();
+    assert_eq!(counted, 5);
+    // The pooled, rule-free API leaves NEUTRAL out as well: 5 items, ✗✓✗ 4 of them.
+    let pooled = paired_counterfactual(&r, &tabprobe_core::report::COUNTERFACTUAL).unwrap();
+    assert_eq!(pooled.iter().map(|r| r.count).sum::<usize>(), 5);
+    assert_eq!(pooled[1].count, 4);
+    // A heuristic item (its expected label unreviewed) is left out and counted: with H2-cf
+    // heuristic, the label-preserving table holds the three swaps, all ✗✓✗.
+    let mut r = r;
+    for it in &mut r.items {
+        if it.edit
+            == (Edit::Counterfactual {
+                example: "H2-cf".into(),
+            })
+        {
+            it.certainty = Certainty::Heuristic;
+        }
+    }
+    let t = paired_table(&r, CounterfactualClass::LabelPreserving).unwrap();
+    assert_eq!(
+        (t.items, t.heuristic_left_out, t.neutral_left_out),
+        (3, 1, 1)
+    );
+    assert_eq!((t.rows[1].count, t.rows[1].percent), (3, 100.0));
+}
+
+/// A derived example on the original's own table (a hand-rewritten hypothesis, `derived_from`
+/// set, table unchanged) is a hypothesis edit: judged with the label-preserving hypothesis
+/// edits, in no Table 8 (no counterfactual table was made).
+#[test]
+fn derived_hypothesis_rewrite_is_a_hypothesis_edit_not_a_counterfactual() {
+    use tabprobe_core::metrics::{paired_table, CounterfactualClass, PairedError, TransitionSet};
+    let mut d = running_example();
+    let mut rw = d.examples[0].clone();
+    rw.id = Some("H1~hand1".into());
+    rw.hypothesis = "Breakfast in America is a pop album.".into();
+    rw.derived_from = Some("H1".into());
+    rw.operation = Some("hand_rewrite_hypothesis".into());
+    d.examples.push(rw);
+    let mut s = ProbeSettings::new(vec![ProbeKind::Counterfactual], 1);
+    s.hypothesis_only = true;
+    let mut run = ProbeRun::new(build_probe_set(&d, &s, &RuleSet::default()).unwrap(), 4);
+    let mut fake = EvidenceFake::new();
+    run.run(&mut fake, |_| {}, || false).unwrap();
+    let r = run
+        .finish(tabprobe_core::scoring::PairScorer::model_id(&fake))
+        .unwrap();
+    assert_eq!(r.items.len(), 1);
+    let it = &r.items[0];
+    assert!(TransitionSet::LabelPreservingHypothesis.contains(&r, it));
+    assert!(!TransitionSet::LabelPreservingCounterfactual.contains(&r, it));
+    assert_eq!(CounterfactualClass::of(&r, it), None);
+    assert_eq!(
+        paired_table(&r, CounterfactualClass::LabelPreserving),
+        Err(PairedError::NoItems)
+    );
+    let files: Vec<String> = tabprobe_core::report::sections(&r)
+        .into_iter()
+        .map(|s| s.file)
+        .collect();
+    assert!(files.contains(&"invalid_label_preserving_hypothesis".to_string()));
+    assert!(!files.iter().any(|f| f.starts_with("table8")), "{files:?}");
+}

@@ -87,6 +87,7 @@ fn example(id: &str, table: Option<&str>, premise: Option<&str>, h: &str, label:
         label,
         split: Some("a3".into()),
         relevant_rows: None,
+        relevance_votes: None,
         categories: vec!["fixture".into()],
         annotator: None,
         derived_from: None,

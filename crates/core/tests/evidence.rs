@@ -3,7 +3,9 @@
 mod common;
 
 use common::*;
-use tabprobe_core::metrics::{evidence_selection, EvidenceUse};
+use tabprobe_core::metrics::{
+    evidence_selection, incomplete_evidence_where, EvidenceUse, IncompleteEvidence,
+};
 use tabprobe_core::probe::{build_probe_set, ProbeKind, ProbeSettings};
 use tabprobe_core::rules::RuleSet;
 use tabprobe_core::run::{ProbeRun, RunResult};
@@ -55,4 +57,101 @@ fn partial_and_ignored_evidence_by_hand() {
     assert_eq!(e.ignores_premise_within_none, Some(100.0));
     // It is right on all three originals, so all its correct answers come from no evidence.
     assert_eq!(e.correct_none, 100.0);
+}
+
+fn run_with(
+    d: &tabprobe_core::Dataset,
+    s: &ProbeSettings,
+    scorer: &mut impl PairScorer,
+) -> RunResult {
+    let set = build_probe_set(d, s, &RuleSet::default()).unwrap();
+    let mut r = ProbeRun::new(set, 8);
+    r.run(scorer, |_| {}, || false).unwrap();
+    r.finish(scorer.model_id()).unwrap()
+}
+
+/// Issue 11 §5: an example whose rows were not all deleted is left out of every figure and
+/// counted as incomplete. H1's deletion of Length (row 4, relevant) is missing, as after a
+/// cancel: the old code counted H1 as using "some" evidence (recall 1/2), so the mean recall
+/// was (1/2 + 1 + 1)/3 = 83.33% and "all" 66.67%.
+#[test]
+fn example_missing_a_row_deletion_is_incomplete_not_partial() {
+    let mut r = run(&running_example(), &mut EvidenceFake::new());
+    r.items.retain(|it| {
+        !(r.examples[it.example].id == "H1"
+            && matches!(&it.edit, tabprobe_core::probe::Edit::RowsDeleted { rows, .. } if rows == &[4]))
+    });
+    let e = evidence_selection(&r).unwrap();
+    // H2 and H5 are compared (complete); H1 is incomplete: 6 of its 7 rows deleted.
+    assert_eq!(e.examples, 2);
+    assert_eq!((e.precision, e.recall, e.all), (100.0, 100.0, 100.0));
+    assert_eq!(
+        e.incomplete,
+        vec![IncompleteEvidence {
+            example: "H1".into(),
+            deleted: 6,
+            rows: 7
+        }]
+    );
+    assert!(e.per_example.iter().all(|x| x.example != "H1"));
+}
+
+/// A per-example cap of 4 items: the 4-row Bridesmaids table (H5) is deleted row by row in
+/// full, the 7-row Breakfast in America (H1, H2) is not — whichever 4 rows the seeded cap
+/// keeps. Before the fix all three were compared (examples = 3).
+#[test]
+fn per_example_cap_leaves_only_complete_examples() {
+    let mut s = ProbeSettings::new(vec![ProbeKind::RowDeletion], 1);
+    s.caps.per_example = Some(4);
+    let r = run_with(&running_example(), &s, &mut EvidenceFake::new());
+    let e = evidence_selection(&r).unwrap();
+    assert_eq!(e.examples, 1);
+    assert_eq!(e.per_example[0].example, "H5");
+    let inc: Vec<(&str, usize, usize)> = e
+        .incomplete
+        .iter()
+        .map(|i| (i.example.as_str(), i.deleted, i.rows))
+        .collect();
+    assert_eq!(inc, [("H1", 4, 7), ("H2", 4, 7)]);
+    // The report counts them and says why.
+    let sec = tabprobe_core::report::sections(&r)
+        .into_iter()
+        .find(|s| s.file == "evidence")
+        .unwrap();
+    assert_eq!(sec.header[2], "incomplete");
+    assert_eq!(&sec.rows[0][..3], ["all", "1", "2"]);
+    assert!(
+        sec.notes
+            .iter()
+            .any(|n| n.contains("2 example(s) left out as incomplete")),
+        "{:?}",
+        sec.notes
+    );
+    let per = tabprobe_core::report::sections(&r)
+        .into_iter()
+        .find(|s| s.file == "evidence_examples")
+        .unwrap();
+    let uses: Vec<(&str, &str, &str)> = per
+        .rows
+        .iter()
+        .map(|row| (row[0].as_str(), row[5].as_str(), row[8].as_str()))
+        .collect();
+    assert_eq!(
+        uses,
+        [
+            ("H1", "incomplete", "4/7"),
+            ("H2", "incomplete", "4/7"),
+            ("H5", "all", "4/4")
+        ]
+    );
+    // With a cap of 2, no example is complete: no figure, but the count is still there.
+    s.caps.per_example = Some(2);
+    let r = run_with(&running_example(), &s, &mut EvidenceFake::new());
+    assert!(evidence_selection(&r).is_none());
+    assert_eq!(incomplete_evidence_where(&r, |_| true).len(), 3);
+    let sec = tabprobe_core::report::sections(&r)
+        .into_iter()
+        .find(|s| s.file == "evidence")
+        .unwrap();
+    assert_eq!(&sec.rows[0][..4], ["all", "0", "3", ""]);
 }

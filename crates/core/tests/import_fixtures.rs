@@ -556,3 +556,29 @@ fn merge_appends_new_and_refuses_clashes() {
     let e = tabprobe_core::import::merge(&infotabs, other, "T3.json").unwrap_err();
     assert_eq!(e.location, "table T3");
 }
+
+/// Issue 11 §5: relevant rows outside the table they will be probed with are an import error
+/// with its place. The product file is valid on its own (its T3 has 3 rows, row 2 exists), but
+/// INFOTABS' T3.json came first with 2 rows and is the T3 kept: row 2 is past it. Before the
+/// fix the import succeeded and the example kept `relevant_rows: [2]` on a 2-row table.
+#[test]
+fn relevant_row_past_the_kept_table_is_located() {
+    let mut inputs = files::read(&files::fixtures(), &["infotabs/tables/T3.json"]);
+    let product = r#"{"format": "tabprobe-dataset", "version": 1, "name": "d",
+      "tables": [{"kind": "key_value", "id": "T3", "title": "Lake Geneva",
+                  "rows": [{"key": "Location", "values": ["Switzerland"]},
+                           {"key": "Max. depth", "values": ["310 m"]},
+                           {"key": "Area", "values": ["580 km2"]}]}],
+      "examples": [{"id": "g1", "table": "T3", "hypothesis": "Lake Geneva covers 580 km2.",
+                    "label": "ENTAIL", "relevant_rows": [0, 2]}]}"#;
+    inputs.push(InputFile::new("d.json", product));
+    let e = import_files(inputs, &ImportOptions::default()).unwrap_err();
+    assert_eq!(e.file, "d.json");
+    assert_eq!(e.location, "$.examples[0].relevant_rows[1]");
+    assert!(
+        e.message
+            .starts_with("relevant row 2 is past the 2 rows of table T3"),
+        "{}",
+        e.message
+    );
+}

@@ -166,6 +166,7 @@ pub fn pair_examples(p: &CounterfactualPair) -> [Example; 2] {
         label: p.original_label,
         split: Some("counterfactual".to_string()),
         relevant_rows: None,
+        relevance_votes: None,
         categories: Vec::new(),
         annotator: Some(p.worker.clone()),
         derived_from: None,

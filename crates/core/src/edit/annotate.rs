@@ -83,6 +83,7 @@ mod tests {
             label: Label::Entail,
             split: None,
             relevant_rows: None,
+            relevance_votes: None,
             categories: vec![],
             annotator: None,
             derived_from: None,

@@ -15,7 +15,7 @@ use super::{
     ImportError, InputFile, Limits,
 };
 use crate::counterfactual::{pair_examples, parse_counterfactual_tsv, CounterfactualPair};
-use crate::dataset::{Dataset, Example};
+use crate::dataset::{Dataset, Example, RelevanceBallot};
 use crate::label::{Label, LabelSet};
 use crate::table::Table;
 use crate::validate::parse_dataset;
@@ -316,6 +316,20 @@ fn assemble(
                 for t in p.tables {
                     add_table(&mut d, report, t, &file);
                 }
+                // The file validated against its own tables, but a table id loaded earlier
+                // with other content wins (see `add_table`): the example's relevant rows must
+                // still point into the table it will be probed with.
+                let by_id: HashMap<&str, &Table> = d.tables.iter().map(|t| (t.id(), t)).collect();
+                for (j, e) in p.examples.iter().enumerate() {
+                    let table = e.table.as_deref().and_then(|id| by_id.get(id).copied());
+                    if let Some(problem) = relevant_row_problem(e, table) {
+                        return Err(ImportError::new(
+                            &file,
+                            format!("$.examples[{j}].relevant_rows[{}]", problem.0),
+                            problem.1,
+                        ));
+                    }
+                }
                 d.examples.extend(p.examples);
             }
             Piece::Table(t) => add_table(&mut d, report, t, &file),
@@ -382,6 +396,7 @@ fn assemble(
                     label,
                     split: split.clone(),
                     relevant_rows: None,
+                    relevance_votes: None,
                     categories: Vec::new(),
                     annotator: None,
                     derived_from: None,
@@ -406,6 +421,7 @@ fn assemble(
                 label: r.label,
                 split: Some(split.clone()),
                 relevant_rows: None,
+                relevance_votes: None,
                 categories: Vec::new(),
                 annotator: None,
                 derived_from: None,
@@ -484,6 +500,7 @@ fn assemble(
                 label,
                 split: Some("tabpert".to_string()),
                 relevant_rows,
+                relevance_votes: None,
                 categories: Vec::new(),
                 annotator: None,
                 derived_from: None,
@@ -581,6 +598,21 @@ fn assemble(
         ));
     }
     apply_votes(&mut d, votes, &table_index, report)?;
+    // Every path above keeps relevant rows inside their table; this says where if one did not.
+    let by_id: HashMap<&str, &Table> = d.tables.iter().map(|t| (t.id(), t)).collect();
+    for (j, e) in d.examples.iter().enumerate() {
+        let table = e.table.as_deref().and_then(|id| by_id.get(id).copied());
+        if let Some((k, message)) = relevant_row_problem(e, table) {
+            return Err(ImportError::new(
+                report.files.first().map(|f| f.name.as_str()).unwrap_or(""),
+                format!(
+                    "example {} ($.examples[{j}].relevant_rows[{k}] of the imported dataset)",
+                    e.id.as_deref().unwrap_or("without id")
+                ),
+                message,
+            ));
+        }
+    }
 
     if d.examples.is_empty() && d.tables.is_empty() {
         let hint = match report.unmatched_table_ids.keys().next() {
@@ -603,6 +635,22 @@ fn assemble(
     Ok(d)
 }
 
+/// The first relevant row of `e` that is not a row of `table` (the table it will be probed
+/// with): its position in `relevant_rows` and the message. `None` when all are in range, or
+/// when the example has no table or no relevant rows.
+fn relevant_row_problem(e: &Example, table: Option<&Table>) -> Option<(usize, String)> {
+    let (rows, table) = (e.relevant_rows.as_ref()?, table?);
+    let n = table.row_count();
+    let (k, r) = rows.iter().enumerate().find(|(_, &r)| r >= n)?;
+    Some((
+        k,
+        format!(
+            "relevant row {r} is past the {n} rows of table {} (indices are 0-based); a table with this id was loaded earlier with other content and is the one kept",
+            table.id()
+        ),
+    ))
+}
+
 /// Majority votes onto the examples they name; a ballot whose length is not the table's row
 /// count is an error on its line.
 fn apply_votes(
@@ -614,7 +662,9 @@ fn apply_votes(
     if votes.is_empty() {
         return Ok(());
     }
-    let mut ballots: BTreeMap<(String, String), Vec<Vec<bool>>> = BTreeMap::new();
+    // (table, hypothesis) → each annotator's (name, one vote per row), in file order.
+    type Ballots = Vec<(String, Vec<bool>)>;
+    let mut ballots: BTreeMap<(String, String), Ballots> = BTreeMap::new();
     for (file, vs) in votes {
         for v in vs {
             let Some(&ti) = table_index.get(&v.table) else {
@@ -639,15 +689,24 @@ fn apply_votes(
             ballots
                 .entry((v.table, v.hypothesis))
                 .or_default()
-                .push(v.votes);
+                .push((v.annotator, v.votes));
         }
     }
     let mut applied = 0;
     for e in &mut d.examples {
         let Some(t) = e.table.clone() else { continue };
         if let Some(b) = ballots.remove(&(t, e.hypothesis.clone())) {
-            let refs: Vec<&[bool]> = b.iter().map(Vec::as_slice).collect();
+            let refs: Vec<&[bool]> = b.iter().map(|(_, v)| v.as_slice()).collect();
             e.relevant_rows = Some(relevance_csv::majority(&refs));
+            // The ballots stay, in file order, for the agreement figures (§5.2).
+            e.relevance_votes = Some(
+                b.into_iter()
+                    .map(|(annotator, votes)| RelevanceBallot {
+                        annotator,
+                        rows: (0..votes.len()).filter(|&r| votes[r]).collect(),
+                    })
+                    .collect(),
+            );
             applied += 1;
         }
     }
@@ -658,7 +717,7 @@ fn apply_votes(
         );
     }
     report.notes.push(format!(
-        "relevant rows (majority vote) put on {applied} examples"
+        "relevant rows (majority vote) put on {applied} examples, each annotator's votes kept"
     ));
     Ok(())
 }

@@ -128,6 +128,7 @@ pub fn parse_split_tsv(file: &str, split: &str, text: &str) -> Result<Vec<Exampl
             label,
             split: Some(split.to_string()),
             relevant_rows: None,
+            relevance_votes: None,
             categories: Vec::new(),
             annotator: Some(annotator.to_string()),
             derived_from: None,

@@ -89,6 +89,7 @@ pub fn parse(file: &str, split: &str, text: &str) -> Result<NliLines, ImportErro
             label,
             split: Some(split.to_string()),
             relevant_rows: None,
+            relevance_votes: None,
             categories: Vec::new(),
             annotator: None,
             derived_from: None,

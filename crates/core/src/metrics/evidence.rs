@@ -1,14 +1,20 @@
 //! Evidence selection (SPEC §4.3, paper §5.3): rows whose deletion changes the model's
 //! prediction are "model-relevant"; compared with human-annotated relevant rows on ENTAIL and
-//! CONTRADICT examples that have at least one. Needs an uncapped row-deletion run.
+//! CONTRADICT examples that have at least one.
+//!
+//! Only examples with **complete** evidence are compared: every row of the table must have
+//! been deleted once (one row-deletion item per row in the run). A row never deleted can be
+//! neither model-relevant nor ruled out, so an example cut short by a per-example or per-run
+//! cap, or by a cancelled run, would lower its recall and move it towards "none" for no reason
+//! of the model's. Such examples are left out of every figure and listed as incomplete.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 
 use serde::{Deserialize, Serialize};
 
 use super::group::{groups, Group};
 use crate::label::Label;
-use crate::probe::{Edit, ProbeExample, ProbeKind};
+use crate::probe::{Edit, Premise, ProbeExample, ProbeKind};
 use crate::run::RunResult;
 
 /// How the model's evidence relates to the human's.
@@ -44,10 +50,21 @@ pub struct EvidenceExample {
     pub correct: bool,
 }
 
+/// A qualifying example left out of evidence selection because not every row was deleted.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct IncompleteEvidence {
+    /// Example id.
+    pub example: String,
+    /// Distinct rows the run deleted (one row-deletion item each).
+    pub deleted: usize,
+    /// Rows of the example's table.
+    pub rows: usize,
+}
+
 /// Shares of examples, in percent.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct EvidenceSelection {
-    /// Examples compared.
+    /// Examples compared (complete evidence only).
     pub examples: usize,
     /// Mean precision, percent.
     pub precision: f64,
@@ -71,21 +88,25 @@ pub struct EvidenceSelection {
     pub correct_none: f64,
     /// The per-example comparisons.
     pub per_example: Vec<EvidenceExample>,
+    /// ENTAIL/CONTRADICT examples with relevant rows left out of every figure above because
+    /// not all of their rows were deleted (a cap, or a cancelled run).
+    #[serde(default)]
+    pub incomplete: Vec<IncompleteEvidence>,
 }
 
-/// Evidence selection from the run's row-deletion items; `None` when no example qualifies.
-pub fn evidence_selection(run: &RunResult) -> Option<EvidenceSelection> {
-    evidence_selection_where(run, |_| true)
+/// Row-deletion evidence of a run: per example position, the rows deleted and the rows whose
+/// deletion changed the prediction. `None` when the run has no row-deletion item at all.
+struct Deletions {
+    deleted: BTreeMap<usize, BTreeSet<usize>>,
+    changed: BTreeMap<usize, BTreeSet<usize>>,
 }
 
-/// [`evidence_selection`] over the examples that pass `keep` (all shares are then of those
-/// examples); `None` when none of them qualifies.
-pub fn evidence_selection_where(
-    run: &RunResult,
-    keep: impl Fn(&ProbeExample) -> bool,
-) -> Option<EvidenceSelection> {
-    let mut model: BTreeMap<usize, Vec<usize>> = BTreeMap::new();
-    let mut probed: BTreeMap<usize, bool> = BTreeMap::new();
+fn deletions(run: &RunResult) -> Option<Deletions> {
+    let mut d = Deletions {
+        deleted: BTreeMap::new(),
+        changed: BTreeMap::new(),
+    };
+    let mut any = false;
     for it in run
         .items
         .iter()
@@ -94,29 +115,91 @@ pub fn evidence_selection_where(
         let Edit::RowsDeleted { rows, .. } = &it.edit else {
             continue;
         };
-        probed.insert(it.example, true);
+        any = true;
+        d.deleted
+            .entry(it.example)
+            .or_default()
+            .extend(rows.iter().copied());
         let t = run.transition(it);
         if t.before != t.after {
-            model
+            d.changed
                 .entry(it.example)
                 .or_default()
                 .extend(rows.iter().copied());
         }
     }
+    any.then_some(d)
+}
+
+/// The examples evidence selection is about: ENTAIL/CONTRADICT, at least one relevant row,
+/// a table premise, passing `keep`. Yields `(position, example, table rows, human rows)`.
+fn qualifying<'a>(
+    run: &'a RunResult,
+    keep: &'a impl Fn(&ProbeExample) -> bool,
+) -> impl Iterator<Item = (usize, &'a ProbeExample, usize, Vec<usize>)> + 'a {
+    run.examples
+        .iter()
+        .enumerate()
+        .filter_map(move |(pos, ex)| {
+            let human = ex.relevant_rows.as_ref().filter(|h| !h.is_empty())?;
+            let Premise::Table(table) = &ex.input.premise else {
+                return None;
+            };
+            if ex.gold == Label::Neutral || !keep(ex) {
+                return None;
+            }
+            let mut human = human.clone();
+            human.sort_unstable();
+            human.dedup();
+            Some((pos, ex, table.row_count(), human))
+        })
+}
+
+/// The qualifying examples (see [`evidence_selection_where`]) that pass `keep` but whose rows
+/// were not all deleted, so they are left out of evidence selection; empty when the run has
+/// no row-deletion item at all.
+pub fn incomplete_evidence_where(
+    run: &RunResult,
+    keep: impl Fn(&ProbeExample) -> bool,
+) -> Vec<IncompleteEvidence> {
+    compare(run, keep).map(|(_, inc)| inc).unwrap_or_default()
+}
+
+/// How many of rows `0..rows` are in `deleted`.
+fn complete_count(deleted: &BTreeSet<usize>, rows: usize) -> usize {
+    deleted.range(..rows).count()
+}
+
+/// Evidence selection from the run's row-deletion items; `None` when no qualifying example
+/// has complete evidence (see the module documentation).
+pub fn evidence_selection(run: &RunResult) -> Option<EvidenceSelection> {
+    evidence_selection_where(run, |_| true)
+}
+
+/// The comparisons of the qualifying examples with complete evidence, and the qualifying
+/// examples without it; `None` when the run has no row-deletion item.
+fn compare(
+    run: &RunResult,
+    keep: impl Fn(&ProbeExample) -> bool,
+) -> Option<(Vec<EvidenceExample>, Vec<IncompleteEvidence>)> {
+    let d = deletions(run)?;
     let mut per_example = Vec::new();
-    for (pos, ex) in run.examples.iter().enumerate() {
-        let Some(human) = ex.relevant_rows.as_ref().filter(|h| !h.is_empty()) else {
-            continue;
-        };
-        if ex.gold == Label::Neutral || !probed.contains_key(&pos) || !keep(ex) {
+    let mut incomplete = Vec::new();
+    for (pos, ex, rows, human) in qualifying(run, &keep) {
+        let deleted = d.deleted.get(&pos).map_or(0, |s| complete_count(s, rows));
+        if deleted < rows {
+            incomplete.push(IncompleteEvidence {
+                example: ex.id.clone(),
+                deleted,
+                rows,
+            });
             continue;
         }
-        let mut human = human.clone();
-        human.sort_unstable();
-        human.dedup();
-        let mut m = model.get(&pos).cloned().unwrap_or_default();
-        m.sort_unstable();
-        m.dedup();
+        let m: Vec<usize> = d
+            .changed
+            .get(&pos)
+            .map(|s| s.iter().copied().collect())
+            .unwrap_or_default();
         let hit = m.iter().filter(|r| human.contains(r)).count();
         let uses = if hit == human.len() {
             EvidenceUse::All
@@ -140,6 +223,16 @@ pub fn evidence_selection_where(
             model: m,
         });
     }
+    Some((per_example, incomplete))
+}
+
+/// [`evidence_selection`] over the examples that pass `keep` (all shares are then of those
+/// examples); `None` when none of them qualifies with complete evidence.
+pub fn evidence_selection_where(
+    run: &RunResult,
+    keep: impl Fn(&ProbeExample) -> bool,
+) -> Option<EvidenceSelection> {
+    let (per_example, incomplete) = compare(run, keep)?;
     if per_example.is_empty() {
         return None;
     }
@@ -171,6 +264,7 @@ pub fn evidence_selection_where(
         correct_some: share(&|e| e.correct && e.uses == EvidenceUse::Some),
         correct_none: share(&|e| e.correct && e.uses == EvidenceUse::None),
         per_example,
+        incomplete,
     })
 }
 

@@ -26,6 +26,11 @@ pub struct InvalidRow {
     pub per_split: Vec<Option<f64>>,
     /// Mean over the splits that have a value (the paper's "Average" column).
     pub mean: Option<f64>,
+    /// The rule cannot be met from this label by the model (a two-way model and a rule whose
+    /// only valid target is NEUTRAL): no percentage is given (it would read 100% invalid), and
+    /// the row is left out of the "Average" row.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub not_applicable: bool,
 }
 
 /// A paper-shaped invalid-transition table.
@@ -40,9 +45,17 @@ pub struct InvalidTransitionTable {
     /// Mean of `average` over splits.
     pub mean_average: Option<f64>,
     /// Said when a label has no row because the model cannot predict it (two-way models never
-    /// predict NEUTRAL), or when a label is absent from every split.
+    /// predict NEUTRAL), when a label is absent from every split, or when a row is not
+    /// applicable to the model.
     pub notes: Vec<String>,
+    /// Every row is not applicable to the model: the whole table is "not applicable to a
+    /// two-way model" rather than a table of invalid transitions.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub not_applicable: bool,
 }
+
+/// The words every graph and table use for a rule a two-way model cannot meet.
+pub const NOT_APPLICABLE_TWO_WAY: &str = "not applicable to a two-way model";
 
 fn mean(xs: impl IntoIterator<Item = Option<f64>>) -> Option<f64> {
     let v: Vec<f64> = xs.into_iter().flatten().collect();
@@ -64,15 +77,29 @@ impl InvalidTransitionTable {
                 "two-way model: it never predicts NEUTRAL, so there is no NEUTRAL row".to_string(),
             );
         }
+        let mut row_notes = Vec::new();
         let rows: Vec<InvalidRow> = label_set
             .labels()
             .iter()
             .map(|&label| {
+                let not_applicable = !rule.applicable(label, label_set);
                 let per_split: Vec<Option<f64>> = splits
                     .iter()
-                    .map(|s| invalid_percent(&s.matrix, label, rule))
+                    .map(|s| {
+                        invalid_percent(&s.matrix, label, rule).filter(|_| !not_applicable)
+                    })
                     .collect();
-                if per_split.iter().all(Option::is_none) {
+                if not_applicable {
+                    let valid: Vec<&str> =
+                        rule.valid_after(label).iter().map(|l| l.as_str()).collect();
+                    row_notes.push(format!(
+                        "{label}: {NOT_APPLICABLE_TWO_WAY} (the rule's only valid target after {label} is {}, which it never predicts)",
+                        valid.join(", ")
+                    ));
+                } else if splits
+                    .iter()
+                    .all(|s| invalid_percent(&s.matrix, label, rule).is_none())
+                {
                     notes.push(format!(
                         "the model never predicted {label} on an original example"
                     ));
@@ -82,9 +109,18 @@ impl InvalidTransitionTable {
                     label,
                     per_split,
                     mean,
+                    not_applicable,
                 }
             })
             .collect();
+        let not_applicable = rows.iter().all(|r| r.not_applicable);
+        if not_applicable {
+            notes.push(format!(
+                "{NOT_APPLICABLE_TWO_WAY}: the rule's only valid target is NEUTRAL, which it never predicts"
+            ));
+        } else {
+            notes.extend(row_notes);
+        }
         let average: Vec<Option<f64>> = (0..splits.len())
             .map(|i| mean(rows.iter().map(|r| r.per_split[i])))
             .collect();
@@ -95,6 +131,7 @@ impl InvalidTransitionTable {
             average,
             mean_average,
             notes,
+            not_applicable,
         }
     }
 

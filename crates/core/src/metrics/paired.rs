@@ -1,12 +1,114 @@
-//! Table 8's paired analysis (SPEC §4.6): for each counterfactual item, whether the full model
-//! is right on the counterfactual (C-THP) and on the original (O-THP), and whether the
-//! hypothesis-only view is right on the original (O-Hypo).
+//! Table 8's paired analysis (SPEC §4.6, paper §6): for each counterfactual item, whether the
+//! full model is right on the counterfactual (C-THP) and on the original (O-THP), and whether
+//! the hypothesis-only view is right on the original (O-Hypo).
+//!
+//! As in the paper, NEUTRAL is left out (§6 modifies only ENTAIL and CONTRADICT examples): an
+//! item whose original's gold label or whose expected label is NEUTRAL enters no Table 8, and
+//! is counted as left out. Label-preserving counterfactuals (row swap, title swap, and shipped
+//! counterfactuals asserting the original's label) and label-flipping ones (hand-made and
+//! imported counterfactual pairs asserting another label) are separate tables
+//! ([`CounterfactualClass`]): pooled, the two kinds of error the paper tells apart would mix.
+//! Only items whose expectation is certain are counted (a heuristic row swap's expected label
+//! needs review); [`PairedTable::heuristic_left_out`] says how many were not.
 
 use serde::{Deserialize, Serialize};
 
 use super::group::{groups, Group};
-use crate::probe::{Expectation, ProbeExample, ProbeKind};
+use super::transition_report::{counterfactual_table, expects_gold_label, trusted};
+use crate::label::Label;
+use crate::probe::{Expectation, ProbeExample, ProbeItem, ProbeKind};
 use crate::run::RunResult;
+
+/// Which counterfactuals a Table 8 is over.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum CounterfactualClass {
+    /// The counterfactual's label differs from the original's (the paper's Table 8: hand-made
+    /// counterfactuals and imported pairs).
+    LabelFlipping,
+    /// The counterfactual keeps the original's label (row swap, title swap, Figures 5–6).
+    LabelPreserving,
+}
+
+impl CounterfactualClass {
+    /// Both classes, the paper's (label-flipping) first.
+    pub const ALL: [CounterfactualClass; 2] = [
+        CounterfactualClass::LabelFlipping,
+        CounterfactualClass::LabelPreserving,
+    ];
+
+    /// `label_flipping` / `label_preserving`: the report's section files are
+    /// `table8_paired_<name>`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            CounterfactualClass::LabelFlipping => "label_flipping",
+            CounterfactualClass::LabelPreserving => "label_preserving",
+        }
+    }
+
+    /// The class of a counterfactual-table item (row swap, title swap, a shipped or hand-made
+    /// counterfactual whose table differs from the original's); `None` for other items.
+    pub fn of(run: &RunResult, item: &ProbeItem) -> Option<CounterfactualClass> {
+        // A derived example on the original's own table rewrites the hypothesis: no
+        // counterfactual table, no Table 8.
+        if !counterfactual_table(run, item) {
+            return None;
+        }
+        if !matches!(item.expectation, Expectation::Label { .. }) {
+            return None;
+        }
+        Some(if expects_gold_label(run, item) {
+            CounterfactualClass::LabelPreserving
+        } else {
+            CounterfactualClass::LabelFlipping
+        })
+    }
+}
+
+/// One item's three checks (what a Table 8 row counts).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PairedChecks {
+    /// Which Table 8 the item is in.
+    pub class: CounterfactualClass,
+    /// Full model right on the counterfactual.
+    pub c_thp: bool,
+    /// Full model right on the original.
+    pub o_thp: bool,
+    /// Hypothesis-only view right on the original.
+    pub o_hypo: bool,
+}
+
+/// Whether an item is left out of Table 8 for NEUTRAL (its original's gold label, or the label
+/// expected on the counterfactual).
+fn neutral(ex: &ProbeExample, item: &ProbeItem) -> bool {
+    ex.gold == Label::Neutral
+        || matches!(&item.expectation, Expectation::Label { labels } if labels.contains(&Label::Neutral))
+}
+
+/// The checks of one counterfactual item; `None` when it is in no Table 8 (not a
+/// counterfactual item, NEUTRAL, heuristic, or the run has no hypothesis-only scores). The site's
+/// drill-down uses it so a row's items are exactly the ones the row counts.
+pub fn paired_checks(run: &RunResult, item: &ProbeItem) -> Option<PairedChecks> {
+    let class = CounterfactualClass::of(run, item)?;
+    checks(run, item, class)
+}
+
+fn checks(run: &RunResult, item: &ProbeItem, class: CounterfactualClass) -> Option<PairedChecks> {
+    let (Some(ex), Expectation::Label { labels }) = (run.example_of(item), &item.expectation)
+    else {
+        return None;
+    };
+    if neutral(ex, item) || !trusted(item) {
+        return None;
+    }
+    let hypo = *run.hypothesis_only_pairs.get(item.example)?;
+    Some(PairedChecks {
+        class,
+        c_thp: labels.contains(&run.predicted(item.perturbed_pair)),
+        o_thp: run.original_prediction(ex) == ex.gold,
+        o_hypo: run.predicted(hypo) == ex.gold,
+    })
+}
 
 /// One combination of the three checks and its share of the items.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -31,13 +133,85 @@ pub enum PairedError {
     /// The run did not score hypothesis-only pairs.
     #[error("the run has no hypothesis-only scores; run it with `hypothesis_only` on")]
     NoHypothesisOnly,
-    /// No counterfactual items.
-    #[error("the run has no counterfactual items")]
+    /// No counterfactual items (after NEUTRAL ones are left out).
+    #[error("the run has no counterfactual items (NEUTRAL ones left out)")]
     NoItems,
 }
 
-/// Table 8 over the items of `probes` (e.g. row swap, title swap, shipped counterfactuals):
-/// all eight combinations, the paper's four flagged, in the paper's order first.
+/// One Table 8: its rows, how many items it counts and how many NEUTRAL items it left out.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct PairedTable {
+    /// Label-flipping or label-preserving counterfactuals.
+    pub class: CounterfactualClass,
+    /// All eight combinations, the paper's four first (see [`paired_counterfactual`]).
+    pub rows: Vec<PairedRow>,
+    /// Items counted.
+    pub items: usize,
+    /// Items of the class left out because their original or expected label is NEUTRAL.
+    pub neutral_left_out: usize,
+    /// Items of the class (not NEUTRAL) left out because their expectation is heuristic.
+    #[serde(default)]
+    pub heuristic_left_out: usize,
+}
+
+/// Table 8 over the counterfactual items of `class` whose original example passes `keep`.
+pub fn paired_table_where(
+    run: &RunResult,
+    class: CounterfactualClass,
+    keep: impl Fn(&ProbeExample) -> bool,
+) -> Result<PairedTable, PairedError> {
+    let member = |it: &ProbeItem| CounterfactualClass::of(run, it) == Some(class);
+    let (rows, items) = table_of(run, class, member, &keep)?;
+    let kept = |it: &&ProbeItem| member(it) && run.example_of(it).is_some_and(&keep);
+    let neutral_left_out = run
+        .items
+        .iter()
+        .filter(kept)
+        .filter(|it| run.example_of(it).is_some_and(|ex| neutral(ex, it)))
+        .count();
+    let heuristic_left_out = run
+        .items
+        .iter()
+        .filter(kept)
+        .filter(|it| !trusted(it) && run.example_of(it).is_some_and(|ex| !neutral(ex, it)))
+        .count();
+    Ok(PairedTable {
+        class,
+        rows,
+        items,
+        neutral_left_out,
+        heuristic_left_out,
+    })
+}
+
+/// Table 8 over every counterfactual item of `class`.
+pub fn paired_table(
+    run: &RunResult,
+    class: CounterfactualClass,
+) -> Result<PairedTable, PairedError> {
+    paired_table_where(run, class, |_| true)
+}
+
+/// Table 8 of `class` per split and per reasoning category (SPEC §4.8); groups without items
+/// of the class are left out. Fails only when the run has no hypothesis-only scores at all.
+pub fn paired_tables_by_group(
+    run: &RunResult,
+    class: CounterfactualClass,
+) -> Result<Vec<(Group, PairedTable)>, PairedError> {
+    let mut out = Vec::new();
+    for g in groups(run) {
+        match paired_table_where(run, class, |ex| g.contains(ex)) {
+            Ok(t) => out.push((g, t)),
+            Err(PairedError::NoItems) => {}
+            Err(e) => return Err(e),
+        }
+    }
+    Ok(out)
+}
+
+/// Table 8 over the items of `probes` (e.g. row swap, title swap, shipped counterfactuals),
+/// both classes pooled, NEUTRAL left out: all eight combinations, the paper's four flagged, in
+/// the paper's order first. The report uses [`paired_table`], one table per class.
 pub fn paired_counterfactual(
     run: &RunResult,
     probes: &[ProbeKind],
@@ -51,23 +225,34 @@ pub fn paired_counterfactual_where(
     probes: &[ProbeKind],
     keep: impl Fn(&ProbeExample) -> bool,
 ) -> Result<Vec<PairedRow>, PairedError> {
+    let member = |it: &ProbeItem| {
+        probes.contains(&it.probe) && matches!(it.expectation, Expectation::Label { .. })
+    };
+    // The class only labels the checks here; both are pooled.
+    table_of(run, CounterfactualClass::LabelFlipping, member, &keep).map(|(rows, _)| rows)
+}
+
+/// The eight rows over the items that pass `member` and whose example passes `keep`, and the
+/// number of items counted.
+fn table_of(
+    run: &RunResult,
+    class: CounterfactualClass,
+    member: impl Fn(&ProbeItem) -> bool,
+    keep: &impl Fn(&ProbeExample) -> bool,
+) -> Result<(Vec<PairedRow>, usize), PairedError> {
     if run.hypothesis_only_pairs.len() != run.examples.len() {
         return Err(PairedError::NoHypothesisOnly);
     }
     let mut counts = [[[0usize; 2]; 2]; 2];
     let mut total = 0;
-    for it in run.items.iter().filter(|it| probes.contains(&it.probe)) {
-        let (Some(ex), Expectation::Label { labels }) = (run.example_of(it), &it.expectation)
-        else {
-            continue;
-        };
-        if !keep(ex) {
+    for it in run.items.iter().filter(|it| member(it)) {
+        if !run.example_of(it).is_some_and(keep) {
             continue;
         }
-        let c = labels.contains(&run.predicted(it.perturbed_pair));
-        let o = run.original_prediction(ex) == ex.gold;
-        let h = run.predicted(run.hypothesis_only_pairs[it.example]) == ex.gold;
-        counts[usize::from(c)][usize::from(o)][usize::from(h)] += 1;
+        let Some(c) = checks(run, it, class) else {
+            continue;
+        };
+        counts[usize::from(c.c_thp)][usize::from(c.o_thp)][usize::from(c.o_hypo)] += 1;
         total += 1;
     }
     if total == 0 {
@@ -89,7 +274,7 @@ pub fn paired_counterfactual_where(
             }
         }
     }
-    Ok(order
+    let rows = order
         .into_iter()
         .map(|(c, o, h)| {
             let count = counts[usize::from(c)][usize::from(o)][usize::from(h)];
@@ -102,7 +287,8 @@ pub fn paired_counterfactual_where(
                 in_paper: paper.contains(&(c, o, h)),
             }
         })
-        .collect())
+        .collect();
+    Ok((rows, total))
 }
 
 /// Table 8 per split and per reasoning category (SPEC §4.8); groups without counterfactual

@@ -1,13 +1,236 @@
 //! Transition graphs and invalid-transition tables computed from a finished run, per split
 //! and per category (SPEC §3, §4.8).
+//!
+//! The report draws one graph and one table per [`TransitionSet`]: the items one rule judges,
+//! cut the way the paper cuts them. Most sets are one table probe. Relevant-row deletion is two
+//! (Table 6's single relevant row deleted, and all relevant rows deleted at once — pooled, an
+//! example with two relevant rows would count three times in one row). The label-preserving
+//! rule of SPEC §3 judges two sets: hypothesis edits and counterfactual tables whose expected
+//! label is the original's gold label.
+//!
+//! The older functions keyed by [`Operation`] pool every item the rule judges.
 
 use serde::{Deserialize, Serialize};
 
 use super::invalid::{group_by_split, InvalidTransitionTable, SplitTransitions};
-use crate::probe::{Expectation, ProbeItem};
+use crate::label::Label;
+use crate::probe::{Certainty, Expectation, ProbeItem, ProbeKind};
 use crate::rules::Operation;
 use crate::run::RunResult;
 use crate::transitions::{TransitionEdge, TransitionMatrix};
+
+/// The items of one transition graph and invalid-transition table.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum TransitionSet {
+    /// Row deletion (§5.1, Figure 3, Table 5).
+    RowDeletion,
+    /// One human-relevant row deleted (§5.2, Figure 4, Table 6).
+    RelevantRowDeletion,
+    /// All human-relevant rows deleted at once (examples with at least two; §5.2, Table 6's rule).
+    AllRelevantRowsDeletion,
+    /// An irrelevant row deleted (Appendix, Table 16).
+    IrrelevantRowDeletion,
+    /// Row insertion (Appendix, Table 13).
+    RowInsertion,
+    /// Row-value update (Appendix, Table 14).
+    RowValueUpdate,
+    /// Row permutation (Appendix, Table 15).
+    RowPermutation,
+    /// Delete then insert (Appendix, Table 17).
+    DeleteThenInsert,
+    /// Hypothesis edits whose expected label is the gold label (§4; also derived examples
+    /// that rewrite the hypothesis on the original's table), judged by the label-preserving
+    /// rule on the model's own transition.
+    LabelPreservingHypothesis,
+    /// Counterfactual tables whose expected label is the gold label (§6: row and title swaps,
+    /// and shipped counterfactuals that assert the original's label).
+    LabelPreservingCounterfactual,
+    /// Premise removal (SPEC §4.7).
+    PremiseRemoval,
+}
+
+impl TransitionSet {
+    /// Every set, in the order of SPEC §3's table.
+    pub const ALL: [TransitionSet; 11] = [
+        TransitionSet::RowDeletion,
+        TransitionSet::RelevantRowDeletion,
+        TransitionSet::AllRelevantRowsDeletion,
+        TransitionSet::IrrelevantRowDeletion,
+        TransitionSet::RowInsertion,
+        TransitionSet::RowValueUpdate,
+        TransitionSet::RowPermutation,
+        TransitionSet::DeleteThenInsert,
+        TransitionSet::LabelPreservingHypothesis,
+        TransitionSet::LabelPreservingCounterfactual,
+        TransitionSet::PremiseRemoval,
+    ];
+
+    /// The rule that judges the set (the user can edit it; each operation judges some set).
+    pub fn operation(self) -> Operation {
+        match self {
+            TransitionSet::RowDeletion => Operation::RowDeletion,
+            TransitionSet::RelevantRowDeletion | TransitionSet::AllRelevantRowsDeletion => {
+                Operation::RelevantRowDeletion
+            }
+            TransitionSet::IrrelevantRowDeletion => Operation::IrrelevantRowDeletion,
+            TransitionSet::RowInsertion => Operation::RowInsertion,
+            TransitionSet::RowValueUpdate => Operation::RowValueUpdate,
+            TransitionSet::RowPermutation => Operation::RowPermutation,
+            TransitionSet::DeleteThenInsert => Operation::DeleteThenInsert,
+            TransitionSet::LabelPreservingHypothesis
+            | TransitionSet::LabelPreservingCounterfactual => Operation::LabelPreserving,
+            TransitionSet::PremiseRemoval => Operation::PremiseRemoval,
+        }
+    }
+
+    /// The snake_case name: the report's section files are `graph_<name>` and
+    /// `invalid_<name>`. Single-probe sets keep their operation's name.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            TransitionSet::RowDeletion => "row_deletion",
+            TransitionSet::RelevantRowDeletion => "relevant_row_deletion",
+            TransitionSet::AllRelevantRowsDeletion => "all_relevant_rows_deletion",
+            TransitionSet::IrrelevantRowDeletion => "irrelevant_row_deletion",
+            TransitionSet::RowInsertion => "row_insertion",
+            TransitionSet::RowValueUpdate => "row_value_update",
+            TransitionSet::RowPermutation => "row_permutation",
+            TransitionSet::DeleteThenInsert => "delete_then_insert",
+            TransitionSet::LabelPreservingHypothesis => "label_preserving_hypothesis",
+            TransitionSet::LabelPreservingCounterfactual => "label_preserving_counterfactual",
+            TransitionSet::PremiseRemoval => "premise_removal",
+        }
+    }
+
+    /// Parses [`TransitionSet::as_str`] names.
+    pub fn from_name(name: &str) -> Option<TransitionSet> {
+        TransitionSet::ALL.into_iter().find(|s| s.as_str() == name)
+    }
+
+    /// What the set holds, in words.
+    pub fn describe(self) -> &'static str {
+        match self {
+            TransitionSet::RowDeletion => "one row deleted",
+            TransitionSet::RelevantRowDeletion => "one relevant row deleted",
+            TransitionSet::AllRelevantRowsDeletion => "all relevant rows deleted at once",
+            TransitionSet::IrrelevantRowDeletion => "one irrelevant row deleted",
+            TransitionSet::RowInsertion => "a row with a new key inserted",
+            TransitionSet::RowValueUpdate => "one value of a multi-valued row updated",
+            TransitionSet::RowPermutation => "rows permuted",
+            TransitionSet::DeleteThenInsert => "a row deleted, then a new one inserted",
+            TransitionSet::LabelPreservingHypothesis => {
+                "label-preserving hypothesis edits, certain items"
+            }
+            TransitionSet::LabelPreservingCounterfactual => {
+                "label-preserving counterfactuals: row swap, title swap, same-label"
+            }
+            TransitionSet::PremiseRemoval => "premise removed",
+        }
+    }
+
+    /// The paper table (or section) the set's invalid-transition table mirrors.
+    pub fn paper_table(self) -> &'static str {
+        match self {
+            TransitionSet::RowDeletion => "Table 5",
+            TransitionSet::RelevantRowDeletion => "Table 6",
+            TransitionSet::AllRelevantRowsDeletion => "Table 6",
+            TransitionSet::IrrelevantRowDeletion => "Table 16",
+            TransitionSet::RowInsertion => "Table 13",
+            TransitionSet::RowValueUpdate => "Table 14",
+            TransitionSet::RowPermutation => "Table 15",
+            TransitionSet::DeleteThenInsert => "Table 17",
+            TransitionSet::LabelPreservingHypothesis => "§4",
+            TransitionSet::LabelPreservingCounterfactual => "§6",
+            TransitionSet::PremiseRemoval => "SPEC §4.7",
+        }
+    }
+
+    /// Whether `item` of `run` belongs to the set.
+    pub fn contains(self, run: &RunResult, item: &ProbeItem) -> bool {
+        let probe = |k: ProbeKind| item.probe == k && judged_by(item, self.operation());
+        match self {
+            TransitionSet::RowDeletion => probe(ProbeKind::RowDeletion),
+            TransitionSet::RelevantRowDeletion => probe(ProbeKind::RelevantRowDeletion),
+            TransitionSet::AllRelevantRowsDeletion => probe(ProbeKind::AllRelevantRowsDeletion),
+            TransitionSet::IrrelevantRowDeletion => probe(ProbeKind::IrrelevantRowDeletion),
+            TransitionSet::RowInsertion => probe(ProbeKind::RowInsertion),
+            TransitionSet::RowValueUpdate => probe(ProbeKind::RowValueUpdate),
+            TransitionSet::RowPermutation => probe(ProbeKind::RowPermutation),
+            TransitionSet::DeleteThenInsert => probe(ProbeKind::DeleteThenInsert),
+            TransitionSet::PremiseRemoval => probe(ProbeKind::PremiseRemoval),
+            TransitionSet::LabelPreservingHypothesis => {
+                hypothesis_edit(run, item) && label_preserving_item(run, item)
+            }
+            TransitionSet::LabelPreservingCounterfactual => {
+                counterfactual_table(run, item) && label_preserving_item(run, item)
+            }
+        }
+    }
+}
+
+/// A hypothesis edit: a §4.4 probe's item, or a shipped / hand-made derived example whose
+/// premise is the original's (a rewritten hypothesis on the same table).
+pub fn hypothesis_edit(run: &RunResult, item: &ProbeItem) -> bool {
+    ProbeKind::HYPOTHESIS.contains(&item.probe)
+        || (item.probe == ProbeKind::Counterfactual && !premise_changed(run, item))
+}
+
+/// A counterfactual table (§6): a row or title swap, or a shipped / hand-made derived example
+/// whose premise differs from the original's. A derived example on the original's own table is
+/// a hypothesis edit, not a counterfactual.
+pub fn counterfactual_table(run: &RunResult, item: &ProbeItem) -> bool {
+    matches!(item.probe, ProbeKind::RowSwap | ProbeKind::TitleSwap)
+        || (item.probe == ProbeKind::Counterfactual && premise_changed(run, item))
+}
+
+fn premise_changed(run: &RunResult, item: &ProbeItem) -> bool {
+    run.example_of(item)
+        .is_none_or(|ex| ex.input.premise != item.perturbed.premise)
+}
+
+/// The counterfactual probes (§4.6): row swap, title swap, shipped counterfactuals.
+pub const COUNTERFACTUAL_PROBES: [ProbeKind; 3] = [
+    ProbeKind::RowSwap,
+    ProbeKind::TitleSwap,
+    ProbeKind::Counterfactual,
+];
+
+/// Whether an item with an expected label expects the original example's gold label (the same
+/// test as Tables 4 and 7's "label preserved" column).
+pub fn expects_gold_label(run: &RunResult, item: &ProbeItem) -> bool {
+    match (&item.expectation, run.example_of(item)) {
+        (Expectation::Label { labels }, Some(ex)) => labels.contains(&ex.gold),
+        _ => false,
+    }
+}
+
+/// Whether an item's expectation can be trusted without a person's review. A heuristic item's
+/// expected label may be wrong, so judging the model by it would be judging the heuristic: the
+/// label-preserving transition sets and Table 8 count only these items (and say how many they
+/// left out).
+// When review state joins the items, reviewed-and-accepted items belong here too.
+pub fn trusted(item: &ProbeItem) -> bool {
+    item.certainty == Certainty::Certain
+}
+
+/// Label-preserving items judged by the label-preserving rule: trusted, and the expected label
+/// is the gold label.
+fn label_preserving_item(run: &RunResult, item: &ProbeItem) -> bool {
+    trusted(item) && expects_gold_label(run, item)
+}
+
+/// Heuristic items that would be in `set` once reviewed: what the report says it left out.
+pub fn heuristic_left_out(run: &RunResult, set: TransitionSet) -> usize {
+    let kind: fn(&RunResult, &ProbeItem) -> bool = match set {
+        TransitionSet::LabelPreservingHypothesis => hypothesis_edit,
+        TransitionSet::LabelPreservingCounterfactual => counterfactual_table,
+        _ => return 0,
+    };
+    run.items
+        .iter()
+        .filter(|it| kind(run, it) && !trusted(it) && expects_gold_label(run, it))
+        .count()
+}
 
 /// The split name used for examples without one.
 pub const NO_SPLIT: &str = "all";
@@ -22,16 +245,32 @@ fn judged_by(item: &ProbeItem, operation: Operation) -> bool {
     matches!(item.expectation, Expectation::Transition { operation: o } if o == operation)
 }
 
+/// Whether `operation`'s rule judges `item`: items whose expectation names the operation, and
+/// for the label-preserving rule the items of both label-preserving [`TransitionSet`]s.
+pub fn judged_by_rule(run: &RunResult, item: &ProbeItem, operation: Operation) -> bool {
+    judged_by(item, operation)
+        || (operation == Operation::LabelPreserving
+            && (TransitionSet::LabelPreservingHypothesis.contains(run, item)
+                || TransitionSet::LabelPreservingCounterfactual.contains(run, item)))
+}
+
 /// Per-split transition matrices of the items judged by `operation` that pass `keep`.
 pub fn split_transitions(
     run: &RunResult,
     operation: Operation,
     keep: impl Fn(&ProbeItem) -> bool,
 ) -> Vec<SplitTransitions> {
+    split_transitions_of(run, |it| judged_by_rule(run, it, operation) && keep(it))
+}
+
+fn split_transitions_of(
+    run: &RunResult,
+    member: impl Fn(&ProbeItem) -> bool,
+) -> Vec<SplitTransitions> {
     group_by_split(
         run.items
             .iter()
-            .filter(|it| judged_by(it, operation) && keep(it))
+            .filter(|it| member(it))
             .map(|it| (split_of(run, it), run.transition(it))),
     )
 }
@@ -46,6 +285,11 @@ pub struct TransitionGraph {
     pub splits: Vec<(String, Vec<TransitionEdge>)>,
     /// All splits pooled.
     pub pooled: Vec<TransitionEdge>,
+    /// Labels of the model from which the rule cannot be met by it (a two-way model and a
+    /// rule whose only valid target is NEUTRAL): their edges are "not applicable to a two-way
+    /// model", not invalid.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub not_applicable: Vec<Label>,
 }
 
 /// The transition graph of `operation` in `run`; `None` if the run has no rule for it.
@@ -90,8 +334,31 @@ pub fn transition_graph_where(
     operation: Operation,
     keep: impl Fn(&ProbeItem) -> bool,
 ) -> Option<TransitionGraph> {
+    graph_of(run, operation, split_transitions(run, operation, keep))
+}
+
+/// The transition graph of `set` over its items that pass `keep`; `None` without a rule.
+pub fn set_graph_where(
+    run: &RunResult,
+    set: TransitionSet,
+    keep: impl Fn(&ProbeItem) -> bool,
+) -> Option<TransitionGraph> {
+    let splits = split_transitions_of(run, |it| set.contains(run, it) && keep(it));
+    graph_of(run, set.operation(), splits)
+}
+
+/// The transition graph of `set` over all its items.
+pub fn set_graph(run: &RunResult, set: TransitionSet) -> Option<TransitionGraph> {
+    set_graph_where(run, set, |_| true)
+}
+
+fn graph_of(
+    run: &RunResult,
+    operation: Operation,
+    splits: Vec<SplitTransitions>,
+) -> Option<TransitionGraph> {
     let rule = run.rules.get(operation)?;
-    let splits = split_transitions(run, operation, keep);
+    let labels = run.model.label_set;
     let mut pooled = TransitionMatrix::default();
     for s in &splits {
         for from in 0..3 {
@@ -104,9 +371,15 @@ pub fn transition_graph_where(
         operation,
         splits: splits
             .iter()
-            .map(|s| (s.split.clone(), s.matrix.edges(rule)))
+            .map(|s| (s.split.clone(), s.matrix.edges_for(rule, labels)))
             .collect(),
-        pooled: pooled.edges(rule),
+        pooled: pooled.edges_for(rule, labels),
+        not_applicable: labels
+            .labels()
+            .iter()
+            .copied()
+            .filter(|&l| !rule.applicable(l, labels))
+            .collect(),
     })
 }
 
@@ -125,6 +398,53 @@ pub fn invalid_table_where(
     let rule = run.rules.get(operation)?;
     let splits = split_transitions(run, operation, keep);
     (!splits.is_empty()).then(|| InvalidTransitionTable::new(&splits, rule, run.model.label_set))
+}
+
+/// The invalid-transition table of `set` over its items that pass `keep` (one column per
+/// split); `None` without a rule or without items.
+pub fn set_invalid_table_where(
+    run: &RunResult,
+    set: TransitionSet,
+    keep: impl Fn(&ProbeItem) -> bool,
+) -> Option<InvalidTransitionTable> {
+    let rule = run.rules.get(set.operation())?;
+    let splits = split_transitions_of(run, |it| set.contains(run, it) && keep(it));
+    (!splits.is_empty()).then(|| InvalidTransitionTable::new(&splits, rule, run.model.label_set))
+}
+
+/// The invalid-transition table of `set` over all its items.
+pub fn set_invalid_table(run: &RunResult, set: TransitionSet) -> Option<InvalidTransitionTable> {
+    set_invalid_table_where(run, set, |_| true)
+}
+
+/// One invalid-transition table of `set` per reasoning category (SPEC §4.8), categories
+/// sorted; categories without items of the set left out.
+pub fn set_invalid_tables_by_category(
+    run: &RunResult,
+    set: TransitionSet,
+) -> Vec<(String, InvalidTransitionTable)> {
+    categories(run)
+        .into_iter()
+        .filter_map(|c| {
+            let t = set_invalid_table_where(run, set, in_category(run, c))?;
+            Some((c.clone(), t))
+        })
+        .collect()
+}
+
+/// One transition graph of `set` per reasoning category (SPEC §4.8), categories sorted;
+/// categories without items of the set left out.
+pub fn set_graphs_by_category(
+    run: &RunResult,
+    set: TransitionSet,
+) -> Vec<(String, TransitionGraph)> {
+    categories(run)
+        .into_iter()
+        .filter_map(|c| {
+            let g = set_graph_where(run, set, in_category(run, c))?;
+            (!g.splits.is_empty()).then(|| (c.clone(), g))
+        })
+        .collect()
 }
 
 /// One invalid-transition table per reasoning category (SPEC §4.8), categories sorted.

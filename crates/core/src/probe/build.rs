@@ -2,7 +2,7 @@
 //! apply the caps, linearize, and collect the distinct premise/hypothesis pairs so that each
 //! is scored once however many items share it (most items share their original pair).
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::{BTreeMap, BTreeSet, HashMap};
 
 use serde::{Deserialize, Serialize};
 
@@ -323,11 +323,22 @@ fn generate(
 }
 
 /// The original examples a run probes (split filter applied, unknown tables skipped).
+///
+/// An example whose `derived_from` names another example of the dataset is a shipped
+/// counterfactual (or a hand-made item), not an original: it is reached only through the
+/// counterfactual probe, paired with its original (paper §6), and never probed again as if it
+/// were an original — that would count one table–hypothesis pair twice in every other table.
 pub fn select_examples(
     dataset: &Dataset,
     settings: &ProbeSettings,
     skipped: &mut Vec<Skipped>,
 ) -> Vec<ProbeExample> {
+    let ids: BTreeSet<&str> = dataset
+        .examples
+        .iter()
+        .filter_map(|e| e.id.as_deref())
+        .collect();
+    let counterfactual_probe = settings.probes.contains(&ProbeKind::Counterfactual);
     let mut out = Vec::new();
     for (index, ex) in dataset.examples.iter().enumerate() {
         if let Some(splits) = &settings.splits {
@@ -336,6 +347,20 @@ pub fn select_examples(
             }
         }
         let id = ex.id.clone().unwrap_or_else(|| format!("#{index}"));
+        if let Some(original) = derived_from_present(ex, &ids) {
+            // With the counterfactual probe on it becomes that probe's item; without, say why
+            // it is absent.
+            if !counterfactual_probe {
+                skipped.push(Skipped {
+                    example: id,
+                    probe: None,
+                    reason: format!(
+                        "derived from {original:?}: a shipped counterfactual is probed only by the counterfactual probe, paired with its original"
+                    ),
+                });
+            }
+            continue;
+        }
         let premise = match (&ex.table, &ex.premise) {
             (Some(tid), _) => match dataset.table(tid) {
                 Some(t) => Premise::Table(t.clone()),
@@ -362,6 +387,7 @@ pub fn select_examples(
             split: ex.split.clone(),
             categories: ex.categories.clone(),
             relevant_rows: ex.relevant_rows.clone(),
+            relevance_votes: ex.relevance_votes.clone(),
             pair: 0,
         });
     }
@@ -458,6 +484,17 @@ pub fn build_probe_set(
         hypothesis_only_pairs,
         skipped,
     })
+}
+
+/// The original `ex` derives from, when it names an example the dataset holds (a dangling
+/// `derived_from` leaves the example an original: nothing else would ever probe it).
+fn derived_from_present<'a>(
+    ex: &'a crate::dataset::Example,
+    ids: &BTreeSet<&str>,
+) -> Option<&'a str> {
+    ex.derived_from
+        .as_deref()
+        .filter(|o| ids.contains(o) && ex.id.as_deref() != Some(*o))
 }
 
 /// Examples shipped with the dataset whose `derived_from` is `ex`: hand-made counterfactuals,

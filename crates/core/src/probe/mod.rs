@@ -355,6 +355,9 @@ pub struct ProbeExample {
     /// Human-annotated relevant rows.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub relevant_rows: Option<Vec<usize>>,
+    /// Each annotator's relevant-row ballot, when imported (for the agreement section).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub relevance_votes: Option<Vec<crate::dataset::RelevanceBallot>>,
     /// Index of the original pair in [`ProbeSet::pairs`].
     pub pair: usize,
 }

@@ -82,6 +82,7 @@ fn ex(
         label,
         split: Some(split.into()),
         relevant_rows: relevant,
+        relevance_votes: None,
         categories: vec![],
         annotator: None,
         derived_from: None,
