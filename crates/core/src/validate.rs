@@ -437,14 +437,12 @@ impl Validator {
                     format!("{path}.label"),
                     "a reject carries no label; remove it or make the decision accept",
                 ),
-                (ReviewDecision::Accept, Some(l)) if !d.label_set.labels().contains(&l) => self
-                    .push(
-                    ProblemKind::UnknownLabel,
-                    format!("{path}.label"),
-                    format!(
+                (ReviewDecision::Accept, Some(l)) if !d.label_set.labels().contains(&l) => {
+                    let message = format!(
                         "{l} is not a label of a two-way dataset; expected ENTAIL or CONTRADICT"
-                    ),
-                ),
+                    );
+                    self.push(ProblemKind::UnknownLabel, format!("{path}.label"), message)
+                }
                 _ => {}
             }
         }

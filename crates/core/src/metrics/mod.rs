@@ -21,7 +21,8 @@ pub use paired::{
     PairedError, PairedRow,
 };
 pub use scores::{
-    perturbation_scores, sampled_accuracy, MeanSd, PerturbationScores, SampleOptions,
+    perturbation_scores, perturbation_scores_in, sampled_accuracy, LeftOut, MeanSd,
+    PerturbationScores, SampleOptions, ScoreView,
 };
 pub use transition_report::{
     invalid_table, invalid_tables_by_category, transition_graph, transition_graph_where,
