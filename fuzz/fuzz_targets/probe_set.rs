@@ -125,6 +125,7 @@ fn structured(u: &mut Unstructured) -> Result<Dataset> {
             annotator: None,
             derived_from,
             operation: None,
+            relevance_votes: None,
         });
     }
     d.tables = tables;

@@ -88,6 +88,10 @@ enum Command {
         /// Also write one CSV file per table into this folder.
         #[arg(long)]
         csv: Option<PathBuf>,
+        /// Count heuristic items nobody has reviewed in Tables 4 and 7 (left out by default;
+        /// the tables say how many either way).
+        #[arg(long)]
+        include_heuristic: bool,
     },
 }
 
@@ -173,6 +177,10 @@ fn run(cli: Cli) -> Result<(), String> {
         Command::TrainTokenizer(args) => train::run_tokenizer(&args),
         Command::Train(args) => train::run_train(&args),
         Command::Evaluate(args) => train::run_evaluate(&args),
-        Command::Report { run, csv } => report::run(&run, csv.as_deref()),
+        Command::Report {
+            run,
+            csv,
+            include_heuristic,
+        } => report::run(&run, csv.as_deref(), include_heuristic),
     }
 }

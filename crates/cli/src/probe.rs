@@ -66,6 +66,10 @@ pub struct ProbeArgs {
     /// Also score every hypothesis with an empty premise (needed for Table 8's O-Hypo).
     #[arg(long)]
     pub hypothesis_only: bool,
+    /// Also score every perturbed hypothesis of Tables 4 and 7 with an empty premise (their
+    /// hypothesis-only rows; implies --hypothesis-only).
+    #[arg(long)]
+    pub hypothesis_only_items: bool,
     /// Pairs per forward pass.
     #[arg(long, default_value_t = tabprobe_model::DEFAULT_BATCH_SIZE)]
     pub batch_size: usize,
@@ -155,6 +159,7 @@ pub fn settings(args: &ProbeArgs) -> Result<ProbeSettings, String> {
     s.word_order.q = args.word_order_q;
     s.word_order.target = target;
     s.hypothesis_only = args.hypothesis_only;
+    s.hypothesis_only_items = args.hypothesis_only_items;
     Ok(s)
 }
 

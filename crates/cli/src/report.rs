@@ -4,7 +4,7 @@
 use std::io::Write;
 use std::path::Path;
 
-use tabprobe_core::report::{render_csv, render_text, sections};
+use tabprobe_core::report::{render_csv, render_text, sections_with, ReportOptions};
 use tabprobe_core::run::{parse_run, RunResult};
 
 /// Reads and checks a run file (see [`parse_run`]).
@@ -13,10 +13,11 @@ pub fn read_run(path: &Path) -> Result<RunResult, String> {
     parse_run(&path.display().to_string(), &text)
 }
 
-/// Runs `tabprobe report`.
-pub fn run(path: &Path, csv: Option<&Path>) -> Result<(), String> {
+/// Runs `tabprobe report`; `include_heuristic` counts unreviewed heuristic items in Tables 4
+/// and 7 (see [`ReportOptions`]).
+pub fn run(path: &Path, csv: Option<&Path>, include_heuristic: bool) -> Result<(), String> {
     let run = read_run(path)?;
-    let sections = sections(&run);
+    let sections = sections_with(&run, &ReportOptions { include_heuristic });
     // CSV first, so piping the text into `head` (which closes stdout early) still writes them.
     if let Some(dir) = csv {
         for s in &sections {

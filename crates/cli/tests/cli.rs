@@ -10,12 +10,12 @@ use std::process::{Command, Output};
 use sha2::{Digest, Sha256};
 use tabprobe_core::linearize::{linearize, Linearization};
 use tabprobe_core::metrics::invalid::InvalidTransitionTable;
-use tabprobe_core::metrics::scores::perturbation_scores_by_group;
+use tabprobe_core::metrics::scores::perturbation_scores_by_group_in;
 use tabprobe_core::metrics::{
     evidence_selection, evidence_selection_by_group, invalid_table, invalid_tables_by_category,
-    paired_counterfactual, paired_counterfactual_by_group, perturbation_scores,
+    paired_counterfactual, paired_counterfactual_by_group, perturbation_scores_in,
     run_word_order_metrics, run_word_order_metrics_by_group, transition_graph, MeanSd,
-    SampleOptions,
+    SampleOptions, ScoreView,
 };
 use tabprobe_core::probe::{build_probe_set, ProbeKind};
 use tabprobe_core::rules::Operation;
@@ -330,49 +330,108 @@ fn check_report_equals_core(run: &RunResult, dir: &Path) {
         }
     }
 
-    // Tables 4 and 7: each probe and all together, overall then per group.
+    // Tables 4 and 7: each probe (Table 4 then all of them pooled; Table 7 the swaps, their
+    // pooled label-preserving row, then the label-flipping counterfactuals), overall then per
+    // group, first the full model, then (the run has --hypothesis-only) the hypothesis alone;
+    // the last three columns count the items left out (heuristic, rejected, NEUTRAL).
     let opts = SampleOptions {
         seed: run.settings.seed,
         ..SampleOptions::default()
     };
-    for (file, kinds) in [
-        ("table4_scores", ProbeKind::HYPOTHESIS.to_vec()),
-        (
-            "table7_scores",
-            vec![
-                ProbeKind::RowSwap,
-                ProbeKind::TitleSwap,
-                ProbeKind::Counterfactual,
-            ],
-        ),
-    ] {
-        let table = csv(dir, file);
-        let present: Vec<ProbeKind> = kinds
-            .into_iter()
+    let present = |kinds: &[ProbeKind]| -> Vec<ProbeKind> {
+        kinds
+            .iter()
+            .copied()
             .filter(|k| run.items.iter().any(|i| i.probe == *k))
-            .collect();
-        assert!(!present.is_empty(), "{file}");
+            .collect()
+    };
+    let t4 = present(&ProbeKind::HYPOTHESIS);
+    let mut t4_rows: Vec<(String, Vec<ProbeKind>)> = t4
+        .iter()
+        .map(|k| (k.as_str().to_string(), vec![*k]))
+        .collect();
+    if t4.len() > 1 {
+        t4_rows.push(("all".to_string(), t4.clone()));
+    }
+    let swaps = present(&[ProbeKind::RowSwap, ProbeKind::TitleSwap]);
+    let mut t7_rows: Vec<(String, Vec<ProbeKind>)> = swaps
+        .iter()
+        .map(|k| (k.as_str().to_string(), vec![*k]))
+        .collect();
+    if swaps.len() > 1 {
+        t7_rows.push(("label_preserving".to_string(), swaps.clone()));
+    }
+    for k in present(&[ProbeKind::Counterfactual]) {
+        t7_rows.push((k.as_str().to_string(), vec![k]));
+    }
+    assert!(!run.hypothesis_only_pairs.is_empty());
+    for (file, specs) in [("table4_scores", t4_rows), ("table7_scores", t7_rows)] {
+        let table = csv(dir, file);
+        assert!(!specs.is_empty(), "{file}");
         let mut want: Vec<Vec<String>> = Vec::new();
-        let mut add = |name: &str, ks: &[ProbeKind]| {
-            let sc = perturbation_scores(run, ks, &opts, |_| true);
-            let mut groups = vec![("all".to_string(), sc)];
-            groups.extend(perturbation_scores_by_group(run, ks, &opts));
-            for (g, sc) in groups {
-                let mut row = vec![g, name.to_string()];
-                for m in [&sc.original, &sc.label_preserved, &sc.label_flipped] {
-                    row.extend(msd(m));
+        for (name, ks) in &specs {
+            for (view, model) in [
+                (ScoreView::PremiseAndHypothesis, "prem+hypo"),
+                (ScoreView::HypothesisOnly, "hypo-only view"),
+            ] {
+                let sc = perturbation_scores_in(run, ks, &opts, view, |_| true);
+                let mut groups = vec![("all".to_string(), sc)];
+                groups.extend(perturbation_scores_by_group_in(run, ks, &opts, view));
+                for (g, sc) in groups {
+                    let mut row = vec![g, name.clone(), model.to_string()];
+                    for m in [&sc.original, &sc.label_preserved, &sc.label_flipped] {
+                        row.extend(msd(m));
+                    }
+                    let l = sc.left_out;
+                    row.extend(
+                        [l.heuristic_unreviewed, l.rejected, l.neutral].map(|n| n.to_string()),
+                    );
+                    want.push(row);
                 }
-                want.push(row);
             }
-        };
-        for k in &present {
-            add(k.as_str(), &[*k]);
-        }
-        if present.len() > 1 {
-            add("all", &present);
         }
         assert_eq!(table, want, "{file}");
     }
+
+    // Table 1: per split then all, accuracy on the originals, the hypothesis-only accuracy and
+    // the majority baseline, recomputed by hand from the run file.
+    let t1 = csv(dir, "table1_accuracy");
+    let mut splits: Vec<Option<String>> = run
+        .examples
+        .iter()
+        .filter_map(|e| e.split.clone())
+        .map(Some)
+        .collect();
+    splits.sort();
+    splits.dedup();
+    splits.push(None);
+    let want: Vec<Vec<String>> = splits
+        .iter()
+        .map(|sp| {
+            let ix: Vec<usize> = (0..run.examples.len())
+                .filter(|&i| sp.is_none() || run.examples[i].split == *sp)
+                .collect();
+            let n = ix.len() as f64;
+            let right = |pair: &dyn Fn(usize) -> usize| {
+                ix.iter()
+                    .filter(|&&i| run.predicted(pair(i)) == run.examples[i].gold)
+                    .count() as f64
+            };
+            let counts =
+                Label::ALL.map(|l| ix.iter().filter(|&&i| run.examples[i].gold == l).count());
+            let best = (0..3).fold(0, |b, i| if counts[i] > counts[b] { i } else { b });
+            vec![
+                sp.clone().unwrap_or_else(|| "all".to_string()),
+                run.model.name.clone(),
+                ix.len().to_string(),
+                n2(100.0 * right(&|i| run.examples[i].pair) / n),
+                n2(100.0 * right(&|i| run.hypothesis_only_pairs[i]) / n),
+                Label::ALL[best].to_string(),
+                n2(100.0 * counts[best] as f64 / n),
+            ]
+        })
+        .collect();
+    assert_eq!(t1, want);
 
     // Evidence selection, overall and per group.
     let ev = csv(dir, "evidence");

@@ -5,6 +5,7 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use crate::label::{Label, LabelSet};
+use crate::review::Review;
 use crate::table::Table;
 
 /// The value of the `format` field that marks a tabprobe dataset.
@@ -38,6 +39,10 @@ pub struct Dataset {
     /// Premise/hypothesis/label triples.
     #[serde(default)]
     pub examples: Vec<Example>,
+    /// Reviewers' decisions on generated probe items (accept with a label, or reject), keyed
+    /// by the stable item id `<example id>/<probe>/<n>`; applied whenever a probe set is built.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub reviews: Vec<Review>,
 }
 
 /// One NLI example: a table (by id) or a plain-text premise, a hypothesis and a gold label.
@@ -103,6 +108,7 @@ impl Dataset {
             label_set: LabelSet::ThreeWay,
             tables: Vec::new(),
             examples: Vec::new(),
+            reviews: Vec::new(),
         }
     }
 

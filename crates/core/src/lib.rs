@@ -14,6 +14,7 @@ pub mod metrics;
 pub mod models_manifest;
 pub mod probe;
 pub mod report;
+pub mod review;
 pub mod rng;
 pub mod rules;
 pub mod run;

@@ -1,4 +1,5 @@
-//! The paper-style report of a run, recomputed from the run file alone — Table 4 / 7 scores,
+//! The paper-style report of a run, recomputed from the run file alone — Table 1 accuracy
+//! per split beside the hypothesis-only figure and the majority baseline, Table 4 / 7 scores,
 //! the invalid-transition tables (5, 6, 13–17) and transition-graph edge percentages (one per
 //! [`TransitionSet`]: Table 6's single and all-relevant-rows deletions apart, the
 //! label-preserving rule's hypothesis and counterfactual sets, `n/a` where a two-way model
@@ -11,15 +12,17 @@
 //!
 //! Every figure is computed by [`crate::metrics`]; this module only lays them out.
 
+use crate::label::Label;
 use crate::metrics::invalid::{InvalidTransitionTable, NOT_APPLICABLE_TWO_WAY};
-use crate::metrics::scores::perturbation_scores_by_group;
+use crate::metrics::scores::perturbation_scores_by_group_in;
 use crate::metrics::transition_report::heuristic_left_out;
 use crate::metrics::{
-    evidence_selection, evidence_selection_where, omega_curve_x, groups, incomplete_evidence_where, paired_table,
-    paired_tables_by_group, perturbation_scores, relevance_agreement, relevance_agreement_by_group,
-    run_word_order_metrics, run_word_order_metrics_by_group, set_graph, set_invalid_table,
-    set_invalid_tables_by_category, CounterfactualClass, EvidenceSelection, MeanSd, PairedError,
-    PairedRow, PerturbationScores, RelevanceAgreement, SampleOptions, TransitionSet,
+    evidence_selection, evidence_selection_where, groups, incomplete_evidence_where, omega_curve_x,
+    paired_table, paired_tables_by_group, perturbation_scores_in, relevance_agreement,
+    relevance_agreement_by_group, run_word_order_metrics, run_word_order_metrics_by_group,
+    set_graph, set_invalid_table, set_invalid_tables_by_category, CounterfactualClass,
+    EvidenceSelection, LeftOut, MeanSd, PairedError, PairedRow, PerturbationScores,
+    RelevanceAgreement, SampleOptions, ScoreView, TransitionSet,
     WordOrderMetrics,
 };
 use crate::probe::{Expectation, ProbeKind};
@@ -98,17 +101,41 @@ pub fn paper_table(op: Operation) -> &'static str {
     }
 }
 
+/// Choices a reader makes about the report (the CLI's `tabprobe report` flags and the
+/// results view's switches). The default is the paper's reading.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct ReportOptions {
+    /// Count heuristic items nobody has reviewed in Tables 4 and 7 (left out by default, and
+    /// then counted in the `heuristic_left_out` column).
+    pub include_heuristic: bool,
+}
+
+/// The label-preserving counterfactuals of Table 7 (§6: row and title swaps).
+pub const LABEL_PRESERVING_COUNTERFACTUAL: [ProbeKind; 2] =
+    [ProbeKind::RowSwap, ProbeKind::TitleSwap];
+
 /// The sampling used for Tables 4 and 7: the paper's 100 samples of 80%, seeded by the run.
 pub fn sample_options(run: &RunResult) -> SampleOptions {
+    sample_options_with(run, &ReportOptions::default())
+}
+
+/// [`sample_options`] under the reader's [`ReportOptions`].
+pub fn sample_options_with(run: &RunResult, opts: &ReportOptions) -> SampleOptions {
     SampleOptions {
         seed: run.settings.seed,
+        include_heuristic: opts.include_heuristic,
         ..SampleOptions::default()
     }
 }
 
-/// Every section of the report, in paper order.
+/// Every section of the report, in paper order, with the default [`ReportOptions`].
 pub fn sections(run: &RunResult) -> Vec<Section> {
-    let mut out = vec![overview(run)];
+    sections_with(run, &ReportOptions::default())
+}
+
+/// Every section of the report, in paper order.
+pub fn sections_with(run: &RunResult, ropts: &ReportOptions) -> Vec<Section> {
+    let mut out = vec![overview(run), table1_section(&[run])];
     let present = |k: ProbeKind| run.items.iter().any(|it| it.probe == k);
     let label_probes = |kinds: &[ProbeKind]| -> Vec<ProbeKind> {
         kinds
@@ -123,20 +150,48 @@ pub fn sections(run: &RunResult) -> Vec<Section> {
     };
     let t4 = label_probes(&ProbeKind::HYPOTHESIS);
     if !t4.is_empty() {
+        // One row per probe, then every hypothesis probe pooled, as the paper reports them.
+        let mut rows: Vec<(&str, Vec<ProbeKind>)> =
+            t4.iter().map(|&k| (k.as_str(), vec![k])).collect();
+        if t4.len() > 1 {
+            rows.push((ALL, t4.clone()));
+        }
         out.push(scores_section(
             run,
+            ropts,
             "Table 4 — hypothesis probes: accuracy (mean ± sd over 100 samples of 80%)",
             "table4_scores",
             &t4,
+            &rows,
         ));
     }
     let t7 = label_probes(&COUNTERFACTUAL);
     if !t7.is_empty() {
+        // Label-preserving swaps and label-flipping hand-made counterfactuals are never
+        // pooled (§6): the swaps, then their pooled row when both are present, then the
+        // hand-made counterfactuals.
+        let swaps: Vec<ProbeKind> = t7
+            .iter()
+            .copied()
+            .filter(|k| LABEL_PRESERVING_COUNTERFACTUAL.contains(k))
+            .collect();
+        let mut rows: Vec<(&str, Vec<ProbeKind>)> =
+            swaps.iter().map(|&k| (k.as_str(), vec![k])).collect();
+        if swaps.len() > 1 {
+            rows.push(("label_preserving", swaps.clone()));
+        }
+        rows.extend(
+            t7.iter()
+                .filter(|k| !swaps.contains(k))
+                .map(|&k| (k.as_str(), vec![k])),
+        );
         out.push(scores_section(
             run,
+            ropts,
             "Table 7 — counterfactual tables: accuracy (mean ± sd over 100 samples of 80%)",
             "table7_scores",
             &t7,
+            &rows,
         ));
     }
     for set in TransitionSet::ALL {
@@ -186,8 +241,25 @@ fn overview(run: &RunResult) -> Section {
     kv("pair_order", format!("{:?}", s_.linearization.order));
     kv("examples", run.examples.len().to_string());
     kv("items", run.items.len().to_string());
+    // Review states (issue 11 §4): how many items rest on a heuristic nobody checked.
+    let state_count = |name: &str| {
+        run.items
+            .iter()
+            .filter(|it| it.review.as_str() == name)
+            .count()
+    };
+    for name in ["certain", "heuristic_unreviewed", "accepted", "rejected"] {
+        kv(&format!("items_{name}"), state_count(name).to_string());
+    }
     kv("pairs", run.pairs.len().to_string());
     kv("skipped", run.skipped.len().to_string());
+    if !run.unapplied_reviews.is_empty() {
+        s.notes.push(format!(
+            "{} review(s) of the dataset were not applied: the item they name is now a different perturbation ({})",
+            run.unapplied_reviews.len(),
+            run.unapplied_reviews.join(" ")
+        ));
+    }
     let truncated = run.pairs.iter().filter(|p| p.score.truncated).count();
     kv("truncated_pairs", truncated.to_string());
     if truncated > 0 {
@@ -205,23 +277,47 @@ fn mean_sd_cells(m: &Option<MeanSd>) -> [String; 3] {
     }
 }
 
-fn score_row(group: &str, probe: &str, s: &PerturbationScores) -> Vec<String> {
-    let mut row = vec![group.to_string(), probe.to_string()];
+fn score_row(group: &str, probe: &str, model: &str, s: &PerturbationScores) -> Vec<String> {
+    let mut row = vec![group.to_string(), probe.to_string(), model.to_string()];
     for m in [&s.original, &s.label_preserved, &s.label_flipped] {
         row.extend(mean_sd_cells(m));
     }
+    let LeftOut {
+        heuristic_unreviewed,
+        rejected,
+        neutral,
+        ..
+    } = s.left_out;
+    row.extend([heuristic_unreviewed, rejected, neutral].map(|n| n.to_string()));
     row
 }
 
-/// Rows `(group, probe)`: each probe and all of them together, over every example, then per
-/// split and category.
-fn scores_section(run: &RunResult, title: &str, file: &str, probes: &[ProbeKind]) -> Section {
+/// The `model` cell of a Prem+Hypo row of Tables 4 and 7.
+pub const PREM_HYPO: &str = "prem+hypo";
+/// The `model` cell of a hypothesis-only row read from the same model with an empty premise.
+pub const HYPO_ONLY_VIEW: &str = "hypo-only view";
+/// The `model` cell of a hypothesis-only row read from a second (hypothesis-only) model.
+pub const HYPO_ONLY_MODEL: &str = "hypo-only model";
+
+/// Rows `(group, probe, model)`: one block per entry of `rows` (the `probe` cell and the
+/// probes it pools), over every example, then per split and category; each first with the
+/// full model, then — when the run has hypothesis-only scores — with the hypothesis alone.
+/// `probes` are all the table's probes (for its notes).
+fn scores_section(
+    run: &RunResult,
+    ropts: &ReportOptions,
+    title: &str,
+    file: &str,
+    probes: &[ProbeKind],
+    rows: &[(&str, Vec<ProbeKind>)],
+) -> Section {
     let mut s = Section::new(
         title,
         file,
         &[
             "group",
             "probe",
+            "model",
             "original_n",
             "original_mean",
             "original_sd",
@@ -231,28 +327,216 @@ fn scores_section(run: &RunResult, title: &str, file: &str, probes: &[ProbeKind]
             "flipped_n",
             "flipped_mean",
             "flipped_sd",
+            "heuristic_left_out",
+            "rejected_left_out",
+            "neutral_left_out",
         ],
     );
-    let opts = sample_options(run);
+    let opts = sample_options_with(run, ropts);
     s.notes.push(format!(
         "one perturbation sampled per original example and kind; sampling seed {}",
         opts.seed
     ));
+    let total = perturbation_scores_in(run, probes, &opts, ScoreView::PremiseAndHypothesis, |_| {
+        true
+    })
+    .left_out;
+    s.notes.push(review_note(&total, ropts));
+    s.notes.push(format!(
+        "w/o NEUTRAL, as the paper: {} item(s) of NEUTRAL examples left out",
+        total.neutral
+    ));
+    let hypo_only = !run.hypothesis_only_pairs.is_empty();
+    let hypo_label = if run.hypothesis_only_model.is_some() {
+        HYPO_ONLY_MODEL
+    } else {
+        HYPO_ONLY_VIEW
+    };
+    if hypo_only {
+        s.notes.push(hypothesis_only_note(run, probes));
+    }
     let mut rows_for = |probe_name: &str, kinds: &[ProbeKind]| {
-        s.rows.push(score_row(
-            ALL,
-            probe_name,
-            &perturbation_scores(run, kinds, &opts, |_| true),
-        ));
-        for (g, sc) in perturbation_scores_by_group(run, kinds, &opts) {
-            s.rows.push(score_row(&g, probe_name, &sc));
+        let mut views = vec![(ScoreView::PremiseAndHypothesis, PREM_HYPO)];
+        if hypo_only {
+            views.push((ScoreView::HypothesisOnly, hypo_label));
+        }
+        for (view, model) in views {
+            s.rows.push(score_row(
+                ALL,
+                probe_name,
+                model,
+                &perturbation_scores_in(run, kinds, &opts, view, |_| true),
+            ));
+            for (g, sc) in perturbation_scores_by_group_in(run, kinds, &opts, view) {
+                s.rows.push(score_row(&g, probe_name, model, &sc));
+            }
         }
     };
-    for &k in probes {
-        rows_for(k.as_str(), &[k]);
+    for (name, kinds) in rows {
+        rows_for(name, kinds);
     }
-    if probes.len() > 1 {
-        rows_for("all", probes);
+    s
+}
+
+/// What the score table did with items by review state.
+fn review_note(total: &LeftOut, ropts: &ReportOptions) -> String {
+    let heuristic = if ropts.include_heuristic {
+        format!(
+            "{} heuristic item(s) nobody has reviewed are INCLUDED on request, scored against their generated label",
+            total.heuristic_included
+        )
+    } else {
+        format!(
+            "{} heuristic item(s) nobody has reviewed are left out (column heuristic_left_out; include them with `tabprobe report --include-heuristic`)",
+            total.heuristic_unreviewed
+        )
+    };
+    format!(
+        "counts certain items and reviewer-accepted ones (scored against the reviewer's label); {heuristic}; {} rejected item(s) left out",
+        total.rejected
+    )
+}
+
+/// Which hypothesis-only predictions the hypo-only rows read.
+fn hypothesis_only_note(run: &RunResult, probes: &[ProbeKind]) -> String {
+    let source = match &run.hypothesis_only_model {
+        Some(m) => format!(
+            "{HYPO_ONLY_MODEL} rows: {}, a second model's run on the same items (its scores of each hypothesis alone)",
+            m.name
+        ),
+        None => format!(
+            "{HYPO_ONLY_VIEW} rows: {} itself with an empty premise (SPEC §2 hypothesis-only view), not a separately trained hypothesis-only model",
+            run.model.name
+        ),
+    };
+    let items_scored = run
+        .items
+        .iter()
+        .any(|it| probes.contains(&it.probe) && it.hypothesis_only_pair.is_some());
+    if items_scored {
+        source
+    } else {
+        format!(
+            "{source}; only the originals have hypothesis-only scores: probe with hypothesis_only_items (`tabprobe probe --hypothesis-only-items`) to score the perturbed hypotheses too"
+        )
+    }
+}
+
+/// Table 1: for each split (then all examples), each run's accuracy on the original
+/// examples beside its hypothesis-only accuracy and the majority baseline (the share of the
+/// split's most frequent gold label; ties go to the earlier canonical label). `runs` are
+/// models run on the same probe set; the site passes every loaded model, `sections` one.
+pub fn table1_section(runs: &[&RunResult]) -> Section {
+    let mut s = Section::new(
+        "Table 1 — accuracy per split beside the hypothesis-only figure and the majority baseline (%)",
+        "table1_accuracy",
+        &[
+            "split",
+            "model",
+            "examples",
+            "accuracy",
+            "hypothesis_only",
+            "majority_label",
+            "majority_baseline",
+        ],
+    );
+    s.notes.push(
+        "accuracy: % of the original examples the model labels correctly; majority_baseline: % of the split's gold labels that are its most frequent label"
+            .to_string(),
+    );
+    for r in runs {
+        s.notes.push(
+            match (&r.hypothesis_only_model, r.hypothesis_only_pairs.is_empty()) {
+                (_, true) => format!(
+                    "{}: no hypothesis-only scores (probe with --hypothesis-only)",
+                    r.model.name
+                ),
+                (Some(m), false) => format!(
+                    "{}: hypothesis_only is the second model {}",
+                    r.model.name, m.name
+                ),
+                (None, false) => format!(
+                    "{}: hypothesis_only is this model with an empty premise (SPEC §2)",
+                    r.model.name
+                ),
+            },
+        );
+    }
+    let Some(first) = runs.first() else {
+        return s;
+    };
+    let mut splits: Vec<&str> = first
+        .examples
+        .iter()
+        .filter_map(|e| e.split.as_deref())
+        .collect();
+    splits.sort_unstable();
+    splits.dedup();
+    let groups = splits.into_iter().map(Some).chain([None]);
+    for split in groups {
+        for r in runs {
+            let keep = |e: &&crate::probe::ProbeExample| {
+                split.is_none_or(|sp| e.split.as_deref() == Some(sp))
+            };
+            let picked: Vec<(usize, &crate::probe::ProbeExample)> = r
+                .examples
+                .iter()
+                .enumerate()
+                .filter(|(_, e)| keep(e))
+                .collect();
+            let n = picked.len();
+            let pct = |k: usize| num(100.0 * k as f64 / n as f64);
+            let right = picked
+                .iter()
+                .filter(|(_, e)| r.original_prediction(e) == e.gold)
+                .count();
+            let hypo = (r.hypothesis_only_pairs.len() == r.examples.len() && n > 0).then(|| {
+                picked
+                    .iter()
+                    .filter(|(i, e)| r.predicted(r.hypothesis_only_pairs[*i]) == e.gold)
+                    .count()
+            });
+            let counts = Label::ALL.map(|l| picked.iter().filter(|(_, e)| e.gold == l).count());
+            let mut best = 0;
+            for i in 1..3 {
+                if counts[i] > counts[best] {
+                    best = i;
+                }
+            }
+            // A model that reads the hypothesis alone (the site clears its premises) says so.
+            let reads_hypothesis_only = !r.examples.is_empty()
+                && r.examples.iter().all(|e| {
+                    r.pairs
+                        .get(e.pair)
+                        .is_some_and(|p| p.pair.premise.is_empty())
+                });
+            let model = if reads_hypothesis_only {
+                format!("{} (hypothesis only)", r.model.name)
+            } else {
+                r.model.name.clone()
+            };
+            s.rows.push(if n == 0 {
+                vec![
+                    split.unwrap_or(ALL).to_string(),
+                    model,
+                    "0".to_string(),
+                    String::new(),
+                    String::new(),
+                    String::new(),
+                    String::new(),
+                ]
+            } else {
+                vec![
+                    split.unwrap_or(ALL).to_string(),
+                    model,
+                    n.to_string(),
+                    pct(right),
+                    hypo.map(pct).unwrap_or_default(),
+                    Label::ALL[best].to_string(),
+                    pct(counts[best]),
+                ]
+            });
+        }
     }
     s
 }

@@ -185,7 +185,9 @@ impl ProbeRun {
             examples: set.examples,
             items: set.items,
             hypothesis_only_pairs: set.hypothesis_only_pairs,
+            hypothesis_only_model: None,
             skipped: set.skipped,
+            unapplied_reviews: set.unapplied_reviews,
             cancelled_at: None,
         })
     }
@@ -225,6 +227,8 @@ impl ProbeRun {
                 let pos = position.get(it.example).copied().flatten()?;
                 (it.original_pair < done && it.perturbed_pair < done).then(|| {
                     it.example = pos;
+                    // An unscored hypothesis-only pair is dropped, not the item.
+                    it.hypothesis_only_pair = it.hypothesis_only_pair.filter(|&p| p < done);
                     it
                 })
             })
@@ -256,7 +260,9 @@ impl ProbeRun {
             } else {
                 Vec::new()
             },
+            hypothesis_only_model: None,
             skipped: set.skipped,
+            unapplied_reviews: set.unapplied_reviews,
             cancelled_at: Some(progress),
         }
     }
@@ -334,6 +340,9 @@ impl RunResult {
                     it.perturbed_pair,
                 ));
             }
+            if let Some(p) = it.hypothesis_only_pair.filter(|&p| p >= n) {
+                return Err(bad(format!("$.items[{k}].hypothesis_only_pair"), p));
+            }
         }
         for (k, &p) in self.hypothesis_only_pairs.iter().enumerate() {
             if p >= n {
@@ -346,7 +355,12 @@ impl RunResult {
     /// This run with its hypothesis-only scores taken from `second`, a run of another model
     /// (e.g. a separately trained hypothesis-only model, SPEC §2) on the same examples: the
     /// second model's hypothesis-only pairs and scores are appended to this run's pairs, and
-    /// Table 8's O-Hypo column then reads the second model.
+    /// Table 8's O-Hypo column then reads the second model. Items take the second model's
+    /// score of their perturbed hypothesis alone (Tables 4 and 7's hypothesis-only rows) when
+    /// the second run has it — its item with the same id has a hypothesis-only pair, or its
+    /// perturbed pair has an empty premise (a hypothesis-only model's run, whose premises the
+    /// site clears); otherwise the item has no hypothesis-only score, never this model's.
+    /// `hypothesis_only_model` names the second model.
     pub fn with_hypothesis_model(&self, second: &RunResult) -> Result<RunResult, SubstituteError> {
         if second.hypothesis_only_pairs.len() != second.examples.len() || second.examples.is_empty()
         {
@@ -371,6 +385,33 @@ impl RunResult {
             repointed.push(out.pairs.len() - 1);
         }
         out.hypothesis_only_pairs = repointed;
+        let second_items: std::collections::BTreeMap<&str, usize> = second
+            .items
+            .iter()
+            .filter_map(|it| {
+                let p = it.hypothesis_only_pair.or_else(|| {
+                    second
+                        .pairs
+                        .get(it.perturbed_pair)
+                        .is_some_and(|s| s.pair.premise.is_empty())
+                        .then_some(it.perturbed_pair)
+                })?;
+                Some((it.id.as_str(), p))
+            })
+            .collect();
+        for it in &mut out.items {
+            it.hypothesis_only_pair = match second_items.get(it.id.as_str()) {
+                Some(&p) => match second.pairs.get(p) {
+                    Some(scored) => {
+                        out.pairs.push(scored.clone());
+                        Some(out.pairs.len() - 1)
+                    }
+                    None => None,
+                },
+                None => None,
+            };
+        }
+        out.hypothesis_only_model = Some(second.model.clone());
         Ok(out)
     }
 }
@@ -409,8 +450,16 @@ pub struct RunResult {
     /// Hypothesis-only pair per example, when requested.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub hypothesis_only_pairs: Vec<usize>,
+    /// Who scored the hypothesis-only pairs when it is not `model`: a second model (set by
+    /// [`RunResult::with_hypothesis_model`]). `None`: `model` itself with an empty premise.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub hypothesis_only_model: Option<ModelId>,
     /// What was left out.
     pub skipped: Vec<crate::probe::build::Skipped>,
+    /// Dataset reviews not applied because the item they name is now a different
+    /// perturbation (see [`crate::review::apply_reviews`]).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub unapplied_reviews: Vec<String>,
     /// Set when the run was cancelled: how far it got. The file then holds only the examples
     /// and items whose pairs were all scored (see [`ProbeRun::finish_partial`]).
     #[serde(default, skip_serializing_if = "Option::is_none")]

@@ -38,6 +38,8 @@ pub enum ProblemKind {
     BadRowIndex,
     /// A relational record does not have one cell per header column.
     RowLength,
+    /// A review names no item of the dataset, or its decision and label disagree.
+    BadReview,
 }
 
 impl ProblemKind {
@@ -55,6 +57,7 @@ impl ProblemKind {
             ProblemKind::PremiseChoice => "premise",
             ProblemKind::BadRowIndex => "row index",
             ProblemKind::RowLength => "row length",
+            ProblemKind::BadReview => "review",
         }
     }
 }
@@ -206,6 +209,9 @@ impl Validator {
             &examples,
             &raw_example_ids,
         );
+        if let Some(d) = &header {
+            self.check_reviews(d, &raw_example_ids);
+        }
         let mut dataset = header?;
         dataset.tables = tables.into_iter().collect::<Option<_>>()?;
         dataset.examples = examples.into_iter().collect::<Option<_>>()?;
@@ -401,6 +407,62 @@ impl Validator {
                         );
                     }
                 }
+            }
+        }
+    }
+}
+
+impl Validator {
+    /// Each review names an item `<example id>/<probe>/<n>` of an example the dataset holds
+    /// (its `id`, or `#<index>`), once; an accept carries an allowed label, a reject none.
+    fn check_reviews(&mut self, d: &Dataset, example_ids: &[Option<String>]) {
+        use crate::review::{parse_item_id, ReviewDecision};
+        let known: std::collections::BTreeSet<String> = example_ids
+            .iter()
+            .enumerate()
+            .map(|(i, id)| id.clone().unwrap_or_else(|| format!("#{i}")))
+            .collect();
+        let mut seen: HashMap<&str, usize> = HashMap::new();
+        for (i, r) in d.reviews.iter().enumerate() {
+            let path = format!("$.reviews[{i}]");
+            if let Some(first) = seen.insert(r.item.as_str(), i) {
+                self.push(
+                    ProblemKind::DuplicateId,
+                    format!("{path}.item"),
+                    format!("item {:?} is already reviewed by $.reviews[{first}]; one decision per item", r.item),
+                );
+            }
+            match parse_item_id(&r.item) {
+                None => self.push(
+                    ProblemKind::BadReview,
+                    format!("{path}.item"),
+                    format!("{:?} is not an item id; expected <example id>/<probe>/<n>, e.g. H1/negation/0", r.item),
+                ),
+                Some((example, _, _)) if !known.contains(example) => self.push(
+                    ProblemKind::BadReview,
+                    format!("{path}.item"),
+                    format!("the dataset has no example {example:?}"),
+                ),
+                Some(_) => {}
+            }
+            match (r.decision, r.label) {
+                (ReviewDecision::Accept, None) => self.push(
+                    ProblemKind::BadReview,
+                    format!("{path}.label"),
+                    "missing; an accept carries the label the reviewer asserts",
+                ),
+                (ReviewDecision::Reject, Some(_)) => self.push(
+                    ProblemKind::BadReview,
+                    format!("{path}.label"),
+                    "a reject carries no label; remove it or make the decision accept",
+                ),
+                (ReviewDecision::Accept, Some(l)) if !d.label_set.labels().contains(&l) => {
+                    let message = format!(
+                        "{l} is not a label of a two-way dataset; expected ENTAIL or CONTRADICT"
+                    );
+                    self.push(ProblemKind::UnknownLabel, format!("{path}.label"), message)
+                }
+                _ => {}
             }
         }
     }

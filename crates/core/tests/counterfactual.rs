@@ -15,6 +15,7 @@ use tabprobe_core::probe::{
     build_probe_set, Certainty, Edit, Expectation, Premise, ProbeKind, ProbeSettings,
 };
 use tabprobe_core::rules::RuleSet;
+use tabprobe_core::review::ReviewState;
 use tabprobe_core::run::ProbeRun;
 use tabprobe_core::table::Table;
 
@@ -365,6 +366,7 @@ fn table8_leaves_neutral_out_and_splits_flipping_from_preserving() {
             })
         {
             it.certainty = Certainty::Heuristic;
+            it.review = ReviewState::HeuristicUnreviewed;
         }
     }
     let t = paired_table(&r, CounterfactualClass::LabelPreserving).unwrap();
@@ -373,6 +375,34 @@ fn table8_leaves_neutral_out_and_splits_flipping_from_preserving() {
         (3, 1, 1)
     );
     assert_eq!((t.rows[1].count, t.rows[1].percent), (3, 100.0));
+    // Review state decides (issue 11 §4): the heuristic H2-cf accepted by a reviewer with its
+    // label (CONTRADICT, H2's gold) counts again; a rejected certain swap leaves the table.
+    let h2 = |it: &tabprobe_core::probe::ProbeItem| {
+        it.edit
+            == Edit::Counterfactual {
+                example: "H2-cf".into(),
+            }
+    };
+    for it in r.items.iter_mut().filter(|it| h2(it)) {
+        it.review = ReviewState::Accepted { label: C };
+    }
+    let t = paired_table(&r, CounterfactualClass::LabelPreserving).unwrap();
+    assert_eq!((t.items, t.heuristic_left_out), (4, 0));
+    let swap = r
+        .items
+        .iter()
+        .position(|it| it.probe == ProbeKind::TitleSwap && paired_checks(&r, it).is_some())
+        .expect("a counted title swap");
+    r.items[swap].review = ReviewState::Rejected;
+    let t = paired_table(&r, CounterfactualClass::LabelPreserving).unwrap();
+    assert_eq!((t.items, t.heuristic_left_out), (3, 0));
+    // The same item accepted as NEUTRAL: the reviewer's label is the one scored, so it is no
+    // longer label-preserving and is left out with the NEUTRAL items.
+    r.items[swap].review = ReviewState::Accepted { label: N };
+    let t = paired_table(&r, CounterfactualClass::LabelPreserving).unwrap();
+    assert_eq!(t.items, 3);
+    let t = paired_table(&r, CounterfactualClass::LabelFlipping).unwrap();
+    assert_eq!((t.items, t.neutral_left_out), (1, 2));
 }
 
 /// A derived example on the original's own table (a hand-rewritten hypothesis, `derived_from`

@@ -280,8 +280,21 @@ fn table4_scores_on_the_running_example() {
     let mut run = ProbeRun::new(set, 8);
     run.run(&mut KeywordFake, |_| {}, || false).unwrap();
     let run = run.finish(KeywordFake.model_id()).unwrap();
+    // H2's two items are heuristic: by default they are left out, and counted as such.
+    let by_default = perturbation_scores(
+        &run,
+        &[ProbeKind::PlainNumber, ProbeKind::Negation],
+        &SampleOptions {
+            one_per_example: false,
+            ..SampleOptions::default()
+        },
+        |_| true,
+    );
+    assert_eq!(by_default.left_out.heuristic_unreviewed, 2);
+    assert_eq!(by_default.original.unwrap().n, 1);
     let opts = SampleOptions {
         one_per_example: false,
+        include_heuristic: true,
         ..SampleOptions::default()
     };
     let t = perturbation_scores(
@@ -762,6 +775,7 @@ fn multi_byte_and_case_changing_text_is_matched_not_crashed_on() {
             annotator: None,
             derived_from: None,
             operation: None,
+            relevance_votes: None,
         });
     }
     let mut s = ProbeSettings::new(ProbeKind::all(), 11);

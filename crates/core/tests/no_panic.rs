@@ -245,6 +245,7 @@ fn dataset() -> impl Strategy<Value = Dataset> {
                         annotator: None,
                         derived_from: derived.map(|j| format!("e{j}")),
                         operation: None,
+                        relevance_votes: None,
                     }
                 })
                 .collect();

@@ -279,6 +279,7 @@ fn mlk_dataset() -> Dataset {
         annotator: None,
         derived_from: None,
         operation: None,
+        relevance_votes: None,
     }];
     d
 }
@@ -349,6 +350,7 @@ fn a_plain_text_premise_splits_only_at_sentence_ends() {
         annotator: None,
         derived_from: None,
         operation: None,
+        relevance_votes: None,
     }];
     let mut s = ProbeSettings::new(vec![ProbeKind::WordOrder], 5);
     s.word_order.q = 3;

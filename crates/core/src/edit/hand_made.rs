@@ -16,7 +16,10 @@ pub enum HandMadeOperation {
     EditTable,
     /// Typed in the hypothesis rewriter.
     RewriteHypothesis,
-    /// A generated §4.4 suggestion the user accepted (perhaps after editing it).
+    /// A generated §4.4 suggestion the user saved as a new example (perhaps after editing
+    /// it). Accepting a suggestion as generated is a review of the generated item instead
+    /// ([`crate::edit::review_suggestion`]): saving it here too would score it twice, the
+    /// second time as a shipped counterfactual.
     Suggestion(ProbeKind),
 }
 

@@ -15,4 +15,4 @@ pub use diff::{diff_tables, diff_with_origin, RowChange, TableDiff};
 pub use draft::TableDraft;
 pub use hand_made::{add_hand_made, HandMadeError, HandMadeItem, HandMadeOperation};
 pub use history::History;
-pub use suggest::hypothesis_suggestions;
+pub use suggest::{hypothesis_suggestions, review_suggestion, suggestion_item_ids};

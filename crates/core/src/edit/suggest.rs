@@ -1,10 +1,17 @@
 //! One-click suggestions for the hypothesis rewriter: every §4.4 perturbation core generates
 //! for one example, with its expected label and certainty, in a fixed probe order.
+//!
+//! A suggestion *is* a generated probe item (same generator, same seed stream), so accepting
+//! or rejecting one records a review of that item on the dataset ([`review_suggestion`]),
+//! exactly as the runner's item lists do — it does not add a new example. Only a hypothesis
+//! the user edited by hand becomes a hand-made example ([`crate::edit::add_hand_made`]).
 
+use crate::dataset::Dataset;
 use crate::label::Label;
 use crate::probe::edit_table::KeyIndex;
 use crate::probe::hypothesis::{self, HypothesisContext};
 use crate::probe::{Perturbation, Premise};
+use crate::review::{item_id, set_review, Decision, ReviewError};
 use crate::rng::Rng;
 
 /// All hypothesis perturbations of `hypothesis` against `premise` (monotone numbers, plain
@@ -36,6 +43,44 @@ pub fn hypothesis_suggestions(
     ));
     out.extend(hypothesis::quantifiers(&ctx));
     out
+}
+
+/// The probe-run item id of each suggestion of example `example_id` (its dataset `id`, or
+/// `#<index>`): `<example id>/<probe>/<n>`, `n` counting that probe's suggestions in order —
+/// the id a probe run gives the same perturbation.
+pub fn suggestion_item_ids(example_id: &str, suggestions: &[Perturbation]) -> Vec<String> {
+    suggestions
+        .iter()
+        .enumerate()
+        .map(|(k, p)| {
+            let n = suggestions[..k]
+                .iter()
+                .filter(|q| q.probe == p.probe)
+                .count();
+            item_id(example_id, p.probe, n)
+        })
+        .collect()
+}
+
+/// Records the rewriter's Accept (with the label the user asserts) / Reject / Reset of
+/// suggestion `k` of `suggestions` (as [`hypothesis_suggestions`] returned them for the
+/// dataset example `example_id`) as a review of that item; returns the item id. Out of range
+/// `k` is a [`ReviewError::BadItemId`].
+pub fn review_suggestion(
+    dataset: &mut Dataset,
+    example_id: &str,
+    suggestions: &[Perturbation],
+    k: usize,
+    decision: Decision,
+) -> Result<String, ReviewError> {
+    let ids = suggestion_item_ids(example_id, suggestions);
+    let (Some(id), Some(p)) = (ids.get(k), suggestions.get(k)) else {
+        return Err(ReviewError::BadItemId(format!(
+            "{example_id}/suggestion {k}"
+        )));
+    };
+    set_review(dataset, id, &p.perturbed.hypothesis, decision)?;
+    Ok(id.clone())
 }
 
 #[cfg(test)]

@@ -52,6 +52,18 @@ pub fn merge(base: &Dataset, add: Dataset, add_name: &str) -> Result<Dataset, Im
         ));
     }
     out.tables.extend(new_tables);
+    // Reviews travel with their examples; an example without an id is known by its index,
+    // which moves up by the examples already loaded.
+    let offset = out.examples.len();
+    out.reviews.extend(add.reviews.into_iter().map(|mut r| {
+        if let Some((ex, probe, n)) = crate::review::parse_item_id(&r.item) {
+            if let Some(i) = ex.strip_prefix('#').and_then(|i| i.parse::<usize>().ok()) {
+                r.item = crate::review::item_id(&format!("#{}", i + offset), probe, n);
+            }
+        }
+        r
+    }));
+    out.reviews.sort_by(|a, b| a.item.cmp(&b.item));
     out.examples.extend(add.examples);
     out.label_set = if base.label_set == LabelSet::TwoWay && add.label_set == LabelSet::TwoWay {
         LabelSet::TwoWay

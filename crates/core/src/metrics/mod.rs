@@ -29,7 +29,8 @@ pub use paired::{
     CounterfactualClass, PairedChecks, PairedError, PairedRow, PairedTable,
 };
 pub use scores::{
-    perturbation_scores, sampled_accuracy, MeanSd, PerturbationScores, SampleOptions,
+    perturbation_scores, perturbation_scores_in, sampled_accuracy, LeftOut, MeanSd,
+    PerturbationScores, SampleOptions, ScoreView,
 };
 pub use transition_report::{
     invalid_table, invalid_tables_by_category, set_graph, set_graph_where, set_graphs_by_category,

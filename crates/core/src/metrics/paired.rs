@@ -8,8 +8,9 @@
 //! counterfactuals asserting the original's label) and label-flipping ones (hand-made and
 //! imported counterfactual pairs asserting another label) are separate tables
 //! ([`CounterfactualClass`]): pooled, the two kinds of error the paper tells apart would mix.
-//! Only items whose expectation is certain are counted (a heuristic row swap's expected label
-//! needs review); [`PairedTable::heuristic_left_out`] says how many were not.
+//! Only certain and reviewer-accepted items are counted (a heuristic row swap's expected label
+//! needs review; an accepted item is scored by the reviewer's label, a rejected one never);
+//! [`PairedTable::heuristic_left_out`] says how many unreviewed heuristic items were not.
 
 use serde::{Deserialize, Serialize};
 
@@ -17,6 +18,7 @@ use super::group::{groups, Group};
 use super::transition_report::{counterfactual_table, expects_gold_label, trusted};
 use crate::label::Label;
 use crate::probe::{Expectation, ProbeExample, ProbeItem, ProbeKind};
+use crate::review::ReviewState;
 use crate::run::RunResult;
 
 /// Which counterfactuals a Table 8 is over.
@@ -54,9 +56,7 @@ impl CounterfactualClass {
         if !counterfactual_table(run, item) {
             return None;
         }
-        if !matches!(item.expectation, Expectation::Label { .. }) {
-            return None;
-        }
+        item.scored_labels()?;
         Some(if expects_gold_label(run, item) {
             CounterfactualClass::LabelPreserving
         } else {
@@ -82,7 +82,9 @@ pub struct PairedChecks {
 /// expected on the counterfactual).
 fn neutral(ex: &ProbeExample, item: &ProbeItem) -> bool {
     ex.gold == Label::Neutral
-        || matches!(&item.expectation, Expectation::Label { labels } if labels.contains(&Label::Neutral))
+        || item
+            .scored_labels()
+            .is_some_and(|labels| labels.contains(&Label::Neutral))
 }
 
 /// The checks of one counterfactual item; `None` when it is in no Table 8 (not a
@@ -94,8 +96,7 @@ pub fn paired_checks(run: &RunResult, item: &ProbeItem) -> Option<PairedChecks> 
 }
 
 fn checks(run: &RunResult, item: &ProbeItem, class: CounterfactualClass) -> Option<PairedChecks> {
-    let (Some(ex), Expectation::Label { labels }) = (run.example_of(item), &item.expectation)
-    else {
+    let (Some(ex), Some(labels)) = (run.example_of(item), item.scored_labels()) else {
         return None;
     };
     if neutral(ex, item) || !trusted(item) {
@@ -173,7 +174,10 @@ pub fn paired_table_where(
         .items
         .iter()
         .filter(kept)
-        .filter(|it| !trusted(it) && run.example_of(it).is_some_and(|ex| !neutral(ex, it)))
+        .filter(|it| {
+            it.review == ReviewState::HeuristicUnreviewed
+                && run.example_of(it).is_some_and(|ex| !neutral(ex, it))
+        })
         .count();
     Ok(PairedTable {
         class,

@@ -1,12 +1,21 @@
 //! Accuracy scores as the paper reports them (Tables 4 and 7): accuracy on the original
 //! examples, on label-preserved and on label-flipped perturbations, each as mean and
 //! standard deviation over seeded random samples of 80% of the items (100 samples).
+//!
+//! Which items count (issue 11 §4, paper §4 and §6): items of NEUTRAL examples are left out
+//! (both tables are "w/o NEUTRAL"); certain and accepted items count, an accepted one against
+//! the reviewer's label; heuristic items nobody reviewed count only on request
+//! ([`SampleOptions::include_heuristic`]); rejected items never. Every item left out is
+//! counted in [`LeftOut`] so a table can say so. A [`ScoreView`] picks the full model's
+//! predictions or the hypothesis-only ones (the originals' and items' empty-premise pairs).
 
 use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 
-use crate::probe::{Certainty, Expectation, ProbeItem, ProbeKind};
+use crate::label::Label;
+use crate::probe::{ProbeItem, ProbeKind};
+use crate::review::ReviewState;
 use crate::rng::Rng;
 use crate::run::RunResult;
 
@@ -33,8 +42,12 @@ pub struct SampleOptions {
     /// Sample one perturbation per original example and kind (preserved / flipped), as the
     /// paper does for Table 4 so scores are comparable to the originals.
     pub one_per_example: bool,
-    /// Only items whose expectation is certain.
+    /// Only items in the `certain` review state (not even accepted ones).
     pub certain_only: bool,
+    /// Also count heuristic items nobody has reviewed (left out by default, and counted in
+    /// [`LeftOut::heuristic_unreviewed`]).
+    #[serde(default)]
+    pub include_heuristic: bool,
 }
 
 impl Default for SampleOptions {
@@ -45,6 +58,7 @@ impl Default for SampleOptions {
             seed: 0,
             one_per_example: true,
             certain_only: false,
+            include_heuristic: false,
         }
     }
 }
@@ -75,6 +89,19 @@ pub fn sampled_accuracy(correct: &[bool], opts: &SampleOptions, rng: &mut Rng) -
     })
 }
 
+/// Items of a score row that were not counted, by reason (issue 11 §4: never silently).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+pub struct LeftOut {
+    /// Heuristic items nobody reviewed, left out (0 when they were included on request).
+    pub heuristic_unreviewed: usize,
+    /// Heuristic items nobody reviewed that were included on request.
+    pub heuristic_included: usize,
+    /// Items a reviewer rejected.
+    pub rejected: usize,
+    /// Items of NEUTRAL examples (Tables 4 and 7 are "w/o NEUTRAL").
+    pub neutral: usize,
+}
+
 /// One row of Table 4 / Table 7.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct PerturbationScores {
@@ -84,61 +111,116 @@ pub struct PerturbationScores {
     pub label_preserved: Option<MeanSd>,
     /// Accuracy on items whose expected label differs from the gold label.
     pub label_flipped: Option<MeanSd>,
+    /// Items of the row's probes not counted, and why.
+    #[serde(default)]
+    pub left_out: LeftOut,
 }
 
-fn expected_labels(item: &ProbeItem) -> Option<&[crate::label::Label]> {
-    match &item.expectation {
-        Expectation::Label { labels } => Some(labels),
-        Expectation::Transition { .. } => None,
-    }
+/// Whose predictions a score row reads.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ScoreView {
+    /// The model on premise and hypothesis (the paper's Prem+Hypo rows).
+    PremiseAndHypothesis,
+    /// Hypothesis alone (the paper's Hypo-Only rows): each original's and each item's
+    /// empty-premise pair — this model's hypothesis-only view, or a second model's scores
+    /// when [`RunResult::hypothesis_only_model`] is set. Examples and items without such a
+    /// pair are not counted.
+    HypothesisOnly,
 }
 
-/// Table 4's row for the items of `probes` that pass `keep` (label-expectation items only).
+/// Table 4's row for the items of `probes` that pass `keep` (label-expectation items only),
+/// as the full model sees them.
 pub fn perturbation_scores(
     run: &RunResult,
     probes: &[ProbeKind],
     opts: &SampleOptions,
     keep: impl Fn(&ProbeItem) -> bool,
 ) -> PerturbationScores {
+    perturbation_scores_in(run, probes, opts, ScoreView::PremiseAndHypothesis, keep)
+}
+
+/// [`perturbation_scores`] in either view. Both views sample the same items (the same
+/// one-per-example picks), so a Prem+Hypo row and its Hypo-Only row compare like with like.
+pub fn perturbation_scores_in(
+    run: &RunResult,
+    probes: &[ProbeKind],
+    opts: &SampleOptions,
+    view: ScoreView,
+    keep: impl Fn(&ProbeItem) -> bool,
+) -> PerturbationScores {
     let mut pick = Rng::derive(opts.seed, "pick-one-per-example");
-    // example → (preserved items, flipped items), in example order.
-    let mut by_example: BTreeMap<usize, (Vec<&ProbeItem>, Vec<&ProbeItem>)> = BTreeMap::new();
+    let mut left_out = LeftOut::default();
+    // example → (preserved items, flipped items), in example order, with their labels.
+    type Scored<'a> = (&'a ProbeItem, Vec<Label>);
+    let mut by_example: BTreeMap<usize, (Vec<Scored>, Vec<Scored>)> = BTreeMap::new();
     for it in run
         .items
         .iter()
         .filter(|it| probes.contains(&it.probe) && keep(it))
     {
-        if opts.certain_only && it.certainty != Certainty::Certain {
-            continue;
-        }
-        let (Some(labels), Some(ex)) = (expected_labels(it), run.example_of(it)) else {
+        let (Some(labels), Some(ex)) = (it.scored_labels(), run.example_of(it)) else {
             continue;
         };
+        if ex.gold == Label::Neutral {
+            left_out.neutral += 1;
+            continue;
+        }
+        match it.review {
+            ReviewState::Rejected => {
+                left_out.rejected += 1;
+                continue;
+            }
+            ReviewState::HeuristicUnreviewed if !opts.include_heuristic => {
+                left_out.heuristic_unreviewed += 1;
+                continue;
+            }
+            ReviewState::HeuristicUnreviewed => left_out.heuristic_included += 1,
+            ReviewState::Certain | ReviewState::Accepted { .. } => {}
+        }
+        if opts.certain_only && it.review != ReviewState::Certain {
+            continue;
+        }
         let e = by_example.entry(it.example).or_default();
         if labels.contains(&ex.gold) {
-            e.0.push(it);
+            e.0.push((it, labels));
         } else {
-            e.1.push(it);
+            e.1.push((it, labels));
         }
     }
-    let correct = |it: &ProbeItem| {
-        expected_labels(it).is_some_and(|l| l.contains(&run.predicted(it.perturbed_pair)))
+    let hypothesis_only = view == ScoreView::HypothesisOnly;
+    // Right or wrong on the item; `None` when the view has no prediction for it.
+    let correct = |(it, labels): &Scored| {
+        let pair = if hypothesis_only {
+            it.hypothesis_only_pair?
+        } else {
+            it.perturbed_pair
+        };
+        Some(labels.contains(&run.predicted(pair)))
     };
     let mut original = Vec::new();
     let mut preserved = Vec::new();
     let mut flipped = Vec::new();
     for (&ex, (p, f)) in &by_example {
         if let Some(e) = run.examples.get(ex) {
-            original.push(run.original_prediction(e) == e.gold);
+            let pair = if hypothesis_only {
+                run.hypothesis_only_pairs.get(ex).copied()
+            } else {
+                Some(e.pair)
+            };
+            if let Some(pair) = pair {
+                original.push(run.predicted(pair) == e.gold);
+            }
         }
         for (list, out) in [(p, &mut preserved), (f, &mut flipped)] {
             if list.is_empty() {
                 continue;
             }
             if opts.one_per_example {
-                out.push(correct(list[pick.below(list.len())]));
+                // The pick is drawn in both views, so both sample the same item.
+                out.extend(correct(&list[pick.below(list.len())]));
             } else {
-                out.extend(list.iter().map(|it| correct(it)));
+                out.extend(list.iter().filter_map(&correct));
             }
         }
     }
@@ -147,6 +229,7 @@ pub fn perturbation_scores(
         original: sampled_accuracy(&original, opts, &mut rng),
         label_preserved: sampled_accuracy(&preserved, opts, &mut rng),
         label_flipped: sampled_accuracy(&flipped, opts, &mut rng),
+        left_out,
     }
 }
 
@@ -155,6 +238,16 @@ pub fn perturbation_scores_by_group(
     run: &RunResult,
     probes: &[ProbeKind],
     opts: &SampleOptions,
+) -> Vec<(String, PerturbationScores)> {
+    perturbation_scores_by_group_in(run, probes, opts, ScoreView::PremiseAndHypothesis)
+}
+
+/// [`perturbation_scores_by_group`] in either view.
+pub fn perturbation_scores_by_group_in(
+    run: &RunResult,
+    probes: &[ProbeKind],
+    opts: &SampleOptions,
+    view: ScoreView,
 ) -> Vec<(String, PerturbationScores)> {
     let mut groups: Vec<String> = run
         .examples
@@ -171,7 +264,7 @@ pub fn perturbation_scores_by_group(
     groups
         .into_iter()
         .map(|g| {
-            let scores = perturbation_scores(run, probes, opts, |it| {
+            let scores = perturbation_scores_in(run, probes, opts, view, |it| {
                 run.example_of(it).is_some_and(|e| {
                     g.strip_prefix("split:")
                         .is_some_and(|s| e.split.as_deref() == Some(s))

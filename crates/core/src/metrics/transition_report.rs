@@ -14,7 +14,8 @@ use serde::{Deserialize, Serialize};
 
 use super::invalid::{group_by_split, InvalidTransitionTable, SplitTransitions};
 use crate::label::Label;
-use crate::probe::{Certainty, Expectation, ProbeItem, ProbeKind};
+use crate::probe::{Expectation, ProbeItem, ProbeKind};
+use crate::review::ReviewState;
 use crate::rules::Operation;
 use crate::run::RunResult;
 use crate::transitions::{TransitionEdge, TransitionMatrix};
@@ -198,8 +199,8 @@ pub const COUNTERFACTUAL_PROBES: [ProbeKind; 3] = [
 /// Whether an item with an expected label expects the original example's gold label (the same
 /// test as Tables 4 and 7's "label preserved" column).
 pub fn expects_gold_label(run: &RunResult, item: &ProbeItem) -> bool {
-    match (&item.expectation, run.example_of(item)) {
-        (Expectation::Label { labels }, Some(ex)) => labels.contains(&ex.gold),
+    match (item.scored_labels(), run.example_of(item)) {
+        (Some(labels), Some(ex)) => labels.contains(&ex.gold),
         _ => false,
     }
 }
@@ -208,9 +209,13 @@ pub fn expects_gold_label(run: &RunResult, item: &ProbeItem) -> bool {
 /// expected label may be wrong, so judging the model by it would be judging the heuristic: the
 /// label-preserving transition sets and Table 8 count only these items (and say how many they
 /// left out).
-// When review state joins the items, reviewed-and-accepted items belong here too.
+// A reviewer's acceptance makes an item as trustworthy as a certain one (judged by the
+// reviewer's label, see `ProbeItem::scored_labels`); a rejected item never counts.
 pub fn trusted(item: &ProbeItem) -> bool {
-    item.certainty == Certainty::Certain
+    matches!(
+        item.review,
+        ReviewState::Certain | ReviewState::Accepted { .. }
+    )
 }
 
 /// Label-preserving items judged by the label-preserving rule: trusted, and the expected label
@@ -228,7 +233,11 @@ pub fn heuristic_left_out(run: &RunResult, set: TransitionSet) -> usize {
     };
     run.items
         .iter()
-        .filter(|it| kind(run, it) && !trusted(it) && expects_gold_label(run, it))
+        .filter(|it| {
+            kind(run, it)
+                && it.review == ReviewState::HeuristicUnreviewed
+                && expects_gold_label(run, it)
+        })
         .count()
 }
 

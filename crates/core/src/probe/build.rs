@@ -20,6 +20,7 @@ use crate::label::LabelSet;
 use crate::linearize::{
     linearize, linearize_units, LinearizeError, LinearizeSettings, PremiseUnits,
 };
+use crate::review::ReviewState;
 use crate::rng::Rng;
 use crate::rules::RuleSet;
 use crate::scoring::Pair;
@@ -64,6 +65,11 @@ pub struct ProbeSettings {
     /// of SPEC §2, needed for Table 8's O-Hypo column).
     #[serde(default)]
     pub hypothesis_only: bool,
+    /// Also score the perturbed hypothesis of every Table 4 / Table 7 item (hypothesis and
+    /// counterfactual probes) with an empty premise, and each original hypothesis too: the
+    /// hypothesis-only rows of Tables 4 and 7 (the same model's hypothesis-only view, SPEC §2).
+    #[serde(default)]
+    pub hypothesis_only_items: bool,
 }
 
 fn default_permutations() -> usize {
@@ -86,6 +92,7 @@ impl ProbeSettings {
             splits: None,
             word_order: WordOrderSettings::default(),
             hypothesis_only: false,
+            hypothesis_only_items: false,
         }
     }
 }
@@ -136,6 +143,10 @@ pub struct ProbeSet {
     pub hypothesis_only_pairs: Vec<usize>,
     /// What was left out and why.
     pub skipped: Vec<Skipped>,
+    /// Ids of the dataset's reviews that name an item of this set but were made on a
+    /// different perturbation (generation changed since): not applied.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub unapplied_reviews: Vec<String>,
 }
 
 /// What a run will cost, shown before running.
@@ -425,7 +436,7 @@ pub fn build_probe_set(
         return Err(ProbeError::NoExamples(skipped.len()));
     }
     let mut hypothesis_only_pairs = Vec::new();
-    if settings.hypothesis_only {
+    if settings.hypothesis_only || settings.hypothesis_only_items {
         for ex in &examples {
             hypothesis_only_pairs
                 .push(pairs.add(settings.linearization.pair("", &ex.input.hypothesis)));
@@ -438,8 +449,11 @@ pub fn build_probe_set(
         for (pos, ex) in examples.iter().enumerate() {
             match generate(kind, ex, dataset, &index, settings) {
                 Ok(ps) => {
+                    // Number before capping, so an item keeps its id (and its review) whatever
+                    // the caps: `n` is its position among everything the probe generated.
+                    let ps: Vec<(usize, Perturbation)> = ps.into_iter().enumerate().collect();
                     let ps = cap_items(ps, settings.caps.per_example, &mut cap_rng);
-                    per_kind.extend(ps.into_iter().enumerate().map(|(n, p)| (pos, n, p)));
+                    per_kind.extend(ps.into_iter().map(|(n, p)| (pos, n, p)));
                 }
                 Err(reason) => skipped.push(Skipped {
                     example: ex.id.clone(),
@@ -461,19 +475,26 @@ pub fn build_probe_set(
                     continue;
                 }
             };
+            let hypothesis_only_pair = (settings.hypothesis_only_items
+                && in_score_tables(kind)
+                && matches!(p.expectation, Expectation::Label { .. }))
+            .then(|| pairs.add(settings.linearization.pair("", &p.perturbed.hypothesis)));
             items.push(ProbeItem {
-                id: format!("{}/{}/{}", ex.id, kind.as_str(), n),
+                id: crate::review::item_id(&ex.id, kind, n),
                 example: pos,
                 probe: p.probe,
                 edit: p.edit,
                 perturbed: p.perturbed,
                 expectation: p.expectation,
+                review: ReviewState::from_certainty(p.certainty),
                 certainty: p.certainty,
                 original_pair: ex.pair,
                 perturbed_pair,
+                hypothesis_only_pair,
             });
         }
     }
+    let unapplied_reviews = crate::review::apply_reviews(&mut items, &examples, &dataset.reviews);
     Ok(ProbeSet {
         settings: settings.clone(),
         rules: rules.clone(),
@@ -483,6 +504,7 @@ pub fn build_probe_set(
         pairs: pairs.pairs,
         hypothesis_only_pairs,
         skipped,
+        unapplied_reviews,
     })
 }
 
@@ -495,6 +517,16 @@ fn derived_from_present<'a>(
     ex.derived_from
         .as_deref()
         .filter(|o| ids.contains(o) && ex.id.as_deref() != Some(*o))
+}
+
+/// Whether a probe's items are scored in Table 4 (hypothesis probes) or Table 7
+/// (counterfactual tables), the tables with hypothesis-only rows.
+fn in_score_tables(kind: ProbeKind) -> bool {
+    ProbeKind::HYPOTHESIS.contains(&kind)
+        || matches!(
+            kind,
+            ProbeKind::RowSwap | ProbeKind::TitleSwap | ProbeKind::Counterfactual
+        )
 }
 
 /// Examples shipped with the dataset whose `derived_from` is `ex`: hand-made counterfactuals,

@@ -14,6 +14,7 @@ pub mod words;
 use serde::{Deserialize, Serialize};
 
 use crate::label::Label;
+use crate::review::ReviewState;
 use crate::rules::Operation;
 use crate::table::Table;
 
@@ -314,6 +315,7 @@ pub enum Certainty {
 
 /// One perturbed example.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(from = "StoredProbeItem")]
 pub struct ProbeItem {
     /// Stable id: `<example id>/<probe>/<n>`.
     pub id: String,
@@ -327,12 +329,72 @@ pub struct ProbeItem {
     pub perturbed: ProbeInput,
     /// What a correct model does.
     pub expectation: Expectation,
-    /// Certain or heuristic.
+    /// Certain or heuristic, as generated.
     pub certainty: Certainty,
+    /// Where review stands: generated as certain or heuristic-unreviewed, then accepted or
+    /// rejected by the dataset's reviews (see [`crate::review`]). Score tables read this, not
+    /// `certainty`.
+    pub review: ReviewState,
     /// Index of the original pair in [`ProbeSet::pairs`].
     pub original_pair: usize,
     /// Index of the perturbed pair in [`ProbeSet::pairs`].
     pub perturbed_pair: usize,
+    /// Index of the perturbed hypothesis with an empty premise in [`ProbeSet::pairs`] (the
+    /// hypothesis-only view, when `settings.hypothesis_only_items`, or a second model's
+    /// hypothesis-only score after [`crate::run::RunResult::with_hypothesis_model`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub hypothesis_only_pair: Option<usize>,
+}
+
+impl ProbeItem {
+    /// The labels the item is scored against: the reviewer's label for an accepted item,
+    /// the generated expectation's otherwise; `None` for items judged by a transition rule.
+    pub fn scored_labels(&self) -> Option<Vec<Label>> {
+        match (&self.review, &self.expectation) {
+            (ReviewState::Accepted { label }, _) => Some(vec![*label]),
+            (_, Expectation::Label { labels }) => Some(labels.clone()),
+            (_, Expectation::Transition { .. }) => None,
+        }
+    }
+}
+
+/// A [`ProbeItem`] as read from a file: run files written before review states existed lack
+/// `review`, which then follows from `certainty` (heuristic reads as heuristic-unreviewed).
+#[derive(Deserialize)]
+struct StoredProbeItem {
+    id: String,
+    example: usize,
+    probe: ProbeKind,
+    edit: Edit,
+    perturbed: ProbeInput,
+    expectation: Expectation,
+    certainty: Certainty,
+    #[serde(default)]
+    review: Option<ReviewState>,
+    original_pair: usize,
+    perturbed_pair: usize,
+    #[serde(default)]
+    hypothesis_only_pair: Option<usize>,
+}
+
+impl From<StoredProbeItem> for ProbeItem {
+    fn from(s: StoredProbeItem) -> ProbeItem {
+        ProbeItem {
+            id: s.id,
+            example: s.example,
+            probe: s.probe,
+            edit: s.edit,
+            perturbed: s.perturbed,
+            expectation: s.expectation,
+            certainty: s.certainty,
+            review: s
+                .review
+                .unwrap_or_else(|| ReviewState::from_certainty(s.certainty)),
+            original_pair: s.original_pair,
+            perturbed_pair: s.perturbed_pair,
+            hypothesis_only_pair: s.hypothesis_only_pair,
+        }
+    }
 }
 
 /// An original example as a run sees it.
