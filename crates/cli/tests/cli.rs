@@ -12,10 +12,11 @@ use tabprobe_core::linearize::{linearize, Linearization};
 use tabprobe_core::metrics::invalid::InvalidTransitionTable;
 use tabprobe_core::metrics::scores::perturbation_scores_by_group_in;
 use tabprobe_core::metrics::{
-    evidence_selection, evidence_selection_by_group, invalid_table, invalid_tables_by_category,
-    paired_counterfactual, paired_counterfactual_by_group, perturbation_scores_in,
-    run_word_order_metrics, run_word_order_metrics_by_group, transition_graph, MeanSd,
-    SampleOptions, ScoreView,
+    evidence_selection, evidence_selection_by_group, paired_checks, paired_table,
+    paired_tables_by_group, perturbation_scores_in, run_word_order_metrics,
+    run_word_order_metrics_by_group, set_graph, set_invalid_table,
+    set_invalid_tables_by_category, CounterfactualClass, MeanSd, SampleOptions, ScoreView,
+    TransitionSet,
 };
 use tabprobe_core::probe::{build_probe_set, ProbeKind};
 use tabprobe_core::rules::Operation;
@@ -97,7 +98,8 @@ fn probe_all(dir: &Path, seed: &str) -> PathBuf {
         "--out",
         s(&out),
     ]);
-    assert!(err.contains("probe set: 6 examples"), "{err}");
+    // 6 examples, one of them a shipped counterfactual reached only through the counterfactual probe.
+    assert!(err.contains("probe set: 5 examples"), "{err}");
     assert!(err.contains("scored"), "no progress on stderr:\n{err}");
     out
 }
@@ -197,27 +199,26 @@ fn probe_then_report_end_to_end() {
     );
 
     // Counts by hand (fixture: Breakfast in America 7 rows, Bridesmaids 4, Kind of Blue 4,
-    // the counterfactual copy of Breakfast in America 7; six examples).
-    assert_eq!(run.examples.len(), 6);
+    // the counterfactual copy of Breakfast in America 7; six examples, of which H1-cf is a
+    // shipped counterfactual of H1: reached through the counterfactual probe only, so the run
+    // holds five originals).
+    assert_eq!(run.examples.len(), 5);
     let count = |k: ProbeKind| run.items.iter().filter(|i| i.probe == k).count();
-    // One deletion per row: H1, H2, H3 and H1-cf on 7 rows, H5 and K1 on 4.
-    assert_eq!(count(ProbeKind::RowDeletion), 4 * 7 + 2 * 4);
-    assert_eq!(count(ProbeKind::PremiseRemoval), 6);
+    // One deletion per row: H1, H2, H3 on 7 rows, H5 and K1 on 4.
+    assert_eq!(count(ProbeKind::RowDeletion), 3 * 7 + 2 * 4);
+    assert_eq!(count(ProbeKind::PremiseRemoval), 5);
     // Relevant rows: H1 2, H2 1, H3 1, H5 1, K1 2; H1-cf has none annotated (skipped).
     assert_eq!(count(ProbeKind::RelevantRowDeletion), 7);
     // All at once only where there are at least two (H1, K1): one row would repeat the above.
     assert_eq!(count(ProbeKind::AllRelevantRowsDeletion), 2);
     assert_eq!(count(ProbeKind::IrrelevantRowDeletion), 5 + 6 + 6 + 3 + 2);
     // k = 5 permutations per table.
-    assert_eq!(count(ProbeKind::RowPermutation), 6 * 5);
+    assert_eq!(count(ProbeKind::RowPermutation), 5 * 5);
     // H1-cf is H1's only shipped counterfactual.
     assert_eq!(count(ProbeKind::Counterfactual), 1);
-    assert!(run
-        .skipped
-        .iter()
-        .any(|s| s.example == "H1-cf" && s.probe == Some(ProbeKind::RelevantRowDeletion)));
+    assert!(run.examples.iter().all(|e| e.id != "H1-cf"));
     // Every example has its hypothesis-only pair; every pair is scored with probabilities.
-    assert_eq!(run.hypothesis_only_pairs.len(), 6);
+    assert_eq!(run.hypothesis_only_pairs.len(), 5);
     for p in &run.pairs {
         let sum: f32 = p.score.probs.iter().sum();
         assert!((sum - 1.0).abs() < 1e-4, "{:?}", p.score.probs);
@@ -259,10 +260,11 @@ fn probe_then_report_end_to_end() {
 /// Every CSV cell equals the figure core computes from the run file.
 fn check_report_equals_core(run: &RunResult, dir: &Path) {
     // Invalid-transition tables (all examples, then per category) and graphs.
-    for op in Operation::ALL {
-        let name = serde_json::to_value(op).unwrap();
-        let name = name.as_str().unwrap();
-        let Some(t) = invalid_table(run, op) else {
+    // One table and graph per transition set (Table 6's single and all-relevant-rows
+    // deletions apart; the label-preserving rule's hypothesis and counterfactual sets).
+    for set in TransitionSet::ALL {
+        let name = set.as_str();
+        let Some(t) = set_invalid_table(run, set) else {
             assert!(!dir.join(format!("invalid_{name}.csv")).exists());
             continue;
         };
@@ -289,13 +291,13 @@ fn check_report_equals_core(run: &RunResult, dir: &Path) {
             assert_eq!(*got[t.rows.len()], avg, "{name} {group}");
         };
         check("all", &t, &t.splits);
-        let cats = invalid_tables_by_category(run, op);
+        let cats = set_invalid_tables_by_category(run, set);
         assert!(!cats.is_empty(), "{name}: the fixture has categories");
         for (c, ct) in &cats {
             check(&format!("category:{c}"), ct, &t.splits);
         }
 
-        let g = transition_graph(run, op).unwrap();
+        let g = set_graph(run, set).unwrap();
         let graph = csv(dir, &format!("graph_{name}"));
         let mut want: Vec<Vec<String>> = Vec::new();
         for (split, edges) in g
@@ -448,6 +450,7 @@ fn check_report_equals_core(run: &RunResult, dir: &Path) {
             vec![
                 g.clone(),
                 e.examples.to_string(),
+                e.incomplete.len().to_string(),
                 n2(e.precision),
                 n2(e.recall),
                 n2(e.all),
@@ -485,6 +488,7 @@ fn check_report_equals_core(run: &RunResult, dir: &Path) {
                 n4(m.omega_max),
                 n4(m.omega_rand),
                 o4(m.p_c),
+                o4(m.p_c_accepted_only),
                 o4(m.p_f),
                 o4(m.mean_entropy_accepted),
                 o4(m.mean_entropy_c),
@@ -504,41 +508,53 @@ fn check_report_equals_core(run: &RunResult, dir: &Path) {
         }
     }
 
-    // Table 8, overall and per group.
-    let cf = [
-        ProbeKind::RowSwap,
-        ProbeKind::TitleSwap,
-        ProbeKind::Counterfactual,
-    ];
-    let t8 = csv(dir, "table8_paired");
-    let mut groups = vec![("all".to_string(), paired_counterfactual(run, &cf).unwrap())];
-    groups.extend(
-        paired_counterfactual_by_group(run, &cf)
-            .unwrap()
-            .into_iter()
-            .map(|(g, r)| (g.label(), r)),
-    );
+    // Table 8, one per class of counterfactual (label-flipping, label-preserving), overall
+    // then per group; NEUTRAL and heuristic items left out.
     let mark = |b: bool| if b { "right" } else { "wrong" }.to_string();
-    let want: Vec<Vec<String>> = groups
-        .iter()
-        .flat_map(|(g, rs)| {
-            rs.iter().map(move |r| {
-                vec![
-                    g.clone(),
-                    mark(r.c_thp),
-                    mark(r.o_thp),
-                    mark(r.o_hypo),
-                    r.count.to_string(),
-                    n2(r.percent),
-                    if r.in_paper { "yes" } else { "no" }.to_string(),
-                ]
+    let mut counted = 0;
+    for class in CounterfactualClass::ALL {
+        let file = format!("table8_paired_{}", class.as_str());
+        let Ok(t) = paired_table(run, class) else {
+            assert!(!dir.join(format!("{file}.csv")).exists(), "{file}");
+            continue;
+        };
+        let t8 = csv(dir, &file);
+        let mut groups = vec![("all".to_string(), t.rows.clone())];
+        groups.extend(
+            paired_tables_by_group(run, class)
+                .unwrap()
+                .into_iter()
+                .map(|(g, t)| (g.label(), t.rows)),
+        );
+        let want: Vec<Vec<String>> = groups
+            .iter()
+            .flat_map(|(g, rs)| {
+                rs.iter().map(move |r| {
+                    vec![
+                        g.clone(),
+                        mark(r.c_thp),
+                        mark(r.o_thp),
+                        mark(r.o_hypo),
+                        r.count.to_string(),
+                        n2(r.percent),
+                        if r.in_paper { "yes" } else { "no" }.to_string(),
+                    ]
+                })
             })
-        })
-        .collect();
-    assert_eq!(t8, want);
-    let total: usize = groups[0].1.iter().map(|r| r.count).sum();
-    let cf_items = run.items.iter().filter(|i| cf.contains(&i.probe)).count();
-    assert_eq!(total, cf_items);
+            .collect();
+        assert_eq!(t8, want, "{file}");
+        let total: usize = t.rows.iter().map(|r| r.count).sum();
+        assert_eq!(total, t.items, "{file}");
+        counted += total;
+    }
+    // Every counted item is a counterfactual item with its three checks, and no other.
+    let checked = run
+        .items
+        .iter()
+        .filter(|i| paired_checks(run, i).is_some())
+        .count();
+    assert_eq!(counted, checked);
+    assert!(counted > 0, "the fixture has counted counterfactual items");
 }
 
 #[test]
