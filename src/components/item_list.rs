@@ -10,26 +10,26 @@ use std::sync::Arc;
 
 use leptos::prelude::*;
 use tabprobe_core::metrics::group::Group;
-use tabprobe_core::metrics::transition_report::NO_SPLIT;
+use tabprobe_core::metrics::transition_report::{TransitionSet, NO_SPLIT};
+use tabprobe_core::metrics::{paired_checks, CounterfactualClass};
 use tabprobe_core::probe::{Edit, Expectation, Premise, ProbeItem, ProbeKind};
-use tabprobe_core::report::COUNTERFACTUAL;
-use tabprobe_core::rules::Operation;
+use tabprobe_core::review::{set_item_review, Decision, ReviewState};
 use tabprobe_core::run::RunResult;
 use tabprobe_core::{Label, LabelSet};
 
 use crate::components::label_badge::LabelBadge;
 use crate::route::{navigate, Route};
-use crate::state::{AppState, WorkItem};
+use crate::state::{AppState, LoadedDataset, WorkItem};
 
 /// Which items to list.
 #[derive(Clone, Debug, PartialEq)]
 pub enum Drill {
-    /// Items judged by `operation` whose transition in model `model`'s run is `from → to`.
+    /// Items of transition set `set` whose transition in model `model`'s run is `from → to`.
     Edge {
         /// Which run (0 = main model).
         model: usize,
-        /// The operation.
-        operation: Operation,
+        /// The transition set (its rule judges the items).
+        set: TransitionSet,
         /// The split (`None` = pooled).
         split: Option<String>,
         /// Restrict to a reasoning category.
@@ -39,12 +39,12 @@ pub enum Drill {
         /// After.
         to: Label,
     },
-    /// Items judged by `operation`, predicted `before` first, whose after-label is invalid.
+    /// Items of transition set `set`, predicted `before` first, whose after-label is invalid.
     Invalid {
         /// Which run.
         model: usize,
-        /// The operation.
-        operation: Operation,
+        /// The transition set.
+        set: TransitionSet,
         /// The split (`None` = every split).
         split: Option<String>,
         /// Restrict to a reasoning category.
@@ -52,12 +52,15 @@ pub enum Drill {
         /// The label predicted before (`None` = any).
         before: Option<Label>,
     },
-    /// Items of one probe (a row of Tables 4 / 7).
+    /// Items of one probe that a row of Tables 4 / 7 counts (not NEUTRAL; certain or
+    /// accepted, and heuristic-unreviewed ones when the table includes them).
     Probe {
         /// The probe.
         probe: ProbeKind,
         /// Restrict to a split or category (`None` = the row "all").
         group: Option<Group>,
+        /// Whether the table counted heuristic items nobody reviewed.
+        include_heuristic: bool,
     },
     /// Counterfactual items with one combination of Table 8's three checks.
     Paired {
@@ -66,6 +69,8 @@ pub enum Drill {
         /// Which run's hypothesis-only predictions (O-Hypo); `model` itself for its own
         /// empty-premise scores.
         hypothesis_model: usize,
+        /// Which Table 8: label-flipping or label-preserving counterfactuals.
+        class: CounterfactualClass,
         /// Restrict to a split or category (`None` = the rows "all").
         group: Option<Group>,
         /// Right on the counterfactual.
@@ -123,7 +128,7 @@ impl Drill {
         };
         match self {
             Drill::Edge {
-                operation,
+                set,
                 split: s,
                 category,
                 from,
@@ -131,27 +136,41 @@ impl Drill {
                 ..
             } => format!(
                 "{} items predicted {from} before and {to} after ({}{})",
-                crate::components::score_tables::operation_title(*operation),
+                crate::components::score_tables::set_title(*set),
                 split(s),
                 cat(category)
             ),
             Drill::Invalid {
-                operation,
+                set,
                 split: s,
                 category,
                 before,
                 ..
             } => format!(
                 "{} items with an invalid transition{} ({}{})",
-                crate::components::score_tables::operation_title(*operation),
+                crate::components::score_tables::set_title(*set),
                 before.map(|b| format!(" from {b}")).unwrap_or_default(),
                 split(s),
                 cat(category)
             ),
-            Drill::Probe { probe, group } => {
-                format!("{} items{}", probe.as_str().replace('_', " "), grp(group))
+            Drill::Probe {
+                probe,
+                group,
+                include_heuristic,
+            } => {
+                format!(
+                    "{} items counted{}{}",
+                    probe.as_str().replace('_', " "),
+                    if *include_heuristic {
+                        " (unreviewed heuristic items included)"
+                    } else {
+                        ""
+                    },
+                    grp(group)
+                )
             }
             Drill::Paired {
+                class,
                 group,
                 c_thp,
                 o_thp,
@@ -160,7 +179,8 @@ impl Drill {
             } => {
                 let rw = |b: &bool| if *b { "right" } else { "wrong" };
                 format!(
-                    "counterfactual items with C-THP {}, O-THP {}, O-Hypo {}{}",
+                    "{} counterfactual items with C-THP {}, O-THP {}, O-Hypo {}{}",
+                    class.as_str().replace('_', "-"),
                     rw(c_thp),
                     rw(o_thp),
                     rw(o_hypo),
@@ -232,10 +252,9 @@ impl Drill {
             c.as_ref()
                 .is_none_or(|c| ex.is_some_and(|e| e.categories.contains(c)))
         };
-        let judged = |op: &Operation| matches!(item.expectation, Expectation::Transition { operation } if operation == *op);
         match self {
             Drill::Edge {
-                operation,
+                set,
                 split,
                 category,
                 from,
@@ -243,51 +262,56 @@ impl Drill {
                 ..
             } => {
                 let t = run.transition(item);
-                judged(operation)
+                set.contains(run, item)
                     && in_split(split)
                     && in_cat(category)
                     && t.before == *from
                     && t.after == *to
             }
             Drill::Invalid {
-                operation,
+                set,
                 split,
                 category,
                 before,
                 ..
             } => {
                 let t = run.transition(item);
-                judged(operation)
+                set.contains(run, item)
                     && in_split(split)
                     && in_cat(category)
                     && before.is_none_or(|b| t.before == b)
-                    && run.rules.is_valid(*operation, t.before, t.after) == Some(false)
+                    && run.rules.is_valid(set.operation(), t.before, t.after) == Some(false)
             }
-            Drill::Probe { probe, group } => {
+            Drill::Probe {
+                probe,
+                group,
+                include_heuristic,
+            } => {
+                // What core's score tables count: not NEUTRAL, and by review state.
                 item.probe == *probe
-                    && group
-                        .as_ref()
-                        .is_none_or(|g| ex.is_some_and(|e| g.contains(e)))
+                    && item.scored_labels().is_some()
+                    && item.review.is_counted(*include_heuristic)
+                    && ex.is_some_and(|e| {
+                        e.gold != Label::Neutral && group.as_ref().is_none_or(|g| g.contains(e))
+                    })
             }
             Drill::Paired {
+                class,
                 group,
                 c_thp,
                 o_thp,
                 o_hypo,
                 ..
             } => {
-                // The three checks of core's `paired_counterfactual_where`, on one item.
-                let (Some(ex), Expectation::Label { labels }) = (ex, &item.expectation) else {
+                // Core's own per-item checks: the row lists exactly the items it counts.
+                let (Some(ex), Some(c)) = (ex, paired_checks(run, item)) else {
                     return false;
                 };
-                let Some(&hypo_pair) = run.hypothesis_only_pairs.get(item.example) else {
-                    return false;
-                };
-                COUNTERFACTUAL.contains(&item.probe)
+                c.class == *class
                     && group.as_ref().is_none_or(|g| g.contains(ex))
-                    && labels.contains(&run.predicted(item.perturbed_pair)) == *c_thp
-                    && (run.original_prediction(ex) == ex.gold) == *o_thp
-                    && (run.predicted(hypo_pair) == ex.gold) == *o_hypo
+                    && c.c_thp == *c_thp
+                    && c.o_thp == *o_thp
+                    && c.o_hypo == *o_hypo
             }
             Drill::Examples {
                 probe, examples, ..
@@ -356,15 +380,20 @@ pub fn describe_edit(edit: &Edit) -> String {
 /// Whether the model's prediction on `item` is what a correct model does.
 pub fn item_ok(run: &RunResult, item: &ProbeItem) -> bool {
     let t = run.transition(item);
-    match &item.expectation {
-        Expectation::Transition { operation } => {
+    // An accepted item is judged by the label its reviewer asserted.
+    match (item.scored_labels(), &item.expectation) {
+        (Some(labels), _) => labels.contains(&t.after),
+        (None, Expectation::Transition { operation }) => {
             run.rules.is_valid(*operation, t.before, t.after) == Some(true)
         }
-        Expectation::Label { labels } => labels.contains(&t.after),
+        (None, Expectation::Label { .. }) => false,
     }
 }
 
 fn expectation_text(run: &RunResult, item: &ProbeItem, set: LabelSet) -> String {
+    if let ReviewState::Accepted { label } = item.review {
+        return format!("{} (a reviewer's label)", set.display_name(label));
+    }
     match &item.expectation {
         Expectation::Transition { operation } => {
             let before = run.transition(item).before;
@@ -483,7 +512,8 @@ pub fn ItemList(
             };
             view! {
                 <tr data-testid="drill-item" data-example=ex.as_ref().map(|e| e.id.clone())>
-                    <td><code>{item.id.clone()}</code>{(item.certainty == tabprobe_core::probe::Certainty::Heuristic).then(|| view! { <span class="heuristic" title="expectation needs a person's review">" heuristic"</span> })}</td>
+                    <td><code>{item.id.clone()}</code>{(item.certainty == tabprobe_core::probe::Certainty::Heuristic).then(|| view! { <span class="heuristic" title="expectation needs a person's review">" heuristic"</span> })}
+                        <ReviewControls item=item.clone() state=state set=set/></td>
                     <td class="hyp">{item.perturbed.hypothesis.clone()}</td>
                     <td>{describe_edit(&item.edit)}</td>
                     <td>{ex.as_ref().map(|e| view! { <LabelBadge label=e.gold set=set/> })}</td>
@@ -513,6 +543,76 @@ pub fn ItemList(
                 </table>
             </div>
         </section>
+    }
+    .into_any()
+}
+
+/// The review state of a generated item with an expected label (issue 11 §4), and buttons that
+/// record a decision in the loaded dataset's `reviews`: accept with the expected label, reject,
+/// or reset. Runs record the state of every item, so a decision counts from the next run on;
+/// the saved run keeps the states it was scored with.
+#[component]
+fn ReviewControls(item: ProbeItem, state: AppState, set: LabelSet) -> impl IntoView {
+    let expected = match &item.expectation {
+        Expectation::Label { labels } => labels.first().copied(),
+        Expectation::Transition { .. } => None,
+    };
+    let Some(expected) = expected else {
+        return ().into_any();
+    };
+    let id = item.id.clone();
+    // The decision the loaded dataset holds now (it may differ from the run's state).
+    let id2 = id.clone();
+    let pending = move || {
+        state.dataset.with(|d| {
+            d.as_ref().and_then(|d| {
+                tabprobe_core::review::review_of(&d.dataset, &id2).and_then(tabprobe_core::review::state_of)
+            })
+        })
+    };
+    let problem = RwSignal::new(None::<String>);
+    let run_state = item.review;
+    let item = StoredValue::new(item);
+    let decide = move |decision: Decision| {
+        let mut err = None;
+        state.dataset.update(|d| match d {
+            Some(d) => {
+                let mut ds = (*d.dataset).clone();
+                match item.with_value(|it| set_item_review(&mut ds, it, decision)) {
+                    Ok(()) => *d = LoadedDataset::new(d.file.clone(), ds),
+                    Err(e) => err = Some(e.to_string()),
+                }
+            }
+            None => err = Some("load the run's dataset to record reviews in it".to_string()),
+        });
+        problem.set(err);
+    };
+    let shown = move || {
+        let now = pending();
+        let st = now.unwrap_or(run_state);
+        let text = match st {
+            ReviewState::Certain => "certain".to_string(),
+            ReviewState::HeuristicUnreviewed => "unreviewed".to_string(),
+            ReviewState::Accepted { label } => format!("accepted as {}", set.display_name(label)),
+            ReviewState::Rejected => "rejected".to_string(),
+        };
+        let changed = now.is_some_and(|n| n != run_state);
+        view! {
+            <span class=format!("review {}", st.as_str()) data-testid="review-state" data-state=st.as_str()>{text}</span>
+            {changed.then(|| view! { <span class="muted" data-testid="review-next-run">" (counts from the next run)"</span> })}
+        }
+    };
+    view! {
+        <span class="review-controls">
+            " " {shown} " "
+            <button class="small" data-testid="review-accept" title=format!("accept: the perturbed item's label is {}", set.display_name(expected))
+                on:click=move |_| decide(Decision::Accept(expected))>"accept"</button>
+            <button class="small" data-testid="review-reject" title="reject: the item is wrong and is never scored"
+                on:click=move |_| decide(Decision::Reject)>"reject"</button>
+            <button class="small link" data-testid="review-reset" title="forget the decision"
+                on:click=move |_| decide(Decision::Reset)>"reset"</button>
+            {move || problem.get().map(|p| view! { <span class="problem" role="alert">{p}</span> })}
+        </span>
     }
     .into_any()
 }

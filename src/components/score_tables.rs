@@ -4,7 +4,8 @@
 //! cells drill down to their items.
 
 use leptos::prelude::*;
-use tabprobe_core::metrics::InvalidTransitionTable;
+use tabprobe_core::metrics::invalid::NOT_APPLICABLE_TWO_WAY;
+use tabprobe_core::metrics::{InvalidTransitionTable, TransitionSet};
 use tabprobe_core::report::{num, operation_name, paper_table, render_csv, Section};
 use tabprobe_core::rules::Operation;
 use tabprobe_core::Label;
@@ -17,6 +18,17 @@ pub fn operation_title(op: Operation) -> String {
         "{} ({})",
         operation_name(op).replace('_', " "),
         paper_table(op)
+    )
+}
+
+/// How the page names a transition set: `relevant row deletion — one relevant row deleted
+/// (Table 6)`; single-operation sets keep their operation's name.
+pub fn set_title(set: TransitionSet) -> String {
+    format!(
+        "{} — {} ({})",
+        set.as_str().replace('_', " "),
+        set.describe(),
+        set.paper_table()
     )
 }
 
@@ -155,6 +167,16 @@ pub fn InvalidTable(
         .rows
         .iter()
         .map(|r| {
+            if r.not_applicable {
+                // A two-way model cannot meet a rule whose only valid target is NEUTRAL: no
+                // percentage (it would read 100% invalid).
+                let span = (splits.len() + 1).to_string();
+                return view! {
+                    <tr class="not-applicable"><th scope="row">{r.label.as_str()}</th>
+                        <td colspan=span class="muted" data-testid="invalid-na" title=NOT_APPLICABLE_TWO_WAY>{format!("n/a — {NOT_APPLICABLE_TWO_WAY}")}</td></tr>
+                }
+                .into_any();
+            }
             let cells = r
                 .per_split
                 .iter()
@@ -164,6 +186,7 @@ pub fn InvalidTable(
             view! {
                 <tr><th scope="row">{r.label.as_str()}</th>{cells}{cell(r.mean, None, Some(r.label))}</tr>
             }
+            .into_any()
         })
         .collect::<Vec<_>>();
     let avg = table

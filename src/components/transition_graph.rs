@@ -111,11 +111,26 @@ pub fn TransitionGraphSvg(
         .into_iter()
         .map(|e| {
             let (d, (lx, ly)) = geometry(e.from, e.to);
-            let class = if e.valid { "edge valid" } else { "edge invalid" };
-            let marker = if e.valid {
+            // Out of a label whose rule a two-way model cannot meet, no edge is valid or
+            // invalid: it is drawn grey, "n/a".
+            let class = if e.not_applicable {
+                "edge not-applicable"
+            } else if e.valid {
+                "edge valid"
+            } else {
+                "edge invalid"
+            };
+            let marker = if e.valid || e.not_applicable {
                 "url(#arrow-valid)"
             } else {
                 "url(#arrow-invalid)"
+            };
+            let verdict = if e.not_applicable {
+                "n/a: not applicable to a two-way model"
+            } else if e.valid {
+                "valid"
+            } else {
+                "INVALID"
             };
             let (from, to) = (e.from, e.to);
             let title = format!(
@@ -125,13 +140,13 @@ pub fn TransitionGraphSvg(
                 e.count,
                 short(from, set),
                 e.percent,
-                if e.valid { "valid" } else { "INVALID" }
+                verdict
             );
             view! {
                 <g class=class role="button" tabindex="0" data-testid="edge"
                     data-from=from.as_str() data-to=to.as_str()
                     data-count=e.count.to_string() data-percent=format!("{:.4}", e.percent)
-                    data-valid=e.valid.to_string()
+                    data-valid=e.valid.to_string() data-not-applicable=e.not_applicable.to_string()
                     on:click=move |_| on_edge.run((from, to))
                     on:keydown=move |ev: leptos::ev::KeyboardEvent| {
                         if ev.key() == "Enter" || ev.key() == " " {

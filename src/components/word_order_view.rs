@@ -6,7 +6,7 @@ use std::collections::BTreeSet;
 
 use leptos::prelude::*;
 use tabprobe_core::metrics::word_order::{
-    omega, permuted_examples, permuted_examples_where, BleuBin, PermutedExample,
+    permuted_examples, permuted_examples_where, BleuBin, ExampleSet, PermutedExample,
 };
 use tabprobe_core::probe::{ProbeExample, ProbeKind};
 use tabprobe_core::run::RunResult;
@@ -41,15 +41,11 @@ fn axes(x_label: &'static str, y_label: &'static str) -> impl IntoView {
     }
 }
 
-/// Ω_x for x = 0, 0.05, …, 0.95 (Ω at x = 1 is always 0: no share exceeds 1).
+/// Ω_x at core's curve points (x = 0, 0.05, …, 0.95; Ω at x = 1 is always 0), the values
+/// the report's `word_order_omega` table holds.
 pub fn omega_curve(run: &RunResult) -> Vec<(f64, f64)> {
     let (examples, _) = permuted_examples(run);
-    (0..20)
-        .map(|k| {
-            let x = k as f64 / 20.0;
-            (x, omega(&examples, x))
-        })
-        .collect()
+    tabprobe_core::metrics::omega_curve(&examples)
 }
 
 /// The permuted examples of `run` that pass `keep`, each with its id, as core's
@@ -85,42 +81,22 @@ pub fn omega_examples(run: &RunResult, x: f64) -> BTreeSet<String> {
 }
 
 /// The examples a cell of the word-order summary table counts (column `column` of the row of
-/// `keep`'s group), with words for the heading: every permuted example for `examples`,
-/// `accuracy` and `entropy_accepted`; those accepting ≥ 1 permutation for `omega_max`; more
-/// than 1/m for `omega_rand`; D^c for `p_c`/`entropy_c`; D^f for `p_f`/`entropy_f`. `None`
-/// for the other columns (`skipped` examples have no word-order items to list).
+/// `keep`'s group), with words for the heading — core's [`ExampleSet`] for the column, the
+/// same set the metric averages over. `None` for the other columns (`skipped` examples have
+/// no word-order items to list).
 pub fn summary_cell_examples(
     run: &RunResult,
     keep: impl Fn(&ProbeExample) -> bool,
     column: &str,
 ) -> Option<(BTreeSet<String>, &'static str)> {
-    let any = |e: &PermutedExample| e.permutations.iter().any(|p| p.0);
-    let m = run.model.label_set.labels().len().max(1) as f64;
-    /// Which permuted examples a column counts.
-    type Pick = Box<dyn Fn(&PermutedExample) -> bool>;
-    let (pick, what): (Pick, &'static str) = match column {
-        "examples" | "accuracy" | "entropy_accepted" => (Box::new(|_| true), "with permutations"),
-        "omega_max" => (Box::new(any), "accepting at least one permutation (Ω_max)"),
-        "omega_rand" => (
-            Box::new(move |e| e.share_accepted() > 1.0 / m),
-            "accepting more than 1/m of their permutations (Ω_rand)",
-        ),
-        "p_c" | "entropy_c" => (
-            Box::new(move |e| e.original_correct && any(e)),
-            "originally right that accept a permutation (D^c)",
-        ),
-        "p_f" | "entropy_f" => (
-            Box::new(move |e| !e.original_correct && any(e)),
-            "originally wrong that accept a permutation (D^f)",
-        ),
-        _ => return None,
-    };
+    let set = ExampleSet::of_column(column)?;
+    let labels = run.model.label_set.labels().len();
     let ids = permuted_with_ids(run, keep)
         .into_iter()
-        .filter(|(_, e)| pick(e))
+        .filter(|(_, e)| set.contains(e, labels))
         .map(|(id, _)| id)
         .collect();
-    Some((ids, what))
+    Some((ids, set.description()))
 }
 
 /// The Ω_x curve.

@@ -11,17 +11,19 @@ use leptos::prelude::*;
 use leptos::task::spawn_local;
 use tabprobe_core::metrics::evidence::{evidence_selection, evidence_selection_where};
 use tabprobe_core::metrics::group::{groups, Group};
-use tabprobe_core::metrics::transition_report::{invalid_table_where, transition_graph_where};
+use tabprobe_core::metrics::transition_report::{
+    set_graph_where, set_invalid_table_where, TransitionSet,
+};
+use tabprobe_core::metrics::CounterfactualClass;
 use tabprobe_core::metrics::word_order::run_word_order_metrics;
-use tabprobe_core::probe::{Expectation, ProbeItem, ProbeKind};
-use tabprobe_core::report::{sections, Section, ALL};
-use tabprobe_core::rules::Operation;
+use tabprobe_core::probe::{ProbeItem, ProbeKind};
+use tabprobe_core::report::{sections, sections_with, table1_section, ReportOptions, Section, ALL};
 use tabprobe_core::run::RunResult;
 use tabprobe_core::Label;
 
 use crate::components::evidence_view::EvidenceView;
 use crate::components::item_list::{Drill, ItemList};
-use crate::components::score_tables::{operation_title, InvalidTable, SectionTable};
+use crate::components::score_tables::{set_title, InvalidTable, SectionTable};
 use crate::components::transition_graph::TransitionGraphSvg;
 use crate::components::word_order_view::{
     omega_examples, summary_cell_examples, BleuChart, OmegaCurve,
@@ -129,10 +131,6 @@ pub fn ResultsView() -> impl IntoView {
     }
 }
 
-fn judged_by(it: &ProbeItem, op: Operation) -> bool {
-    matches!(it.expectation, Expectation::Transition { operation } if operation == op)
-}
-
 fn in_category<'a>(run: &'a RunResult, c: &'a Option<String>) -> impl Fn(&ProbeItem) -> bool + 'a {
     move |it| {
         c.as_ref()
@@ -161,15 +159,17 @@ fn file_stem(run: &RunResult) -> String {
         .collect()
 }
 
-/// One operation: its rule, and per model its graphs (one per split + pooled) and its
-/// invalid-transition table.
+/// One transition set (an operation's items, Table 6's single or all-relevant-rows
+/// deletions, the label-preserving rule's hypothesis or counterfactual items): its rule, and
+/// per model its graphs (one per split + pooled) and its invalid-transition table.
 #[component]
-fn OperationBlock(
+fn SetBlock(
     runs: Vec<Arc<RunResult>>,
-    op: Operation,
+    tset: TransitionSet,
     category: RwSignal<Option<String>>,
     drill: RwSignal<Option<Drill>>,
 ) -> impl IntoView {
+    let op = tset.operation();
     let rule = runs[0].rules.get(op).map(|r| {
         let parts = r
             .valid
@@ -192,8 +192,8 @@ fn OperationBlock(
             .map(|(m, run)| {
                 let set = run.model.label_set;
                 let keep = in_category(run, &cat);
-                let graph = transition_graph_where(run, op, &keep);
-                let table = invalid_table_where(run, op, &keep);
+                let graph = set_graph_where(run, tset, &keep);
+                let table = set_invalid_table_where(run, tset, &keep);
                 let figures = graph.map(|g| {
                     let mut figs: Vec<(Option<String>, String, _)> = g
                         .splits
@@ -209,7 +209,7 @@ fn OperationBlock(
                             let on_edge = Callback::new(move |(from, to): (Label, Label)| {
                                 drill.set(Some(Drill::Edge {
                                     model: m,
-                                    operation: op,
+                                    set: tset,
                                     split: split.clone(),
                                     category: cat.clone(),
                                     from,
@@ -224,7 +224,7 @@ fn OperationBlock(
                 let on_cell = Callback::new(move |(split, before): (Option<String>, Option<Label>)| {
                     drill.set(Some(Drill::Invalid {
                         model: m,
-                        operation: op,
+                        set: tset,
                         split,
                         category: cat2.clone(),
                         before,
@@ -241,8 +241,8 @@ fn OperationBlock(
             .collect::<Vec<_>>()
     };
     view! {
-        <section class="operation" data-testid="operation" data-operation=tabprobe_core::report::operation_name(op)>
-            <h3>{operation_title(op)}</h3>
+        <section class="operation" data-testid="operation" data-operation=tset.as_str()>
+            <h3>{set_title(tset)}</h3>
             <p class="rule" data-testid="rule">{rule}</p>
             <div class="models-side">{columns}</div>
         </section>
@@ -280,32 +280,42 @@ fn row_group(run: &RunResult, label: &str) -> Option<Option<Group>> {
         .map(Some)
 }
 
-/// The operation a `graph_<name>` / `invalid_<name>` section is about.
-fn section_operation(file: &str, prefix: &str) -> Option<Operation> {
-    let name = file.strip_prefix(prefix)?;
-    Operation::ALL
+/// The transition set a `graph_<name>` / `invalid_<name>` section is about.
+fn section_set(file: &str, prefix: &str) -> Option<TransitionSet> {
+    TransitionSet::from_name(file.strip_prefix(prefix)?)
+}
+
+/// The counterfactual class of a `table8_paired_<class>` section.
+fn section_class(file: &str) -> Option<CounterfactualClass> {
+    let name = file.strip_prefix("table8_paired_")?;
+    CounterfactualClass::ALL
         .into_iter()
-        .find(|&op| tabprobe_core::report::operation_name(op) == name)
+        .find(|c| c.as_str() == name)
 }
 
 /// Section rows' drill-down: a probe row of Tables 4/7, a combination of Table 8, a group of
 /// the evidence summary, an example row of the evidence list, an edge row of a graph table,
 /// a row of an invalid-transition table (every split of it).
-fn section_drill(section: &Section, row: &[String], src: &Source) -> Option<Drill> {
+fn section_drill(
+    section: &Section,
+    row: &[String],
+    src: &Source,
+    include_heuristic: bool,
+) -> Option<Drill> {
     let group = || row_group(&src.run, row.first()?);
     let file = section.file.as_str();
-    if let Some(operation) = section_operation(file, "graph_") {
+    if let Some(set) = section_set(file, "graph_") {
         let split = row.first()?;
         return Some(Drill::Edge {
             model: src.model,
-            operation,
+            set,
             split: (split != "pooled").then(|| split.clone()),
             category: None,
             from: Label::from_canonical(row.get(1)?)?,
             to: Label::from_canonical(row.get(2)?)?,
         });
     }
-    if let Some(operation) = section_operation(file, "invalid_") {
+    if let Some(set) = section_set(file, "invalid_") {
         let category = match group()? {
             None => None,
             Some(Group::Category(c)) => Some(c),
@@ -314,7 +324,7 @@ fn section_drill(section: &Section, row: &[String], src: &Source) -> Option<Dril
         let before = row.get(1)?;
         return Some(Drill::Invalid {
             model: src.model,
-            operation,
+            set,
             split: None,
             category,
             before: if before == "Average" {
@@ -324,23 +334,25 @@ fn section_drill(section: &Section, row: &[String], src: &Source) -> Option<Dril
             },
         });
     }
+    if let Some(class) = section_class(file) {
+        let right = |i: usize| row.get(i).map(|c| c == "right");
+        return Some(Drill::Paired {
+            model: src.model,
+            hypothesis_model: src.hypothesis_model,
+            class,
+            group: group()?,
+            c_thp: right(1)?,
+            o_thp: right(2)?,
+            o_hypo: right(3)?,
+        });
+    }
     match file {
         "table4_scores" | "table7_scores" => {
             let probe = ProbeKind::from_name(row.get(1)?)?;
             Some(Drill::Probe {
                 probe,
                 group: group()?,
-            })
-        }
-        "table8_paired" => {
-            let right = |i: usize| row.get(i).map(|c| c == "right");
-            Some(Drill::Paired {
-                model: src.model,
-                hypothesis_model: src.hypothesis_model,
-                group: group()?,
-                c_thp: right(1)?,
-                o_thp: right(2)?,
-                o_hypo: right(3)?,
+                include_heuristic,
             })
         }
         "evidence" => {
@@ -401,6 +413,7 @@ fn section_table(
     prefix: String,
     drill: RwSignal<Option<Drill>>,
     src: Source,
+    include_heuristic: bool,
 ) -> AnyView {
     let s2 = section.clone();
     let file = section.file.as_str();
@@ -408,13 +421,13 @@ fn section_table(
         file,
         "table4_scores"
             | "table7_scores"
-            | "table8_paired"
             | "evidence"
             | "evidence_examples"
             | "word_order_bleu"
             | "run"
-    ) || section_operation(file, "graph_").is_some()
-        || section_operation(file, "invalid_").is_some();
+    ) || section_class(file).is_some()
+        || section_set(file, "graph_").is_some()
+        || section_set(file, "invalid_").is_some();
     if file == "word_order" {
         let cb = Callback::new(move |(row, column): (Vec<String>, String)| {
             if let Some(d) = word_order_cell_drill(&row, &column, &src) {
@@ -424,7 +437,7 @@ fn section_table(
         view! { <SectionTable section=section file_prefix=prefix on_cell=cb/> }.into_any()
     } else if clickable {
         let cb = Callback::new(move |row: Vec<String>| {
-            if let Some(d) = section_drill(&s2, &row, &src) {
+            if let Some(d) = section_drill(&s2, &row, &src, include_heuristic) {
                 drill.set(Some(d));
             }
         });
@@ -466,7 +479,7 @@ fn RunReport(saved: Arc<SavedRun>) -> impl IntoView {
                         if runs.len() > 1 {
                             s.title = format!("{} — {}", s.title, model_label(r));
                         }
-                        section_table(s, prefix.clone(), drill, Source::of(&runs, m))
+                        section_table(s, prefix.clone(), drill, Source::of(&runs, m), false)
                     })
                     .collect::<Vec<_>>()
             })
@@ -497,9 +510,9 @@ fn RunReport(saved: Arc<SavedRun>) -> impl IntoView {
         view! { <p class="warning" data-testid="result-cancelled">{format!("Cancelled after {} of {} forward passes: only the examples and items scored before the cancel are shown.", p.done, p.total)}</p> }
     });
     let truncated = main.pairs.iter().filter(|p| p.score.truncated).count();
-    let ops: Vec<Operation> = Operation::ALL
+    let tsets: Vec<TransitionSet> = TransitionSet::ALL
         .into_iter()
-        .filter(|&op| main.items.iter().any(|it| judged_by(it, op)))
+        .filter(|&t| main.items.iter().any(|it| t.contains(&main, it)))
         .collect();
     let mut cats: Vec<String> = main
         .examples
@@ -525,10 +538,10 @@ fn RunReport(saved: Arc<SavedRun>) -> impl IntoView {
             </label>
         }
     });
-    let graphs = (!ops.is_empty()).then(|| {
-        let blocks = ops
+    let graphs = (!tsets.is_empty()).then(|| {
+        let blocks = tsets
             .iter()
-            .map(|&op| view! { <OperationBlock runs=runs.clone() op=op category=category drill=drill/> })
+            .map(|&t| view! { <SetBlock runs=runs.clone() tset=t category=category drill=drill/> })
             .collect::<Vec<_>>();
         view! {
             <section id="graphs" class="result-part">
@@ -541,14 +554,61 @@ fn RunReport(saved: Arc<SavedRun>) -> impl IntoView {
             </section>
         }
     });
-    let scores = pick(&["table4_scores", "table7_scores"]);
-    let scores = (!scores.is_empty()).then(|| view! {
+    // Tables 4 and 7 count certain and reviewer-accepted items; unreviewed heuristic items
+    // are left out (and counted) unless the reader asks for them.
+    let include_heuristic = RwSignal::new(false);
+    let has_scores = per_model_sections[0]
+        .iter()
+        .any(|s| s.file == "table4_scores" || s.file == "table7_scores");
+    let score_runs = runs.clone();
+    let scores_now = move || {
+        let inc = include_heuristic.get();
+        let opts = ReportOptions {
+            include_heuristic: inc,
+        };
+        score_runs
+            .iter()
+            .enumerate()
+            .flat_map(|(m, r)| {
+                let prefix = file_stem(r);
+                let many = score_runs.len() > 1;
+                let src = Source::of(&score_runs, m);
+                sections_with(r, &opts)
+                    .into_iter()
+                    .filter(|s| s.file == "table4_scores" || s.file == "table7_scores")
+                    .map(|mut s| {
+                        if many {
+                            s.title = format!("{} — {}", s.title, model_label(r));
+                        }
+                        section_table(s, prefix.clone(), drill, src.clone(), inc)
+                    })
+                    .collect::<Vec<_>>()
+            })
+            .collect::<Vec<_>>()
+    };
+    let scores = has_scores.then(|| view! {
         <section id="scores" class="result-part">
             <h2>"Scores (Tables 4 and 7)"</h2>
-            <p class="hint">"Accuracy on the originals, on label-preserving and on label-flipping items: mean ± sd over 100 seeded samples of 80%. Click a row for its items."</p>
-            {scores}
+            <p class="hint">"Accuracy on the originals, on label-preserving and on label-flipping items: mean ± sd over 100 seeded samples of 80%. NEUTRAL examples are left out (paper §4, §6); certain and reviewer-accepted items are counted, and the columns heuristic_left_out / rejected_left_out / neutral_left_out say how many items each table left out. Click a row for the items it counts."</p>
+            <label class="results-options">
+                <input type="checkbox" data-testid="include-heuristic"
+                    prop:checked=move || include_heuristic.get()
+                    on:change=move |ev| include_heuristic.set(event_target_checked(&ev))/>
+                " include heuristic items nobody has reviewed (their expected label may be wrong)"
+            </label>
+            {scores_now}
         </section>
     });
+    let table1 = {
+        let refs: Vec<&RunResult> = runs.iter().map(|r| r.as_ref()).collect();
+        let s = table1_section(&refs);
+        view! {
+            <section id="accuracy" class="result-part" data-testid="table1">
+                <h2>"Accuracy (Table 1)"</h2>
+                {section_table(s, file_stem(&main), drill, Source::of(&runs, 0), false)}
+            </section>
+        }
+    };
     let table8 = ProbeKind::OTHER
         .iter()
         .any(|&k| k != ProbeKind::WordOrder && present(k))
@@ -557,23 +617,22 @@ fn RunReport(saved: Arc<SavedRun>) -> impl IntoView {
                 match main.with_hypothesis_model(&runs[1]) {
                     Ok(combined) => sections(&combined)
                         .into_iter()
-                        .filter(|s| s.file == "table8_paired")
-                        .map(|mut s| {
-                            s.notes = vec![format!(
-                                "O-Hypo is the second model, {}, on the hypothesis alone; C-THP and O-THP are {}",
-                                model_label(&runs[1]), model_label(&main)
-                            )];
+                        .filter(|s| section_class(&s.file).is_some())
+                        .map(|s| {
                             let src = Source {
                                 hypothesis_model: 1,
                                 ..Source::of(&runs, 0)
                             };
-                            section_table(s, file_stem(&main), drill, src)
+                            section_table(s, file_stem(&main), drill, src, false)
                         })
                         .collect::<Vec<_>>(),
                     Err(e) => vec![view! { <p class="problem">{e.to_string()}</p> }.into_any()],
                 }
             } else {
-                pick(&["table8_paired"])
+                pick(&[
+                    "table8_paired_label_flipping",
+                    "table8_paired_label_preserving",
+                ])
             };
             view! {
                 <section id="table8" class="result-part" data-testid="table8">
@@ -583,7 +642,7 @@ fn RunReport(saved: Arc<SavedRun>) -> impl IntoView {
             }
         });
     let evidence = present(ProbeKind::RowDeletion).then(|| {
-        let tables = pick(&["evidence", "evidence_examples"]);
+        let tables = pick(&["evidence", "evidence_examples", "agreement"]);
         view! {
             <section id="evidence" class="result-part">
                 <h2>"Evidence selection (§5.3)"</h2>
@@ -630,7 +689,7 @@ fn RunReport(saved: Arc<SavedRun>) -> impl IntoView {
                 }
             })
             .collect::<Vec<_>>();
-        let tables = pick(&["word_order", "word_order_bleu"]);
+        let tables = pick(&["word_order", "word_order_omega", "word_order_bleu"]);
         view! {
             <section id="word-order" class="result-part">
                 <h2>"Word order (UNLI §4)"</h2>
@@ -647,7 +706,7 @@ fn RunReport(saved: Arc<SavedRun>) -> impl IntoView {
             let prefix = file_stem(r);
             let tables = secs
                 .into_iter()
-                .map(|s| section_table(s, prefix.clone(), drill, Source::of(&runs, m)))
+                .map(|s| section_table(s, prefix.clone(), drill, Source::of(&runs, m), false))
                 .collect::<Vec<_>>();
             view! {
                 <details class="all-tables">
@@ -684,6 +743,7 @@ fn RunReport(saved: Arc<SavedRun>) -> impl IntoView {
                     <a href="#word-order" on:click=|ev| scroll_to(ev, "word-order")>"Word order"</a>
                 </nav>
             </header>
+            {table1}
             {graphs}
             {scores}
             {table8}

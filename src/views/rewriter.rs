@@ -4,7 +4,12 @@
 //! accept (they join the dataset as hand-made items) or reject.
 
 use leptos::prelude::*;
-use tabprobe_core::edit::{hypothesis_suggestions, HandMadeItem, HandMadeOperation, History};
+use std::sync::Arc;
+
+use tabprobe_core::edit::{
+    hypothesis_suggestions, review_suggestion, HandMadeItem, HandMadeOperation, History,
+};
+use tabprobe_core::review::Decision as ReviewDecision;
 use tabprobe_core::probe::edit_table::KeyIndex;
 use tabprobe_core::probe::{Certainty, Edit, Expectation, Perturbation, Premise, ProbeKind};
 use tabprobe_core::share::{SharedInput, SharedResult};
@@ -19,7 +24,7 @@ use crate::components::table_view::TableView;
 use crate::components::workbench::{
     annotated_rows, label_set, live_pair, work_result, NoWorkItem, WorkbenchHeader, WorkbenchSide,
 };
-use crate::state::{AppState, WorkItem};
+use crate::state::{AppState, LoadedDataset, WorkItem};
 
 /// The seed suggestions are drawn with: the probe runner's default, so a suggestion equals
 /// the item a default run generates for the same example.
@@ -171,10 +176,11 @@ fn Rewriter(item: WorkItem) -> impl IntoView {
             <p class="empty" data-testid="no-suggestions">"No §4.4 perturbation applies to this hypothesis (no number, date, table value, auxiliary, title mention or quantifier to edit). Rewrite it by hand above."</p>
         }.into_any(),
         Ok(list) => {
+            let all = Arc::new(list.clone());
             let items = list
                 .into_iter()
                 .enumerate()
-                .map(|(k, p)| suggestion_view(k, p, &item, set, decisions, history, applied, asserted, state))
+                .map(|(k, p)| suggestion_view(k, p, all.clone(), &item, set, decisions, history, applied, asserted, state))
                 .collect::<Vec<_>>();
             view! { <ol class="suggestions" data-testid="suggestions">{items}</ol> }.into_any()
         }
@@ -226,6 +232,7 @@ fn Rewriter(item: WorkItem) -> impl IntoView {
 fn suggestion_view(
     k: usize,
     p: Perturbation,
+    all: Arc<Vec<Perturbation>>,
     item: &WorkItem,
     set: LabelSet,
     decisions: RwSignal<Vec<Decision>>,
@@ -299,11 +306,50 @@ fn suggestion_view(
             }
         }
     };
+    // On a dataset example as it stands, a suggestion is the item a probe run generates for
+    // it: Accept and Reject record a review of that item in the dataset (issue 11 §4), so runs
+    // score it by the reviewer's decision. On anything else (a probe item, an edited table)
+    // Accept saves it as a hand-made item, as before.
+    let reviewable = dataset_example_as_is(state, item);
+    let review = {
+        let all = all.clone();
+        let reviewable = reviewable.clone();
+        move |decision: ReviewDecision| -> Option<Result<String, String>> {
+            let example_id = reviewable.clone()?;
+            let mut out = None;
+            state.dataset.update(|d| {
+                if let Some(d) = d {
+                    let mut ds = (*d.dataset).clone();
+                    out = Some(
+                        match review_suggestion(&mut ds, &example_id, &all, k, decision) {
+                            Ok(id) => {
+                                *d = LoadedDataset::new(d.file.clone(), ds);
+                                Ok(id)
+                            }
+                            Err(e) => Err(e.to_string()),
+                        },
+                    );
+                }
+            });
+            out
+        }
+    };
     let accept = {
         let (t, item) = (new_text.clone(), item.clone());
         let relevant = annotated_rows(state, &item);
+        let review = review.clone();
         move |_| {
             let Some(label) = expected else { return };
+            match review(ReviewDecision::Accept(label)) {
+                Some(Ok(id)) => {
+                    return set_decision(Decision::Accepted(format!(
+                        "Accepted: probe item {id} is reviewed as {}; probe runs on this dataset score it against that label.",
+                        set.display_name(label)
+                    )))
+                }
+                Some(Err(e)) => return set_decision(Decision::Failed(e)),
+                None => {}
+            }
             let it = HandMadeItem {
                 derived_from: item.example_id.clone(),
                 table: Some(item.table.clone()),
@@ -318,6 +364,19 @@ fn suggestion_view(
                 Err(e) => set_decision(Decision::Failed(e)),
             }
         }
+    };
+    let reject = {
+        let review = review.clone();
+        move |_| match review(ReviewDecision::Reject) {
+            Some(Err(e)) => set_decision(Decision::Failed(e)),
+            _ => set_decision(Decision::Rejected),
+        }
+    };
+    let restore = move |_| {
+        if let Some(Err(e)) = review(ReviewDecision::Reset) {
+            return set_decision(Decision::Failed(e));
+        }
+        set_decision(Decision::Open)
     };
     view! {
         <li class="suggestion" data-testid="suggestion" data-probe=kind.as_str()
@@ -340,12 +399,12 @@ fn suggestion_view(
                             title="Put it in the editor above and see the model's prediction">"Try"</button>
                         <button class="button primary" data-testid="suggestion-accept" on:click=accept.clone()
                             disabled=expected.is_none() title="Save it as a probe item with the expected label">"Accept"</button>
-                        <button class="button" data-testid="suggestion-reject" on:click=move |_| set_decision(Decision::Rejected)>"Reject"</button>
+                        <button class="button" data-testid="suggestion-reject" on:click=reject.clone()>"Reject"</button>
                     }.into_any(),
                     Decision::Accepted(m) => view! { <span class="saved" data-testid="suggestion-accepted">{m}</span> }.into_any(),
                     Decision::Rejected => view! {
                         <span class="muted">"rejected"</span>
-                        <button class="link-button" on:click=move |_| set_decision(Decision::Open)>"restore"</button>
+                        <button class="link-button" on:click=restore.clone()>"restore"</button>
                     }.into_any(),
                     Decision::Failed(e) => view! { <span class="error" role="alert">{e}</span> }.into_any(),
                 }}
@@ -353,4 +412,20 @@ fn suggestion_view(
             <ShareButton result=Signal::stored(Some(share))/>
         </li>
     }
+}
+
+/// The id of the dataset example `item` is, when it is that example as it stands (same
+/// hypothesis, same table): then its suggestions are the items a probe run makes of it.
+fn dataset_example_as_is(state: AppState, item: &WorkItem) -> Option<String> {
+    let id = item.example_id.clone()?;
+    state.dataset.with_untracked(|d| {
+        let d = d.as_ref()?;
+        let ex = d
+            .dataset
+            .examples
+            .iter()
+            .find(|e| e.id.as_deref() == Some(id.as_str()))?;
+        let table = d.dataset.tables.iter().find(|t| Some(t.id()) == ex.table.as_deref())?;
+        (ex.hypothesis == item.hypothesis && *table == item.table).then_some(id)
+    })
 }

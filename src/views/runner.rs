@@ -386,6 +386,12 @@ pub fn RunnerView() -> impl IntoView {
                             <span class="name">"score each hypothesis alone too"</span>
                             <span class="help">"the main model with an empty premise (not a trained hypothesis-only model) — Table 8's O-Hypo when no second model runs"</span>
                         </label>
+                        <label class="check">
+                            <input type="checkbox" data-testid="hypothesis-only-items" prop:checked=move || form.with(|f| f.settings.hypothesis_only_items)
+                                on:change=move |ev| { let on = event_target_checked(&ev); form.update(|f| f.settings.hypothesis_only_items = on) }/>
+                            <span class="name">"score each perturbed hypothesis alone too"</span>
+                            <span class="help">"the hypothesis-only rows of Tables 4 and 7: every hypothesis and counterfactual item with an empty premise (the main model's hypothesis-only view)"</span>
+                        </label>
                         {second_box}
                     </fieldset>
                     <p class="linearization" data-testid="runner-linearization">"Premise text: "<strong>{linearization}</strong>" (change it in the model bar above)"</p>

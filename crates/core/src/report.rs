@@ -1041,10 +1041,16 @@ fn paired_section(run: &RunResult, class: CounterfactualClass) -> Section {
             "group", "c_thp", "o_thp", "o_hypo", "count", "percent", "in_paper",
         ],
     );
-    s.notes.push(
-        "O-Hypo is this model with an empty premise (SPEC §2), not a separately trained hypothesis-only model"
+    s.notes.push(match &run.hypothesis_only_model {
+        Some(m) => format!(
+            "O-Hypo is the second model, {} ({}), on the hypothesis alone; C-THP and O-THP are {}",
+            m.name,
+            m.weights_sha256.chars().take(8).collect::<String>(),
+            run.model.name
+        ),
+        None => "O-Hypo is this model with an empty premise (SPEC §2), not a separately trained hypothesis-only model"
             .to_string(),
-    );
+    });
     if class == CounterfactualClass::LabelPreserving {
         s.notes.push(
             "the paper's Table 8 is over label-flipping counterfactuals; this one applies its checks to the label-preserving ones"
