@@ -566,7 +566,8 @@ fn ReviewControls(item: ProbeItem, state: AppState, set: LabelSet) -> impl IntoV
     let pending = move || {
         state.dataset.with(|d| {
             d.as_ref().and_then(|d| {
-                tabprobe_core::review::review_of(&d.dataset, &id2).and_then(tabprobe_core::review::state_of)
+                tabprobe_core::review::review_of(&d.dataset, &id2)
+                    .and_then(tabprobe_core::review::state_of)
             })
         })
     };

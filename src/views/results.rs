@@ -14,8 +14,8 @@ use tabprobe_core::metrics::group::{groups, Group};
 use tabprobe_core::metrics::transition_report::{
     set_graph_where, set_invalid_table_where, TransitionSet,
 };
-use tabprobe_core::metrics::CounterfactualClass;
 use tabprobe_core::metrics::word_order::run_word_order_metrics;
+use tabprobe_core::metrics::CounterfactualClass;
 use tabprobe_core::probe::{ProbeItem, ProbeKind};
 use tabprobe_core::report::{sections, sections_with, table1_section, ReportOptions, Section, ALL};
 use tabprobe_core::run::RunResult;

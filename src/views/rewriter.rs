@@ -9,9 +9,9 @@ use std::sync::Arc;
 use tabprobe_core::edit::{
     hypothesis_suggestions, review_suggestion, HandMadeItem, HandMadeOperation, History,
 };
-use tabprobe_core::review::Decision as ReviewDecision;
 use tabprobe_core::probe::edit_table::KeyIndex;
 use tabprobe_core::probe::{Certainty, Edit, Expectation, Perturbation, Premise, ProbeKind};
+use tabprobe_core::review::Decision as ReviewDecision;
 use tabprobe_core::share::{SharedInput, SharedResult};
 use tabprobe_core::{Label, LabelSet};
 
@@ -425,7 +425,11 @@ fn dataset_example_as_is(state: AppState, item: &WorkItem) -> Option<String> {
             .examples
             .iter()
             .find(|e| e.id.as_deref() == Some(id.as_str()))?;
-        let table = d.dataset.tables.iter().find(|t| Some(t.id()) == ex.table.as_deref())?;
+        let table = d
+            .dataset
+            .tables
+            .iter()
+            .find(|t| Some(t.id()) == ex.table.as_deref())?;
         (ex.hypothesis == item.hypothesis && *table == item.table).then_some(id)
     })
 }

@@ -4,6 +4,7 @@
 // what these tests check). Screenshots of each view go to tests/artifacts/.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
+import { readFile } from 'node:fs/promises';
 import { serveDist, launch, openPage, snap } from './harness.mjs';
 
 let server;
@@ -233,9 +234,10 @@ test('the rewriter offers §4.4 suggestions; trying one changes the prediction a
   assert.equal(await shared.getByTestId('share-hyp-after').innerText(), 'Breakfast in America is not a pop album with a length of 46 minutes.');
   assert.equal(await shared.getByTestId('share-model-name').innerText(), 'No model was loaded when this result was shared.');
   await shared.close();
-  // Accept it: it joins the dataset as a hand-made item with the probe's name.
+  // Accept it: on a dataset example as it stands the suggestion is the probe run's item
+  // paper-H1/negation/0, and accepting records a review of it in the dataset (issue 11 §4).
   await negation.getByTestId('suggestion-accept').click();
-  assert.match(await negation.getByTestId('suggestion-accepted').innerText(), /^Saved as paper-H1~hand1 on table T1264, label CONTRADICT\./);
+  assert.match(await negation.getByTestId('suggestion-accepted').innerText(), /^Accepted: probe item paper-H1\/negation\/0 is reviewed as CONTRADICT;/);
   // Reject another; edit the text by hand and save that too.
   const other = page.locator('[data-testid=suggestion]:not(.accepted)').first();
   await other.getByTestId('suggestion-reject').click();
@@ -243,13 +245,19 @@ test('the rewriter offers §4.4 suggestions; trying one changes the prediction a
   await page.getByTestId('hypothesis-input').fill('Breakfast in America is a rock album with a length of 46 minutes.');
   await page.getByTestId('assert-neutral').check();
   await page.getByTestId('save-item').click();
-  assert.match(await page.getByTestId('saved').innerText(), /^Saved as paper-H1~hand2 on table T1264, label NEUTRAL\./);
-  // Both are in the dataset, with their operations.
+  assert.match(await page.getByTestId('saved').innerText(), /^Saved as paper-H1~hand1 on table T1264, label NEUTRAL\./);
+  // The exported dataset holds the review and the rejection; the hand rewrite is an example.
   await page.goto(`${server.url}#/`);
   await page.getByTestId('search').fill('breakfast');
   await page.getByTestId('table-item').first().click();
   const hand = page.getByTestId('hypothesis').filter({ hasText: 'paper-H1~hand' });
-  assert.deepEqual(await hand.getByTestId('derived-tag').allInnerTexts(), ['negation of paper-H1', 'hand rewrite hypothesis of paper-H1']);
+  assert.deepEqual(await hand.getByTestId('derived-tag').allInnerTexts(), ['hand rewrite hypothesis of paper-H1']);
+  const [download] = await Promise.all([page.waitForEvent('download'), page.getByTestId('export-json').click()]);
+  const exported = JSON.parse(await readFile(await download.path(), 'utf8'));
+  const accepted = exported.reviews.find((r) => r.item === 'paper-H1/negation/0');
+  assert.deepEqual([accepted.decision, accepted.label], ['accept', 'CONTRADICT']);
+  assert.equal(accepted.hypothesis, 'Breakfast in America is not a pop album with a length of 46 minutes.');
+  assert.equal(exported.reviews.filter((r) => r.decision === 'reject' && r.item.startsWith('paper-H1/')).length, 1);
   assert.deepEqual(errors, []);
   await page.close();
 });

@@ -320,11 +320,15 @@ test('a second model runs on the same items, side by side; Table 8 names it as t
     await checkGraph(page, edgesFromRun(second).get('paper'), 1);
     // Table 8: C-THP and O-THP from the main model, O-Hypo from the second model's
     // hypothesis-only scores; its counts add up to the title-swap items.
-    const swaps = first.items.filter((i) => i.probe === 'title_swap');
+    // Title swaps are label-preserving counterfactuals: the second Table 8, over the certain
+    // (or accepted) items whose original and expected labels are not NEUTRAL (paper §6).
+    const notNeutral = (it) => first.examples[it.example].gold !== 'NEUTRAL' && !it.expectation.labels.includes('NEUTRAL');
+    const swaps = first.items.filter((i) => i.probe === 'title_swap' && ['certain', 'accepted'].includes(i.review.state) && notNeutral(i));
     assert.ok(swaps.length > 0, 'title swap made items');
+    assert.ok(first.items.some((i) => i.probe === 'title_swap' && !notNeutral(i)), 'the paper split has NEUTRAL swaps to leave out');
     const t8 = page.getByTestId('table8');
     assert.match(await t8.innerText(), /O-Hypo is the second model, model \(15d27f87\)/);
-    const counts = await t8.locator('[data-file="table8_paired"] tbody tr').evaluateAll(
+    const counts = await t8.locator('[data-file="table8_paired_label_preserving"] tbody tr').evaluateAll(
       (rows) => rows.filter((r) => r.cells[0].textContent === 'all').map((r) => Number(r.cells[4].textContent)));
     assert.equal(counts.reduce((a, b) => a + b, 0), swaps.length);
     // O-Hypo recomputed from the second run: right on the original when its hypothesis-only
@@ -333,7 +337,7 @@ test('a second model runs on the same items, side by side; Table 8 names it as t
       const ex = second.examples[it.example];
       return predicted(second.pairs[second.hypothesis_only_pairs[it.example]].score.probs) === ex.gold;
     }).length;
-    const shown = await t8.locator('[data-file="table8_paired"] tbody tr').evaluateAll(
+    const shown = await t8.locator('[data-file="table8_paired_label_preserving"] tbody tr').evaluateAll(
       (rows) => rows.filter((r) => r.cells[0].textContent === 'all' && r.cells[3].textContent === 'right')
         .reduce((n, r) => n + Number(r.cells[4].textContent), 0));
     assert.equal(shown, hypoRight);
@@ -349,7 +353,7 @@ test('a second model runs on the same items, side by side; Table 8 names it as t
         predicted(second.pairs[second.hypothesis_only_pairs[it.example]].score.probs) === ex.gold,
       ].map(rw).join(' ');
     };
-    const t8rows = t8.locator('[data-file="table8_paired"] tbody tr');
+    const t8rows = t8.locator('[data-file="table8_paired_label_preserving"] tbody tr');
     const t8cells = await t8rows.evaluateAll((rows) => rows.map((r) => [...r.cells].map((c) => c.textContent)));
     const inGroup = (group, it) => group === 'all'
       || (group.startsWith('split:') && first.examples[it.example].split === group.slice(6))
@@ -506,7 +510,9 @@ test('word order and hypothesis probes: the Ω_x curve equals the run file, Tabl
       accuracy: () => true,
       omega_max: (p, s) => s.ok > 0,
       omega_rand: (p, s) => s.ok / s.n > 1 / 3,
-      p_c: (p, s) => s.ok > 0 && rightFirst(p),
+      // P^c is over all of D^c (UNLI Eq. 3); the UNLU-code variant keeps those accepting one.
+      p_c: (p) => rightFirst(p),
+      p_c_accepted_only: (p, s) => s.ok > 0 && rightFirst(p),
       p_f: (p, s) => s.ok > 0 && !rightFirst(p),
     };
     const woAll = page.locator('#word-order [data-file="word_order"] tbody tr').first();
@@ -536,12 +542,61 @@ test('word order and hypothesis probes: the Ω_x curve equals the run file, Tabl
       }).map((i) => i.id)));
       await page.getByTestId('drill-close').click();
     }
-    // Table 4: the negation row lists the negation items.
-    const t4 = page.locator('[data-file="table4_scores"]');
+    // Table 4 counts certain and reviewer-accepted items (issue 11 §4): its negation row lists
+    // the certain negation items, and says how many heuristic ones it left out.
+    const t4 = page.locator('#scores [data-file="table4_scores"]');
+    const negAll = async () => {
+      const head = await t4.locator('thead th').allTextContents();
+      const row = await t4.locator('tbody tr').evaluateAll((rs) => rs.map((r) => [...r.cells].map((c) => c.textContent))
+        .find((c) => c[0] === 'all' && c[1] === 'negation' && c[2] === 'prem+hypo'));
+      return Object.fromEntries(head.map((h, k) => [h, row[k]]));
+    };
+    const negItems = run.items.filter((i) => i.probe === 'negation');
+    const state = (i) => i.review.state;
+    const certain = negItems.filter((i) => state(i) === 'certain');
+    const heuristic = negItems.filter((i) => state(i) === 'heuristic_unreviewed');
+    assert.ok(certain.length > 0 && heuristic.length > 0, 'the paper split has certain and heuristic negation items');
+    assert.equal(Number((await negAll()).heuristic_left_out), heuristic.length);
     await t4.locator('tr.clickable', { hasText: 'negation' }).first().click();
-    const negations = run.items.filter((i) => i.probe === 'negation').length;
-    assert.equal(await page.getByTestId('drill-item').count(), negations);
+    assert.deepEqual(sorted((await drillItems(page)).map((i) => i.id)), sorted(certain.map((i) => i.id)));
     await snap(page, '41-results-table4-drill');
+    await page.getByTestId('drill-close').click();
+    // On request the table includes them — and says so — and the row lists them too.
+    await page.getByTestId('include-heuristic').check();
+    assert.equal(Number((await negAll()).heuristic_left_out), 0);
+    await t4.locator('tr.clickable', { hasText: 'negation' }).first().click();
+    assert.equal(await page.getByTestId('drill-item').count(), negItems.length);
+    // A reviewer accepts the heuristic item with its expected label: the dataset records it,
+    // and the next run scores it as accepted.
+    const target = heuristic[0];
+    const row = page.getByTestId('drill-item').filter({ hasText: target.id });
+    assert.equal(await row.getByTestId('review-state').getAttribute('data-state'), 'heuristic_unreviewed');
+    await row.getByTestId('review-accept').click();
+    assert.equal(await row.getByTestId('review-state').getAttribute('data-state'), 'accepted');
+    await row.getByTestId('review-next-run').waitFor();
+    await snap(page, '41b-results-review-accepted');
+    await page.getByTestId('drill-close').click();
+    await page.evaluate(() => { window.location.hash = '#/runner'; });
+    await page.getByTestId('run').click();
+    await page.waitForFunction((old) => document.querySelector('[data-testid=run-report]')?.dataset.run !== old,
+      await page.getByTestId('run-report').getAttribute('data-run'), { timeout: 180_000 });
+    const rerun = await downloadRun(page);
+    const reviewed = rerun.items.find((i) => i.id === target.id);
+    assert.deepEqual(reviewed.review, { state: 'accepted', label: target.expectation.labels[0] });
+    assert.equal(Number((await negAll()).heuristic_left_out), heuristic.length - 1);
+    await t4.locator('tr.clickable', { hasText: 'negation' }).first().click();
+    assert.deepEqual(sorted((await drillItems(page)).map((i) => i.id)), sorted([...certain, target].map((i) => i.id)));
+    await page.getByTestId('drill-close').click();
+    // Table 1: accuracy per split of the model beside its hypothesis-only accuracy and the
+    // majority baseline, recomputed from the run file.
+    const t1 = await page.locator('[data-testid=table1] tbody tr').evaluateAll((rs) => rs.map((r) => [...r.cells].map((c) => c.textContent)));
+    const exs = rerun.examples;
+    const right = exs.filter((e) => predicted(rerun.pairs[e.pair].score.probs) === e.gold).length;
+    const allRow = t1.find((c) => c[0] === 'all');
+    assert.equal(allRow[2], String(exs.length));
+    assert.equal(allRow[3], (100 * right / exs.length).toFixed(2));
+    const golds = ['ENTAIL', 'NEUTRAL', 'CONTRADICT'].map((l) => exs.filter((e) => e.gold === l).length);
+    assert.equal(allRow[allRow.length - 1], (100 * Math.max(...golds) / exs.length).toFixed(2));
     assert.deepEqual(errors, []);
     await page.close();
   } finally {

@@ -14,9 +14,8 @@ use tabprobe_core::metrics::scores::perturbation_scores_by_group_in;
 use tabprobe_core::metrics::{
     evidence_selection, evidence_selection_by_group, paired_checks, paired_table,
     paired_tables_by_group, perturbation_scores_in, run_word_order_metrics,
-    run_word_order_metrics_by_group, set_graph, set_invalid_table,
-    set_invalid_tables_by_category, CounterfactualClass, MeanSd, SampleOptions, ScoreView,
-    TransitionSet,
+    run_word_order_metrics_by_group, set_graph, set_invalid_table, set_invalid_tables_by_category,
+    CounterfactualClass, MeanSd, SampleOptions, ScoreView, TransitionSet,
 };
 use tabprobe_core::probe::{build_probe_set, ProbeKind};
 use tabprobe_core::rules::Operation;

@@ -22,8 +22,7 @@ use crate::metrics::{
     relevance_agreement_by_group, run_word_order_metrics, run_word_order_metrics_by_group,
     set_graph, set_invalid_table, set_invalid_tables_by_category, CounterfactualClass,
     EvidenceSelection, LeftOut, MeanSd, PairedError, PairedRow, PerturbationScores,
-    RelevanceAgreement, SampleOptions, ScoreView, TransitionSet,
-    WordOrderMetrics,
+    RelevanceAgreement, SampleOptions, ScoreView, TransitionSet, WordOrderMetrics,
 };
 use crate::probe::{Expectation, ProbeKind};
 use crate::rules::Operation;

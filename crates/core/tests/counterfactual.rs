@@ -14,8 +14,8 @@ use tabprobe_core::metrics::{
 use tabprobe_core::probe::{
     build_probe_set, Certainty, Edit, Expectation, Premise, ProbeKind, ProbeSettings,
 };
-use tabprobe_core::rules::RuleSet;
 use tabprobe_core::review::ReviewState;
+use tabprobe_core::rules::RuleSet;
 use tabprobe_core::run::ProbeRun;
 use tabprobe_core::table::Table;
 

@@ -3,8 +3,8 @@
 //! counterfactual pairing (Table 8), agreement of relevance annotations (§5.2) and breakdowns by
 //! split and category (§4.8).
 
-pub mod entropy;
 pub mod agreement;
+pub mod entropy;
 pub mod evidence;
 pub mod group;
 pub mod invalid;
