@@ -546,7 +546,8 @@ test('word order and hypothesis probes: the Ω_x curve equals the run file, Tabl
     // the certain negation items, and says how many heuristic ones it left out.
     const t4 = page.locator('#scores [data-file="table4_scores"]');
     const negAll = async () => {
-      const head = await t4.locator('thead th').allTextContents();
+      // Column names as core writes them (the page shows `_` as spaces).
+      const head = (await t4.locator('thead th').allTextContents()).map((h) => h.replace(/ /g, '_'));
       const row = await t4.locator('tbody tr').evaluateAll((rs) => rs.map((r) => [...r.cells].map((c) => c.textContent))
         .find((c) => c[0] === 'all' && c[1] === 'negation' && c[2] === 'prem+hypo'));
       return Object.fromEntries(head.map((h, k) => [h, row[k]]));
@@ -576,10 +577,13 @@ test('word order and hypothesis probes: the Ω_x curve equals the run file, Tabl
     await row.getByTestId('review-next-run').waitFor();
     await snap(page, '41b-results-review-accepted');
     await page.getByTestId('drill-close').click();
+    const firstRun = await page.getByTestId('run-report').getAttribute('data-run');
     await page.evaluate(() => { window.location.hash = '#/runner'; });
     await page.getByTestId('run').click();
-    await page.waitForFunction((old) => document.querySelector('[data-testid=run-report]')?.dataset.run !== old,
-      await page.getByTestId('run-report').getAttribute('data-run'), { timeout: 180_000 });
+    await page.waitForFunction((old) => {
+      const r = document.querySelector('[data-testid=run-report]');
+      return r && r.dataset.run !== old;
+    }, firstRun, { timeout: 180_000 });
     const rerun = await downloadRun(page);
     const reviewed = rerun.items.find((i) => i.id === target.id);
     assert.deepEqual(reviewed.review, { state: 'accepted', label: target.expectation.labels[0] });
