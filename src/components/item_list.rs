@@ -69,6 +69,8 @@ pub enum Drill {
         /// Which run's hypothesis-only predictions (O-Hypo); `model` itself for its own
         /// empty-premise scores.
         hypothesis_model: usize,
+        /// Whether the table counted heuristic items nobody reviewed.
+        include_heuristic: bool,
         /// Which Table 8: label-flipping or label-preserving counterfactuals.
         class: CounterfactualClass,
         /// Restrict to a split or category (`None` = the rows "all").
@@ -231,11 +233,22 @@ impl Drill {
             Drill::Paired {
                 model,
                 hypothesis_model,
+                include_heuristic,
                 ..
-            } if hypothesis_model != model => run
-                .with_hypothesis_model(runs.get(*hypothesis_model)?)
-                .ok()
-                .map(Arc::new),
+            } => {
+                let combined = if hypothesis_model != model {
+                    run.with_hypothesis_model(runs.get(*hypothesis_model)?)
+                        .ok()?
+                } else {
+                    (**run).clone()
+                };
+                // As the table was computed: heuristic items counted when it included them.
+                Some(Arc::new(if *include_heuristic {
+                    tabprobe_core::report::heuristic_counted(&combined)
+                } else {
+                    combined
+                }))
+            }
             _ => Some(run.clone()),
         }
     }

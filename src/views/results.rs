@@ -339,6 +339,7 @@ fn section_drill(
         return Some(Drill::Paired {
             model: src.model,
             hypothesis_model: src.hypothesis_model,
+            include_heuristic,
             class,
             group: group()?,
             c_thp: right(1)?,
@@ -613,26 +614,36 @@ fn RunReport(saved: Arc<SavedRun>) -> impl IntoView {
         .iter()
         .any(|&k| k != ProbeKind::WordOrder && present(k))
         .then(|| {
-            let body = if runs.len() > 1 {
-                match main.with_hypothesis_model(&runs[1]) {
-                    Ok(combined) => sections(&combined)
-                        .into_iter()
-                        .filter(|s| section_class(&s.file).is_some())
-                        .map(|s| {
-                            let src = Source {
+            // Both Table 8s, recomputed when "include heuristic items" changes; with a second
+            // model its hypothesis-only scores give O-Hypo.
+            let t8_runs = runs.clone();
+            let body = move || {
+                let inc = include_heuristic.get();
+                let opts = ReportOptions {
+                    include_heuristic: inc,
+                };
+                let main = &t8_runs[0];
+                let (run, src) = if t8_runs.len() > 1 {
+                    match main.with_hypothesis_model(&t8_runs[1]) {
+                        Ok(combined) => (
+                            combined,
+                            Source {
                                 hypothesis_model: 1,
-                                ..Source::of(&runs, 0)
-                            };
-                            section_table(s, file_stem(&main), drill, src, false)
-                        })
-                        .collect::<Vec<_>>(),
-                    Err(e) => vec![view! { <p class="problem">{e.to_string()}</p> }.into_any()],
-                }
-            } else {
-                pick(&[
-                    "table8_paired_label_flipping",
-                    "table8_paired_label_preserving",
-                ])
+                                ..Source::of(&t8_runs, 0)
+                            },
+                        ),
+                        Err(e) => {
+                            return vec![view! { <p class="problem">{e.to_string()}</p> }.into_any()]
+                        }
+                    }
+                } else {
+                    ((**main).clone(), Source::of(&t8_runs, 0))
+                };
+                sections_with(&run, &opts)
+                    .into_iter()
+                    .filter(|s| section_class(&s.file).is_some())
+                    .map(|s| section_table(s, file_stem(main), drill, src.clone(), inc))
+                    .collect::<Vec<_>>()
             };
             view! {
                 <section id="table8" class="result-part" data-testid="table8">

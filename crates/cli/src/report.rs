@@ -13,8 +13,8 @@ pub fn read_run(path: &Path) -> Result<RunResult, String> {
     parse_run(&path.display().to_string(), &text)
 }
 
-/// Runs `tabprobe report`; `include_heuristic` counts unreviewed heuristic items in Tables 4
-/// and 7 (see [`ReportOptions`]).
+/// Runs `tabprobe report`; `include_heuristic` counts unreviewed heuristic items in Tables 4,
+/// 7 and 8 and the label-preserving transition sets (see [`ReportOptions`]).
 pub fn run(path: &Path, csv: Option<&Path>, include_heuristic: bool) -> Result<(), String> {
     let run = read_run(path)?;
     let sections = sections_with(&run, &ReportOptions { include_heuristic });

@@ -25,6 +25,7 @@ use crate::metrics::{
     RelevanceAgreement, SampleOptions, ScoreView, TransitionSet, WordOrderMetrics,
 };
 use crate::probe::{Expectation, ProbeKind};
+use crate::review::ReviewState;
 use crate::rules::Operation;
 use crate::run::RunResult;
 
@@ -105,7 +106,8 @@ pub fn paper_table(op: Operation) -> &'static str {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub struct ReportOptions {
     /// Count heuristic items nobody has reviewed in Tables 4 and 7 (left out by default, and
-    /// then counted in the `heuristic_left_out` column).
+    /// then counted in the `heuristic_left_out` column), in Table 8 and in the label-preserving
+    /// transition sets (judged by their generated expectation; a note says how many).
     pub include_heuristic: bool,
 }
 
@@ -193,11 +195,23 @@ pub fn sections_with(run: &RunResult, ropts: &ReportOptions) -> Vec<Section> {
             &rows,
         ));
     }
+    // The label-preserving sets and Table 8 count certain and accepted items; on request they
+    // count the unreviewed heuristic items too (judged by their generated expectation), and
+    // each such section says how many it included.
+    let counted = ropts.include_heuristic.then(|| heuristic_counted(run));
+    let judged = counted.as_ref().unwrap_or(run);
     for set in TransitionSet::ALL {
-        if let Some(s) = invalid_section(run, set) {
+        let included = if counted.is_some() {
+            heuristic_left_out(run, set)
+        } else {
+            0
+        };
+        if let Some(mut s) = invalid_section(judged, set) {
+            s.notes.extend(included_note(included));
             out.push(s);
         }
-        if let Some(s) = graph_section(run, set) {
+        if let Some(mut s) = graph_section(judged, set) {
+            s.notes.extend(included_note(included));
             out.push(s);
         }
     }
@@ -216,10 +230,39 @@ pub fn sections_with(run: &RunResult, ropts: &ReportOptions) -> Vec<Section> {
             .iter()
             .any(|it| CounterfactualClass::of(run, it) == Some(class))
         {
-            out.push(paired_section(run, class));
+            let mut s = paired_section(judged, class);
+            if counted.is_some() {
+                let included = paired_table(run, class)
+                    .map(|t| t.heuristic_left_out)
+                    .unwrap_or(0);
+                s.notes.extend(included_note(included));
+            }
+            out.push(s);
         }
     }
     out
+}
+
+/// `run` with every heuristic item nobody has reviewed counted as if certain (judged by its
+/// generated expectation): what "include heuristic items" means for the figures that count
+/// certain and accepted items only. Rejected items stay out.
+pub fn heuristic_counted(run: &RunResult) -> RunResult {
+    let mut r = run.clone();
+    for it in &mut r.items {
+        if it.review == ReviewState::HeuristicUnreviewed {
+            it.review = ReviewState::Certain;
+        }
+    }
+    r
+}
+
+/// The note a section gets when heuristic items were included on request.
+fn included_note(included: usize) -> Option<String> {
+    (included > 0).then(|| {
+        format!(
+            "{included} heuristic item(s) nobody has reviewed are INCLUDED on request (judged by their generated expectation, which may be wrong)"
+        )
+    })
 }
 
 fn overview(run: &RunResult) -> Section {

@@ -375,6 +375,46 @@ fn table8_leaves_neutral_out_and_splits_flipping_from_preserving() {
         (3, 1, 1)
     );
     assert_eq!((t.rows[1].count, t.rows[1].percent), (3, 100.0));
+    // On request the report counts the unreviewed heuristic item too, and says so; the
+    // label-preserving counterfactual set's invalid table grows by the same item.
+    let with = tabprobe_core::report::sections_with(
+        &r,
+        &tabprobe_core::report::ReportOptions {
+            include_heuristic: true,
+        },
+    );
+    let keep = with
+        .iter()
+        .find(|s| s.file == "table8_paired_label_preserving")
+        .expect("the label-preserving Table 8");
+    let all_count: usize = keep
+        .rows
+        .iter()
+        .filter(|row| row[0] == "all")
+        .map(|row| row[4].parse::<usize>().unwrap())
+        .sum();
+    assert_eq!(all_count, 4);
+    assert!(
+        keep.notes
+            .iter()
+            .any(|n| n.starts_with("1 heuristic item(s) nobody has reviewed are INCLUDED")),
+        "{:?}",
+        keep.notes
+    );
+    let default = tabprobe_core::report::sections(&r);
+    let graph_items = |secs: &[tabprobe_core::report::Section]| -> usize {
+        secs.iter()
+            .find(|s| s.file == "graph_label_preserving_counterfactual")
+            .map(|s| {
+                s.rows
+                    .iter()
+                    .filter(|row| row[0] == "pooled")
+                    .map(|row| row[3].parse::<usize>().unwrap())
+                    .sum()
+            })
+            .unwrap_or(0)
+    };
+    assert_eq!(graph_items(&with), graph_items(&default) + 1);
     // Review state decides (issue 11 §4): the heuristic H2-cf accepted by a reviewer with its
     // label (CONTRADICT, H2's gold) counts again; a rejected certain swap leaves the table.
     let h2 = |it: &tabprobe_core::probe::ProbeItem| {
