@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Installs what tabprobe needs, from crates.io, npm and Debian only — never a binary from
+# Installs what tabprobe needs, from the Rust crate registry, npm and Debian only — never a binary from
 # elsewhere. Idempotent: each tool is checked first and installed only when missing or at the
 # wrong version, so a second run installs nothing.
 #   scripts/install-tools.sh build   Rust wasm target, Trunk, wasm-bindgen-cli, npm packages
@@ -23,13 +23,13 @@ if ! rustup target list --installed 2>/dev/null | grep -qx wasm32-unknown-unknow
 fi
 
 if [ "$(trunk --version 2>/dev/null || true)" != "trunk $TRUNK_VERSION" ]; then
-  say "installing trunk $TRUNK_VERSION from crates.io (about 13 min on 2 cores)"
+  say "installing trunk $TRUNK_VERSION from the Rust crate registry (about 13 min on 2 cores)"
   cargo install trunk --locked --version "$TRUNK_VERSION"
 fi
 
 if [ "$(wasm-bindgen --version 2>/dev/null || true)" != "wasm-bindgen $WASM_BINDGEN_VERSION" ]; then
-  say "installing wasm-bindgen-cli $WASM_BINDGEN_VERSION from crates.io (about 5 min)"
-  # Not --locked: its lockfile asks for a webpki-roots version crates.io no longer has.
+  say "installing wasm-bindgen-cli $WASM_BINDGEN_VERSION from the Rust crate registry (about 5 min)"
+  # Not --locked: its lockfile asks for a webpki-roots version the Rust crate registry no longer has.
   cargo install wasm-bindgen-cli --version "$WASM_BINDGEN_VERSION" --force
 fi
 
