@@ -96,6 +96,10 @@ pub struct WorkItem {
     pub label: Option<Label>,
     /// What produced the item, shown to the user (e.g. `dataset dev-12`, `row deletion: Genre`).
     pub origin: String,
+    /// The human-relevant rows of `table` when the opener knows them (a probe item carries
+    /// its example's rows through its own edit: a deleted row shifts the rows after it);
+    /// `None` to take the dataset example's annotation as it stands.
+    pub relevant_rows: Option<Vec<usize>>,
 }
 
 /// The model loader's state line.

@@ -12,6 +12,7 @@ use leptos::prelude::*;
 use tabprobe_core::metrics::group::Group;
 use tabprobe_core::metrics::transition_report::{TransitionSet, NO_SPLIT};
 use tabprobe_core::metrics::{paired_checks, CounterfactualClass};
+use tabprobe_core::probe::relevance::relevant_rows_after;
 use tabprobe_core::probe::{Edit, Expectation, Premise, ProbeItem, ProbeKind};
 use tabprobe_core::review::{set_item_review, Decision, ReviewState};
 use tabprobe_core::run::RunResult;
@@ -442,12 +443,22 @@ pub fn work_item(run: &RunResult, item: &ProbeItem) -> Option<WorkItem> {
         Expectation::Label { labels } if labels.len() == 1 => Some(labels[0]),
         _ => None,
     };
+    // The example's evidence rows where they are in the table opened: moved by the item's own
+    // edit when it is the perturbed table, as annotated when it is the original.
+    let relevant_rows = ex.relevant_rows.as_ref().map(|rel| {
+        if matches!(item.perturbed.premise, Premise::Table(_)) {
+            relevant_rows_after(&item.edit, rel).unwrap_or_default()
+        } else {
+            rel.clone()
+        }
+    });
     Some(WorkItem {
         example_id: Some(ex.id.clone()),
         table,
         hypothesis: item.perturbed.hypothesis.clone(),
         label,
         origin: format!("probe item {} ({})", item.id, describe_edit(&item.edit)),
+        relevant_rows: Some(relevant_rows.unwrap_or_default()),
     })
 }
 

@@ -18,6 +18,7 @@ pub fn work_item_of(example: &Example, table: &Table) -> WorkItem {
             Some(id) => format!("dataset example {id}"),
             None => format!("dataset table {}", table.id()),
         },
+        relevant_rows: None,
     }
 }
 

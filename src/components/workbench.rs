@@ -38,6 +38,9 @@ pub fn label_set(state: AppState) -> LabelSet {
 
 /// Relevant rows annotated on the work item's dataset example, if any.
 pub fn annotated_rows(state: AppState, item: &WorkItem) -> Vec<usize> {
+    if let Some(rows) = &item.relevant_rows {
+        return rows.clone();
+    }
     let Some(id) = item.example_id.as_deref() else {
         return Vec::new();
     };

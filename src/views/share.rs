@@ -251,6 +251,9 @@ fn SharedResultView(result: SharedResult) -> impl IntoView {
                 hypothesis: r.after.hypothesis.clone(),
                 label: expected_after.or(r.gold),
                 origin: format!("shared link: {}", r.origin),
+                // The link carries no annotation of the edited table: mark nothing rather
+                // than the original's rows, which may have moved.
+                relevant_rows: Some(Vec::new()),
             };
             view! {
                 <button class="button" data-testid="open-in-editor" on:click=move |_| {

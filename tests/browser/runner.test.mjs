@@ -244,6 +244,20 @@ test('a small row-deletion run: counts before running, graph edges equal the run
     await page.locator('[data-operation="row_deletion"]').getByTestId('edge').first().click();
     await page.getByTestId('open-editor').first().click();
     assert.match(page.url(), /#\/editor$/);
+    // A probe item carries its example's evidence rows through its own edit: paper-H5's
+    // evidence is "Running time" (row 10 of T996); with "Starring" (row 3) deleted it is row 9
+    // of the perturbed table, and the editor ticks that row — not "Country", now at row 10.
+    await page.getByTestId('nav-results').click();
+    await page.getByTestId('saved-run').first().click();
+    await page.getByTestId('head-count').click();
+    const h5 = page.getByTestId('drill-item').filter({ hasText: 'paper-H5/row_deletion/3' });
+    await h5.getByTestId('open-editor').click();
+    await page.getByTestId('row-editor').first().waitFor();
+    const ticked = await page.getByTestId('row-editor').evaluateAll((rows) => rows
+      .filter((r) => r.querySelector('[data-testid=relevant-toggle]').checked)
+      .map((r) => r.querySelector('[data-testid=key-input]').value));
+    assert.deepEqual(ticked, ['Running time']);
+    await snap(page, '33b-editor-probe-item-evidence');
     assert.deepEqual(errors, []);
     // A narrow window (same browser profile, so the same saved runs).
     await page.setViewportSize({ width: 420, height: 900 });

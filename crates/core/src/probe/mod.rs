@@ -6,6 +6,7 @@ pub mod build;
 pub mod edit_table;
 pub mod hypothesis;
 pub mod phrase;
+pub mod relevance;
 mod scope;
 pub mod table_probes;
 pub mod word_order;
