@@ -8,9 +8,26 @@ use crate::state::{AppState, LoadedDataset};
 
 /// The annotation box for dataset example `example_id`, given the editor's draft.
 #[component]
-pub fn EvidenceMarks(example_id: String, #[prop(into)] draft: Signal<TableDraft>) -> impl IntoView {
+pub fn EvidenceMarks(
+    example_id: String,
+    #[prop(into)] draft: Signal<TableDraft>,
+    /// The table the editor opened: marks can become the example's annotation only when it
+    /// is the example's own table (a probe item's perturbed table has other row numbers).
+    table: tabprobe_core::Table,
+) -> impl IntoView {
     let state = use_context::<AppState>().unwrap_or_default();
     let id = StoredValue::new(example_id);
+    let own_table = state.dataset.with_untracked(|d| {
+        d.as_ref().is_some_and(|d| {
+            d.dataset
+                .examples
+                .iter()
+                .find(|e| e.id.as_deref() == Some(id.get_value().as_str()))
+                .and_then(|e| e.table.as_deref())
+                .and_then(|t| d.dataset.tables.iter().find(|x| x.id() == t))
+                .is_some_and(|t| *t == table)
+        })
+    });
     // The example's current annotation (`None`: not annotated; `Some(None)`: not in the dataset).
     let annotated = Memo::new(move |_| {
         state.dataset.with(|d| {
@@ -30,6 +47,9 @@ pub fn EvidenceMarks(example_id: String, #[prop(into)] draft: Signal<TableDraft>
             None | Some(None) => {
                 Some("The item is not in the loaded dataset, so there is no example to annotate.")
             }
+            Some(Some(_)) if !own_table => Some(
+                "This is a probe item's table, not the example's own: its marks are not the example's annotation.",
+            ),
             Some(Some(current)) => {
                 if !draft.with(|d| d.rows_in_place()) {
                     Some("Rows were added, removed or moved, so the marks describe the edited table; they are saved with the probe item instead.")

@@ -164,7 +164,7 @@ fn Editor(item: WorkItem) -> impl IntoView {
                     {item.example_id.clone().map(|id| view! {
                         <div class="panel">
                             <h2>"Evidence rows"</h2>
-                            <EvidenceMarks example_id=id draft=draft/>
+                            <EvidenceMarks example_id=id draft=draft table=item.table.clone()/>
                         </div>
                     })}
                     <div class="panel">

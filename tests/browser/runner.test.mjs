@@ -257,6 +257,8 @@ test('a small row-deletion run: counts before running, graph edges equal the run
       .filter((r) => r.querySelector('[data-testid=relevant-toggle]').checked)
       .map((r) => r.querySelector('[data-testid=key-input]').value));
     assert.deepEqual(ticked, ['Running time']);
+    // Its marks are not paper-H5's annotation (other row numbers): they cannot be saved as it.
+    assert.equal(await page.getByTestId('save-evidence').isDisabled(), true);
     await snap(page, '33b-editor-probe-item-evidence');
     assert.deepEqual(errors, []);
     // A narrow window (same browser profile, so the same saved runs).
