@@ -25,58 +25,15 @@ use tabprobe_core::report::{render_csv, sections};
 use tabprobe_core::rules::RuleSet;
 use tabprobe_core::run::ProbeRun;
 use tabprobe_core::run::RunResult;
-use tabprobe_core::scoring::{ModelId, Pair, PairScore, PairScorer, ScoreError};
+use tabprobe_core::scoring::PairScorer;
 use tabprobe_core::table::Table;
-use tabprobe_core::{Dataset, LabelSet};
+use tabprobe_core::Dataset;
 
 /// SHA-256 of [`word_order_figures`].
 const WORD_ORDER_SHA256: &str = "0832c6572f570bf6f359a4545f8aa0458954d46ecfcd83c2f3549838d09f5594";
 
 /// SHA-256 of the run file's JSON (see the module doc).
 const RUN_SHA256: &str = "314865035c2e160e203dac7c89c4223e942825253540a21094a792f1a915c3b8";
-
-/// Probabilities from an FNV-1a hash of the pair, with integer arithmetic and one f32
-/// division each (IEEE-exact, so identical on every target).
-struct HashFake;
-
-fn fnv(s: &str) -> u64 {
-    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
-    for b in s.bytes() {
-        h ^= u64::from(b);
-        h = h.wrapping_mul(0x0000_0100_0000_01b3);
-    }
-    h
-}
-
-impl PairScorer for HashFake {
-    fn score(&mut self, pairs: &[Pair]) -> Result<Vec<PairScore>, ScoreError> {
-        Ok(pairs
-            .iter()
-            .map(|p| {
-                let h = fnv(&format!("{}\u{1f}{}", p.premise, p.hypothesis));
-                let w = [
-                    1 + (h & 0xff),
-                    1 + ((h >> 8) & 0xff),
-                    1 + ((h >> 16) & 0xff),
-                ];
-                let sum = (w[0] + w[1] + w[2]) as f32;
-                PairScore {
-                    probs: [w[0] as f32 / sum, w[1] as f32 / sum, w[2] as f32 / sum],
-                    logits: vec![w[0] as f32, w[1] as f32, w[2] as f32],
-                    truncated: p.premise.len() > 300,
-                    premise_tokens_dropped: p.premise.len().saturating_sub(300) / 4,
-                }
-            })
-            .collect())
-    }
-    fn model_id(&self) -> ModelId {
-        ModelId {
-            name: "hash-fake".into(),
-            weights_sha256: "3".repeat(64),
-            label_set: LabelSet::ThreeWay,
-        }
-    }
-}
 
 fn example(id: &str, table: Option<&str>, premise: Option<&str>, h: &str, label: Label) -> Example {
     Example {

@@ -3,7 +3,11 @@
 //! every linearization, scored by a deterministic hash-based fake model (no real model is
 //! needed). Used to report the before → after figures of issue 11 §2.
 
+mod common;
+
 use std::path::PathBuf;
+
+use common::{fnv, HashFake};
 
 use tabprobe_core::linearize::Linearization;
 use tabprobe_core::metrics::run_word_order_metrics;
@@ -12,48 +16,6 @@ use tabprobe_core::rules::RuleSet;
 use tabprobe_core::run::ProbeRun;
 use tabprobe_core::scoring::{ModelId, Pair, PairScore, PairScorer, ScoreError};
 use tabprobe_core::LabelSet;
-
-/// Probabilities from an FNV-1a hash of the pair (the determinism test's fake).
-struct HashFake;
-
-fn fnv(s: &str) -> u64 {
-    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
-    for b in s.bytes() {
-        h ^= u64::from(b);
-        h = h.wrapping_mul(0x0000_0100_0000_01b3);
-    }
-    h
-}
-
-impl PairScorer for HashFake {
-    fn score(&mut self, pairs: &[Pair]) -> Result<Vec<PairScore>, ScoreError> {
-        Ok(pairs
-            .iter()
-            .map(|p| {
-                let h = fnv(&format!("{}\u{1f}{}", p.premise, p.hypothesis));
-                let w = [
-                    1 + (h & 0xff),
-                    1 + ((h >> 8) & 0xff),
-                    1 + ((h >> 16) & 0xff),
-                ];
-                let sum = (w[0] + w[1] + w[2]) as f32;
-                PairScore {
-                    probs: [w[0] as f32 / sum, w[1] as f32 / sum, w[2] as f32 / sum],
-                    logits: vec![],
-                    truncated: false,
-                    premise_tokens_dropped: 0,
-                }
-            })
-            .collect())
-    }
-    fn model_id(&self) -> ModelId {
-        ModelId {
-            name: "hash-fake".into(),
-            weights_sha256: "3".repeat(64),
-            label_set: LabelSet::ThreeWay,
-        }
-    }
-}
 
 /// UNLI's "Model A": NEUTRAL for every permuted pair (the hypothesis is not one of the
 /// dataset's), the hash fake's answer for an original pair. Its accepted permutations are

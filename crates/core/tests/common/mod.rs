@@ -200,3 +200,47 @@ impl PairScorer for HypothesisOnlyFake {
         }
     }
 }
+
+/// Probabilities from an FNV-1a hash of the pair, with integer arithmetic and one f32
+/// division each (IEEE-exact, so identical on every target): the determinism test's model,
+/// also used by the word-order before/after measurement.
+pub struct HashFake;
+
+pub fn fnv(s: &str) -> u64 {
+    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+    for b in s.bytes() {
+        h ^= u64::from(b);
+        h = h.wrapping_mul(0x0000_0100_0000_01b3);
+    }
+    h
+}
+
+impl PairScorer for HashFake {
+    fn score(&mut self, pairs: &[Pair]) -> Result<Vec<PairScore>, ScoreError> {
+        Ok(pairs
+            .iter()
+            .map(|p| {
+                let h = fnv(&format!("{}\u{1f}{}", p.premise, p.hypothesis));
+                let w = [
+                    1 + (h & 0xff),
+                    1 + ((h >> 8) & 0xff),
+                    1 + ((h >> 16) & 0xff),
+                ];
+                let sum = (w[0] + w[1] + w[2]) as f32;
+                PairScore {
+                    probs: [w[0] as f32 / sum, w[1] as f32 / sum, w[2] as f32 / sum],
+                    logits: vec![w[0] as f32, w[1] as f32, w[2] as f32],
+                    truncated: p.premise.len() > 300,
+                    premise_tokens_dropped: p.premise.len().saturating_sub(300) / 4,
+                }
+            })
+            .collect())
+    }
+    fn model_id(&self) -> ModelId {
+        ModelId {
+            name: "hash-fake".into(),
+            weights_sha256: "3".repeat(64),
+            label_set: LabelSet::ThreeWay,
+        }
+    }
+}
