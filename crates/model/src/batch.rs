@@ -75,14 +75,16 @@ pub fn plan_batches(
 
 /// How many rows of `seq_len` tokens keep every activation of a RoBERTa forward pass under
 /// [`MAX_TENSOR_BYTES`]: the attention scores (`heads × seq × seq` per row) and the
-/// feed-forward activation (`seq × intermediate`) are the largest.
+/// feed-forward activation (`seq × intermediate`) are the largest. Saturating arithmetic: on
+/// wasm32 (32-bit `usize`) a large config's product would otherwise wrap to a small number.
 pub fn max_rows_within_budget(
     seq_len: usize,
     heads: usize,
     intermediate: usize,
     hidden: usize,
 ) -> usize {
-    let per_row = seq_len * (heads * seq_len).max(intermediate).max(hidden) * 4;
+    let widest = heads.saturating_mul(seq_len).max(intermediate).max(hidden);
+    let per_row = seq_len.saturating_mul(widest).saturating_mul(4);
     (MAX_TENSOR_BYTES / per_row.max(1)).max(1)
 }
 
@@ -136,5 +138,14 @@ mod tests {
         // roberta-base at 512 tokens: 12·512² scores per row dominate.
         assert_eq!(max_rows_within_budget(512, 12, 3072, 768), 5);
         assert_eq!(max_rows_within_budget(128, 12, 3072, 768), 42);
+    }
+
+    #[test]
+    fn budget_saturates_instead_of_wrapping() {
+        assert_eq!(max_rows_within_budget(usize::MAX, usize::MAX, 1, 1), 1);
+        assert_eq!(
+            max_rows_within_budget(1 << 20, 1 << 12, 1 << 16, 1 << 13),
+            1
+        );
     }
 }

@@ -150,8 +150,32 @@ mod defaults {
     }
 }
 
+/// Largest `hidden_size` accepted (roberta-large and deberta-v3-large: 1024; xlm-roberta-xxl:
+/// 4096).
+pub const MAX_HIDDEN_SIZE: usize = 8_192;
+/// Largest `num_hidden_layers` accepted (large models: 24; xlm-roberta-xxl: 48).
+pub const MAX_LAYERS: usize = 128;
+/// Largest `num_attention_heads` accepted (large models: 16; xlm-roberta-xxl: 32).
+pub const MAX_HEADS: usize = 256;
+/// Largest `intermediate_size` accepted (large models: 4096; xlm-roberta-xxl: 16384).
+pub const MAX_INTERMEDIATE_SIZE: usize = 65_536;
+/// Most classifier outputs accepted in `num_labels` or `id2label` (NLI models have 2 or 3).
+pub const MAX_LABELS: usize = 64;
+/// Largest `vocab_size` accepted (roberta: 50,265; xlm-roberta-large: 250,002).
+pub const MAX_VOCAB_SIZE: usize = 1_048_576;
+/// Largest `max_position_embeddings` accepted (roberta: 514; long-input variants: 4098).
+pub const MAX_POSITIONS: usize = 65_536;
+/// Largest `type_vocab_size` accepted (roberta: 1; bert: 2).
+pub const MAX_TYPE_VOCAB_SIZE: usize = 1_024;
+/// Bytes per parameter of the narrowest dtype the loader accepts (F16/BF16): a config implies
+/// at least `parameters × 2` bytes of weights.
+pub const MIN_BYTES_PER_PARAMETER: u64 = 2;
+
 impl RobertaConfig {
-    /// Parses and checks `config.json`.
+    /// Parses and checks `config.json`: every size is positive and within its limit
+    /// ([`MAX_HIDDEN_SIZE`] and the other `MAX_*` constants), heads divide the hidden size, the
+    /// special ids are inside the vocabulary, and the position table fits a pair. Nothing is
+    /// allocated from a size before it is checked.
     pub fn from_json_bytes(bytes: &[u8]) -> Result<Self, LoadError> {
         let config: RobertaConfig =
             serde_json::from_slice(bytes).map_err(|e| LoadError::ConfigParse(e.to_string()))?;
@@ -164,10 +188,14 @@ impl RobertaConfig {
         self.hidden_size / self.num_attention_heads
     }
 
-    /// The longest token sequence (specials included) the position table allows.
+    /// The longest token sequence (specials included) the position table allows: positions
+    /// start after `pad_token_id`, so `max_position_embeddings - pad_token_id - 1` (0 when the
+    /// table is too short; checked arithmetic, whatever the values).
     pub fn max_tokens(&self) -> usize {
-        self.max_position_embeddings
-            .saturating_sub(self.pad_token_id + 1)
+        self.pad_token_id
+            .checked_add(1)
+            .and_then(|offset| self.max_position_embeddings.checked_sub(offset))
+            .unwrap_or(0)
     }
 
     /// Number of classifier outputs: `id2label`'s size, else `num_labels`, else 2
@@ -180,12 +208,86 @@ impl RobertaConfig {
         }
     }
 
+    /// Number of parameters the config implies (embeddings, encoder, classification head;
+    /// no pooler), or `None` when it does not fit in a `u64`.
+    pub fn parameter_count(&self) -> Option<u64> {
+        let [v, h, i, l, p, t, n] = [
+            self.vocab_size,
+            self.hidden_size,
+            self.intermediate_size,
+            self.num_labels(),
+            self.max_position_embeddings,
+            self.type_vocab_size,
+            self.num_hidden_layers,
+        ]
+        .map(|x| x as u64);
+        let mul = |a: u64, b: u64| a.checked_mul(b);
+        // Tables and the embedding LayerNorm: (V + P + T) × H + 2H.
+        let embeddings = mul(v.checked_add(p)?.checked_add(t)?, h)?.checked_add(mul(2, h)?)?;
+        // Per layer: Q, K, V, output (4 × (H² + H)), feed-forward in (I×H + I) and out
+        // (H×I + H), two LayerNorms (4H).
+        let square = mul(h, h)?.checked_add(h)?;
+        let per_layer = mul(4, square)?
+            .checked_add(mul(i, h)?.checked_add(i)?)?
+            .checked_add(mul(h, i)?.checked_add(h)?)?
+            .checked_add(mul(4, h)?)?;
+        // Head: dense (H² + H) and out_proj (L×H + L).
+        let head = square.checked_add(mul(l, h)?.checked_add(l)?)?;
+        embeddings
+            .checked_add(mul(n, per_layer)?)?
+            .checked_add(head)
+    }
+
+    /// Refuses a config that implies more weight bytes (at [`MIN_BYTES_PER_PARAMETER`] each)
+    /// than `weights_len`, the size of `model.safetensors`: a config from a far larger model
+    /// fails here, before any tensor or shape table is built from it.
+    pub fn check_weights_size(&self, weights_len: usize) -> Result<(), LoadError> {
+        let parameters = self.parameter_count();
+        let implied = parameters.and_then(|n| n.checked_mul(MIN_BYTES_PER_PARAMETER));
+        match implied {
+            Some(bytes) if bytes <= weights_len as u64 => Ok(()),
+            _ => Err(LoadError::WeightsTooSmall {
+                parameters,
+                implied_bytes: implied,
+                file_bytes: weights_len as u64,
+            }),
+        }
+    }
+
     fn validate(&self) -> Result<(), LoadError> {
         let unsupported = |key: &str, value: String, why: &str| LoadError::UnsupportedConfig {
             key: key.to_string(),
             value,
             why: why.to_string(),
         };
+        let id2label_len = self.id2label.as_ref().map_or(0, BTreeMap::len);
+        for (key, value, limit) in [
+            ("vocab_size", self.vocab_size, MAX_VOCAB_SIZE),
+            ("hidden_size", self.hidden_size, MAX_HIDDEN_SIZE),
+            ("num_hidden_layers", self.num_hidden_layers, MAX_LAYERS),
+            ("num_attention_heads", self.num_attention_heads, MAX_HEADS),
+            (
+                "intermediate_size",
+                self.intermediate_size,
+                MAX_INTERMEDIATE_SIZE,
+            ),
+            ("type_vocab_size", self.type_vocab_size, MAX_TYPE_VOCAB_SIZE),
+            (
+                "max_position_embeddings",
+                self.max_position_embeddings,
+                MAX_POSITIONS,
+            ),
+            ("num_labels", self.num_labels.unwrap_or(0), MAX_LABELS),
+            ("id2label", id2label_len, MAX_LABELS),
+        ] {
+            if value > limit {
+                return Err(LoadError::ConfigOverLimit {
+                    key: key.to_string(),
+                    value: value as u64,
+                    limit: limit as u64,
+                });
+            }
+        }
         for (key, value) in [
             ("vocab_size", self.vocab_size),
             ("hidden_size", self.hidden_size),
@@ -205,21 +307,29 @@ impl RobertaConfig {
                 &format!("must divide hidden_size = {}", self.hidden_size),
             ));
         }
+        // Special ids index the embedding table (pad also offsets the positions), so each must
+        // have a row; checked before any arithmetic on them.
+        for (key, id) in [
+            ("pad_token_id", Some(self.pad_token_id)),
+            ("bos_token_id", self.bos_token_id),
+            ("eos_token_id", self.eos_token_id),
+        ] {
+            if let Some(id) = id.filter(|&id| id >= self.vocab_size) {
+                return Err(unsupported(
+                    key,
+                    id.to_string(),
+                    &format!("must be below vocab_size = {}", self.vocab_size),
+                ));
+            }
+        }
         if self.max_tokens() < 4 {
             return Err(unsupported(
                 "max_position_embeddings",
                 self.max_position_embeddings.to_string(),
                 &format!(
                     "must exceed pad_token_id + 4 = {} to fit <s> P </s></s> H </s>",
-                    self.pad_token_id + 4
+                    self.pad_token_id.saturating_add(4)
                 ),
-            ));
-        }
-        if self.pad_token_id >= self.vocab_size {
-            return Err(unsupported(
-                "pad_token_id",
-                self.pad_token_id.to_string(),
-                "must be below vocab_size",
             ));
         }
         if self.position_embedding_type != "absolute" {
@@ -389,5 +499,59 @@ mod tests {
             let e = LabelMap::from_config(&cfg(json).unwrap()).unwrap_err();
             assert!(matches!(e, LoadError::UnmappedLabels { .. }), "{json}: {e}");
         }
+    }
+
+    #[test]
+    fn real_large_checkpoints_are_within_the_limits() {
+        // roberta-large-mnli, xlm-roberta-large (250,002 tokens), bart-large-mnli's and
+        // deberta-v3-large's sizes in RoBERTa's keys.
+        let three = r#""id2label": {"0": "contradiction", "1": "neutral", "2": "entailment"}"#;
+        for (vocab, positions) in [(50265, 514), (250_002, 514), (50265, 1026), (128_100, 512)] {
+            let json = format!(
+                r#"{{"vocab_size": {vocab}, "hidden_size": 1024, "num_hidden_layers": 24,
+                    "num_attention_heads": 16, "intermediate_size": 4096,
+                    "max_position_embeddings": {positions}, "type_vocab_size": 1, {three}}}"#
+            );
+            let c = cfg(&json).unwrap_or_else(|e| panic!("{vocab}: {e}"));
+            let params = c.parameter_count().unwrap();
+            // Stored as F32 the file has 4 bytes per parameter; the check asks for 2.
+            c.check_weights_size(4 * params as usize).unwrap();
+            c.check_weights_size(2 * params as usize).unwrap();
+            assert!(c.check_weights_size(2 * params as usize - 1).is_err());
+        }
+    }
+
+    #[test]
+    fn parameter_count_is_the_tiny_checkpoints_element_count() {
+        let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/golden/tiny-f32");
+        let c =
+            RobertaConfig::from_json_bytes(&std::fs::read(format!("{dir}/config.json")).unwrap())
+                .unwrap();
+        let bytes = std::fs::read(format!("{dir}/model.safetensors")).unwrap();
+        let st = safetensors::SafeTensors::deserialize(&bytes).unwrap();
+        let stored: usize = st
+            .tensors()
+            .iter()
+            .filter(|(name, _)| !name.contains("position_ids") && !name.contains("pooler"))
+            .map(|(_, v)| v.shape().iter().product::<usize>())
+            .sum();
+        assert_eq!(c.parameter_count(), Some(stored as u64));
+    }
+
+    #[test]
+    fn config_arithmetic_does_not_overflow() {
+        let mut c = cfg("{}").unwrap();
+        c.pad_token_id = usize::MAX;
+        assert_eq!(c.max_tokens(), 0);
+        c.vocab_size = usize::MAX;
+        c.hidden_size = usize::MAX;
+        assert_eq!(c.parameter_count(), None);
+        assert!(matches!(
+            c.check_weights_size(usize::MAX),
+            Err(LoadError::WeightsTooSmall {
+                parameters: None,
+                ..
+            })
+        ));
     }
 }

@@ -21,6 +21,30 @@ pub enum LoadError {
         /// What would be accepted instead.
         why: String,
     },
+    /// `config.json` declares a size past the limit this crate accepts (far above any real
+    /// checkpoint; see the `MAX_*` constants in [`crate::config`]).
+    #[error("config.json: {key} = {value} is over the limit of {limit} (no real checkpoint is this large; is the file damaged?)")]
+    ConfigOverLimit {
+        /// The config key.
+        key: String,
+        /// Its value as written.
+        value: u64,
+        /// The largest value accepted.
+        limit: u64,
+    },
+    /// `config.json` implies more weight bytes than `model.safetensors` holds.
+    #[error(
+        "config.json implies {} parameters, at least {} bytes of weights, but model.safetensors is {file_bytes} bytes (config from a larger model?)",
+        count_or_overflow(*parameters), count_or_overflow(*implied_bytes)
+    )]
+    WeightsTooSmall {
+        /// Parameters the config implies (`None`: more than fits in 64 bits).
+        parameters: Option<u64>,
+        /// Bytes those parameters take at 2 bytes each (`None`: more than fits in 64 bits).
+        implied_bytes: Option<u64>,
+        /// Size of `model.safetensors`.
+        file_bytes: u64,
+    },
     /// The labels in `id2label` do not map to ENTAIL / NEUTRAL / CONTRADICT (SPEC §1.3).
     #[error(
         "the model's labels {labels:?} do not map to ENTAIL/NEUTRAL/CONTRADICT ({why}); \
@@ -75,6 +99,18 @@ pub enum LoadError {
         /// The value the weights imply.
         weights: usize,
     },
+    /// A tokenizer can produce an id past the model's embedding table.
+    #[error("{file}: token {token:?} has id {id}, but the model's vocab_size is {vocab_size}, so the embedding table has no row for it (tokenizer from another checkpoint?)")]
+    TokenizerIdOutOfRange {
+        /// The tokenizer file the id comes from (`tokenizer.json` or `vocab.json`).
+        file: String,
+        /// The token.
+        token: String,
+        /// Its id.
+        id: u64,
+        /// `vocab_size` of the model.
+        vocab_size: usize,
+    },
     /// The tokenizer files could not be read.
     #[error("tokenizer could not be read: {0}")]
     Tokenizer(String),
@@ -86,4 +122,9 @@ pub enum LoadError {
         /// `vocab_size` of the model.
         model: usize,
     },
+}
+
+/// A count for a message: the number, or "more than 2^64" when it overflowed.
+fn count_or_overflow(n: Option<u64>) -> String {
+    n.map_or_else(|| "more than 2^64".to_string(), |n| n.to_string())
 }

@@ -60,21 +60,41 @@ impl NliModel {
     /// loading only uploads, it never reads back, so it is safe there.
     pub fn load(name: &str, files: ModelFiles<'_>, device: &Device) -> Result<Self, LoadError> {
         let config = RobertaConfig::from_json_bytes(files.config_json)?;
+        // Fail fast on a config from a far larger model, before the tokenizer is parsed.
+        config.check_weights_size(files.weights.len())?;
         let labels = LabelMap::from_config(&config)?;
         let max_tokens = config.max_tokens();
-        let tokenizer = match files.tokenizer {
-            TokenizerFiles::Json(bytes) => PairTokenizer::from_json_bytes(bytes, max_tokens)?,
+        let (tokenizer, tokenizer_file) = match files.tokenizer {
+            TokenizerFiles::Json(bytes) => (
+                PairTokenizer::from_json_bytes(bytes, max_tokens)?,
+                "tokenizer.json",
+            ),
             TokenizerFiles::VocabMerges {
                 vocab_json,
                 merges_txt,
-            } => PairTokenizer::from_vocab_merges(vocab_json, merges_txt, max_tokens)?,
+            } => (
+                PairTokenizer::from_vocab_merges(vocab_json, merges_txt, max_tokens)?,
+                "vocab.json",
+            ),
         };
-        // An id past the embedding table would index out of bounds on the device.
+        // An id past the embedding table would index out of bounds on the device (a panic on
+        // the CPU, a silently wrong row on WebGPU). The count says "from another checkpoint"
+        // most plainly; the largest id also catches sparse ids and post-processor specials.
         if tokenizer.vocab_size() > config.vocab_size {
             return Err(LoadError::TokenizerMismatch {
                 tokenizer: tokenizer.vocab_size(),
                 model: config.vocab_size,
             });
+        }
+        if let Some((id, token)) = tokenizer.largest_id() {
+            if id as usize >= config.vocab_size {
+                return Err(LoadError::TokenizerIdOutOfRange {
+                    file: tokenizer_file.to_string(),
+                    token,
+                    id: id.into(),
+                    vocab_size: config.vocab_size,
+                });
+            }
         }
         let network = load_weights(&config, files.weights, device)?;
         Ok(Self {
@@ -135,10 +155,20 @@ impl NliModel {
         self.batch_size
     }
 
-    /// Tokenizes one pair in its order (only the premise is ever truncated).
+    /// Tokenizes one pair in its order (only the premise is ever truncated). An id past the
+    /// embedding table is an error here rather than an out-of-bounds read on the device (the
+    /// load-time check covers the vocabulary; this covers anything else a tokenizer emits).
     pub fn encode_pair(&self, pair: &Pair) -> Result<EncodedPair, TokenizeError> {
-        self.tokenizer
-            .encode_ordered(&pair.premise, &pair.hypothesis, pair.order)
+        let encoded = self
+            .tokenizer
+            .encode_ordered(&pair.premise, &pair.hypothesis, pair.order)?;
+        let vocab_size = self.config.vocab_size;
+        match encoded.ids.iter().find(|&&id| id as usize >= vocab_size) {
+            Some(id) => Err(TokenizeError::Tokenizer(format!(
+                "token id {id} is past the model's vocab_size {vocab_size}"
+            ))),
+            None => Ok(encoded),
+        }
     }
 
     /// Tokenizes every pair (only premises are ever truncated).

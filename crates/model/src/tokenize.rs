@@ -169,6 +169,33 @@ impl PairTokenizer {
         self.plain.get_vocab_size(true)
     }
 
+    /// The largest id this tokenizer can emit, with its token: over the vocabulary with added
+    /// tokens, and over the special tokens the post-processor inserts (seen by encoding a
+    /// short pair and a single text, the two forms scoring uses; a probe the tokenizer cannot
+    /// encode is skipped — scoring then reports that error). `None` for an empty tokenizer.
+    pub fn largest_id(&self) -> Option<(u32, String)> {
+        let vocab = self.plain.get_vocab(true).into_iter();
+        let inserted = [
+            self.plain.encode(("a", "b"), true),
+            self.plain.encode("a", true),
+        ]
+        .into_iter()
+        .flatten()
+        .flat_map(|e| {
+            e.get_ids()
+                .iter()
+                .copied()
+                .zip(e.get_tokens().iter().cloned())
+                .collect::<Vec<_>>()
+        })
+        .map(|(id, token)| (token, id));
+        // Ties (two tokens with one id) go to the smaller token, so the message is stable.
+        vocab
+            .chain(inserted)
+            .max_by(|a, b| a.1.cmp(&b.1).then_with(|| b.0.cmp(&a.0)))
+            .map(|(token, id)| (id, token))
+    }
+
     /// The longest sequence this tokenizer emits.
     pub fn max_tokens(&self) -> usize {
         self.max_tokens

@@ -247,3 +247,197 @@ fn hypothesis_too_long_for_the_model_is_a_scoring_error() {
         assert!(e.0.contains("hypothesis alone"), "{order:?}: {e}");
     }
 }
+
+// ---- Model files that lie (issue #12 §2): sizes past their limits, a config far larger than
+// its weights, overflowing ids, tokenizer ids past the embedding table. Fixtures in
+// tests/fixtures/hostile/model-*/ (see its README).
+
+/// A file under the repository's `tests/fixtures/hostile/`.
+fn hostile(rel: &str) -> Vec<u8> {
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../../tests/fixtures/hostile")
+        .join(rel);
+    std::fs::read(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+}
+
+/// A valid safetensors file with no tensors (a few bytes).
+fn empty_weights() -> Vec<u8> {
+    serialize(&[])
+}
+
+fn assert_over_limit(e: &LoadError, key: &str, value: u64, limit: u64) {
+    assert_eq!(
+        e,
+        &LoadError::ConfigOverLimit {
+            key: key.into(),
+            value,
+            limit
+        },
+        "{key}: {e}"
+    );
+    let message = e.to_string();
+    for part in [key.to_string(), value.to_string(), limit.to_string()] {
+        assert!(message.contains(&part), "{message} lacks {part}");
+    }
+}
+
+#[test]
+fn config_sizes_past_their_limits_name_key_value_and_limit() {
+    use tabprobe_model::config::*;
+    let weights = read("tiny-f32/model.safetensors");
+    for (key, limit) in [
+        ("hidden_size", MAX_HIDDEN_SIZE),
+        ("num_hidden_layers", MAX_LAYERS),
+        ("num_attention_heads", MAX_HEADS),
+        ("intermediate_size", MAX_INTERMEDIATE_SIZE),
+        ("vocab_size", MAX_VOCAB_SIZE),
+        ("max_position_embeddings", MAX_POSITIONS),
+        ("type_vocab_size", MAX_TYPE_VOCAB_SIZE),
+        ("num_labels", MAX_LABELS),
+    ] {
+        let over = limit + 1;
+        let c = config_with(|c| {
+            c[key] = over.into();
+            if key == "num_labels" {
+                let o = c.as_object_mut().unwrap();
+                o.remove("id2label");
+                o.remove("label2id");
+            }
+        });
+        for w in [&weights, &empty_weights()] {
+            let e = load(&c, w).unwrap_err();
+            assert_over_limit(&e, key, over as u64, limit as u64);
+        }
+    }
+    // id2label with more entries than any classifier has.
+    let c = config_with(|c| {
+        c["id2label"] = (0..=MAX_LABELS)
+            .map(|i| (i.to_string(), serde_json::Value::from("entailment")))
+            .collect::<serde_json::Map<_, _>>()
+            .into();
+    });
+    let e = load(&c, &weights).unwrap_err();
+    assert_over_limit(&e, "id2label", MAX_LABELS as u64 + 1, MAX_LABELS as u64);
+}
+
+#[test]
+fn a_million_layers_are_refused_before_any_shape_table_is_built() {
+    let c = hostile("model-million-layers/config.json");
+    // Beside the real weights, and beside an empty file (where no tensor name tells the
+    // loader the real layer count, so only the limit stops a million layers' names).
+    for w in [read("tiny-f32/model.safetensors"), empty_weights()] {
+        let e = load(&c, &w).unwrap_err();
+        assert_over_limit(&e, "num_hidden_layers", 1_000_000, 128);
+    }
+}
+
+#[test]
+fn a_trillion_labels_are_refused_before_their_names_are_made() {
+    let c = hostile("model-trillion-labels/config.json");
+    let e = load(&c, &read("tiny-f32/model.safetensors")).unwrap_err();
+    assert_over_limit(&e, "num_labels", 1_000_000_000_000, 64);
+}
+
+#[test]
+fn special_ids_past_the_vocabulary_are_refused_without_overflow() {
+    // pad_token_id = 2^64 - 1: `pad_token_id + 1` used to overflow.
+    let e = load(
+        &hostile("model-pad-token-overflow/config.json"),
+        &read("tiny-f32/model.safetensors"),
+    )
+    .unwrap_err();
+    assert!(
+        matches!(&e, LoadError::UnsupportedConfig { key, value, .. }
+            if key == "pad_token_id" && value == "18446744073709551615"),
+        "{e}"
+    );
+    for key in ["bos_token_id", "eos_token_id"] {
+        let c = config_with(|c| c[key] = 1200.into());
+        let e = load(&c, &read("tiny-f32/model.safetensors")).unwrap_err();
+        assert!(
+            matches!(&e, LoadError::UnsupportedConfig { key: k, value, why }
+                if k == key && value == "1200" && why.contains("vocab_size = 1200")),
+            "{key}: {e}"
+        );
+    }
+}
+
+#[test]
+fn a_config_far_larger_than_its_weights_is_refused_by_size() {
+    let c = hostile("model-larger-than-weights/config.json");
+    for w in [read("tiny-f32/model.safetensors"), empty_weights()] {
+        let e = load(&c, &w).unwrap_err();
+        match &e {
+            LoadError::WeightsTooSmall {
+                parameters: Some(p),
+                implied_bytes: Some(b),
+                file_bytes,
+            } => {
+                // roberta-large's encoder and head: about 355 million parameters.
+                assert!((350_000_000..360_000_000).contains(p), "{p}");
+                assert_eq!(*b, 2 * p);
+                assert_eq!(*file_bytes, w.len() as u64);
+            }
+            other => panic!("expected WeightsTooSmall, got {other}"),
+        }
+        assert!(e.to_string().contains("model.safetensors"), "{e}");
+    }
+}
+
+/// Loads the golden config and weights with the given tokenizer files.
+fn load_tokenizer(tokenizer: TokenizerFiles<'_>) -> Result<NliModel, LoadError> {
+    NliModel::load(
+        "edited",
+        ModelFiles {
+            config_json: &read("tiny-f32/config.json"),
+            weights: &read("tiny-f32/model.safetensors"),
+            tokenizer,
+        },
+        &Device::flex(),
+    )
+}
+
+fn assert_id_out_of_range(e: &LoadError, file: &str, token: &str, id: u64) {
+    assert_eq!(
+        e,
+        &LoadError::TokenizerIdOutOfRange {
+            file: file.into(),
+            token: token.into(),
+            id,
+            vocab_size: 1200
+        }
+    );
+    let message = e.to_string();
+    for part in [file, token, &id.to_string(), "1200"] {
+        assert!(message.contains(part), "{message} lacks {part}");
+    }
+}
+
+#[test]
+fn a_token_id_past_the_embedding_table_is_refused_in_tokenizer_json() {
+    // 1200 tokens, as many as the table has rows, but "The" has id 5000: the count matches,
+    // the id does not (and "The" starts the warm-up pair).
+    let t = hostile("model-token-id-past-vocab/tokenizer.json");
+    let e = load_tokenizer(TokenizerFiles::Json(&t)).unwrap_err();
+    assert_id_out_of_range(&e, "tokenizer.json", "The", 5000);
+}
+
+#[test]
+fn a_token_id_past_the_embedding_table_is_refused_in_vocab_json() {
+    let v = hostile("model-vocab-json-id-past-vocab/vocab.json");
+    let m = read("tiny-f32/merges.txt");
+    let e = load_tokenizer(TokenizerFiles::VocabMerges {
+        vocab_json: &v,
+        merges_txt: &m,
+    })
+    .unwrap_err();
+    assert_id_out_of_range(&e, "vocab.json", "The", 5000);
+}
+
+#[test]
+fn a_post_processor_special_id_past_the_embedding_table_is_refused() {
+    // The vocabulary is fine; the RoBERTa post-processor inserts <s> as id 5000.
+    let t = hostile("model-special-id-past-vocab/tokenizer.json");
+    let e = load_tokenizer(TokenizerFiles::Json(&t)).unwrap_err();
+    assert_id_out_of_range(&e, "tokenizer.json", "<s>", 5000);
+}
