@@ -122,7 +122,8 @@ fn collect(
             tabprobe_core::import::human_size(limits.max_total_bytes)
         ));
     }
-    let bytes = std::fs::read(path).map_err(|e| format!("{name}: cannot read: {e}"))?;
+    // Bounded again while reading: a device or pipe has no size to check beforehand.
+    let bytes = crate::io::read_bytes(path, limits.max_file_bytes)?;
     out.push(InputFile::new(name, bytes));
     Ok(())
 }

@@ -51,19 +51,19 @@ const PAPER_HYPOTHESES: [(&str, &str, &str, Label, &[&str]); 5] = [
     ),
 ];
 
-fn read(path: &Path) -> Result<String, String> {
-    std::fs::read_to_string(path).map_err(|e| format!("{}: cannot read: {e}", path.display()))
-}
-
 /// Builds the demo dataset from the INFOTABS `data` folder.
 pub fn build(infotabs: &Path, dev_tables: usize) -> Result<Dataset, String> {
     let dev_path = infotabs.join("maindata/infotabs_dev.tsv");
-    let mut dev = parse_split_tsv(&dev_path.display().to_string(), "dev", &read(&dev_path)?)
-        .map_err(|e| e.to_string())?;
+    let mut dev = parse_split_tsv(
+        &dev_path.display().to_string(),
+        "dev",
+        &crate::io::read_text(&dev_path)?,
+    )
+    .map_err(|e| e.to_string())?;
     let reasoning_path = infotabs.join("reasoning/infotabs_dev.tsv");
     let reasoning = parse_reasoning_tsv(
         &reasoning_path.display().to_string(),
-        &read(&reasoning_path)?,
+        &crate::io::read_text(&reasoning_path)?,
     )
     .map_err(|e| e.to_string())?;
     apply_reasoning(&mut dev, &reasoning);
@@ -83,7 +83,7 @@ pub fn build(infotabs: &Path, dev_tables: usize) -> Result<Dataset, String> {
     let train = parse_split_tsv(
         &train_path.display().to_string(),
         "train",
-        &read(&train_path)?,
+        &crate::io::read_text(&train_path)?,
     )
     .map_err(|e| e.to_string())?;
     let running = ["T1264", "T996"];
@@ -103,8 +103,12 @@ pub fn build(infotabs: &Path, dev_tables: usize) -> Result<Dataset, String> {
         .chain(chosen.iter().cloned())
     {
         let path = infotabs.join(format!("tables/json/{id}.json"));
-        let table = parse_table(&path.display().to_string(), &id, &read(&path)?)
-            .map_err(|e| e.to_string())?;
+        let table = parse_table(
+            &path.display().to_string(),
+            &id,
+            &crate::io::read_text(&path)?,
+        )
+        .map_err(|e| e.to_string())?;
         dataset.tables.push(Table::KeyValue(table));
     }
     for (id, table, hypothesis, label, keys) in PAPER_HYPOTHESES {

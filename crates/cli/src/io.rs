@@ -1,13 +1,95 @@
 //! File helpers shared by the subcommands: every error names the file and what went wrong,
 //! so a message alone tells the user what to fix.
 
+use std::io::Read;
 use std::path::Path;
+use std::sync::mpsc;
+use std::time::Duration;
 
+use tabprobe_core::import::{human_size, MAX_FILE_BYTES};
 use tabprobe_core::Dataset;
 
-/// Reads a whole text file.
+/// Largest model file a command reads (weights, tokenizer, config): RoBERTa-large's weights
+/// are 1.4 GB in f32; a file past this is refused before it fills memory.
+pub const MAX_MODEL_FILE_BYTES: u64 = 4 * 1024 * 1024 * 1024;
+
+/// How long opening a named pipe may wait for a writer: opening a FIFO blocks until one
+/// appears, and a command must not hang on a pipe nothing writes to.
+pub const PIPE_OPEN_TIMEOUT: Duration = Duration::from_secs(5);
+
+/// Opens `path` for reading; a named pipe with no writer is given [`PIPE_OPEN_TIMEOUT`].
+fn open(path: &Path) -> Result<std::fs::File, String> {
+    let cannot = |e: std::io::Error| format!("{}: cannot read: {e}", path.display());
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::FileTypeExt;
+        let is_fifo = std::fs::metadata(path)
+            .map(|m| m.file_type().is_fifo())
+            .unwrap_or(false);
+        if is_fifo {
+            // Open in a thread and stop waiting after the timeout; the thread, blocked in
+            // open(2), ends with the process.
+            let (send, recv) = mpsc::channel();
+            let owned = path.to_path_buf();
+            std::thread::spawn(move || {
+                let _ = send.send(std::fs::File::open(owned));
+            });
+            return match recv.recv_timeout(PIPE_OPEN_TIMEOUT) {
+                Ok(opened) => opened.map_err(cannot),
+                Err(_) => Err(format!(
+                    "{}: cannot read: it is a named pipe and nothing wrote to it within {} s",
+                    path.display(),
+                    PIPE_OPEN_TIMEOUT.as_secs()
+                )),
+            };
+        }
+    }
+    std::fs::File::open(path).map_err(cannot)
+}
+
+/// Reads at most `limit` bytes of `path`: a larger file (or an endless one such as
+/// `/dev/zero`) is an error naming the file and the limit, after reading `limit + 1` bytes
+/// at most. The file system's size is checked first where it has one.
+pub fn read_bytes(path: &Path, limit: u64) -> Result<Vec<u8>, String> {
+    let too_large = || {
+        format!(
+            "{}: larger than {}, the most a file may hold here; is this the right file?",
+            path.display(),
+            human_size(limit)
+        )
+    };
+    let file = open(path)?;
+    if file
+        .metadata()
+        .is_ok_and(|m| m.is_file() && m.len() > limit)
+    {
+        return Err(too_large());
+    }
+    let mut bytes = Vec::new();
+    file.take(limit.saturating_add(1))
+        .read_to_end(&mut bytes)
+        .map_err(|e| format!("{}: cannot read: {e}", path.display()))?;
+    if bytes.len() as u64 > limit {
+        return Err(too_large());
+    }
+    Ok(bytes)
+}
+
+/// Reads a whole text file of at most the import limit ([`MAX_FILE_BYTES`]).
 pub fn read_text(path: &Path) -> Result<String, String> {
-    std::fs::read_to_string(path).map_err(|e| format!("{}: cannot read: {e}", path.display()))
+    let bytes = read_bytes(path, MAX_FILE_BYTES)?;
+    String::from_utf8(bytes).map_err(|e| {
+        format!(
+            "{}: cannot read: not UTF-8 text (invalid byte at offset {})",
+            path.display(),
+            e.utf8_error().valid_up_to()
+        )
+    })
+}
+
+/// Reads a model file (weights, tokenizer, config) of at most [`MAX_MODEL_FILE_BYTES`].
+pub fn read_model_file(path: &Path) -> Result<Vec<u8>, String> {
+    read_bytes(path, MAX_MODEL_FILE_BYTES)
 }
 
 /// Reads and validates a dataset file (the product's JSON format). Every problem is listed,

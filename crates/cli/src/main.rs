@@ -137,8 +137,7 @@ fn run(cli: Cli) -> Result<(), String> {
             let mut failed = 0;
             for file in &files {
                 let name = file.display().to_string();
-                let text = std::fs::read_to_string(file)
-                    .map_err(|e| format!("{name}: cannot read: {e}"))?;
+                let text = io::read_text(file)?;
                 match tabprobe_core::parse_dataset(&name, &text) {
                     Ok(d) => println!(
                         "{name}: ok ({} tables, {} examples)",

@@ -178,10 +178,8 @@ pub fn rules(path: Option<&Path>) -> Result<RuleSet, String> {
 
 /// Reads a checkpoint folder and loads it on `device`.
 pub fn load_model(dir: &Path, device: &Device) -> Result<NliModel, String> {
-    let read = |name: &str| -> Result<Vec<u8>, String> {
-        let p = dir.join(name);
-        std::fs::read(&p).map_err(|e| format!("{}: cannot read model file: {e}", p.display()))
-    };
+    let read =
+        |name: &str| -> Result<Vec<u8>, String> { crate::io::read_model_file(&dir.join(name)) };
     if !dir.is_dir() {
         return Err(format!(
             "{}: not a folder; --model expects a checkpoint folder with config.json, \

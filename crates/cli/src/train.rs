@@ -329,10 +329,7 @@ pub fn run_train(args: &TrainArgs) -> Result<(), String> {
     let premise = Premise::parse(&args.linearization)?;
     let (config, weights, tokenizer_json) = match &args.init_from {
         Some(dir) => {
-            let read = |name: &str| {
-                let p = dir.join(name);
-                std::fs::read(&p).map_err(|e| format!("{}: cannot read: {e}", p.display()))
-            };
+            let read = |name: &str| crate::io::read_model_file(&dir.join(name));
             let config = RobertaConfig::from_json_bytes(&read("config.json")?)
                 .map_err(|e| format!("{}: {e}", dir.join("config.json").display()))?;
             (config, read("model.safetensors")?, read("tokenizer.json")?)

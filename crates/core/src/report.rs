@@ -1171,17 +1171,54 @@ pub fn render_text(s: &Section) -> String {
     out
 }
 
-/// The section as CSV (RFC 4180 quoting): the bytes `tabprobe report --csv` writes to
-/// `<section.file>.csv` and the site downloads.
-pub fn render_csv(s: &Section) -> String {
-    let cell = |c: &str| {
-        if c.contains([',', '"', '\n', '\r']) {
-            format!("\"{}\"", c.replace('"', "\"\""))
-        } else {
-            c.to_string()
-        }
+/// One CSV field: neutralised against formula injection, then quoted (RFC 4180) when it
+/// holds a comma, quote or line break. Every CSV the site and the CLI write goes through it.
+///
+/// A spreadsheet runs a cell starting with `=`, `+`, `-`, `@`, a tab or a carriage return as
+/// a formula; a dataset's text (a key, a category, a model name) can start so. Following
+/// OWASP's CSV-injection rule such a cell is prefixed with `'`, which spreadsheets show as
+/// text. A plain number (`-0.12`, `+3`, `-1e-3`, `-12.5%`) cannot be a formula and is kept as
+/// it is, so negative figures stay numbers.
+pub fn csv_field(cell: &str) -> String {
+    let risky = cell.starts_with(['=', '+', '-', '@', '\t', '\r']) && !is_plain_number(cell);
+    let cell = if risky {
+        format!("'{cell}")
+    } else {
+        cell.to_string()
     };
-    let line = |row: &[String]| row.iter().map(|c| cell(c)).collect::<Vec<_>>().join(",") + "\n";
+    if cell.contains([',', '"', '\n', '\r']) {
+        format!("\"{}\"", cell.replace('"', "\"\""))
+    } else {
+        cell
+    }
+}
+
+/// `[+-]digits[.digits][e[+-]digits][%]`, nothing else.
+fn is_plain_number(s: &str) -> bool {
+    let s = s.strip_suffix('%').unwrap_or(s);
+    let s = s.strip_prefix(['+', '-']).unwrap_or(s);
+    let (mantissa, exponent) = match s.split_once(['e', 'E']) {
+        Some((m, e)) => (m, Some(e.strip_prefix(['+', '-']).unwrap_or(e))),
+        None => (s, None),
+    };
+    let digits = |d: &str| !d.is_empty() && d.bytes().all(|b| b.is_ascii_digit());
+    let mantissa_ok = match mantissa.split_once('.') {
+        Some((int, frac)) => digits(int) && digits(frac),
+        None => digits(mantissa),
+    };
+    mantissa_ok && exponent.is_none_or(digits)
+}
+
+/// The section as CSV (RFC 4180 quoting, cells neutralised by [`csv_field`]): the bytes
+/// `tabprobe report --csv` writes to `<section.file>.csv` and the site downloads.
+pub fn render_csv(s: &Section) -> String {
+    let line = |row: &[String]| {
+        row.iter()
+            .map(|c| csv_field(c))
+            .collect::<Vec<_>>()
+            .join(",")
+            + "\n"
+    };
     let mut out = line(&s.header);
     for row in &s.rows {
         out.push_str(&line(row));

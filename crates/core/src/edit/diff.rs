@@ -2,6 +2,8 @@
 //! or moved, and whether the title changed. Rows are matched by the provenance the editor
 //! recorded; for two tables without it (a share link) rows are matched by key.
 
+use std::collections::{HashMap, VecDeque};
+
 use crate::probe::edit_table::row_key;
 use crate::table::Table;
 
@@ -106,7 +108,8 @@ fn row_cells(table: &Table, i: usize) -> Option<Vec<String>> {
 }
 
 /// Compares `edited` with `original`, given each edited row's original index (`origin`,
-/// as a [`crate::edit::TableDraft`] keeps it).
+/// as a [`crate::edit::TableDraft`] keeps it). O(n log n) in the rows: a shared table may
+/// hold up to [`crate::share::MAX_SHARE_ROWS`] rows, an imported one more.
 pub fn diff_with_origin(original: &Table, edited: &Table, origin: &[Option<usize>]) -> TableDiff {
     let n = edited.row_count();
     let rows: Vec<RowChange> = (0..n)
@@ -129,13 +132,20 @@ pub fn diff_with_origin(original: &Table, edited: &Table, origin: &[Option<usize
             RowChange::Added => None,
         })
         .collect();
-    let in_order = longest_increasing(&kept.iter().map(|(_, f)| *f).collect::<Vec<_>>());
+    let mut on_run = vec![false; kept.len()];
+    for k in longest_increasing(&kept.iter().map(|(_, f)| *f).collect::<Vec<_>>()) {
+        on_run[k] = true;
+    }
     let mut moved = vec![false; n];
     for (k, (i, _)) in kept.iter().enumerate() {
-        moved[*i] = !in_order.contains(&k);
+        moved[*i] = !on_run[k];
+    }
+    let mut still_there = vec![false; original.row_count()];
+    for (_, f) in &kept {
+        still_there[*f] = true;
     }
     let removed = (0..original.row_count())
-        .filter(|f| !kept.iter().any(|(_, g)| g == f))
+        .filter(|&f| !still_there[f])
         .collect();
     TableDiff {
         title_changed: original.title() != edited.title(),
@@ -146,49 +156,54 @@ pub fn diff_with_origin(original: &Table, edited: &Table, origin: &[Option<usize
 }
 
 /// Compares two tables without recorded provenance: each edited row is matched to the first
-/// unmatched original row with the same key (relational: the same first cell).
+/// unmatched original row with the same key (relational: the same first cell). Linear: the
+/// original's rows are indexed by key once (a queue per key, in row order).
 pub fn diff_tables(original: &Table, edited: &Table) -> TableDiff {
-    let mut taken = vec![false; original.row_count()];
+    let mut by_key: HashMap<String, VecDeque<usize>> = HashMap::new();
+    for f in 0..original.row_count() {
+        by_key.entry(row_key(original, f)).or_default().push_back(f);
+    }
     let origin: Vec<Option<usize>> = (0..edited.row_count())
         .map(|i| {
-            let key = row_key(edited, i);
-            let hit = (0..original.row_count()).find(|&f| !taken[f] && row_key(original, f) == key);
-            if let Some(f) = hit {
-                taken[f] = true;
-            }
-            hit
+            by_key
+                .get_mut(&row_key(edited, i))
+                .and_then(VecDeque::pop_front)
         })
         .collect();
     diff_with_origin(original, edited, &origin)
 }
 
-/// Positions (into `xs`) of one longest strictly increasing subsequence; O(n²), tables are
-/// small. Ties prefer the earliest positions, so a single moved row is the one reported.
+/// Positions (into `xs`) of one longest strictly increasing subsequence, in O(n log n).
+/// Ties prefer the earliest positions, so a single moved row is the one reported: the run
+/// ends at the first position reaching the greatest length, and each step goes back to the
+/// earliest position one shorter with a smaller value (the choice the quadratic scan makes).
 fn longest_increasing(xs: &[usize]) -> Vec<usize> {
-    let n = xs.len();
-    if n == 0 {
+    // levels[l]: positions whose longest run ending there has length l + 1, in position
+    // order; their values strictly decrease along each level (a later, larger value would
+    // extend the earlier one's run), so each level can be binary-searched.
+    let mut levels: Vec<Vec<usize>> = Vec::new();
+    let mut prev: Vec<Option<usize>> = vec![None; xs.len()];
+    for (i, &x) in xs.iter().enumerate() {
+        // The longest level whose last (smallest) value is below x.
+        let l = levels.partition_point(|lv| lv.last().is_some_and(|&j| xs[j] < x));
+        if l > 0 {
+            let below = &levels[l - 1];
+            // The earliest position in that level with a value below x.
+            prev[i] = below.get(below.partition_point(|&j| xs[j] >= x)).copied();
+        }
+        match levels.get_mut(l) {
+            Some(level) => level.push(i),
+            None => levels.push(vec![i]),
+        }
+    }
+    let Some(&end) = levels.last().and_then(|lv| lv.first()) else {
         return Vec::new();
-    }
-    // len[i]: length of the longest increasing run ending at i; prev[i]: its predecessor.
-    let mut len = vec![1usize; n];
-    let mut prev = vec![None; n];
-    for i in 0..n {
-        for j in 0..i {
-            if xs[j] < xs[i] && len[j] + 1 > len[i] {
-                len[i] = len[j] + 1;
-                prev[i] = Some(j);
-            }
-        }
-    }
-    let mut end = 0;
-    for i in 1..n {
-        if len[i] > len[end] {
-            end = i;
-        }
-    }
+    };
     let mut out = vec![end];
-    while let Some(p) = prev[*out.last().unwrap_or(&end)] {
+    let mut at = end;
+    while let Some(p) = prev[at] {
         out.push(p);
+        at = p;
     }
     out.reverse();
     out
@@ -270,6 +285,118 @@ mod tests {
             diff_tables(&breakfast(), &breakfast()).summary(),
             "no changes"
         );
+    }
+
+    /// The quadratic scan `longest_increasing` replaced: the reference for its tie-breaking.
+    fn longest_increasing_quadratic(xs: &[usize]) -> Vec<usize> {
+        let n = xs.len();
+        if n == 0 {
+            return Vec::new();
+        }
+        let mut len = vec![1usize; n];
+        let mut prev = vec![None; n];
+        for i in 0..n {
+            for j in 0..i {
+                if xs[j] < xs[i] && len[j] + 1 > len[i] {
+                    len[i] = len[j] + 1;
+                    prev[i] = Some(j);
+                }
+            }
+        }
+        let mut end = 0;
+        for i in 1..n {
+            if len[i] > len[end] {
+                end = i;
+            }
+        }
+        let mut out = vec![end];
+        while let Some(p) = prev[*out.last().unwrap()] {
+            out.push(p);
+        }
+        out.reverse();
+        out
+    }
+
+    #[test]
+    fn longest_increasing_matches_the_quadratic_scan() {
+        let mut rng = crate::rng::Rng::new(12);
+        for n in 0..40 {
+            for _ in 0..50 {
+                // Distinct values (row origins are distinct), shuffled, some dropped.
+                let mut xs: Vec<usize> = (0..n + 5).collect();
+                rng.shuffle(&mut xs);
+                xs.truncate(n);
+                assert_eq!(
+                    longest_increasing(&xs),
+                    longest_increasing_quadratic(&xs),
+                    "{xs:?}"
+                );
+            }
+        }
+    }
+
+    /// 200,000 rows, every 1,000th moved to the end and every 7th edited: the quadratic diff
+    /// took minutes on this; it must give the exact marks.
+    #[test]
+    fn large_tables_diff_exactly() {
+        let n = 200_000;
+        let original = Table::KeyValue(KeyValueTable {
+            id: "big".into(),
+            title: "big".into(),
+            rows: (0..n)
+                .map(|i| KeyValueRow {
+                    key: format!("k{i}"),
+                    values: vec![format!("v{i}")],
+                })
+                .collect(),
+        });
+        let mut order: Vec<usize> = (0..n).filter(|i| i % 1000 != 0).collect();
+        order.extend((0..n).step_by(1000));
+        let Table::KeyValue(o) = &original else {
+            unreachable!()
+        };
+        let edited = Table::KeyValue(KeyValueTable {
+            rows: order
+                .iter()
+                .map(|&i| {
+                    let mut r = o.rows[i].clone();
+                    if i % 7 == 0 {
+                        r.values[0].push('!');
+                    }
+                    r
+                })
+                .collect(),
+            ..o.clone()
+        });
+        let diff = diff_tables(&original, &edited);
+        assert_eq!(diff.removed, Vec::<usize>::new());
+        assert_eq!(diff.moved_count(), n / 1000);
+        for (pos, &i) in order.iter().enumerate() {
+            let want = if i % 7 == 0 {
+                RowChange::Changed { from: i }
+            } else {
+                RowChange::Same { from: i }
+            };
+            assert_eq!(diff.rows[pos], want);
+            assert_eq!(diff.moved[pos], i % 1000 == 0, "row {i}");
+        }
+        // Every row under one key: matched in order, nothing moved.
+        let same_key = |t: &Table| match t {
+            Table::KeyValue(t) => Table::KeyValue(KeyValueTable {
+                rows: t
+                    .rows
+                    .iter()
+                    .map(|r| KeyValueRow {
+                        key: String::new(),
+                        values: r.values.clone(),
+                    })
+                    .collect(),
+                ..t.clone()
+            }),
+            t => t.clone(),
+        };
+        let diff = diff_tables(&same_key(&original), &same_key(&original));
+        assert!(diff.is_empty());
     }
 
     #[test]

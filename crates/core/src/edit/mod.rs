@@ -5,6 +5,7 @@
 
 pub mod annotate;
 pub mod diff;
+pub mod diff_lines;
 pub mod draft;
 pub mod hand_made;
 pub mod history;
@@ -12,6 +13,7 @@ pub mod suggest;
 
 pub use annotate::{annotate_relevant_rows, AnnotateError};
 pub use diff::{diff_tables, diff_with_origin, RowChange, TableDiff};
+pub use diff_lines::{diff_lines, DiffLine, DiffMark};
 pub use draft::TableDraft;
 pub use hand_made::{add_hand_made, HandMadeError, HandMadeItem, HandMadeOperation};
 pub use history::History;

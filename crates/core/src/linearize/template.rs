@@ -2,6 +2,8 @@
 //! templates and plain concatenation. A key–value table is read as one row per key whose
 //! single "column" is the key, so the same code serves both shapes.
 
+use std::collections::HashMap;
+
 use super::PremiseUnits;
 use crate::table::Table;
 
@@ -63,12 +65,18 @@ pub fn vertical_template(table: &Table) -> String {
 pub fn vertical_template_units(table: &Table) -> PremiseUnits {
     let rows = cells(table);
     let mut columns: Vec<(String, Vec<String>)> = Vec::new();
-    for (i, row) in rows.iter().enumerate() {
+    // Column name → its index in `columns`: a key–value table has one column per key, so a
+    // linear search here made large tables quadratic.
+    let mut index: HashMap<String, usize> = HashMap::new();
+    for (i, row) in rows.into_iter().enumerate() {
         for (c, v) in row {
             let entry = format!("row {} is {v}", i + 1);
-            match columns.iter_mut().find(|(name, _)| name == c) {
-                Some((_, list)) => list.push(entry),
-                None => columns.push((c.clone(), vec![entry])),
+            match index.get(&c) {
+                Some(&k) => columns[k].1.push(entry),
+                None => {
+                    index.insert(c.clone(), columns.len());
+                    columns.push((c, vec![entry]));
+                }
             }
         }
     }

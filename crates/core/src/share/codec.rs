@@ -19,8 +19,15 @@ use super::SharedResult;
 pub const LINK_VERSION: u32 = 1;
 /// The `format` marker of a result file (the fallback for results too large for a link).
 pub const FILE_FORMAT: &str = "tabprobe-share";
-/// A decoded result larger than this is refused (a crafted link must not exhaust memory).
-const MAX_JSON_BYTES: u64 = 16 * 1024 * 1024;
+/// A link whose data inflates past this many bytes of JSON is refused while inflating (a
+/// crafted link must not exhaust memory); [`super::limits`] then bounds what the JSON holds.
+pub const MAX_JSON_BYTES: u64 = 16 * 1024 * 1024;
+/// A result file larger than this is refused before it is parsed (the same bound as a
+/// link's inflated JSON).
+pub const MAX_RESULT_FILE_BYTES: u64 = MAX_JSON_BYTES;
+
+/// The link header: compressed length and CRC-32, big-endian u32 each.
+const HEADER_BYTES: usize = 8;
 
 /// URL-safe base64 without padding; trailing bits tolerated so a cut link reports
 /// "truncated" rather than a base64 technicality.
@@ -69,6 +76,27 @@ pub enum ShareError {
         file: String,
         /// What is wrong, with the JSON path.
         message: String,
+    },
+    /// The result carries more than the share page opens (see [`super::limits`]).
+    #[error("this result is too large to open: {what} holds {found} {unit}, more than the {limit} a shared result may hold")]
+    TooLarge {
+        /// What is too large, e.g. `the edited table`.
+        what: String,
+        /// How much it holds (counting may stop early for characters of all texts).
+        found: usize,
+        /// The limit.
+        limit: usize,
+        /// `rows`, `cells`, `characters` or `labels`.
+        unit: &'static str,
+    },
+    /// A prediction that no model outputs: a probability outside [0, 1], or three that do
+    /// not sum to 1.
+    #[error("this result's {which} is not a model's output: {reason}")]
+    BadPrediction {
+        /// Which prediction (`the prediction on the original`).
+        which: String,
+        /// What is wrong with it.
+        reason: String,
     },
     /// Encoding failed (cannot happen for a well-formed result; reported rather than hidden).
     #[error("cannot encode the result: {0}")]
@@ -119,7 +147,8 @@ pub fn decode(text: &str) -> Result<SharedResult, ShareError> {
         let shown: String = c.escape_debug().collect();
         return Err(ShareError::Corrupted(format!(
             "character '{shown}' at position {} cannot occur in a link",
-            version.len() + 1 + i + 1
+            // 1-based position after `v<digits>.`; saturating, so no overflow check is needed.
+            version.len().saturating_add(i).saturating_add(2)
         )));
     }
     // A base64 string of length 4k+1 ends in a character that carries no whole byte: only a
@@ -132,19 +161,26 @@ pub fn decode(text: &str) -> Result<SharedResult, ShareError> {
     let bytes = B64
         .decode(data)
         .map_err(|e| ShareError::Corrupted(e.to_string()))?;
-    if bytes.len() < 8 {
+    if bytes.len() < HEADER_BYTES {
         return Err(ShareError::Truncated {
             have: bytes.len(),
-            want: 8,
+            want: HEADER_BYTES,
         });
     }
     let want = u32::from_be_bytes([bytes[0], bytes[1], bytes[2], bytes[3]]) as usize;
     let crc = u32::from_be_bytes([bytes[4], bytes[5], bytes[6], bytes[7]]);
-    let body = &bytes[8..];
+    let body = &bytes[HEADER_BYTES..];
     if body.len() < want {
-        return Err(ShareError::Truncated {
-            have: bytes.len(),
-            want: want + 8,
+        // Checked: on wasm32 `usize` is 32 bits, so a declared length near u32::MAX plus the
+        // header would wrap in a release build (which has no overflow checks).
+        return Err(match want.checked_add(HEADER_BYTES) {
+            Some(want) => ShareError::Truncated {
+                have: bytes.len(),
+                want,
+            },
+            None => ShareError::Corrupted(format!(
+                "it declares {want} bytes of data, more than a link can hold"
+            )),
         });
     }
     if body.len() > want {
@@ -168,13 +204,15 @@ pub fn decode(text: &str) -> Result<SharedResult, ShareError> {
         )));
     }
     let de = &mut serde_json::Deserializer::from_slice(&json);
-    serde_path_to_error::deserialize(de).map_err(|e| {
+    let result: SharedResult = serde_path_to_error::deserialize(de).map_err(|e| {
         ShareError::Corrupted(format!(
             "its content is not a tabprobe result (at {}: {})",
             e.path(),
             e.inner()
         ))
-    })
+    })?;
+    super::limits::check(&result)?;
+    Ok(result)
 }
 
 /// The fallback for results too large for a link: a small JSON file a person can read.
@@ -199,6 +237,12 @@ pub fn from_file(file: &str, text: &str) -> Result<SharedResult, ShareError> {
         file: file.to_string(),
         message,
     };
+    if text.len() as u64 > MAX_RESULT_FILE_BYTES {
+        return Err(bad(format!(
+            "the file is {} bytes, more than the {MAX_RESULT_FILE_BYTES} a result file may be",
+            text.len()
+        )));
+    }
     let de = &mut serde_json::Deserializer::from_str(text);
     let f: ResultFile = serde_path_to_error::deserialize(de)
         .map_err(|e| bad(format!("at {}: {}", e.path(), e.inner())))?;
@@ -214,6 +258,8 @@ pub fn from_file(file: &str, text: &str) -> Result<SharedResult, ShareError> {
             f.version
         )));
     }
-    serde_path_to_error::deserialize(f.result)
-        .map_err(|e| bad(format!("at result.{}: {}", e.path(), e.inner())))
+    let result: SharedResult = serde_path_to_error::deserialize(f.result)
+        .map_err(|e| bad(format!("at result.{}: {}", e.path(), e.inner())))?;
+    super::limits::check(&result).map_err(|e| bad(e.to_string()))?;
+    Ok(result)
 }

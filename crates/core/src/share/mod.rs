@@ -4,6 +4,8 @@
 //! for a link go into a small JSON result file instead.
 
 mod codec;
+pub mod limits;
+pub mod view;
 
 use serde::{Deserialize, Serialize};
 
@@ -14,11 +16,35 @@ use crate::rules::ValidityRule;
 use crate::scoring::{ModelId, PairScore};
 use crate::table::Table;
 
-pub use codec::{decode, encode, from_file, to_file, ShareError, FILE_FORMAT, LINK_VERSION};
+pub use codec::{
+    decode, encode, from_file, to_file, ShareError, FILE_FORMAT, LINK_VERSION, MAX_JSON_BYTES,
+    MAX_RESULT_FILE_BYTES,
+};
+pub use limits::{
+    MAX_SHARE_CELLS, MAX_SHARE_CHARS, MAX_SHARE_LABELS, MAX_SHARE_ROWS, MAX_SHARE_TEXT_CHARS,
+};
 
 /// Links longer than this (whole URL, in characters) are offered as a result file instead:
 /// some chat tools, mail clients and servers cut URLs past about 2,000 characters.
 pub const MAX_LINK_CHARS: usize = 2000;
+
+/// What precedes the link text in a share URL: `<page address>#/share/<link text>`.
+pub const SHARE_FRAGMENT: &str = "#/share/";
+
+/// Characters in the share URL `<base>#/share/<payload>`, counted with checked arithmetic so
+/// the length check never depends on overflow checks (release builds have none, and `usize`
+/// is 32 bits in wasm32); `None` when the count would overflow, which no link fits.
+pub fn link_chars(base: &str, payload: &str) -> Option<usize> {
+    base.chars()
+        .count()
+        .checked_add(SHARE_FRAGMENT.len())?
+        .checked_add(payload.chars().count())
+}
+
+/// Whether a URL of `chars` characters (from [`link_chars`]) may be offered as a link.
+pub fn fits_in_link(chars: Option<usize>) -> bool {
+    chars.is_some_and(|n| n <= MAX_LINK_CHARS)
+}
 
 /// One shared probe result: the item before and after the edit and what a model made of it.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

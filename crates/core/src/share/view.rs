@@ -1,0 +1,295 @@
+//! What the share page renders, computed from a [`SharedResult`] with no browser: texts,
+//! the table diff's lines, the rule's rows and which figures are only *claimed* by the link.
+//! The page (`src/views/share.rs`) draws this model and nothing else from the link, so the
+//! fuzz target `share_view` and native tests cover everything a link can make it do.
+
+use crate::edit::{diff_lines, diff_tables, DiffLine};
+use crate::label::{Label, LabelSet};
+use crate::probe::{Certainty, Expectation};
+use crate::scoring::{Pair, PairScore};
+use crate::table::Table;
+
+use super::{SharedInput, SharedResult};
+
+/// Shown beside every figure that comes from the link rather than from a model run here.
+pub const CLAIMED: &str = "claimed by the link";
+/// How far a re-run's probabilities may differ from the link's and still confirm them (the
+/// same weights on another backend, WebGPU or CPU, differ in the last digits).
+pub const CONFIRM_TOLERANCE: f32 = 0.01;
+
+/// Everything the share page shows.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SharePage {
+    /// What produced the result.
+    pub origin: String,
+    /// The operation, `_` read as spaces.
+    pub operation: String,
+    /// The dataset example, when known.
+    pub example_id: Option<String>,
+    /// `infotabs compat, premise first`.
+    pub linearization: String,
+    /// The label names to use.
+    pub label_set: LabelSet,
+    /// The original's gold label.
+    pub gold: Option<Label>,
+    /// The edited item's expected label (the expectation's first).
+    pub expected_after: Option<Label>,
+    /// The expectation in words.
+    pub expectation: Option<String>,
+    /// `certain` or `heuristic (needs review)`.
+    pub certainty: Option<&'static str>,
+    /// The model the link names (claimed: nothing checks it until a re-run).
+    pub model: Option<ClaimedModel>,
+    /// The original hypothesis.
+    pub hypothesis_before: String,
+    /// The edited hypothesis.
+    pub hypothesis_after: String,
+    /// Whether the hypothesis was edited.
+    pub hypothesis_changed: bool,
+    /// The link's predictions (claimed).
+    pub predictions: Option<ClaimedPredictions>,
+    /// The validity rule as rows.
+    pub rule: Option<RuleRows>,
+    /// The premise, or the table diff.
+    pub premise: PremiseSection,
+}
+
+/// The model named by the link.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ClaimedModel {
+    /// Its name.
+    pub name: String,
+    /// The weight hash the link states.
+    pub weights_sha256: String,
+    /// Its first 12 characters, for display.
+    pub hash_short: String,
+}
+
+/// The link's predictions on the original and the edited item.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ClaimedPredictions {
+    /// On the original.
+    pub before: PairScore,
+    /// On the edited item.
+    pub after: PairScore,
+}
+
+/// The validity rule: a caption and one `(before, valid after)` row per label.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RuleRows {
+    /// `Validity rule (<source>)`.
+    pub caption: String,
+    /// Before-label name, valid after-label names joined by `, `.
+    pub rows: Vec<(String, String)>,
+}
+
+/// A premise as shown.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Premise {
+    /// A table.
+    Table(Table),
+    /// A plain text.
+    Text(String),
+    /// Neither (hypothesis-only).
+    Nothing,
+}
+
+/// The premise part of the page.
+#[derive(Debug, Clone, PartialEq)]
+pub enum PremiseSection {
+    /// The premise did not change (or there is no table to compare).
+    Unchanged(Premise),
+    /// The table was edited: the diff, then both tables.
+    Changed(Box<TableChange>),
+}
+
+/// An edited table against its original.
+#[derive(Debug, Clone, PartialEq)]
+pub struct TableChange {
+    /// The original table.
+    pub original: Table,
+    /// The edited table.
+    pub edited: Table,
+    /// `1 changed · 2 removed`.
+    pub summary: String,
+    /// Old and new title, when it changed.
+    pub title_change: Option<(String, String)>,
+    /// The diff's lines.
+    pub lines: Vec<DiffLine>,
+}
+
+/// What a re-run says of the link's predictions.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ClaimStatus {
+    /// Not re-run: the figures are the link's word.
+    Claimed,
+    /// Re-run with the weights the link names, and the figures agree.
+    Confirmed,
+    /// Re-run with those weights, and the figures differ.
+    Contradicted,
+    /// Re-run with other weights: the link's figures stay unchecked.
+    OtherWeights,
+}
+
+impl ClaimStatus {
+    /// The note shown beside the link's predictions.
+    pub fn note(self) -> &'static str {
+        match self {
+            ClaimStatus::Claimed => "claimed by the link (not re-run here)",
+            ClaimStatus::Confirmed => "claimed by the link, confirmed by your re-run with the same weights",
+            ClaimStatus::Contradicted => "claimed by the link, but your re-run with the same weights gives different probabilities",
+            ClaimStatus::OtherWeights => "claimed by the link (your re-run used other weights, so it checks nothing)",
+        }
+    }
+}
+
+impl SharePage {
+    /// The page for `r` (a result [`super::decode`] or [`super::from_file`] accepted, so
+    /// within [`super::limits`]: building it is linear in the result's size).
+    pub fn new(r: &SharedResult) -> SharePage {
+        let label_set = r.model.as_ref().map(|m| m.label_set).unwrap_or_default();
+        let expected_after = match &r.expectation {
+            Some(Expectation::Label { labels }) => labels.first().copied(),
+            _ => None,
+        };
+        SharePage {
+            origin: r.origin.clone(),
+            operation: r.operation.replace('_', " "),
+            example_id: r.example_id.clone(),
+            linearization: linearization_text(r),
+            label_set,
+            gold: r.gold,
+            expected_after,
+            expectation: r
+                .expectation
+                .as_ref()
+                .map(|e| expectation_text(e, label_set)),
+            certainty: r.certainty.map(|c| match c {
+                Certainty::Certain => "certain",
+                Certainty::Heuristic => "heuristic (needs review)",
+            }),
+            model: r.model.as_ref().map(|m| ClaimedModel {
+                name: m.name.clone(),
+                weights_sha256: m.weights_sha256.clone(),
+                hash_short: m.weights_sha256.chars().take(12).collect(),
+            }),
+            hypothesis_before: r.before.hypothesis.clone(),
+            hypothesis_after: r.after.hypothesis.clone(),
+            hypothesis_changed: r.after.hypothesis != r.before.hypothesis,
+            predictions: r.predictions.as_ref().map(|p| ClaimedPredictions {
+                before: p.before.to_pair_score(),
+                after: p.after.to_pair_score(),
+            }),
+            rule: r.rule.as_ref().map(|rule| RuleRows {
+                caption: format!("Validity rule ({})", rule.source),
+                rows: Label::ALL
+                    .iter()
+                    .map(|&l| {
+                        let valid: Vec<&str> = rule
+                            .valid_after(l)
+                            .iter()
+                            .map(|v| label_set.display_name(*v))
+                            .collect();
+                        (label_set.display_name(l).to_string(), valid.join(", "))
+                    })
+                    .collect(),
+            }),
+            premise: premise_section(r),
+        }
+    }
+
+    /// What a re-run (`rerun`: the two scores, original then edited, by a model with weight
+    /// hash `rerun_sha256`) says of the link's predictions.
+    pub fn claim_status(&self, rerun: Option<(&[PairScore], &str)>) -> ClaimStatus {
+        let (Some((scores, sha)), Some(claimed)) = (rerun, &self.predictions) else {
+            return ClaimStatus::Claimed;
+        };
+        if self.model.as_ref().map(|m| m.weights_sha256.as_str()) != Some(sha) {
+            return ClaimStatus::OtherWeights;
+        }
+        let close = |a: &PairScore, b: &PairScore| {
+            a.probs
+                .iter()
+                .zip(&b.probs)
+                .all(|(x, y)| (x - y).abs() <= CONFIRM_TOLERANCE)
+        };
+        match scores {
+            [b, a] if close(b, &claimed.before) && close(a, &claimed.after) => {
+                ClaimStatus::Confirmed
+            }
+            _ => ClaimStatus::Contradicted,
+        }
+    }
+}
+
+/// `infotabs compat, premise first`.
+fn linearization_text(r: &SharedResult) -> String {
+    format!(
+        "{}, {}",
+        r.linearization.strategy.as_str().replace('_', " "),
+        if r.linearization.order.is_premise_first() {
+            "premise first"
+        } else {
+            "hypothesis first"
+        }
+    )
+}
+
+/// The expectation in words, with the model's label names.
+pub fn expectation_text(e: &Expectation, set: LabelSet) -> String {
+    match e {
+        Expectation::Label { labels } => {
+            let names: Vec<&str> = labels.iter().map(|l| set.display_name(*l)).collect();
+            format!("the edited item's label is {}", names.join(" or "))
+        }
+        Expectation::Transition { operation } => {
+            format!("the transition is valid under the rule for {operation:?}")
+        }
+    }
+}
+
+fn premise_of(input: &SharedInput, table: Option<&Table>) -> Premise {
+    match (table, &input.premise) {
+        (Some(t), _) => Premise::Table(t.clone()),
+        (None, Some(p)) => Premise::Text(p.clone()),
+        (None, None) => Premise::Nothing,
+    }
+}
+
+fn premise_section(r: &SharedResult) -> PremiseSection {
+    let edited = r
+        .after
+        .table
+        .as_ref()
+        .filter(|e| Some(*e) != r.before.table.as_ref());
+    match (&r.before.table, edited) {
+        (Some(original), Some(edited)) => {
+            let diff = diff_tables(original, edited);
+            let (o, e) = (original.title(), edited.title());
+            PremiseSection::Changed(Box::new(TableChange {
+                summary: diff.summary(),
+                title_change: (o != e).then(|| (o.to_string(), e.to_string())),
+                lines: diff_lines(original, edited, &diff),
+                original: original.clone(),
+                edited: edited.clone(),
+            }))
+        }
+        _ => PremiseSection::Unchanged(premise_of(&r.before, r.before.table.as_ref())),
+    }
+}
+
+/// The two pairs a re-run scores (original, edited), read with the link's linearization.
+pub fn rerun_pairs(r: &SharedResult) -> Result<Vec<Pair>, String> {
+    let pair = |input: &SharedInput, table: Option<&Table>| match (table, &input.premise) {
+        (Some(t), _) => r
+            .linearization
+            .table_pair(t, &input.hypothesis)
+            .map_err(|e| e.to_string()),
+        (None, Some(p)) => Ok(r.linearization.pair(p, &input.hypothesis)),
+        (None, None) => Ok(r.linearization.pair("", &input.hypothesis)),
+    };
+    Ok(vec![
+        pair(&r.before, r.before.table.as_ref())?,
+        pair(&r.after, r.after_table())?,
+    ])
+}
