@@ -45,20 +45,36 @@ async fn restore_or_demo(state: AppState) {
             state.rewriter_draft.set(d.rewriter);
             state.work_item.set(d.work_item);
         }
-        Err(e) => state.kept.drafts_error.set(Some(e)),
+        Err(u) => {
+            // Unreadable drafts are replaced by the next write; unreadable storage is not.
+            state.kept.read_failed.set_value(u.text.is_none());
+            state.kept.drafts_error.set(Some(u.problem));
+        }
     }
     let stored = match work_store::load_dataset().await {
         Ok(Some(s)) => s,
         Ok(None) => return load_demo(state).await,
-        Err(u) => {
-            state.kept.invalid.set(Some(InvalidStored {
-                file: "kept dataset".into(),
-                saved_ms: f64::NAN,
-                text: Arc::new(u.text.unwrap_or_default()),
-                problem: u.problem,
-            }));
-            return;
-        }
+        Err(u) => match u.text {
+            Some(text) => {
+                state.kept.invalid.set(Some(InvalidStored {
+                    file: "kept dataset".into(),
+                    saved_ms: f64::NAN,
+                    text: Arc::new(text),
+                    problem: u.problem,
+                }));
+                return;
+            }
+            None => {
+                // Storage cannot be read now (blocked by another tab, unavailable): work on
+                // the demo, but never write over what may still be kept.
+                state.kept.read_failed.set_value(true);
+                state.kept.error.set(Some(format!(
+                    "{}; reload the page to get back what is kept",
+                    u.problem
+                )));
+                return load_demo(state).await;
+            }
+        },
     };
     if state.load_generation_data.get_value() != generation {
         // The user loaded data while the store was read; theirs wins (and is kept next).
@@ -136,7 +152,7 @@ fn keep_dataset(state: AppState) {
             return;
         };
         let edited = state.edited.get();
-        if state.kept.invalid.with(Option::is_some) {
+        if state.kept.invalid.with(Option::is_some) || state.kept.read_failed.get_value() {
             return;
         }
         let already = state
@@ -175,6 +191,9 @@ fn keep_drafts(state: AppState) {
             editor: state.editor_draft.get(),
             rewriter: state.rewriter_draft.get(),
         };
+        if state.kept.read_failed.get_value() {
+            return;
+        }
         debounced(
             state,
             state.kept.drafts_ticket,
@@ -197,6 +216,7 @@ pub async fn discard(state: AppState) {
     state.kept.invalid.set(None);
     state.kept.error.set(None);
     state.kept.drafts_error.set(None);
+    state.kept.read_failed.set_value(false);
     state.work_item.set(None);
     state.editor_draft.set(None);
     state.rewriter_draft.set(None);

@@ -117,6 +117,9 @@ pub struct KeptState {
     pub invalid: RwSignal<Option<InvalidStored>>,
     /// The dataset the store holds already (or that needs no storing: the untouched demo).
     pub persisted: StoredValue<Option<Arc<Dataset>>>,
+    /// The kept dataset could not be read (storage blocked or unavailable): nothing is
+    /// written over it this session.
+    pub read_failed: StoredValue<bool>,
     /// Bumped by each dataset change: a write waiting for its pause gives up when it moved.
     pub dataset_ticket: StoredValue<u64>,
     /// The same for the drafts.
@@ -259,6 +262,7 @@ impl AppState {
                 pending: RwSignal::new(0),
                 invalid: RwSignal::new(None),
                 persisted: StoredValue::new(None),
+                read_failed: StoredValue::new(false),
                 dataset_ticket: StoredValue::new(0),
                 drafts_ticket: StoredValue::new(0),
             },

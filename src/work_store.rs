@@ -90,14 +90,24 @@ pub struct Unreadable {
     pub text: Option<String>,
 }
 
-/// The stored drafts; unreadable drafts count as none (the reason is returned to show).
-pub async fn load_drafts() -> Result<StoredDrafts, String> {
-    match idb::get_text(WORK, DRAFTS_KEY, "cannot read the drafts").await? {
-        None => Ok(StoredDrafts::default()),
-        Some(text) => serde_json::from_str(&text).map_err(|e| {
-            format!("browser storage (IndexedDB) {WORK}/{DRAFTS_KEY}: the kept drafts are unreadable and were left out: {e}")
-        }),
-    }
+/// The stored drafts: `Ok(default)` when none are kept; `Err` with the text when they do
+/// not read, without text when storage cannot be read at all.
+pub async fn load_drafts() -> Result<StoredDrafts, Unreadable> {
+    let text = idb::get_text(WORK, DRAFTS_KEY, "cannot read the drafts")
+        .await
+        .map_err(|e| Unreadable {
+            problem: e.message,
+            text: None,
+        })?;
+    let Some(text) = text else {
+        return Ok(StoredDrafts::default());
+    };
+    serde_json::from_str(&text).map_err(|e| Unreadable {
+        problem: format!(
+            "browser storage (IndexedDB) {WORK}/{DRAFTS_KEY}: the kept drafts do not read and were left out: {e}"
+        ),
+        text: Some(text),
+    })
 }
 
 /// Forgets the working dataset and the drafts (one transaction).

@@ -51,7 +51,7 @@ pub fn KeptNote() -> impl IntoView {
             view! {
                 <section class="problem kept-invalid" role="alert" data-testid="kept-invalid">
                     <p>{format!(
-                        "The dataset kept in this browser ({}, saved {}) does not load any more; it is kept as it is until you download or discard it (changes are not kept meanwhile).",
+                        "The dataset kept in this browser ({}, saved {}) cannot be loaded; it is left as it is until you download or discard it (changes are not kept meanwhile).",
                         inv.file, local_time(inv.saved_ms)
                     )}</p>
                     <pre class="kept-problem">{inv.problem.clone()}</pre>
