@@ -1,14 +1,15 @@
 //! The app shell: header with navigation and the file loader, the problems panel, and the
-//! current route's view. Loads the bundled demo dataset and the bundled models' manifest
-//! (auto-loading the default model) on start.
+//! current route's view. On start, restores the work kept in this browser (else loads the
+//! bundled demo dataset) and fetches the bundled models' manifest (auto-loading the default
+//! model).
 
 use leptos::prelude::*;
 use leptos::task::spawn_local;
 
 use crate::bundled::load_bundled_models;
 use crate::components::file_drop::FileLoader;
+use crate::components::kept_note::{KeptNote, KeptStatus};
 use crate::components::problems::ProblemsPanel;
-use crate::load::load_demo;
 use crate::route::{use_route, Route};
 use crate::runs::RunsState;
 use crate::state::AppState;
@@ -27,7 +28,7 @@ pub fn App() -> impl IntoView {
     provide_context(state);
     let runs = RunsState::new();
     provide_context(runs);
-    spawn_local(load_demo(state));
+    crate::session::start(state);
     spawn_local(load_bundled_models(state));
     let route = use_route();
     let dataset_name = move || {
@@ -49,8 +50,10 @@ pub fn App() -> impl IntoView {
                 <a href=Route::About.href() class:active=move || route.get() == Route::About>"About"</a>
             </nav>
             <span class="dataset-name" data-testid="dataset-name">{dataset_name}</span>
+            <KeptStatus/>
             <FileLoader/>
         </header>
+        <KeptNote/>
         <ProblemsPanel/>
         <main>
             {move || match route.get() {

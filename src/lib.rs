@@ -4,12 +4,15 @@
 pub mod app;
 pub mod bundled;
 pub mod components;
+pub mod idb;
 pub mod load;
 pub mod model_files;
 pub mod model_load;
 pub mod route;
 pub mod run_store;
 pub mod runs;
+pub mod session;
 pub mod state;
 pub mod views;
+pub mod work_store;
 pub mod worker_client;

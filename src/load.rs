@@ -1,7 +1,8 @@
 //! All dataset I/O of the page: the bundled demo (fetched from `public/`), files the user picks
 //! or drops (one dataset JSON, several files, a folder, a zip), and exports. A load either
 //! replaces the dataset or reports problems; never both. Imports of published formats are
-//! summarised first and only replace (or merge into) the dataset when the user accepts.
+//! summarised first and only replace (or merge into) the dataset when the user accepts; so
+//! is a dataset JSON that would replace a dataset holding work done in the page.
 
 use std::sync::Arc;
 
@@ -28,15 +29,17 @@ pub const MAX_FILE_BYTES: f64 = CORE_MAX_FILE_BYTES as f64;
 pub fn accept_text(state: AppState, file: &str, text: &str) {
     match parse_dataset(file, text) {
         Ok(dataset) => {
-            state.dataset.set(Some(LoadedDataset::new(file, dataset)));
+            state.set_loaded(LoadedDataset::new(file, dataset), false);
             state.problem.set(None);
         }
         Err(e) => state.problem.set(Some(LoadProblem::Invalid(e))),
     }
 }
 
-/// Fetches and loads the bundled demo dataset.
+/// Fetches and loads the bundled demo dataset, unless the user loads data meanwhile (theirs
+/// is never replaced by the demo arriving late).
 pub async fn load_demo(state: AppState) {
+    let generation = state.load_generation_data.get_value();
     state.loading.set(Some(DEMO_URL.to_string()));
     let result = async {
         let response = gloo::net::http::Request::get(DEMO_URL)
@@ -53,14 +56,29 @@ pub async fn load_demo(state: AppState) {
         response.text().await.map_err(|e| e.to_string())
     }
     .await;
-    match result {
-        Ok(text) => accept_text(state, "demo/dataset.json", &text),
+    if state.load_generation_data.get_value() != generation {
+        // The user started a load meanwhile: it owns the status line, and a dataset it put
+        // on screen stays.
+        if state.dataset.with_untracked(Option::is_some) {
+            return;
+        }
+    } else {
+        state.loading.set(None);
+    }
+    match result.map(|text| parse_dataset(DEMO_URL, &text)) {
+        Ok(Ok(dataset)) => {
+            let loaded = LoadedDataset::new(DEMO_URL, dataset);
+            // The untouched demo needs no keeping: it is loaded again when nothing is kept.
+            state.kept.persisted.set_value(Some(loaded.dataset.clone()));
+            state.set_loaded(loaded, false);
+            state.problem.set(None);
+        }
+        Ok(Err(e)) => state.problem.set(Some(LoadProblem::Invalid(e))),
         Err(message) => state.problem.set(Some(LoadProblem::Unreadable {
             file: DEMO_URL.to_string(),
             message: format!("cannot fetch the bundled demo dataset: {message}"),
         })),
     }
-    state.loading.set(None);
 }
 
 /// An import read and summarised, waiting for the user to accept or cancel it.
@@ -72,6 +90,46 @@ pub struct PendingImport {
     pub dataset: Arc<Dataset>,
     /// What was found, counted and skipped.
     pub report: Arc<ImportReport>,
+}
+
+impl PendingImport {
+    /// A tabprobe dataset JSON waiting for the user's choice, with the counts an import
+    /// summary shows.
+    pub fn of_dataset(file: &str, dataset: Dataset) -> PendingImport {
+        let summary = tabprobe_core::summary::DatasetSummary::of(&dataset);
+        let per_split = summary
+            .by_split
+            .iter()
+            .map(|(split, c)| {
+                let n = [
+                    c.get(tabprobe_core::Label::Entail),
+                    c.get(tabprobe_core::Label::Neutral),
+                    c.get(tabprobe_core::Label::Contradict),
+                ];
+                (split.clone(), n)
+            })
+            .collect();
+        let report = ImportReport {
+            files: vec![tabprobe_core::import::report::FileReport {
+                name: file.to_string(),
+                format: Format::ProductJson,
+                detail: format!(
+                    "{} tables, {} examples",
+                    dataset.tables.len(),
+                    dataset.examples.len()
+                ),
+            }],
+            tables: dataset.tables.len(),
+            examples: dataset.examples.len(),
+            per_split,
+            ..ImportReport::default()
+        };
+        PendingImport {
+            label: file.to_string(),
+            dataset: Arc::new(dataset),
+            report: Arc::new(report),
+        }
+    }
 }
 
 /// The name a file goes by: its path inside a picked folder (`webkitRelativePath`), else its
@@ -96,6 +154,7 @@ pub async fn load_files(
     if files.is_empty() {
         return;
     }
+    state.user_load_started();
     let names: Vec<String> = files.iter().map(file_name).collect();
     let fail = |e: ImportError| state.problem.set(Some(LoadProblem::Import(e)));
     let mut total = 0.0;
@@ -149,6 +208,14 @@ pub async fn load_files(
     if let [one] = inputs.as_slice() {
         if detect(&one.name, &one.bytes) == Format::ProductJson {
             match decode_text(&one.name, &one.bytes) {
+                // Work done in the page is never replaced without asking.
+                Ok(text) if state.edited.get_untracked() => match parse_dataset(&one.name, text) {
+                    Ok(dataset) => {
+                        state.problem.set(None);
+                        pending.set(Some(PendingImport::of_dataset(&one.name, dataset)));
+                    }
+                    Err(e) => state.problem.set(Some(LoadProblem::Invalid(e))),
+                },
                 Ok(text) => accept_text(state, &one.name, text),
                 Err(e) => fail(e),
             }
@@ -177,6 +244,8 @@ pub async fn load_files(
 /// Puts an accepted import on screen: in place of the loaded dataset, or merged into it.
 pub fn accept_import(state: AppState, import: PendingImport, merge: bool) {
     let current = state.dataset.get_untracked();
+    // Merging keeps the work the loaded dataset holds; replacing drops it.
+    let edited = merge && current.is_some() && state.edited.get_untracked();
     let dataset = match (merge, current) {
         (true, Some(loaded)) => {
             match tabprobe_core::import::merge(
@@ -198,7 +267,7 @@ pub fn accept_import(state: AppState, import: PendingImport, merge: bool) {
     } else {
         import.label.clone()
     };
-    state.dataset.set(Some(LoadedDataset::new(file, dataset)));
+    state.set_loaded(LoadedDataset::new(file, dataset), edited);
     state.problem.set(None);
 }
 

@@ -1,20 +1,13 @@
-//! Finished probe runs kept in the browser's IndexedDB (database `tabprobe`), so results
-//! survive navigation and a page reload. Two object stores keyed by run id: `meta` (the small
-//! [`RunMeta`] the results list shows) and `runs` (the whole [`SavedRun`] as JSON text).
-//! Nothing leaves the machine.
+//! Finished probe runs kept in the browser's IndexedDB (database `tabprobe`, see
+//! [`crate::idb`]), so results survive navigation and a page reload. Two object stores keyed
+//! by run id: `meta` (the small [`RunMeta`] the results list shows) and `runs` (the whole
+//! [`SavedRun`] as JSON text), always written together. A run read back is checked like a
+//! run file the user opens. Nothing leaves the machine.
 
-use js_sys::{Array, Function, Promise};
 use serde::{Deserialize, Serialize};
-use tabprobe_core::run::RunResult;
-use wasm_bindgen::prelude::*;
-use wasm_bindgen::JsCast;
-use wasm_bindgen_futures::JsFuture;
-use web_sys::{IdbDatabase, IdbOpenDbRequest, IdbRequest, IdbTransactionMode};
+use tabprobe_core::run::{parse_run, RunResult};
 
-const DB_NAME: &str = "tabprobe";
-const DB_VERSION: u32 = 1;
-const META: &str = "meta";
-const RUNS: &str = "runs";
+use crate::idb::{self, StoreError, META, RUNS};
 
 /// What the results list shows about a saved run.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -45,142 +38,116 @@ pub struct SavedRun {
     pub results: Vec<RunResult>,
 }
 
-fn js_err(what: &str, e: JsValue) -> String {
-    let detail = e
-        .as_string()
-        .or_else(|| {
-            js_sys::Reflect::get(&e, &"message".into())
-                .ok()
-                .and_then(|m| m.as_string())
-        })
-        .unwrap_or_else(|| format!("{e:?}"));
-    format!("browser storage (IndexedDB): {what}: {detail}")
+/// The saved run `id` could not be read back; the results view offers to delete it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct BrokenRun {
+    /// The run's id (its key in the store).
+    pub id: String,
+    /// What is wrong, naming the entry and the place.
+    pub problem: String,
 }
 
-/// Resolves with the request's result once it succeeds.
-async fn done(request: &IdbRequest, what: &str) -> Result<JsValue, String> {
-    let req = request.clone();
-    let promise = Promise::new(&mut |resolve: Function, reject: Function| {
-        let ok_req = req.clone();
-        let ok = Closure::once_into_js(move |_: web_sys::Event| {
-            let _ = resolve.call1(&JsValue::NULL, &ok_req.result().unwrap_or(JsValue::NULL));
-        });
-        let err_req = req.clone();
-        let err = Closure::once_into_js(move |_: web_sys::Event| {
-            let e = err_req
-                .error()
-                .ok()
-                .flatten()
-                .map(|d| JsValue::from_str(&d.message()))
-                .unwrap_or_else(|| JsValue::from_str("request failed"));
-            let _ = reject.call1(&JsValue::NULL, &e);
-        });
-        req.set_onsuccess(Some(ok.unchecked_ref()));
-        req.set_onerror(Some(err.unchecked_ref()));
-    });
-    JsFuture::from(promise).await.map_err(|e| js_err(what, e))
+/// Saves a run (replacing one with the same id): run and list entry in one transaction,
+/// reported done only when it completes. A full store fails with `quota` set.
+pub async fn save(run: &SavedRun) -> Result<(), StoreError> {
+    let encode = |e: serde_json::Error| StoreError {
+        message: format!("cannot encode the run: {e}"),
+        quota: false,
+    };
+    let full = serde_json::to_string(run).map_err(encode)?;
+    let meta = serde_json::to_string(&run.meta).map_err(encode)?;
+    let id = run.meta.id.as_str();
+    idb::put_all(
+        &[(RUNS, id, &full), (META, id, &meta)],
+        "cannot save the run",
+    )
+    .await
 }
 
-async fn open() -> Result<IdbDatabase, String> {
-    let factory = web_sys::window()
-        .ok_or("no window")?
-        .indexed_db()
-        .map_err(|e| js_err("unavailable", e))?
-        .ok_or("browser storage (IndexedDB) is unavailable in this browser")?;
-    let request: IdbOpenDbRequest = factory
-        .open_with_u32(DB_NAME, DB_VERSION)
-        .map_err(|e| js_err("cannot open", e))?;
-    let upgrade_req = request.clone();
-    let upgrade = Closure::once_into_js(move |_: web_sys::Event| {
-        if let Ok(db) = upgrade_req
-            .result()
-            .and_then(|r| r.dyn_into::<IdbDatabase>())
-        {
-            let names = db.object_store_names();
-            for store in [META, RUNS] {
-                if !names.contains(store) {
-                    let _ = db.create_object_store(store);
-                }
-            }
-        }
-    });
-    request.set_onupgradeneeded(Some(upgrade.unchecked_ref()));
-    let db = done(&request, "cannot open").await?;
-    db.dyn_into::<IdbDatabase>()
-        .map_err(|_| "browser storage (IndexedDB): not a database".to_string())
-}
-
-fn store(
-    db: &IdbDatabase,
-    name: &str,
-    mode: IdbTransactionMode,
-) -> Result<web_sys::IdbObjectStore, String> {
-    db.transaction_with_str_and_mode(name, mode)
-        .and_then(|t| t.object_store(name))
-        .map_err(|e| js_err(name, e))
-}
-
-/// Saves a run (replacing one with the same id).
-pub async fn save(run: &SavedRun) -> Result<(), String> {
-    let db = open().await?;
-    let key = JsValue::from_str(&run.meta.id);
-    let full = serde_json::to_string(run).map_err(|e| format!("cannot encode the run: {e}"))?;
-    let meta =
-        serde_json::to_string(&run.meta).map_err(|e| format!("cannot encode the run: {e}"))?;
-    let req = store(&db, RUNS, IdbTransactionMode::Readwrite)?
-        .put_with_key(&JsValue::from_str(&full), &key)
-        .map_err(|e| js_err("cannot save the run", e))?;
-    done(&req, "cannot save the run").await?;
-    let req = store(&db, META, IdbTransactionMode::Readwrite)?
-        .put_with_key(&JsValue::from_str(&meta), &key)
-        .map_err(|e| js_err("cannot save the run", e))?;
-    done(&req, "cannot save the run").await?;
-    Ok(())
-}
-
-/// Every saved run's list entry, newest first. Entries that do not parse are skipped.
+/// Every saved run's list entry, newest first. An entry that does not read is listed under
+/// its id with what is wrong in place of its dataset, so it can be opened (the error panel)
+/// and deleted.
 pub async fn list() -> Result<Vec<RunMeta>, String> {
-    let db = open().await?;
-    let req = store(&db, META, IdbTransactionMode::Readonly)?
-        .get_all()
-        .map_err(|e| js_err("cannot list runs", e))?;
-    let all: Array = done(&req, "cannot list runs").await?.unchecked_into();
+    let all = idb::get_all_text(META, "cannot list runs").await?;
     let mut out: Vec<RunMeta> = all
-        .iter()
-        .filter_map(|v| v.as_string())
-        .filter_map(|s| serde_json::from_str(&s).ok())
+        .into_iter()
+        .map(|(id, text)| {
+            text.and_then(|t| serde_json::from_str::<RunMeta>(&t).map_err(|e| e.to_string()))
+                .unwrap_or_else(|problem| RunMeta {
+                    dataset: format!("unreadable entry: {problem}"),
+                    id,
+                    created_ms: f64::NAN,
+                    probes: vec!["(unreadable saved run)".into()],
+                    models: Vec::new(),
+                    items: 0,
+                    cancelled: false,
+                })
+        })
         .collect();
-    out.sort_by(|a, b| b.created_ms.total_cmp(&a.created_ms));
+    // Unreadable entries (no date) last.
+    out.sort_by(|a, b| {
+        let key = |m: &RunMeta| {
+            if m.created_ms.is_nan() {
+                f64::NEG_INFINITY
+            } else {
+                m.created_ms
+            }
+        };
+        key(b).total_cmp(&key(a))
+    });
     Ok(out)
 }
 
-/// The saved run `id`, `Ok(None)` when there is none. Its run files are checked like a
-/// file the user opens.
-pub async fn get(id: &str) -> Result<Option<SavedRun>, String> {
-    let db = open().await?;
-    let req = store(&db, RUNS, IdbTransactionMode::Readonly)?
-        .get(&JsValue::from_str(id))
-        .map_err(|e| js_err("cannot read the run", e))?;
-    let Some(text) = done(&req, "cannot read the run").await?.as_string() else {
+/// The saved run `id`, `Ok(None)` when there is none. Each run file in it is read with
+/// [`parse_run`] (format, version, JSON shape, every index), like a file the user opens;
+/// a run without run files is refused.
+pub async fn get(id: &str) -> Result<Option<SavedRun>, BrokenRun> {
+    let broken = |problem: String| BrokenRun {
+        id: id.to_string(),
+        problem,
+    };
+    let Some(text) = idb::get_text(RUNS, id, "cannot read the run")
+        .await
+        .map_err(|e| broken(e.message))?
+    else {
         return Ok(None);
     };
-    let run: SavedRun = serde_json::from_str(&text)
-        .map_err(|e| format!("saved run {id}: unreadable ({e}); delete it and run again"))?;
-    for r in &run.results {
-        r.check().map_err(|e| format!("saved run {id}: {e}"))?;
-    }
-    Ok(Some(run))
+    parse_saved(id, &text).map(Some).map_err(broken)
 }
 
-/// Deletes the saved run `id`.
-pub async fn delete(id: &str) -> Result<(), String> {
-    let db = open().await?;
-    let key = JsValue::from_str(id);
-    for name in [RUNS, META] {
-        let req = store(&db, name, IdbTransactionMode::Readwrite)?
-            .delete(&key)
-            .map_err(|e| js_err("cannot delete the run", e))?;
-        done(&req, "cannot delete the run").await?;
+/// Reads a stored run's text (see [`get`]); errors name the run and the place.
+pub fn parse_saved(id: &str, text: &str) -> Result<SavedRun, String> {
+    #[derive(Deserialize)]
+    struct Raw {
+        meta: RunMeta,
+        results: Vec<serde_json::Value>,
     }
-    Ok(())
+    let name = format!("saved run {id}");
+    let raw: Raw = serde_json::from_str(text).map_err(|e| {
+        format!(
+            "{name}: line {}, column {}: not a saved run: {e}",
+            e.line(),
+            e.column()
+        )
+    })?;
+    if raw.results.is_empty() {
+        return Err(format!("{name}: $.results is empty: it holds no run file"));
+    }
+    let results = raw
+        .results
+        .iter()
+        .enumerate()
+        .map(|(k, v)| parse_run(&format!("{name}, $.results[{k}]"), &v.to_string()))
+        .collect::<Result<Vec<RunResult>, String>>()?;
+    Ok(SavedRun {
+        meta: raw.meta,
+        results,
+    })
+}
+
+/// Deletes the saved run `id` (run and list entry in one transaction).
+pub async fn delete(id: &str) -> Result<(), String> {
+    idb::delete_all(&[(RUNS, id), (META, id)], "cannot delete the run")
+        .await
+        .map_err(String::from)
 }

@@ -86,6 +86,9 @@ pub struct RunsState {
     pub current: RwSignal<Option<Arc<SavedRun>>>,
     /// The last storage problem (results still shown, but not kept).
     pub storage_error: RwSignal<Option<String>>,
+    /// The id of the run on screen when the browser refused to save it (quota): the page
+    /// offers its download.
+    pub unsaved: RwSignal<Option<String>>,
     job: StoredValue<Option<u64>>,
     cancel: StoredValue<bool>,
 }
@@ -99,6 +102,7 @@ impl RunsState {
             saved: RwSignal::new(Vec::new()),
             current: RwSignal::new(None),
             storage_error: RwSignal::new(None),
+            unsaved: RwSignal::new(None),
             job: StoredValue::new(None),
             cancel: StoredValue::new(false),
         }
@@ -310,10 +314,15 @@ pub fn start_run(state: AppState, runs: RunsState) {
             results,
         };
         let id = saved.meta.id.clone();
-        if let Err(e) = run_store::save(&saved).await {
-            runs.storage_error.set(Some(format!(
-                "{e} — the results are shown but will not survive a reload"
-            )));
+        match run_store::save(&saved).await {
+            Ok(()) => runs.unsaved.set(None),
+            Err(e) => {
+                // Kept in memory (shown, downloadable) even though the browser refused it.
+                runs.unsaved.set(Some(id.clone()));
+                runs.storage_error.set(Some(format!(
+                    "{e} — the run is NOT saved: it stays open on this page until you leave or reload it; download its run file to keep it"
+                )));
+            }
         }
         runs.current.set(Some(Arc::new(saved)));
         runs.status.set(RunStatus::Finished {

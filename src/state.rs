@@ -1,8 +1,11 @@
-//! App-wide state shared through Leptos context: the loaded dataset and the last load problems.
+//! App-wide state shared through Leptos context: the loaded dataset and the last load problems,
+//! the work item with the editors' unsaved drafts, and what the browser keeps of them.
 
 use std::sync::Arc;
 
 use leptos::prelude::*;
+use serde::{Deserialize, Serialize};
+use tabprobe_core::edit::TableDraft;
 use tabprobe_core::linearize::LinearizeSettings;
 use tabprobe_core::models_manifest::ModelsManifest;
 use tabprobe_core::summary::DatasetSummary;
@@ -80,11 +83,65 @@ pub struct AppState {
     /// The item the table editor and the hypothesis rewriter work on (set by whoever opens
     /// them: the dataset browser, a probe result's drill-down, a share link).
     pub work_item: RwSignal<Option<WorkItem>>,
+    /// The table editor's unsaved draft, kept across navigation and reloads.
+    pub editor_draft: RwSignal<Option<EditorDraft>>,
+    /// The hypothesis rewriter's unsaved draft, kept across navigation and reloads.
+    pub rewriter_draft: RwSignal<Option<RewriterDraft>>,
+    /// Whether the dataset on screen holds work done in the page (hand-made items,
+    /// annotations, review decisions) that replacing it would lose.
+    pub edited: RwSignal<bool>,
+    /// The dataset as it was loaded (file, demo, import, restore); any other value of
+    /// `dataset` is an edit of it.
+    pub loaded_base: StoredValue<Option<Arc<Dataset>>>,
+    /// Bumped whenever the user starts loading data: the demo and a restore that started
+    /// before give way.
+    pub load_generation_data: StoredValue<u64>,
+    /// What the browser keeps of the work (see [`crate::session`]).
+    pub kept: KeptState,
+}
+
+/// What the page says about the work it keeps in the browser.
+#[derive(Clone, Copy)]
+pub struct KeptState {
+    /// Set when the dataset was restored from this browser: when it was saved (ms since the
+    /// epoch) and the file it came from.
+    pub restored: RwSignal<Option<(f64, String)>>,
+    /// Why the last write of the dataset failed (e.g. quota); cleared by the next success.
+    pub error: RwSignal<Option<String>>,
+    /// Why the last write of the drafts failed; cleared by the next success.
+    pub drafts_error: RwSignal<Option<String>>,
+    /// Writes scheduled or in flight (for the status line and the tests).
+    pub pending: RwSignal<u32>,
+    /// A stored dataset that no longer validates: kept (not written over) until the user
+    /// downloads or discards it.
+    pub invalid: RwSignal<Option<InvalidStored>>,
+    /// The dataset the store holds already (or that needs no storing: the untouched demo).
+    pub persisted: StoredValue<Option<Arc<Dataset>>>,
+    /// The kept dataset could not be read (storage blocked or unavailable): nothing is
+    /// written over it this session.
+    pub read_failed: StoredValue<bool>,
+    /// Bumped by each dataset change: a write waiting for its pause gives up when it moved.
+    pub dataset_ticket: StoredValue<u64>,
+    /// The same for the drafts.
+    pub drafts_ticket: StoredValue<u64>,
+}
+
+/// A dataset read back from the browser that failed validation.
+#[derive(Clone, Debug, PartialEq)]
+pub struct InvalidStored {
+    /// The file it came from originally.
+    pub file: String,
+    /// When it was saved (ms since the epoch).
+    pub saved_ms: f64,
+    /// The stored text, for download.
+    pub text: Arc<String>,
+    /// What is wrong with it.
+    pub problem: String,
 }
 
 /// One table + hypothesis opened for hand editing. It may be a perturbed table that is not in
 /// the dataset (a probe item), so it carries the table itself rather than an id.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct WorkItem {
     /// The dataset example it derives from, if any (becomes `derived_from` when saved).
     pub example_id: Option<String>,
@@ -99,7 +156,70 @@ pub struct WorkItem {
     /// The human-relevant rows of `table` when the opener knows them (a probe item carries
     /// its example's rows through its own edit: a deleted row shifts the rows after it);
     /// `None` to take the dataset example's annotation as it stands.
+    #[serde(default)]
     pub relevant_rows: Option<Vec<usize>>,
+}
+
+/// The table editor's unsaved state for one work item: the edited table with each row's
+/// origin and relevance mark (core [`TableDraft`]), and the label the user asserts.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct EditorDraft {
+    /// The item the draft edits; the draft applies only while this item is open.
+    pub item: WorkItem,
+    /// The edited table.
+    pub table: Table,
+    /// Per row: the original row it came from.
+    pub origin: Vec<Option<usize>>,
+    /// Per row: marked as relevant evidence.
+    pub relevant: Vec<bool>,
+    /// Rows of the original table.
+    pub original_rows: usize,
+    /// The label the user asserts for the edited table.
+    pub asserted: Label,
+}
+
+impl EditorDraft {
+    /// The draft of `item` at `draft` with `asserted`.
+    pub fn new(item: WorkItem, draft: &TableDraft, asserted: Label) -> EditorDraft {
+        EditorDraft {
+            item,
+            table: draft.table.clone(),
+            origin: draft.origin.clone(),
+            relevant: draft.relevant.clone(),
+            original_rows: draft.original_rows,
+            asserted,
+        }
+    }
+
+    /// The core draft, `None` when the per-row lists do not match the table (a stored
+    /// draft from elsewhere).
+    pub fn table_draft(&self) -> Option<TableDraft> {
+        let n = self.table.row_count();
+        let fits = self.origin.len() == n
+            && self.relevant.len() == n
+            && self
+                .origin
+                .iter()
+                .flatten()
+                .all(|&o| o < self.original_rows);
+        fits.then(|| TableDraft {
+            table: self.table.clone(),
+            origin: self.origin.clone(),
+            relevant: self.relevant.clone(),
+            original_rows: self.original_rows,
+        })
+    }
+}
+
+/// The hypothesis rewriter's unsaved state for one work item.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct RewriterDraft {
+    /// The item the draft rewrites.
+    pub item: WorkItem,
+    /// The hypothesis as rewritten so far.
+    pub text: String,
+    /// The label the user asserts for it.
+    pub asserted: Label,
 }
 
 /// The model loader's state line.
@@ -130,7 +250,37 @@ impl AppState {
             bundled: RwSignal::new(None),
             hypothesis_only_weights: RwSignal::new(Vec::new()),
             load_generation: StoredValue::new([0, 0]),
+            editor_draft: RwSignal::new(None),
+            rewriter_draft: RwSignal::new(None),
+            edited: RwSignal::new(false),
+            loaded_base: StoredValue::new(None),
+            load_generation_data: StoredValue::new(0),
+            kept: KeptState {
+                restored: RwSignal::new(None),
+                error: RwSignal::new(None),
+                drafts_error: RwSignal::new(None),
+                pending: RwSignal::new(0),
+                invalid: RwSignal::new(None),
+                persisted: StoredValue::new(None),
+                read_failed: StoredValue::new(false),
+                dataset_ticket: StoredValue::new(0),
+                drafts_ticket: StoredValue::new(0),
+            },
         }
+    }
+
+    /// Puts a freshly loaded dataset on screen (from a file, the demo, an import or the
+    /// browser's store); `edited` says whether it already holds work done in the page.
+    pub fn set_loaded(&self, loaded: LoadedDataset, edited: bool) {
+        self.loaded_base.set_value(Some(loaded.dataset.clone()));
+        self.edited.set(edited);
+        self.kept.restored.set(None);
+        self.dataset.set(Some(loaded));
+    }
+
+    /// Notes that the user started loading data (the demo or a restore under way gives way).
+    pub fn user_load_started(&self) {
+        self.load_generation_data.update_value(|g| *g += 1);
     }
 
     /// The loaded-model signal of worker `slot` (0 = main, anything else = second).

@@ -15,6 +15,7 @@ pub fn ImportSummary(pending: RwSignal<Option<PendingImport>>) -> impl IntoView 
     move || {
         pending.get().map(|p| {
             let has_dataset = state.dataset.with_untracked(Option::is_some);
+            let holds_work = has_dataset && state.edited.get_untracked();
             let replace = {
                 let p = p.clone();
                 move |_| {
@@ -34,6 +35,11 @@ pub fn ImportSummary(pending: RwSignal<Option<PendingImport>>) -> impl IntoView 
                 <div class="import-backdrop">
                     <section class="import-summary" role="dialog" aria-label="Import summary" data-testid="import-summary">
                         <h2>{format!("Import {}", p.label)}</h2>
+                        {holds_work.then(|| view! {
+                            <p class="problem" role="alert" data-testid="import-holds-work">
+                                "The loaded dataset holds work done in this page (hand-made items, evidence annotations or review decisions). Replacing it discards that work; merge instead, or cancel and use “Export JSON” first."
+                            </p>
+                        })}
                         <Report report=report/>
                         <footer>
                             <button class="primary" data-testid="import-accept" on:click=replace>

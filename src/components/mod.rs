@@ -5,6 +5,7 @@ pub mod evidence_view;
 pub mod file_drop;
 pub mod import_summary;
 pub mod item_list;
+pub mod kept_note;
 pub mod label_badge;
 pub mod live_prediction;
 pub mod model_panel;

@@ -18,7 +18,7 @@ use crate::components::workbench::{
     annotated_rows, label_set, live_pair, work_result, NoWorkItem, WorkbenchHeader, WorkbenchSide,
 };
 use crate::route::Route;
-use crate::state::{AppState, WorkItem};
+use crate::state::{AppState, EditorDraft, WorkItem};
 
 /// The editor screen: the work item, or what to do to get one.
 #[component]
@@ -35,10 +35,20 @@ fn Editor(item: WorkItem) -> impl IntoView {
     let state = use_context::<AppState>().unwrap_or_default();
     let set = label_set(state);
     let original = item.table.clone();
-    let history = RwSignal::new(History::new(TableDraft::new(
-        original.clone(),
-        &annotated_rows(state, &item),
-    )));
+    // The unsaved draft of this item, kept across navigation and reloads (state, session).
+    let kept = state.editor_draft.with_untracked(|d| {
+        d.as_ref()
+            .filter(|d| d.item == item)
+            .and_then(|d| Some((d.table_draft()?, d.asserted)))
+    });
+    let (start, start_label) = match kept {
+        Some((draft, label)) => (draft, label),
+        None => (
+            TableDraft::new(original.clone(), &annotated_rows(state, &item)),
+            item.label.unwrap_or(Label::Entail),
+        ),
+    };
+    let history = RwSignal::new(History::new(start));
     let draft = Memo::new(move |_| history.with(|h| h.current().clone()));
     let edited_table = Memo::new(move |_| draft.with(|d| d.table.clone()));
     let original_signal = Signal::stored(original.clone());
@@ -59,7 +69,14 @@ fn Editor(item: WorkItem) -> impl IntoView {
     let edited_pair = live_pair(state, edited_table.into(), fixed_hypothesis);
     let before = use_live_score(original_pair);
     let after = use_live_score(edited_pair);
-    let asserted = RwSignal::new(item.label.unwrap_or(Label::Entail));
+    let asserted = RwSignal::new(start_label);
+    {
+        let item = item.clone();
+        Effect::new(move |_| {
+            let d = EditorDraft::new(item.clone(), &draft.get(), asserted.get());
+            state.editor_draft.set(Some(d));
+        });
+    }
 
     let save_item: Signal<Result<HandMadeItem, String>> = {
         let (item, h) = (item.clone(), hypothesis.clone());

@@ -23,6 +23,7 @@ use tabprobe_core::Label;
 
 use crate::components::evidence_view::EvidenceView;
 use crate::components::item_list::{Drill, ItemList};
+use crate::components::kept_note::local_time;
 use crate::components::score_tables::{set_title, InvalidTable, SectionTable};
 use crate::components::transition_graph::TransitionGraphSvg;
 use crate::components::word_order_view::{
@@ -45,7 +46,9 @@ pub fn ResultsView() -> impl IntoView {
     let id = RwSignal::new(hash_run_id());
     let handle = window_event_listener(leptos::ev::hashchange, move |_| id.set(hash_run_id()));
     on_cleanup(move || handle.remove());
-    let problem = RwSignal::new(None::<String>);
+    // Why the run asked for cannot be shown; `true` when it is a stored entry that can be
+    // deleted (it does not read or check).
+    let problem = RwSignal::new(None::<(String, bool)>);
     Effect::new(move |_| {
         let Some(want) = id.get() else { return };
         if runs
@@ -58,10 +61,10 @@ pub fn ResultsView() -> impl IntoView {
         spawn_local(async move {
             match run_store::get(&want).await {
                 Ok(Some(run)) => runs.current.set(Some(Arc::new(run))),
-                Ok(None) => problem.set(Some(format!(
+                Ok(None) => problem.set(Some((format!(
                     "There is no saved run {want} in this browser (runs live in the browser that made them)."
-                ))),
-                Err(e) => problem.set(Some(e)),
+                ), false))),
+                Err(e) => problem.set(Some((e.problem, true))),
             }
         });
     });
@@ -78,10 +81,7 @@ pub fn ResultsView() -> impl IntoView {
             .into_iter()
             .map(|m| {
                 let href = format!("#/results/{}", m.id);
-                let when = js_sys::Date::new(&wasm_bindgen::JsValue::from_f64(m.created_ms))
-                    .to_locale_string("en-GB", &wasm_bindgen::JsValue::UNDEFINED)
-                    .as_string()
-                    .unwrap_or_default();
+                let when = local_time(m.created_ms);
                 let mid = m.id.clone();
                 let selected = {
                     let mid = m.id.clone();
@@ -108,10 +108,33 @@ pub fn ResultsView() -> impl IntoView {
     };
     let report = move || {
         let want = id.get()?;
-        if let Some(p) = problem.get() {
+        if let Some((p, deletable)) = problem.get() {
+            let delete = deletable.then(|| {
+                let id = want.clone();
+                view! {
+                    <button class="small" data-testid="delete-broken-run" on:click=move |_| {
+                        let id = id.clone();
+                        spawn_local(async move {
+                            match run_store::delete(&id).await {
+                                Ok(()) => {
+                                    problem.set(None);
+                                    crate::route::navigate(crate::route::Route::Results);
+                                }
+                                Err(e) => runs.storage_error.set(Some(e)),
+                            }
+                            runs.refresh().await;
+                        });
+                    }>"delete this run"</button>
+                }
+            });
             return Some(
-                view! { <p class="problem" role="alert" data-testid="results-error">{p}</p> }
-                    .into_any(),
+                view! {
+                    <section class="problem" role="alert" data-testid="results-error">
+                        <p>{p}</p>
+                        {delete}
+                    </section>
+                }
+                .into_any(),
             );
         }
         match runs.current.get() {
@@ -125,9 +148,34 @@ pub fn ResultsView() -> impl IntoView {
                 <summary>"Saved runs"</summary>
                 {list}
             </details>
-            {move || runs.storage_error.get().map(|e| view! { <p class="problem">{e}</p> })}
+            {move || runs.storage_error.get().map(|e| view! { <p class="problem" role="alert" data-testid="storage-error">{e}</p> })}
+            <UnsavedRun runs=runs/>
             {report}
         </section>
+    }
+}
+
+/// Downloads of the run on screen when the browser refused to save it: the run files, one
+/// per model, as the report's exports write them.
+#[component]
+fn UnsavedRun(runs: RunsState) -> impl IntoView {
+    move || {
+        let unsaved = runs.unsaved.get()?;
+        let run = runs.current.get().filter(|r| r.meta.id == unsaved)?;
+        let buttons = run
+            .results
+            .iter()
+            .map(|r| {
+                let r = Arc::new(r.clone());
+                let name = format!("{}-{}.json", run.meta.id, file_stem(&r));
+                view! {
+                    <button class="small" data-testid="download-unsaved" on:click=move |_| {
+                        if let Ok(text) = serde_json::to_string_pretty(&*r) { download(&name, "application/json", &text) }
+                    }>{format!("Download the unsaved run file — {}", model_label(&r))}</button>
+                }
+            })
+            .collect::<Vec<_>>();
+        Some(view! { <p class="unsaved-run">{buttons}</p> })
     }
 }
 

@@ -24,7 +24,7 @@ use crate::components::table_view::TableView;
 use crate::components::workbench::{
     annotated_rows, label_set, live_pair, work_result, NoWorkItem, WorkbenchHeader, WorkbenchSide,
 };
-use crate::state::{AppState, LoadedDataset, WorkItem};
+use crate::state::{AppState, LoadedDataset, RewriterDraft, WorkItem};
 
 /// The seed suggestions are drawn with: the probe runner's default, so a suggestion equals
 /// the item a default run generates for the same example.
@@ -99,12 +99,31 @@ fn Rewriter(item: WorkItem) -> impl IntoView {
     let state = use_context::<AppState>().unwrap_or_default();
     let set = label_set(state);
     let relevant = annotated_rows(state, &item);
-    let history = RwSignal::new(History::new(item.hypothesis.clone()));
+    // The unsaved rewrite of this item, kept across navigation and reloads (state, session).
+    let kept = state.rewriter_draft.with_untracked(|d| {
+        d.as_ref()
+            .filter(|d| d.item == item)
+            .map(|d| (d.text.clone(), d.asserted))
+    });
+    let (start, start_label) =
+        kept.unwrap_or_else(|| (item.hypothesis.clone(), item.label.unwrap_or(Label::Entail)));
+    let history = RwSignal::new(History::new(start));
     let text = Memo::new(move |_| history.with(|h| h.current().clone()));
     // The suggestion last tried, while the text still equals it: its probe becomes the saved
     // item's operation.
     let applied = RwSignal::new(None::<(ProbeKind, String)>);
-    let asserted = RwSignal::new(item.label.unwrap_or(Label::Entail));
+    let asserted = RwSignal::new(start_label);
+    {
+        let item = item.clone();
+        Effect::new(move |_| {
+            let d = RewriterDraft {
+                item: item.clone(),
+                text: text.get(),
+                asserted: asserted.get(),
+            };
+            state.rewriter_draft.set(Some(d));
+        });
+    }
 
     let table = item.table.clone();
     let fixed_table = Signal::stored(table.clone());

@@ -1,0 +1,313 @@
+//! The one IndexedDB wrapper of the page (database `tabprobe`): opening it (creating the
+//! object stores, giving way to another tab's upgrade), and reads and writes that resolve only
+//! when the browser says they are done. A write is done when its *transaction* completes
+//! (`oncomplete`), not when a request succeeds: the data can still be lost (quota, abort)
+//! between the two. Used by [`crate::run_store`] (finished runs) and [`crate::work_store`]
+//! (the working dataset and drafts).
+
+use js_sys::{Array, Function, Promise};
+use wasm_bindgen::prelude::*;
+use wasm_bindgen::JsCast;
+use wasm_bindgen_futures::JsFuture;
+use web_sys::{IdbDatabase, IdbOpenDbRequest, IdbRequest, IdbTransaction, IdbTransactionMode};
+
+/// The database's name (one per site origin).
+pub const DB_NAME: &str = "tabprobe";
+/// Version 1 held `meta` and `runs`; version 2 adds `work`.
+const DB_VERSION: u32 = 2;
+/// Object store: the small list entry of each saved run, keyed by run id.
+pub const META: &str = "meta";
+/// Object store: each saved run as JSON text, keyed by run id.
+pub const RUNS: &str = "runs";
+/// Object store: the working dataset and the editors' drafts (see [`crate::work_store`]).
+pub const WORK: &str = "work";
+const STORES: [&str; 3] = [META, RUNS, WORK];
+
+/// A storage failure, worded for the user. `quota` is set when the browser refused for lack
+/// of space (`QuotaExceededError`), so callers can offer a download instead.
+#[derive(Debug, Clone, PartialEq)]
+pub struct StoreError {
+    /// What happened and what to do.
+    pub message: String,
+    /// The browser's storage for this site is full.
+    pub quota: bool,
+}
+
+impl std::fmt::Display for StoreError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.message)
+    }
+}
+
+impl From<StoreError> for String {
+    fn from(e: StoreError) -> String {
+        e.message
+    }
+}
+
+/// The `name` of a DOMException (or JS error), if it has one.
+fn error_name(e: &JsValue) -> Option<String> {
+    js_sys::Reflect::get(e, &"name".into())
+        .ok()
+        .and_then(|n| n.as_string())
+}
+
+/// Words a browser error for the user; `what` says what was being done.
+pub fn js_err(what: &str, e: &JsValue) -> StoreError {
+    let name = error_name(e).unwrap_or_default();
+    let detail = e
+        .as_string()
+        .or_else(|| {
+            js_sys::Reflect::get(e, &"message".into())
+                .ok()
+                .and_then(|m| m.as_string())
+        })
+        .unwrap_or_else(|| format!("{e:?}"));
+    if name == "QuotaExceededError" {
+        return StoreError {
+            message: format!(
+                "browser storage (IndexedDB): {what}: the browser's storage for this site is full (QuotaExceededError: {detail}); free space by deleting saved runs or clearing this site's data"
+            ),
+            quota: true,
+        };
+    }
+    StoreError {
+        message: format!("browser storage (IndexedDB): {what}: {detail}"),
+        quota: false,
+    }
+}
+
+fn plain(what: &str, detail: &str) -> StoreError {
+    js_err(what, &JsValue::from_str(detail))
+}
+
+/// Resolves with the request's result once it succeeds (for reads and for opening).
+async fn request_done(request: &IdbRequest, what: &str) -> Result<JsValue, StoreError> {
+    let req = request.clone();
+    let promise = Promise::new(&mut |resolve: Function, reject: Function| {
+        let ok_req = req.clone();
+        let ok = Closure::once_into_js(move |_: web_sys::Event| {
+            let _ = resolve.call1(&JsValue::NULL, &ok_req.result().unwrap_or(JsValue::NULL));
+        });
+        let err_req = req.clone();
+        let err = Closure::once_into_js(move |_: web_sys::Event| {
+            let e = err_req
+                .error()
+                .ok()
+                .flatten()
+                .map(JsValue::from)
+                .unwrap_or_else(|| JsValue::from_str("request failed"));
+            let _ = reject.call1(&JsValue::NULL, &e);
+        });
+        req.set_onsuccess(Some(ok.unchecked_ref()));
+        req.set_onerror(Some(err.unchecked_ref()));
+    });
+    JsFuture::from(promise).await.map_err(|e| js_err(what, &e))
+}
+
+/// Resolves once `tx` completes; rejects when it errs or aborts (a quota failure aborts the
+/// transaction with `QuotaExceededError`).
+async fn transaction_done(tx: &IdbTransaction, what: &str) -> Result<(), StoreError> {
+    let t = tx.clone();
+    let promise = Promise::new(&mut |resolve: Function, reject: Function| {
+        let ok = Closure::once_into_js(move |_: web_sys::Event| {
+            let _ = resolve.call0(&JsValue::NULL);
+        });
+        let failed = |reject: Function, t: IdbTransaction| {
+            Closure::once_into_js(move |_: web_sys::Event| {
+                let e = t
+                    .error()
+                    .map(JsValue::from)
+                    .unwrap_or_else(|| JsValue::from_str("the transaction was aborted"));
+                let _ = reject.call1(&JsValue::NULL, &e);
+            })
+        };
+        // Both can fire for one failure; the promise settles once.
+        let err = failed(reject.clone(), t.clone());
+        let abort = failed(reject, t.clone());
+        t.set_oncomplete(Some(ok.unchecked_ref()));
+        t.set_onerror(Some(err.unchecked_ref()));
+        t.set_onabort(Some(abort.unchecked_ref()));
+    });
+    JsFuture::from(promise)
+        .await
+        .map(|_| ())
+        .map_err(|e| js_err(what, &e))
+}
+
+/// Opens the database, creating missing stores. A version upgrade blocked by another tab that
+/// still has an older version open is reported (the user closes or reloads that tab); our own
+/// connections close as soon as another tab asks to upgrade, so we never block one.
+async fn open() -> Result<IdbDatabase, StoreError> {
+    let factory = web_sys::window()
+        .ok_or_else(|| plain("unavailable", "no window"))?
+        .indexed_db()
+        .map_err(|e| js_err("unavailable", &e))?
+        .ok_or_else(|| {
+            plain(
+                "unavailable",
+                "this browser offers no IndexedDB (private mode?)",
+            )
+        })?;
+    let request: IdbOpenDbRequest = factory
+        .open_with_u32(DB_NAME, DB_VERSION)
+        .map_err(|e| js_err("cannot open", &e))?;
+    let upgrade_req = request.clone();
+    let upgrade = Closure::once_into_js(move |_: web_sys::Event| {
+        if let Ok(db) = upgrade_req
+            .result()
+            .and_then(|r| r.dyn_into::<IdbDatabase>())
+        {
+            let names = db.object_store_names();
+            for store in STORES {
+                if !names.contains(store) {
+                    let _ = db.create_object_store(store);
+                }
+            }
+        }
+    });
+    request.set_onupgradeneeded(Some(upgrade.unchecked_ref()));
+    let opened = request_done(&request, "cannot open");
+    let blocked = blocked_by_other_tab(&request);
+    futures::pin_mut!(opened, blocked);
+    let db = match futures::future::select(opened, blocked).await {
+        futures::future::Either::Left((r, _)) => r?,
+        futures::future::Either::Right((e, _)) => return Err(e),
+    };
+    let db = db
+        .dyn_into::<IdbDatabase>()
+        .map_err(|_| plain("cannot open", "not a database"))?;
+    let closing = db.clone();
+    let on_version_change = Closure::<dyn Fn(web_sys::Event)>::new(move |_| closing.close());
+    db.set_onversionchange(Some(on_version_change.as_ref().unchecked_ref()));
+    on_version_change.forget();
+    Ok(db)
+}
+
+/// Settles with an error when the open request reports `blocked` (never otherwise).
+async fn blocked_by_other_tab(request: &IdbOpenDbRequest) -> StoreError {
+    let req = request.clone();
+    let promise = Promise::new(&mut |resolve: Function, _reject: Function| {
+        let on_blocked = Closure::once_into_js(move |_: web_sys::Event| {
+            let _ = resolve.call0(&JsValue::NULL);
+        });
+        req.set_onblocked(Some(on_blocked.unchecked_ref()));
+    });
+    let _ = JsFuture::from(promise).await;
+    plain(
+        "blocked",
+        "another tabprobe tab keeps an older version of this site's storage open; close or reload the other tabs, then try again",
+    )
+}
+
+fn transaction(
+    db: &IdbDatabase,
+    stores: &[&str],
+    mode: IdbTransactionMode,
+    what: &str,
+) -> Result<IdbTransaction, StoreError> {
+    let names = Array::new();
+    for s in stores {
+        names.push(&JsValue::from_str(s));
+    }
+    db.transaction_with_str_sequence_and_mode(&names, mode)
+        .map_err(|e| js_err(what, &e))
+}
+
+/// Writes every `(store, key, text)` in one transaction and resolves when it completes:
+/// all are kept, or none. `what` words a failure.
+pub async fn put_all(writes: &[(&str, &str, &str)], what: &str) -> Result<(), StoreError> {
+    let db = open().await?;
+    let stores: Vec<&str> = writes.iter().map(|w| w.0).collect();
+    let result = async {
+        let tx = transaction(&db, &stores, IdbTransactionMode::Readwrite, what)?;
+        for (store, key, text) in writes {
+            let put = tx
+                .object_store(store)
+                .and_then(|s| s.put_with_key(&JsValue::from_str(text), &JsValue::from_str(key)));
+            if let Err(e) = put {
+                let _ = tx.abort();
+                return Err(js_err(what, &e));
+            }
+        }
+        transaction_done(&tx, what).await
+    }
+    .await;
+    db.close();
+    result
+}
+
+/// Deletes every `(store, key)` in one transaction.
+pub async fn delete_all(entries: &[(&str, &str)], what: &str) -> Result<(), StoreError> {
+    let db = open().await?;
+    let stores: Vec<&str> = entries.iter().map(|e| e.0).collect();
+    let result = async {
+        let tx = transaction(&db, &stores, IdbTransactionMode::Readwrite, what)?;
+        for (store, key) in entries {
+            tx.object_store(store)
+                .and_then(|s| s.delete(&JsValue::from_str(key)))
+                .map_err(|e| js_err(what, &e))?;
+        }
+        transaction_done(&tx, what).await
+    }
+    .await;
+    db.close();
+    result
+}
+
+/// The value under `key` in `store`: `Ok(None)` when there is none, `Err` naming the key
+/// when it is not text (nothing but this page writes there, but anything can).
+pub async fn get_text(store: &str, key: &str, what: &str) -> Result<Option<String>, StoreError> {
+    let db = open().await?;
+    let result = async {
+        let tx = transaction(&db, &[store], IdbTransactionMode::Readonly, what)?;
+        let req = tx
+            .object_store(store)
+            .and_then(|s| s.get(&JsValue::from_str(key)))
+            .map_err(|e| js_err(what, &e))?;
+        let value = request_done(&req, what).await?;
+        if value.is_undefined() || value.is_null() {
+            return Ok(None);
+        }
+        value.as_string().map(Some).ok_or_else(|| {
+            plain(
+                what,
+                &format!("the entry {store}/{key} is not text (it was not written by this page)"),
+            )
+        })
+    }
+    .await;
+    db.close();
+    result
+}
+
+/// Every `(key, value)` of `store`; a value that is not text comes back as `Err` (with its
+/// key, so the entry can still be listed and deleted).
+pub async fn get_all_text(
+    store: &str,
+    what: &str,
+) -> Result<Vec<(String, Result<String, String>)>, StoreError> {
+    let db = open().await?;
+    let result = async {
+        let tx = transaction(&db, &[store], IdbTransactionMode::Readonly, what)?;
+        let s = tx.object_store(store).map_err(|e| js_err(what, &e))?;
+        let keys_req = s.get_all_keys().map_err(|e| js_err(what, &e))?;
+        let values_req = s.get_all().map_err(|e| js_err(what, &e))?;
+        let keys: Array = request_done(&keys_req, what).await?.unchecked_into();
+        let values: Array = request_done(&values_req, what).await?.unchecked_into();
+        Ok(keys
+            .iter()
+            .zip(values.iter())
+            .map(|(k, v)| {
+                let key = k.as_string().unwrap_or_else(|| format!("{k:?}"));
+                let value = v
+                    .as_string()
+                    .ok_or_else(|| "not text (it was not written by this page)".to_string());
+                (key, value)
+            })
+            .collect())
+    }
+    .await;
+    db.close();
+    result
+}
