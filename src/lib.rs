@@ -13,3 +13,4 @@ pub mod runs;
 pub mod state;
 pub mod views;
 pub mod worker_client;
+pub mod worker_crash;

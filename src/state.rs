@@ -80,6 +80,9 @@ pub struct AppState {
     /// The item the table editor and the hypothesis rewriter work on (set by whoever opens
     /// them: the dataset browser, a probe result's drill-down, a share link).
     pub work_item: RwSignal<Option<WorkItem>>,
+    // Added for issue 12 §2 (worker crashes), by the worker helper: kept last for the merge.
+    /// The model worker's last crash and where each loaded model came from (to reload them).
+    pub worker: crate::worker_crash::WorkerHealth,
 }
 
 /// One table + hypothesis opened for hand editing. It may be a perturbed table that is not in
@@ -130,6 +133,7 @@ impl AppState {
             bundled: RwSignal::new(None),
             hypothesis_only_weights: RwSignal::new(Vec::new()),
             load_generation: StoredValue::new([0, 0]),
+            worker: crate::worker_crash::WorkerHealth::new(),
         }
     }
 
