@@ -10,12 +10,15 @@ use tabprobe_core::models_manifest::{
 
 use crate::model_load::{auto_load_model_url, load_model_url_into};
 use crate::state::{AppState, ModelStatus};
+use crate::worker_crash::{watch_worker, ModelSource};
 
 /// Where the manifest is served (copied from `public/models/` by Trunk).
 pub const MANIFEST_URL: &str = "models/index.json";
 
 /// Fetches the manifest, records it, and auto-loads the default model.
 pub async fn load_bundled_models(state: AppState) {
+    // Runs once at start: from now on a crashed worker unloads the models and offers to reload.
+    watch_worker(state);
     let text = async {
         let response = gloo::net::http::Request::get(MANIFEST_URL)
             .send()
@@ -54,6 +57,7 @@ pub async fn load_bundled_models(state: AppState) {
             state.linearization.set(l);
         }
         auto_load_model_url(state, 0, model.path.clone()).await;
+        record_bundled(state, 0, &model);
     }
 }
 
@@ -68,6 +72,29 @@ pub async fn load_bundled_into(state: AppState, slot: u32, model: BundledModel) 
     load_model_url_into(state, slot, model.path.clone()).await;
     if trained_on_hypothesis_only(&model) {
         mark_hypothesis_only(state, slot);
+    }
+    record_bundled(state, slot, &model);
+}
+
+/// Records that the model in `slot` is the bundled `model` (a reload after a worker crash then
+/// goes through the manifest entry), unless the load failed or another load took the slot.
+fn record_bundled(state: AppState, slot: u32, model: &BundledModel) {
+    if matches!(
+        state.status_of(slot).get_untracked(),
+        ModelStatus::Failed(_)
+    ) {
+        return;
+    }
+    let base = |p: &str| p.trim_end_matches('/').to_string();
+    let loaded_here = state.model_in(slot).with_untracked(|m| m.is_some());
+    if loaded_here
+        && state
+            .worker
+            .source_is_url(slot, |url| base(url) == base(&model.path))
+    {
+        state
+            .worker
+            .record_source(slot, ModelSource::Bundled(model.clone()));
     }
 }
 

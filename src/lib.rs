@@ -16,3 +16,4 @@ pub mod state;
 pub mod views;
 pub mod work_store;
 pub mod worker_client;
+pub mod worker_crash;

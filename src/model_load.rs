@@ -2,6 +2,13 @@
 //! base URL (the bundled demo model, or any Hugging Face-layout folder served over HTTP),
 //! downloaded with byte progress and kept in the browser's Cache API so a second load needs
 //! no network. The bytes go to the worker; a failed load leaves the loaded model in place.
+//!
+//! A download is data from outside, bounded and checked before it is cached: only `http:` and
+//! `https:` URLs; no memory reserved from `Content-Length`; the body is streamed and stopped
+//! at [`MAX_WEIGHTS_BYTES`] (the limit for picked files); an answer other than 200, an HTML
+//! page where JSON was expected, a body shorter than its `Content-Length`, a body that stalls
+//! for [`STALL_MS`] or a load the user cancels is an error naming the file and URL, and
+//! nothing of it is cached.
 
 use js_sys::{Reflect, Uint8Array};
 use leptos::prelude::*;
@@ -11,10 +18,17 @@ use wasm_bindgen_futures::JsFuture;
 use crate::model_files::{checkpoint_name, sort_checkpoint_files, TokenizerLayout};
 use crate::state::{AppState, ModelStatus};
 use crate::worker_client::{client, CheckpointBytes, TokenizerBytes};
+use crate::worker_crash::ModelSource;
 
 /// Weight files larger than this are refused before reading: wasm32 memory tops out at 4 GiB
-/// and the weights are held twice while loading.
+/// and the weights are held twice while loading. Downloads stop at the same limit.
 pub const MAX_WEIGHTS_BYTES: f64 = 1.5 * 1024.0 * 1024.0 * 1024.0;
+
+/// A download that receives no byte for this long is stopped (milliseconds).
+pub const STALL_MS: u32 = 20_000;
+
+/// How often a download in progress looks for a cancel or a stall (milliseconds).
+const DOWNLOAD_TICK_MS: u32 = 250;
 
 /// Pairs per forward pass in the browser.
 pub const DEFAULT_BATCH_SIZE: usize = 8;
@@ -64,8 +78,9 @@ pub fn slot_ever_loaded(state: AppState, slot: u32) -> bool {
     state.load_generation.get_value()[usize::from(slot != 0)] > 0
 }
 
-/// Sends checkpoint bytes to the worker's slot and records the outcome.
-async fn hand_to_worker(ticket: Ticket, bytes: CheckpointBytes) {
+/// Sends checkpoint bytes to the worker's slot and records the outcome (and, for a reload
+/// after a worker crash, where the model came from).
+async fn hand_to_worker(ticket: Ticket, bytes: CheckpointBytes, source: ModelSource) {
     if !ticket.current() {
         return;
     }
@@ -83,6 +98,8 @@ async fn hand_to_worker(ticket: Ticket, bytes: CheckpointBytes) {
     match result {
         Ok(info) => {
             ticket.state.model_in(ticket.slot).set(Some(info));
+            ticket.state.worker.record_source(ticket.slot, source);
+            ticket.state.worker.reloaded(ticket.slot);
             ticket.status(ModelStatus::Idle);
         }
         Err(message) => ticket.status(ModelStatus::Failed(format!("{name}: {message}"))),
@@ -163,9 +180,19 @@ pub async fn load_model_files_into(state: AppState, slot: u32, files: Vec<web_sy
     }
     .await;
     match bytes {
-        Ok(bytes) => hand_to_worker(ticket, bytes).await,
+        Ok(bytes) => hand_to_worker(ticket, bytes, ModelSource::Files).await,
         Err(message) => ticket.status(ModelStatus::Failed(message)),
     }
+}
+
+/// Stops the load under way in `slot` (a download stops at its next chunk; bytes already on
+/// their way to the worker are loaded but not used): the slot keeps the model it had.
+pub fn cancel_load(state: AppState, slot: u32) {
+    // A newer generation makes the running load stale: it gives up and touches nothing.
+    Ticket::new(state, slot);
+    state
+        .status_of(slot)
+        .set(ModelStatus::Failed("loading cancelled".to_string()));
 }
 
 /// Downloads (or takes from the cache) the checkpoint at `base` and loads it into slot 0.
@@ -195,6 +222,10 @@ async fn load_url(ticket: Ticket, base: String) {
     } else {
         format!("{base}/")
     };
+    if let Err(message) = check_scheme(&base) {
+        ticket.status(ModelStatus::Failed(message));
+        return;
+    }
     let name = base
         .trim_end_matches('/')
         .rsplit('/')
@@ -202,8 +233,10 @@ async fn load_url(ticket: Ticket, base: String) {
         .unwrap_or("model")
         .to_string();
     let result = async {
-        let progress = |file: &'static str| {
-            move |got: f64, total: Option<f64>, cached: bool| {
+        // One download of `file` under `base`; `Ok(None)` for a 404.
+        let get = |file: &'static str| {
+            let url = format!("{base}{file}");
+            let progress = move |got: f64, total: Option<f64>, cached: bool| {
                 let what = match (cached, total) {
                     (true, _) => format!("{file}: from the browser cache"),
                     (false, Some(t)) => {
@@ -212,40 +245,28 @@ async fn load_url(ticket: Ticket, base: String) {
                     (false, None) => format!("downloading {file}: {:.1} MB", got / 1e6),
                 };
                 ticket.status(ModelStatus::Loading(what));
-            }
+            };
+            let download = Download {
+                file,
+                expect_json: file.ends_with(".json"),
+                cancelled: move || !ticket.current(),
+            };
+            async move { fetch_cached(&url, download, progress).await }
         };
         let required = |file: &'static str, bytes: Option<Vec<u8>>| {
             bytes.ok_or_else(|| {
                 format!("{base}{file} was not found (404); a checkpoint folder needs it")
             })
         };
-        let config_json = required(
-            "config.json",
-            fetch_cached(&format!("{base}config.json"), progress("config.json")).await?,
-        )?;
-        let weights = required(
-            "model.safetensors",
-            fetch_cached(
-                &format!("{base}model.safetensors"),
-                progress("model.safetensors"),
-            )
-            .await?,
-        )?;
-        let tokenizer =
-            match fetch_cached(&format!("{base}tokenizer.json"), progress("tokenizer.json")).await?
-            {
-                Some(t) => TokenizerBytes::Json(t),
-                None => TokenizerBytes::VocabMerges(
-                    required(
-                        "vocab.json",
-                        fetch_cached(&format!("{base}vocab.json"), progress("vocab.json")).await?,
-                    )?,
-                    required(
-                        "merges.txt",
-                        fetch_cached(&format!("{base}merges.txt"), progress("merges.txt")).await?,
-                    )?,
-                ),
-            };
+        let config_json = required("config.json", get("config.json").await?)?;
+        let weights = required("model.safetensors", get("model.safetensors").await?)?;
+        let tokenizer = match get("tokenizer.json").await? {
+            Some(t) => TokenizerBytes::Json(t),
+            None => TokenizerBytes::VocabMerges(
+                required("vocab.json", get("vocab.json").await?)?,
+                required("merges.txt", get("merges.txt").await?)?,
+            ),
+        };
         Ok::<_, String>(CheckpointBytes {
             name: name.clone(),
             config_json,
@@ -255,8 +276,23 @@ async fn load_url(ticket: Ticket, base: String) {
     }
     .await;
     match result {
-        Ok(bytes) => hand_to_worker(ticket, bytes).await,
+        Ok(bytes) => hand_to_worker(ticket, bytes, ModelSource::Url(base.clone())).await,
         Err(message) => ticket.status(ModelStatus::Failed(message)),
+    }
+}
+
+/// Only `http:` and `https:` URLs are downloaded (relative URLs resolve against the page).
+fn check_scheme(url: &str) -> Result<(), String> {
+    let page = web_sys::window()
+        .and_then(|w| w.location().href().ok())
+        .unwrap_or_default();
+    let parsed = web_sys::Url::new_with_base(url, &page)
+        .map_err(|_| format!("{url} is not a URL a checkpoint can be loaded from"))?;
+    match parsed.protocol().as_str() {
+        "http:" | "https:" => Ok(()),
+        other => Err(format!(
+            "{url}: only http: and https: URLs can be loaded, not {other}"
+        )),
     }
 }
 
@@ -269,12 +305,38 @@ fn js_error(context: &str, e: JsValue) -> String {
     format!("{context}: {}", detail.unwrap_or_else(|| format!("{e:?}")))
 }
 
+/// What a download expects of the file it fetches.
+struct Download<C: Fn() -> bool> {
+    /// The file's name in the checkpoint folder, for messages.
+    file: &'static str,
+    /// JSON is expected: an HTML page (a server's fallback or error page) is refused.
+    expect_json: bool,
+    /// Whether the user cancelled the load (checked while bytes arrive).
+    cancelled: C,
+}
+
+/// Whether `bytes` look like an HTML page (what many servers answer for a missing file): JSON
+/// never starts with `<`.
+fn looks_like_html(bytes: &[u8]) -> bool {
+    let text = bytes
+        .strip_prefix(b"\xEF\xBB\xBF".as_slice())
+        .unwrap_or(bytes);
+    text.iter().find(|b| !b.is_ascii_whitespace()) == Some(&b'<')
+}
+
+/// The error for a body that is an HTML page where JSON was expected.
+fn html_error(file: &str, url: &str) -> String {
+    format!("{file} ({url}) is an HTML page, not JSON: is the URL the base of a checkpoint folder?")
+}
+
 /// The bytes at `url`: from the model cache if present, else downloaded with progress
-/// `(received, total, from_cache)` and then cached. `Ok(None)` for a 404.
-async fn fetch_cached(
+/// `(received, total, from_cache)` and cached once complete and checked. `Ok(None)` for a 404.
+async fn fetch_cached<C: Fn() -> bool>(
     url: &str,
+    download: Download<C>,
     progress: impl Fn(f64, Option<f64>, bool),
 ) -> Result<Option<Vec<u8>>, String> {
+    let file = download.file;
     let window = web_sys::window().ok_or("no window")?;
     // The Cache API needs a secure context; without it, download every time.
     let cache: Option<web_sys::Cache> = match window.caches() {
@@ -294,54 +356,61 @@ async fn fetch_cached(
                 .await
                 .map_err(|e| js_error(url, e))?;
             let bytes = Uint8Array::new(&buffer).to_vec();
-            progress(bytes.len() as f64, Some(bytes.len() as f64), true);
-            return Ok(Some(bytes));
+            // An entry an older build cached without checking it: drop it and download.
+            if !(download.expect_json && looks_like_html(&bytes)) {
+                progress(bytes.len() as f64, Some(bytes.len() as f64), true);
+                return Ok(Some(bytes));
+            }
+            let _ = JsFuture::from(cache.delete_with_str(url)).await;
         }
     }
     let response: web_sys::Response = JsFuture::from(window.fetch_with_str(url))
         .await
-        .map_err(|e| js_error(&format!("cannot download {url}"), e))?
+        .map_err(|e| js_error(&format!("{file}: cannot download {url}"), e))?
         .dyn_into()
-        .map_err(|_| format!("{url}: the answer is not an HTTP response"))?;
+        .map_err(|_| format!("{file} ({url}): the answer is not an HTTP response"))?;
     if response.status() == 404 {
         return Ok(None);
     }
-    if !response.ok() {
+    if response.status() != 200 {
         return Err(format!(
-            "{url}: the server answered {} {}",
+            "{file} ({url}): the server answered {} {}",
             response.status(),
             response.status_text()
         ));
     }
-    let total = response
-        .headers()
-        .get("content-length")
-        .ok()
-        .flatten()
-        .and_then(|v| v.parse::<f64>().ok());
-    let mut bytes = Vec::with_capacity(total.unwrap_or(0.0) as usize);
-    let body = response
-        .body()
-        .ok_or_else(|| format!("{url}: the response has no body"))?;
-    let reader: web_sys::ReadableStreamDefaultReader = body
-        .get_reader()
-        .dyn_into()
-        .map_err(|_| format!("{url}: cannot read the response body"))?;
-    loop {
-        let chunk = JsFuture::from(reader.read())
-            .await
-            .map_err(|e| js_error(&format!("download of {url} failed"), e))?;
-        let done = Reflect::get(&chunk, &"done".into())
-            .ok()
-            .and_then(|d| d.as_bool())
-            .unwrap_or(true);
-        if done {
-            break;
+    let header = |name: &str| response.headers().get(name).ok().flatten();
+    if download.expect_json
+        && header("content-type").is_some_and(|t| t.to_ascii_lowercase().contains("text/html"))
+    {
+        return Err(html_error(file, url));
+    }
+    // The header is a claim, used for progress and to spot a truncated body — never to
+    // reserve memory. A compressed body's length is not the length of what we read.
+    let claimed = header("content-length").and_then(|v| v.trim().parse::<f64>().ok());
+    let compressed =
+        header("content-encoding").is_some_and(|e| !e.eq_ignore_ascii_case("identity"));
+    if let Some(total) = claimed.filter(|&t| t > MAX_WEIGHTS_BYTES && !compressed) {
+        return Err(format!(
+            "{file} ({url}): the server announces {:.2} GB, more than the {:.1} GB a browser tab can load",
+            total / 1e9,
+            MAX_WEIGHTS_BYTES / 1e9
+        ));
+    }
+    let bytes = read_body(&response, url, &download, |got| {
+        progress(got, claimed.filter(|_| !compressed), false)
+    })
+    .await?;
+    if let Some(total) = claimed.filter(|_| !compressed) {
+        if (bytes.len() as f64) < total {
+            return Err(format!(
+                "{file} ({url}): the download ended after {} of the {total} bytes the server announced (truncated); try again",
+                bytes.len()
+            ));
         }
-        if let Ok(value) = Reflect::get(&chunk, &"value".into()) {
-            bytes.extend(Uint8Array::new(&value).to_vec());
-        }
-        progress(bytes.len() as f64, total, false);
+    }
+    if download.expect_json && looks_like_html(&bytes) {
+        return Err(html_error(file, url));
     }
     if let Some(cache) = &cache {
         // Store a fresh response built from the bytes: the original body is consumed.
@@ -353,4 +422,73 @@ async fn fetch_cached(
         }
     }
     Ok(Some(bytes))
+}
+
+/// Streams `response`'s body, stopping at [`MAX_WEIGHTS_BYTES`], after [`STALL_MS`] without
+/// a byte, or when the load is cancelled; `progress` gets the bytes received so far.
+async fn read_body<C: Fn() -> bool>(
+    response: &web_sys::Response,
+    url: &str,
+    download: &Download<C>,
+    progress: impl Fn(f64),
+) -> Result<Vec<u8>, String> {
+    use futures::future::{select, Either};
+    let file = download.file;
+    let body = response
+        .body()
+        .ok_or_else(|| format!("{file} ({url}): the response has no body"))?;
+    let reader: web_sys::ReadableStreamDefaultReader = body
+        .get_reader()
+        .dyn_into()
+        .map_err(|_| format!("{file} ({url}): cannot read the response body"))?;
+    let stop = |message: String| {
+        let _ = reader.cancel();
+        Err(message)
+    };
+    let mut bytes = Vec::new();
+    loop {
+        let mut read = JsFuture::from(reader.read());
+        let mut quiet_ms = 0;
+        let chunk = loop {
+            let tick = gloo::timers::future::TimeoutFuture::new(DOWNLOAD_TICK_MS);
+            match select(&mut read, tick).await {
+                Either::Left((chunk, _)) => break chunk,
+                Either::Right(_) => {
+                    quiet_ms += DOWNLOAD_TICK_MS;
+                    if (download.cancelled)() {
+                        return stop(format!("{file} ({url}): download cancelled"));
+                    }
+                    if quiet_ms >= STALL_MS {
+                        return stop(format!(
+                            "{file} ({url}): the download stalled (no data for {} s after {} bytes)",
+                            STALL_MS / 1000,
+                            bytes.len()
+                        ));
+                    }
+                }
+            }
+        };
+        let chunk = chunk.map_err(|e| js_error(&format!("{file}: download of {url} failed"), e))?;
+        let done = Reflect::get(&chunk, &"done".into())
+            .ok()
+            .and_then(|d| d.as_bool())
+            .unwrap_or(true);
+        if done {
+            return Ok(bytes);
+        }
+        if (download.cancelled)() {
+            return stop(format!("{file} ({url}): download cancelled"));
+        }
+        if let Ok(value) = Reflect::get(&chunk, &"value".into()) {
+            let part = Uint8Array::new(&value);
+            if bytes.len() as f64 + f64::from(part.length()) > MAX_WEIGHTS_BYTES {
+                return stop(format!(
+                    "{file} ({url}): stopped at {:.1} GB, the most a browser tab can load",
+                    MAX_WEIGHTS_BYTES / 1e9
+                ));
+            }
+            bytes.extend(part.to_vec());
+        }
+        progress(bytes.len() as f64);
+    }
 }

@@ -228,6 +228,7 @@ pub fn start_run(state: AppState, runs: RunsState) {
             }
         };
         let mut results = Vec::new();
+        let mut failure: Option<String> = None;
         let mut before = 0;
         for (k, ((slot, name), set)) in models.into_iter().zip(sets).enumerate() {
             if runs.cancel.get_value() {
@@ -272,18 +273,23 @@ pub fn start_run(state: AppState, runs: RunsState) {
                     }
                 }
                 Err(f) => {
-                    runs.job.set_value(None);
-                    runs.status
-                        .set(RunStatus::Failed(format!("{name}: {}", f.message)));
-                    return;
+                    // A failed model (non-finite outputs, a crashed worker) ends the run; the
+                    // models that finished before it are still saved below.
+                    failure = Some(format!("{name}: {}", f.message));
+                    break;
                 }
             }
             before += pairs;
         }
         runs.job.set_value(None);
+        if let Some(message) = failure.clone().filter(|_| results.is_empty()) {
+            runs.status.set(RunStatus::Failed(message));
+            return;
+        }
         let cancelled = runs.cancel.get_value()
             || results.iter().any(|r| r.cancelled_at.is_some())
-            || results.is_empty();
+            || results.is_empty()
+            || failure.is_some();
         let elapsed_ms = js_sys::Date::now() - started_ms;
         if results.is_empty() {
             runs.status.set(RunStatus::Failed(
@@ -325,6 +331,13 @@ pub fn start_run(state: AppState, runs: RunsState) {
             }
         }
         runs.current.set(Some(Arc::new(saved)));
+        if let Some(message) = failure {
+            runs.status.set(RunStatus::Failed(format!(
+                "{message} — the runs of the models before it are saved as {id}"
+            )));
+            runs.refresh().await;
+            return;
+        }
         runs.status.set(RunStatus::Finished {
             id: id.clone(),
             elapsed_ms,

@@ -98,6 +98,8 @@ pub struct AppState {
     pub load_generation_data: StoredValue<u64>,
     /// What the browser keeps of the work (see [`crate::session`]).
     pub kept: KeptState,
+    /// The model worker's last crash and where each loaded model came from (to reload them).
+    pub worker: crate::worker_crash::WorkerHealth,
 }
 
 /// What the page says about the work it keeps in the browser.
@@ -266,6 +268,7 @@ impl AppState {
                 dataset_ticket: StoredValue::new(0),
                 drafts_ticket: StoredValue::new(0),
             },
+            worker: crate::worker_crash::WorkerHealth::new(),
         }
     }
 

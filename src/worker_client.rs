@@ -1,6 +1,11 @@
 //! The page side of the model worker (`crates/worker`): one worker per page, started on first use; requests
 //! are matched to replies by slot (loads) and job id (scoring). Every call returns a `Result`
 //! whose error is a sentence for the user.
+//!
+//! A worker that dies (a panic, running out of memory) fires its `error` event: every load
+//! and job waiting on it ends with a message, the dead worker is terminated and forgotten (the
+//! next [`client`] call starts a fresh one), and the handler set with [`on_crash`] is told, so
+//! the page can mark the models unloaded and offer to reload them.
 
 use std::cell::RefCell;
 use std::collections::HashMap;
@@ -65,6 +70,10 @@ struct Job<T> {
 struct Pending {
     /// Whether the worker said [`Response::Ready`]; until then messages wait in `queue`.
     ready: bool,
+    /// Set once the worker died: nothing more is sent to it.
+    dead: bool,
+    /// The panic message the worker posted before dying, if it could.
+    panic: Option<String>,
     queue: Vec<(js_sys::Array, js_sys::Array)>,
     next_job: u64,
     /// Pending loads by load id (ids come from `next_job` too).
@@ -109,6 +118,57 @@ pub struct WorkerClient {
 
 thread_local! {
     static CLIENT: RefCell<Option<Rc<WorkerClient>>> = const { RefCell::new(None) };
+    static ON_CRASH: RefCell<Option<Rc<dyn Fn(String)>>> = const { RefCell::new(None) };
+}
+
+/// Sets what happens when the worker dies: `handler` gets a sentence saying what happened,
+/// after every waiting load and job has ended and the dead worker is gone (a [`client`] call
+/// inside it starts a fresh worker).
+pub fn on_crash(handler: impl Fn(String) + 'static) {
+    ON_CRASH.with(|h| *h.borrow_mut() = Some(Rc::new(handler)));
+}
+
+/// What the page says about a dead worker: the panic it reported, else the error event's
+/// message (a wasm trap says only "unreachable"; running out of memory looks the same).
+fn crash_message(panic: Option<&str>, event: &str) -> String {
+    match panic {
+        Some(p) => format!("the model worker crashed: {p}"),
+        None => format!(
+            "the model worker stopped unexpectedly ({}); it may have run out of memory",
+            if event.is_empty() {
+                "no details"
+            } else {
+                event
+            }
+        ),
+    }
+}
+
+/// Handles the death of the worker behind `pending`: ends what waits on it, forgets and
+/// terminates it (dropped later: this runs inside its own event handler), tells the page.
+fn worker_died(pending: &Rc<RefCell<Pending>>, worker: &Worker, event: &str) {
+    let message = {
+        let mut p = pending.borrow_mut();
+        if p.dead {
+            return;
+        }
+        p.dead = true;
+        let message = crash_message(p.panic.as_deref(), event);
+        p.fail_all(&format!("{message} — the job was stopped"));
+        message
+    };
+    worker.terminate();
+    let old = CLIENT.with(|c| {
+        let mut c = c.borrow_mut();
+        match c.as_ref() {
+            Some(client) if Rc::ptr_eq(&client.pending, pending) => c.take(),
+            _ => None,
+        }
+    });
+    gloo::timers::callback::Timeout::new(0, move || drop(old)).forget();
+    if let Some(handler) = ON_CRASH.with(|h| h.borrow().clone()) {
+        handler(message);
+    }
 }
 
 /// The page's worker client, started on first call.
@@ -145,6 +205,9 @@ impl WorkerClient {
                             }
                         }
                     }
+                    Ok((Response::Panicked { message }, _)) => {
+                        pending.borrow_mut().panic = Some(message);
+                    }
                     Ok((response, _)) => dispatch(&pending, response),
                     Err(e) => web_sys::console::error_1(
                         &format!("tabprobe: unreadable worker message: {e}").into(),
@@ -154,9 +217,11 @@ impl WorkerClient {
         };
         let on_error = {
             let pending = pending.clone();
+            let worker = worker.clone();
             Closure::<dyn FnMut(ErrorEvent)>::new(move |event: ErrorEvent| {
-                let message = format!("the model worker failed: {}", event.message());
-                pending.borrow_mut().fail_all(&message);
+                // Handled here: the page shows it, it is not an uncaught page error.
+                event.prevent_default();
+                worker_died(&pending, &worker, &event.message());
             })
         };
         worker.set_onmessage(Some(on_message.as_ref().unchecked_ref()));
@@ -175,6 +240,9 @@ impl WorkerClient {
             .map(|p| Uint8Array::from(p.as_slice()))
             .collect();
         let (message, transfer) = transport::encode(request, parts)?;
+        if self.pending.borrow().dead {
+            return Err("the model worker has stopped; load the model again".to_string());
+        }
         if !self.pending.borrow().ready {
             self.pending.borrow_mut().queue.push((message, transfer));
             return Ok(());
@@ -343,6 +411,6 @@ fn dispatch(pending: &Rc<RefCell<Pending>>, response: Response) {
             p.fail_all(&format!("the model worker rejected a message: {message}"))
         }
         // Handled in the message handler before dispatch.
-        Response::Ready => {}
+        Response::Ready | Response::Panicked { .. } => {}
     }
 }

@@ -1,6 +1,8 @@
 //! The per-example evidence view (SPEC §4.3, §5): for one example of a row-deletion run, each
 //! row of its table marked human-relevant (annotated), model-relevant (deleting it changed
 //! the model's prediction), both or neither, with every model's prediction after the deletion.
+//! Runs are lined up by example id ([`RunResult::examples_in`]): a second model's run that was
+//! cancelled holds fewer examples, and the ones it lacks are shown as "not run".
 
 use std::collections::BTreeMap;
 use std::sync::Arc;
@@ -29,6 +31,17 @@ fn deletions(run: &RunResult) -> BTreeMap<usize, BTreeMap<usize, usize>> {
         }
     }
     out
+}
+
+/// One model's cell for one row of the example on screen.
+#[derive(Clone, Copy)]
+enum After {
+    /// The prediction after deleting the row, and whether it differs from the original one.
+    Deleted(Label, bool),
+    /// The run holds the example but no deletion of this row.
+    NotDeleted,
+    /// The run does not hold the example (e.g. it was cancelled before it).
+    NotRun,
 }
 
 fn row_cells(table: &Table) -> Vec<(String, String)> {
@@ -62,25 +75,34 @@ pub fn EvidenceView(
     /// Runs, main model first (the marks follow the main model).
     runs: Vec<Arc<RunResult>>,
 ) -> impl IntoView {
-    let main = runs[0].clone();
     let per_model: Vec<_> = runs.iter().map(|r| deletions(r)).collect();
-    let positions: Vec<usize> = per_model[0].keys().copied().collect();
-    if positions.is_empty() {
+    // Positions of the main run's examples that have row deletions (a run whose items point
+    // past its examples is not shown: nothing here may index out of range).
+    let positions: Vec<usize> = match (runs.first(), per_model.first()) {
+        (Some(main), Some(d)) => d
+            .keys()
+            .copied()
+            .filter(|&p| p < main.examples.len())
+            .collect(),
+        _ => Vec::new(),
+    };
+    let (Some(main), false) = (runs.first().cloned(), positions.is_empty()) else {
         return view! { <p class="muted">"Run the row-deletion probe to see which rows the model uses."</p> }.into_any();
-    }
+    };
+    // Per run, per example position of the main run: the same example's position in that run.
+    let aligned: Vec<Vec<Option<usize>>> = runs.iter().map(|r| main.examples_in(r)).collect();
     // Examples with annotated evidence first: they are the ones the marks compare.
-    let mut order = positions.clone();
+    let mut order = positions;
     order.sort_by_key(|&p| {
-        main.examples[p]
-            .relevant_rows
-            .as_ref()
-            .is_none_or(|r| r.is_empty())
+        main.examples
+            .get(p)
+            .is_none_or(|e| e.relevant_rows.as_ref().is_none_or(|r| r.is_empty()))
     });
     let chosen = RwSignal::new(order[0]);
     let options = order
         .iter()
-        .map(|&p| {
-            let ex = &main.examples[p];
+        .filter_map(|&p| Some((p, main.examples.get(p)?)))
+        .map(|(p, ex)| {
             let mark = if ex.relevant_rows.as_ref().is_some_and(|r| !r.is_empty()) {
                 " (annotated)"
             } else {
@@ -97,11 +119,23 @@ pub fn EvidenceView(
         };
         let set = main.label_set;
         let human = ex.relevant_rows.clone().unwrap_or_default();
+        // The example's position in each run, `None` where that run never scored it.
+        let at: Vec<Option<usize>> = aligned
+            .iter()
+            .map(|a| a.get(p).copied().flatten())
+            .collect();
         let heads = runs
             .iter()
-            .map(|r| {
-                let before = r.original_prediction(&r.examples[p]);
-                view! { <th scope="col">{crate::views::results::model_label(r)}" (original: "<LabelBadge label=before set=set/>")"</th> }
+            .zip(&at)
+            .map(|(r, q)| {
+                let label = crate::views::results::model_label(r);
+                match q.and_then(|q| r.examples.get(q)) {
+                    Some(e) => {
+                        let before = r.original_prediction(e);
+                        view! { <th scope="col">{label}" (original: "<LabelBadge label=before set=set/>")"</th> }.into_any()
+                    }
+                    None => view! { <th scope="col">{label}" (not run on this example)"</th> }.into_any(),
+                }
             })
             .collect::<Vec<_>>();
         let rows = row_cells(table)
@@ -109,18 +143,25 @@ pub fn EvidenceView(
             .enumerate()
             .map(|(i, (key, values))| {
                 let is_human = human.contains(&i);
-                let afters: Vec<Option<(Label, bool)>> = runs
+                let afters: Vec<After> = runs
                     .iter()
                     .zip(&per_model)
-                    .map(|(r, d)| {
-                        let before = r.original_prediction(&r.examples[p]);
-                        d.get(&p)?.get(&i).map(|&pair| {
-                            let after = r.predicted(pair);
-                            (after, after != before)
-                        })
+                    .zip(&at)
+                    .map(|((r, d), q)| {
+                        let Some((q, e)) = q.and_then(|q| Some((q, r.examples.get(q)?))) else {
+                            return After::NotRun;
+                        };
+                        let before = r.original_prediction(e);
+                        match d.get(&q).and_then(|rows| rows.get(&i)) {
+                            Some(&pair) => {
+                                let after = r.predicted(pair);
+                                After::Deleted(after, after != before)
+                            }
+                            None => After::NotDeleted,
+                        }
                     })
                     .collect();
-                let is_model = afters.first().copied().flatten().is_some_and(|a| a.1);
+                let is_model = matches!(afters.first(), Some(After::Deleted(_, true)));
                 let mark = match (is_human, is_model) {
                     (true, true) => "both",
                     (true, false) => "human",
@@ -136,14 +177,15 @@ pub fn EvidenceView(
                 let cells = afters
                     .into_iter()
                     .map(|a| match a {
-                        Some((after, changed)) => view! {
+                        After::Deleted(after, changed) => view! {
                             <td class:changed=changed>
                                 <LabelBadge label=after set=set/>
                                 {changed.then_some(" changed")}
                             </td>
                         }
                         .into_any(),
-                        None => view! { <td class="muted">"not deleted"</td> }.into_any(),
+                        After::NotDeleted => view! { <td class="muted">"not deleted"</td> }.into_any(),
+                        After::NotRun => view! { <td class="muted" data-testid="evidence-not-run">"not run"</td> }.into_any(),
                     })
                     .collect::<Vec<_>>();
                 view! {

@@ -1,6 +1,8 @@
 //! The model bar: load a Hugging Face checkpoint (files or a folder) into the worker, see
 //! what is loaded (name, weight hash, labels, backend) and choose the linearization; below
 //! it, the second model (slot 1) to compare with — e.g. the bundled hypothesis-only model.
+//! When the model worker has crashed, a notice above both says so and offers to reload the
+//! models it unloaded.
 
 use leptos::prelude::*;
 use leptos::task::spawn_local;
@@ -10,8 +12,9 @@ use wasm_bindgen::JsCast;
 use tabprobe_core::models_manifest::ModelRole;
 
 use crate::bundled::load_bundled_into;
-use crate::model_load::{load_model_files, load_model_files_into, load_model_url};
+use crate::model_load::{cancel_load, load_model_files, load_model_files_into, load_model_url};
 use crate::state::{AppState, ModelStatus};
+use crate::worker_crash::{reload_lost, LostModel, ModelSource};
 
 fn picked_files(ev: &leptos::ev::Event) -> Vec<web_sys::File> {
     let Some(input) = ev
@@ -55,7 +58,10 @@ pub fn ModelPanel() -> impl IntoView {
     let status = move || {
         match state.model_status.get() {
         ModelStatus::Idle => None,
-        ModelStatus::Loading(s) => Some(view! { <span class="model-status loading" data-testid="model-status">{s}</span> }.into_any()),
+        ModelStatus::Loading(s) => Some(view! {
+            <span class="model-status loading" data-testid="model-status">{s}</span>
+            <button class="small" data-testid="model-cancel-load" on:click=move |_| cancel_load(state, 0)>"Cancel"</button>
+        }.into_any()),
         ModelStatus::Failed(s) => Some(
             view! {
                 <span class="model-status failed" data-testid="model-error" role="alert">
@@ -104,6 +110,7 @@ pub fn ModelPanel() -> impl IntoView {
         }
     });
     view! {
+        <WorkerCrashNotice/>
         <section class="model-panel" data-testid="model-panel">
             <strong>"Model"</strong>
             {move || state.model.with(|m| m.is_none()).then(|| view! { <span class="muted">"none loaded"</span> })}
@@ -174,7 +181,10 @@ fn SecondModelPanel() -> impl IntoView {
     let status = move || {
         match state.second_model_status.get() {
         ModelStatus::Idle => None,
-        ModelStatus::Loading(s) => Some(view! { <span class="model-status loading" data-testid="model2-status">{s}</span> }.into_any()),
+        ModelStatus::Loading(s) => Some(view! {
+            <span class="model-status loading" data-testid="model2-status">{s}</span>
+            <button class="small" data-testid="model2-cancel-load" on:click=move |_| cancel_load(state, 1)>"Cancel"</button>
+        }.into_any()),
         ModelStatus::Failed(s) => Some(view! { <span class="model-status failed" data-testid="model2-error" role="alert">{s}</span> }.into_any()),
     }
     };
@@ -209,5 +219,50 @@ fn SecondModelPanel() -> impl IntoView {
                 <input type="file" multiple data-testid="model2-input" on:change=on_pick/>
             </label>
         </section>
+    }
+}
+
+/// How a lost model can come back, for the crash notice.
+fn reload_hint(model: &LostModel) -> &'static str {
+    match model.source {
+        Some(ModelSource::Bundled(_)) => "reloadable from the site's bundled models",
+        Some(ModelSource::Url(_)) => "reloadable from the browser cache",
+        Some(ModelSource::Files) | None => {
+            "loaded from picked files: pick them again (a page cannot reread them by itself)"
+        }
+    }
+}
+
+/// The notice shown after the model worker crashed, until dismissed.
+#[component]
+fn WorkerCrashNotice() -> impl IntoView {
+    let state = use_context::<AppState>().unwrap_or_default();
+    move || {
+        state.worker.crash.get().map(|crash| {
+            let reloadable = crash.lost.iter().any(LostModel::reloadable);
+            let lost = crash
+                .lost
+                .iter()
+                .map(|m| {
+                    let which = if m.slot == 0 { "model" } else { "second model" };
+                    view! {
+                        <li data-testid="worker-lost-model">
+                            {format!("{which} {}: {}", m.name, reload_hint(m))}
+                        </li>
+                    }
+                })
+                .collect::<Vec<_>>();
+            view! {
+                <div class="problem worker-crash" role="alert" data-testid="worker-crash">
+                    <p data-testid="worker-crash-message">{crash.message.clone()}</p>
+                    <p>"The models were unloaded and a fresh model worker was started. Your dataset, its edits and the saved runs are kept."</p>
+                    {(!lost.is_empty()).then(|| view! { <ul>{lost}</ul> })}
+                    {reloadable.then(|| view! {
+                        <button data-testid="worker-reload" on:click=move |_| reload_lost(state)>"Reload the models"</button>
+                    })}
+                    <button class="small" data-testid="worker-crash-dismiss" on:click=move |_| state.worker.crash.set(None)>"Dismiss"</button>
+                </div>
+            }
+        })
     }
 }

@@ -21,13 +21,62 @@ const types = {
   '.json': 'application/json',
 };
 
-/** Serves dist/ on 127.0.0.1 with an index.html fallback, like `trunk serve`, and the test
- *  checkpoints under /test-models/. `requests` counts what was asked for, by path. */
+/** A checkpoint server that misbehaves, under /hostile/<mode>/<file>: the files are those of
+ *  the tiny-f32 test checkpoint, and `mode` says how the server lies about model.safetensors
+ *  (or, for `html` and `not-found`, about every file):
+ *  - `huge-length`: announces Content-Length 4000000000, sends 1 KB and closes;
+ *  - `truncated`: announces the real length, sends half and closes;
+ *  - `never-ends`: announces the real length, sends 1 KB, then nothing, never closing;
+ *  - `html`: answers every file with an HTML page (200, text/html), as SPA servers do;
+ *  - `not-found`: answers 404 to everything; `status-500`: answers 500 to model.safetensors.
+ *  Returns true when it answered. */
+async function serveHostile(path, req, res) {
+  const m = path.match(/^\/hostile\/([a-z0-9-]+)\/([^/]+)$/);
+  if (!m) return false;
+  const [, mode, file] = m;
+  if (mode === 'not-found') { res.writeHead(404).end('not found'); return true; }
+  if (mode === 'html') {
+    res.writeHead(200, { 'content-type': types['.html'] }).end('<!DOCTYPE html><html><body>Welcome</body></html>');
+    return true;
+  }
+  let body;
+  try { body = await readFile(join(testModels, 'tiny-f32', file)); } catch { res.writeHead(404).end(); return true; }
+  if (file !== 'model.safetensors') {
+    res.writeHead(200, { 'content-type': types[extname(file)] ?? 'application/octet-stream' }).end(body);
+    return true;
+  }
+  const octets = { 'content-type': 'application/octet-stream', 'cache-control': 'no-store' };
+  switch (mode) {
+    case 'huge-length':
+      res.writeHead(200, { ...octets, 'content-length': '4000000000' });
+      res.write(body.subarray(0, 1024), () => res.destroy());
+      return true;
+    case 'truncated':
+      res.writeHead(200, { ...octets, 'content-length': String(body.length) });
+      res.write(body.subarray(0, body.length >> 1), () => res.destroy());
+      return true;
+    case 'never-ends':
+      res.writeHead(200, { ...octets, 'content-length': String(body.length) });
+      res.write(body.subarray(0, 1024));
+      return true;
+    case 'status-500':
+      res.writeHead(500).end('internal error');
+      return true;
+    default:
+      res.writeHead(404).end('unknown hostile mode');
+      return true;
+  }
+}
+
+/** Serves dist/ on 127.0.0.1 with an index.html fallback, like `trunk serve`, the test
+ *  checkpoints under /test-models/ and a misbehaving checkpoint server under /hostile/ (see
+ *  `serveHostile`). `requests` counts what was asked for, by path. */
 export async function serveDist() {
   const requests = new Map();
   const server = createServer(async (req, res) => {
     const path = normalize(decodeURIComponent(new URL(req.url, 'http://x').pathname)).replace(/^(\.\.[/\\])+/, '');
     requests.set(path, (requests.get(path) ?? 0) + 1);
+    if (await serveHostile(path, req, res)) return;
     const file = path.startsWith('/test-models/')
       ? join(testModels, path.slice('/test-models/'.length))
       : path.endsWith('/') ? join(dist, path, 'index.html') : join(dist, path);
@@ -45,7 +94,9 @@ export async function serveDist() {
   });
   await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address();
-  return { url: `http://127.0.0.1:${port}/`, requests, close: () => new Promise((r) => server.close(r)) };
+  // A hostile download may never end: close its connection rather than wait for it.
+  const close = () => new Promise((r) => { server.close(r); server.closeAllConnections(); });
+  return { url: `http://127.0.0.1:${port}/`, requests, close };
 }
 
 /** Launches Debian's Chromium headless with the flags that work as root on these machines. */

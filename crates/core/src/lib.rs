@@ -2,6 +2,7 @@
 //! modules) probes and metrics. No web APIs and no tensors live here, so everything is
 //! testable natively and gives the same result in the browser.
 
+pub mod align;
 pub mod counterfactual;
 pub mod dataset;
 pub mod edit;

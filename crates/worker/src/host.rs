@@ -1,7 +1,12 @@
 //! The worker side: owns the compute device and the loaded models, answers [`Request`]s.
 //! WebGPU is tried first; without an adapter the worker falls back to burn's CPU backend and
 //! says why. Scoring and probe runs go in chunks with a yield between them, so a cancel can
-//! land.
+//! land. Every score is checked before it is posted ([`crate::outputs`]): a non-finite one ends
+//! the job with an error naming the model and the pair.
+//!
+//! Test hook: a model whose `config.json` has `"tabprobe_test_panic": "on_score"`
+//! ([`crate::outputs::TEST_PANIC_KEY`]) makes this host panic when asked to score with it, so
+//! tests can check that the page survives a dead worker (`tests/fixtures/hostile/panic-model/`).
 
 use std::cell::RefCell;
 use std::collections::{HashMap, HashSet};
@@ -16,6 +21,7 @@ use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 use web_sys::{DedicatedWorkerGlobalScope, MessageEvent};
 
+use crate::outputs::{check_scores, test_panic_requested};
 use crate::protocol::{Backend, ModelInfo, Request, Response, TokenizerParts};
 use crate::transport;
 
@@ -26,6 +32,8 @@ const BATCHES_PER_CHUNK: usize = 4;
 struct Host {
     device: Option<(Device, Backend)>,
     models: HashMap<u32, Rc<NliModel>>,
+    /// Slots whose model asked for the test panic ([`crate::outputs::TEST_PANIC_KEY`]).
+    panic_on_score: HashSet<u32>,
     /// Per slot, the id of the latest load requested: only it may take the slot.
     latest_load: HashMap<u32, u64>,
     cancelled: HashSet<u64>,
@@ -49,6 +57,13 @@ pub fn start() {
     // The handler lives as long as the worker.
     handler.forget();
     post(&Response::Ready);
+}
+
+/// Tells the page the worker panicked (called by the panic hook in `main.rs`).
+pub fn report_panic(message: &str) {
+    post(&Response::Panicked {
+        message: message.to_string(),
+    });
 }
 
 fn post(response: &Response) {
@@ -76,6 +91,7 @@ fn handle(host: Rc<RefCell<Host>>, request: Request, parts: Vec<Vec<u8>>) {
         } => {
             host.borrow_mut().latest_load.insert(slot, load_id);
             wasm_bindgen_futures::spawn_local(async move {
+                let panics = parts.first().is_some_and(|c| test_panic_requested(c));
                 let result = load(&host, &name, tokenizer, batch_size, parts).await;
                 let latest = host.borrow().latest_load.get(&slot) == Some(&load_id);
                 let response = match result {
@@ -85,7 +101,13 @@ fn handle(host: Rc<RefCell<Host>>, request: Request, parts: Vec<Vec<u8>>) {
                         message: "replaced by a newer load".to_string(),
                     },
                     Ok((model, info)) => {
-                        host.borrow_mut().models.insert(slot, Rc::new(model));
+                        let mut h = host.borrow_mut();
+                        h.models.insert(slot, Rc::new(model));
+                        if panics {
+                            h.panic_on_score.insert(slot);
+                        } else {
+                            h.panic_on_score.remove(&slot);
+                        }
                         Response::ModelLoaded {
                             slot,
                             load: load_id,
@@ -232,12 +254,7 @@ async fn run_probe(
     slot: u32,
     set: ProbeSet,
 ) -> Result<RunResult, String> {
-    let model = host
-        .borrow()
-        .models
-        .get(&slot)
-        .cloned()
-        .ok_or_else(|| format!("no model is loaded in slot {slot}"))?;
+    let model = model_in(host, slot)?;
     let mut run = ProbeRun::new(set, (model.batch_size() * BATCHES_PER_CHUNK).max(1));
     let progress = run.progress();
     post(&Response::Progress {
@@ -249,7 +266,9 @@ async fn run_probe(
         if host.borrow().cancelled.contains(&job) {
             return Ok(run.finish_partial(model.id().clone()));
         }
+        let offset = run.progress().done;
         let scores = model.score_async(&batch).await.map_err(|e| e.to_string())?;
+        check_scores(&model.id().name, offset, &batch, &scores, Some(run.set()))?;
         let p = run.submit(scores).map_err(|e| e.to_string())?;
         post(&Response::Progress {
             job,
@@ -261,18 +280,25 @@ async fn run_probe(
     run.finish(model.id().clone()).map_err(|e| e.to_string())
 }
 
+/// The model in `slot`; panics when it carries the test hook (see the module docs).
+fn model_in(host: &Rc<RefCell<Host>>, slot: u32) -> Result<Rc<NliModel>, String> {
+    let host = host.borrow();
+    if host.panic_on_score.contains(&slot) {
+        panic!("tabprobe_test_panic: this model's config.json asks the worker to panic on scoring (a test fixture)");
+    }
+    host.models
+        .get(&slot)
+        .cloned()
+        .ok_or_else(|| format!("no model is loaded in slot {slot}"))
+}
+
 async fn score(
     host: &Rc<RefCell<Host>>,
     job: u64,
     slot: u32,
     pairs: &[Pair],
 ) -> Result<Vec<PairScore>, (String, bool)> {
-    let model = host
-        .borrow()
-        .models
-        .get(&slot)
-        .cloned()
-        .ok_or_else(|| (format!("no model is loaded in slot {slot}"), false))?;
+    let model = model_in(host, slot).map_err(|m| (m, false))?;
     let chunk = model.batch_size() * BATCHES_PER_CHUNK;
     let mut scores = Vec::with_capacity(pairs.len());
     for part in pairs.chunks(chunk.max(1)) {
@@ -282,12 +308,12 @@ async fn score(
                 true,
             ));
         }
-        scores.extend(
-            model
-                .score_async(part)
-                .await
-                .map_err(|e| (e.to_string(), false))?,
-        );
+        let got = model
+            .score_async(part)
+            .await
+            .map_err(|e| (e.to_string(), false))?;
+        check_scores(&model.id().name, scores.len(), part, &got, None).map_err(|m| (m, false))?;
+        scores.extend(got);
         post(&Response::Progress {
             job,
             done: scores.len(),

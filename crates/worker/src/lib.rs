@@ -3,6 +3,7 @@
 //! the loaded models — the only code that touches the model crate. The page side (the client)
 //! lives in the app, `src/worker_client.rs`.
 
+pub mod outputs;
 pub mod protocol;
 pub mod transport;
 

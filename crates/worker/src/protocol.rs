@@ -168,6 +168,13 @@ pub enum Response {
         /// True when it stopped because of [`Request::Cancel`].
         cancelled: bool,
     },
+    /// The worker panicked (a bug, or the test hook of `outputs::TEST_PANIC_KEY`); sent by its
+    /// panic hook just before it dies, so the page can say what happened. The page then sees
+    /// the worker's `error` event, ends every job and starts a fresh worker.
+    Panicked {
+        /// The panic message and place.
+        message: String,
+    },
     /// A message the worker could not read (a bug, not user input).
     BadRequest {
         /// What was wrong.

@@ -1,0 +1,151 @@
+//! What the page does when the model worker dies (a panic, running out of memory): the
+//! worker client ends every load and job waiting on it (`worker_client::on_crash`); here the
+//! models are marked unloaded, a fresh worker is started, and the crash is recorded with the
+//! models that were lost and where each came from, so the model bar can say what happened and
+//! offer to reload them — from the Cache API for a URL, from the manifest for a bundled model;
+//! picked files must be picked again. Nothing else is touched: the dataset, its edits and the
+//! saved runs stay as they are.
+
+use leptos::prelude::*;
+use leptos::task::spawn_local;
+use tabprobe_core::models_manifest::BundledModel;
+
+use crate::bundled::load_bundled_into;
+use crate::model_load::load_model_url_into;
+use crate::state::AppState;
+use crate::worker_client::{client, on_crash};
+
+/// Where the model in a slot came from: what a reload after a crash needs.
+#[derive(Clone, Debug, PartialEq)]
+pub enum ModelSource {
+    /// Files the user picked or dropped: a page cannot read them again by itself.
+    Files,
+    /// A checkpoint folder at this base URL (its files are in the Cache API).
+    Url(String),
+    /// A model of the site's manifest.
+    Bundled(BundledModel),
+}
+
+/// A model the crash unloaded.
+#[derive(Clone, Debug, PartialEq)]
+pub struct LostModel {
+    /// Worker slot (0 = main, 1 = second).
+    pub slot: u32,
+    /// Its name as the model bar showed it.
+    pub name: String,
+    /// Where it came from; `None` when unknown.
+    pub source: Option<ModelSource>,
+}
+
+impl LostModel {
+    /// Whether the page can load it again without the user picking files.
+    pub fn reloadable(&self) -> bool {
+        matches!(
+            self.source,
+            Some(ModelSource::Url(_) | ModelSource::Bundled(_))
+        )
+    }
+}
+
+/// The last crash of the model worker, until dismissed.
+#[derive(Clone, Debug, PartialEq)]
+pub struct WorkerCrash {
+    /// What happened, for the user.
+    pub message: String,
+    /// The models it unloaded.
+    pub lost: Vec<LostModel>,
+}
+
+/// The worker's health, kept in [`AppState::worker`].
+#[derive(Clone, Copy)]
+pub struct WorkerHealth {
+    /// The last crash, shown in the model bar until dismissed or until the models are back.
+    pub crash: RwSignal<Option<WorkerCrash>>,
+    /// Per slot, where the loaded model came from.
+    sources: StoredValue<[Option<ModelSource>; 2]>,
+}
+
+impl WorkerHealth {
+    /// No crash, nothing loaded.
+    pub fn new() -> WorkerHealth {
+        WorkerHealth {
+            crash: RwSignal::new(None),
+            sources: StoredValue::new([None, None]),
+        }
+    }
+
+    /// Records where the model now loaded in `slot` came from.
+    pub fn record_source(&self, slot: u32, source: ModelSource) {
+        self.sources
+            .update_value(|s| s[usize::from(slot != 0)] = Some(source));
+    }
+
+    /// A model is back in `slot`: it is no longer listed as lost.
+    pub fn reloaded(&self, slot: u32) {
+        self.crash.update(|c| {
+            if let Some(c) = c {
+                c.lost.retain(|m| m.slot != slot);
+            }
+        });
+    }
+
+    /// Whether the model in `slot` came from a URL that `matches`.
+    pub fn source_is_url(&self, slot: u32, matches: impl Fn(&str) -> bool) -> bool {
+        matches!(self.source(slot), Some(ModelSource::Url(u)) if matches(&u))
+    }
+
+    fn source(&self, slot: u32) -> Option<ModelSource> {
+        self.sources
+            .with_value(|s| s[usize::from(slot != 0)].clone())
+    }
+}
+
+impl Default for WorkerHealth {
+    fn default() -> Self {
+        WorkerHealth::new()
+    }
+}
+
+/// Installs the crash handler: call once at start.
+pub fn watch_worker(state: AppState) {
+    on_crash(move |message| crashed(state, message));
+}
+
+/// The worker died: unload the models, remember them, start a fresh worker.
+fn crashed(state: AppState, message: String) {
+    web_sys::console::warn_1(&format!("tabprobe: {message}").into());
+    let health = state.worker;
+    let mut lost = Vec::new();
+    for slot in [0u32, 1] {
+        if let Some(info) = state.model_in(slot).get_untracked() {
+            lost.push(LostModel {
+                slot,
+                name: info.id.name.clone(),
+                source: health.source(slot),
+            });
+            state.model_in(slot).set(None);
+        }
+        // A load under way has failed with the crash message and says so on its own line.
+    }
+    health.crash.set(Some(WorkerCrash { message, lost }));
+    // Start the fresh worker now, so its wasm is ready when the user reloads.
+    if let Err(e) = client() {
+        web_sys::console::error_1(&format!("tabprobe: {e}").into());
+    }
+}
+
+/// Loads the crash's reloadable models again, each from where it came from.
+pub fn reload_lost(state: AppState) {
+    let Some(crash) = state.worker.crash.get_untracked() else {
+        return;
+    };
+    for model in crash.lost {
+        match model.source {
+            Some(ModelSource::Url(base)) => {
+                spawn_local(load_model_url_into(state, model.slot, base))
+            }
+            Some(ModelSource::Bundled(b)) => spawn_local(load_bundled_into(state, model.slot, b)),
+            Some(ModelSource::Files) | None => {}
+        }
+    }
+}
