@@ -39,7 +39,12 @@ pub fn accept_text(state: AppState, file: &str, text: &str) {
 /// Fetches and loads the bundled demo dataset, unless the user loads data meanwhile (theirs
 /// is never replaced by the demo arriving late).
 pub async fn load_demo(state: AppState) {
-    let generation = state.load_generation_data.get_value();
+    load_demo_since(state, state.load_generation_data.get_value()).await
+}
+
+/// [`load_demo`] for a start that began when the data-load counter stood at `generation`
+/// (a user's load since then wins, even one started before the demo fetch).
+pub async fn load_demo_since(state: AppState, generation: u64) {
     state.loading.set(Some(DEMO_URL.to_string()));
     let result = async {
         let response = gloo::net::http::Request::get(DEMO_URL)

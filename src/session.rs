@@ -12,7 +12,7 @@ use leptos::prelude::*;
 use leptos::task::spawn_local;
 use tabprobe_core::parse_dataset;
 
-use crate::load::load_demo;
+use crate::load::{load_demo, load_demo_since};
 use crate::state::{AppState, InvalidStored, LoadProblem, LoadedDataset};
 use crate::work_store::{self, StoredDataset, StoredDrafts};
 
@@ -53,7 +53,7 @@ async fn restore_or_demo(state: AppState) {
     }
     let stored = match work_store::load_dataset().await {
         Ok(Some(s)) => s,
-        Ok(None) => return load_demo(state).await,
+        Ok(None) => return load_demo_since(state, generation).await,
         Err(u) => match u.text {
             Some(text) => {
                 state.kept.invalid.set(Some(InvalidStored {
@@ -72,7 +72,7 @@ async fn restore_or_demo(state: AppState) {
                     "{}; reload the page to get back what is kept",
                     u.problem
                 )));
-                return load_demo(state).await;
+                return load_demo_since(state, generation).await;
             }
         },
     };
@@ -96,7 +96,8 @@ async fn restore_or_demo(state: AppState) {
                 file: stored.file.clone(),
                 saved_ms: stored.saved_ms,
                 text: Arc::new(stored.dataset),
-                problem: e.report(),
+                // The problems panel lists them, each with its place.
+                problem: String::new(),
             }));
             state.problem.set(Some(LoadProblem::Invalid(e)));
         }

@@ -137,7 +137,7 @@ pub struct InvalidStored {
     pub saved_ms: f64,
     /// The stored text, for download.
     pub text: Arc<String>,
-    /// What is wrong with it.
+    /// What is wrong with it when the problems panel does not list it (empty when it does).
     pub problem: String,
 }
 

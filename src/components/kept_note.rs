@@ -54,7 +54,7 @@ pub fn KeptNote() -> impl IntoView {
                         "The dataset kept in this browser ({}, saved {}) cannot be loaded; it is left as it is until you download or discard it (changes are not kept meanwhile).",
                         inv.file, local_time(inv.saved_ms)
                     )}</p>
-                    <pre class="kept-problem">{inv.problem.clone()}</pre>
+                    {(!inv.problem.is_empty()).then(|| view! { <pre class="kept-problem">{inv.problem.clone()}</pre> })}
                     <button class="small" data-testid="kept-download" disabled=text.is_empty()
                         on:click=move |_| download(&name, "application/json", &text)>"Download it"</button>
                     " "

@@ -292,3 +292,28 @@ test('a storage upgrade blocked by an old tab is reported, not waited on forever
   assert.deepEqual(errors, []);
   await context.close();
 });
+
+test('a kept dataset that no longer validates is shown with its problems, downloadable, and only dropped on discard', async () => {
+  const { page, errors } = await openPage(browser, server.url);
+  await demoLoaded(page);
+  await kept(page);
+  const broken = await readFile(join(fixtures, 'broken-dataset.json'), 'utf8');
+  await idbPut(page, 'work', 'dataset', JSON.stringify({ saved_ms: Date.now(), file: 'mine.json', edited: true, dataset: broken }));
+  await page.reload();
+  const panel = page.getByTestId('kept-invalid');
+  await panel.waitFor();
+  assert.match(await panel.innerText(), /The dataset kept in this browser \(mine\.json, saved .*\) cannot be loaded/);
+  await page.getByTestId('problems').waitFor();
+  assert.equal(await page.getByTestId('dataset-name').innerText(), '', 'the demo does not take its place');
+  const [download] = await Promise.all([page.waitForEvent('download'), page.getByTestId('kept-download').click()]);
+  assert.equal(await readFile(await download.path(), 'utf8'), broken);
+  await snap(page, '66-kept-dataset-invalid');
+  // Still there after another reload: nothing dropped it silently.
+  await page.reload();
+  await panel.waitFor();
+  await page.getByTestId('discard-kept').click();
+  await demoLoaded(page);
+  assert.equal(await panel.count(), 0);
+  assert.deepEqual(errors.filter((e) => !e.includes('Failed to load resource')), []);
+  await page.close();
+});
