@@ -38,18 +38,29 @@ fn measure() {
         let ok = decode(&link).is_ok();
         println!("decode {name}: {:.0} ms (accepted: {ok})", ms(t));
     }
-    let n: usize = std::env::var("ROWS").ok().and_then(|s| s.parse().ok()).unwrap_or(330_000);
+    let n: usize = std::env::var("ROWS")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(330_000);
     // Keys as in the hostile links (8 distinct) and all distinct.
     for keys in [8, n] {
         let (a, b) = (table(n, keys), table(n, keys));
         let t = Instant::now();
         let d = diff_tables(&a, &b);
-        println!("diff_tables {n} rows, {keys} keys: {:.0} ms ({} rows)", ms(t), d.rows.len());
+        println!(
+            "diff_tables {n} rows, {keys} keys: {:.0} ms ({} rows)",
+            ms(t),
+            d.rows.len()
+        );
     }
     let a = table(n, n);
     for s in Linearization::ALL {
         let t = Instant::now();
         let len = linearize(&a, s).map(|x| x.len()).unwrap_or(0);
-        println!("linearize {n} rows {}: {:.0} ms ({len} bytes)", s.as_str(), ms(t));
+        println!(
+            "linearize {n} rows {}: {:.0} ms ({len} bytes)",
+            s.as_str(),
+            ms(t)
+        );
     }
 }
