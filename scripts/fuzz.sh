@@ -6,10 +6,11 @@
 # cargo-fuzz (`rustup toolchain install nightly --profile minimal`, `cargo install cargo-fuzz
 # --locked`). Seeds each corpus from tests/fixtures/import (probe_set: from fuzz/seeds/probe_set,
 # small datasets with the running example and the texts of issue #11, and the product-format
-# fixtures; model_load: the tiny golden checkpoints of crates/model/tests/golden in its input
-# format, see model_seeds, plus earlier findings from fuzz/seeds/model_load). model_load builds
-# without a sanitizer (burn under ASan builds and runs too slowly on this machine) but with
-# debug assertions, so overflow is a crash. Every run asserts no panic, caps
+# fixtures; share_view: from fuzz/seeds/share_view, links, result files and raw results;
+# model_load: the tiny golden checkpoints of crates/model/tests/golden in its input format, see
+# model_seeds, plus earlier findings from fuzz/seeds/model_load). model_load builds without a
+# sanitizer (burn under ASan builds and runs too slowly on this machine) but with debug
+# assertions, so overflow is a crash. Every run asserts no panic, caps
 # memory (-rss_limit_mb=2048) and any single allocation (-malloc_limit_mb=512); a crash
 # leaves its input under fuzz/artifacts/<target>/ and fails the script.
 set -euo pipefail
@@ -84,6 +85,11 @@ seed() {
       # Small datasets (JSON) and earlier crash inputs, kept in the repository.
       cp -n fuzz/seeds/probe_set/* "$dir/" 2>/dev/null || true
       pattern='*dataset*.json' ;;
+    share_view)
+      # Share links, result files and raw results (a leading NUL byte) kept in the
+      # repository; not the 48 KB hostile links, which would slow every execution.
+      cp -n fuzz/seeds/share_view/* "$dir/" 2>/dev/null || true
+      return ;;
     *) pattern='*' ;;
   esac
   find tests/fixtures -type f -name "$pattern" -size -64k -exec cp -n {} "$dir/" \; 2>/dev/null || true

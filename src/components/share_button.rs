@@ -4,7 +4,9 @@
 
 use leptos::prelude::*;
 use leptos::task::spawn_local;
-use tabprobe_core::share::{encode, to_file, SharedResult, MAX_LINK_CHARS};
+use tabprobe_core::share::{
+    encode, fits_in_link, link_chars, to_file, SharedResult, MAX_LINK_CHARS, SHARE_FRAGMENT,
+};
 
 /// What the last click produced.
 #[derive(Clone, Debug, PartialEq)]
@@ -23,11 +25,15 @@ enum Shared {
     Failed(String),
 }
 
+/// The page's address without its fragment.
+fn page_base() -> String {
+    let href = window().location().href().unwrap_or_default();
+    href.split('#').next().unwrap_or_default().to_string()
+}
+
 /// The page's address without its fragment, followed by `#/share/<payload>`.
 pub fn share_url(payload: &str) -> String {
-    let href = window().location().href().unwrap_or_default();
-    let base = href.split('#').next().unwrap_or_default();
-    format!("{base}#/share/{payload}")
+    format!("{}{SHARE_FRAGMENT}{payload}", page_base())
 }
 
 /// A "copy link" button for `result` (disabled while it is `None`).
@@ -44,14 +50,17 @@ pub fn ShareButton(#[prop(into)] result: Signal<Option<SharedResult>>) -> impl I
             return;
         };
         let r = r.compact();
-        let url = match encode(&r) {
-            Ok(payload) => share_url(&payload),
+        let payload = match encode(&r) {
+            Ok(payload) => payload,
             Err(e) => {
                 shared.set(Shared::Failed(e.to_string()));
                 return;
             }
         };
-        if url.chars().count() > MAX_LINK_CHARS {
+        // Counted with checked arithmetic (core `share::link_chars`): the release build has
+        // no overflow checks.
+        let chars = link_chars(&page_base(), &payload);
+        if !fits_in_link(chars) {
             match to_file(&r) {
                 Ok(json) => {
                     let href = format!(
@@ -60,13 +69,14 @@ pub fn ShareButton(#[prop(into)] result: Signal<Option<SharedResult>>) -> impl I
                     );
                     shared.set(Shared::File {
                         href,
-                        chars: url.chars().count(),
+                        chars: chars.unwrap_or(usize::MAX),
                     })
                 }
                 Err(e) => shared.set(Shared::Failed(e.to_string())),
             }
             return;
         }
+        let url = share_url(&payload);
         shared.set(Shared::Link {
             url: url.clone(),
             copied: None,

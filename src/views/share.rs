@@ -1,20 +1,23 @@
 //! A shared probe result (`#/share/<payload>`, SPEC §5, issue 6 item 7): decoded from the
 //! link and shown with no dataset loaded — tables, hypotheses, operation, rule, expectation,
 //! model name and weight hash, predictions, linearization — with a re-run on the loaded model
-//! (warning when its weights differ). Everything from the link is rendered as text nodes.
+//! (warning when its weights differ). Everything from the link is rendered as text nodes,
+//! from the pure page model of core `share::view`; its predictions and weight hash are
+//! marked "claimed by the link" until a re-run with the same weights confirms them.
 
 use leptos::prelude::*;
 use leptos::task::spawn_local;
-use tabprobe_core::edit::diff_tables;
-use tabprobe_core::probe::{Certainty, Expectation};
-use tabprobe_core::scoring::{Pair, PairScore};
-use tabprobe_core::share::{decode, from_file, SharedInput, SharedResult};
-use tabprobe_core::{Label, LabelSet, Table};
+use tabprobe_core::scoring::PairScore;
+use tabprobe_core::share::view::{
+    rerun_pairs, Premise, PremiseSection, SharePage, TableChange, CLAIMED,
+};
+use tabprobe_core::share::{decode, from_file, SharedResult, MAX_RESULT_FILE_BYTES};
+use tabprobe_core::Label;
 
 use crate::components::label_badge::LabelBadge;
 use crate::components::model_panel::ModelPanel;
 use crate::components::predictions::Prediction;
-use crate::components::table_diff::TableDiffView;
+use crate::components::table_diff::TableDiffLines;
 use crate::components::table_view::TableView;
 use crate::route::{navigate, Route};
 use crate::state::{AppState, WorkItem};
@@ -61,8 +64,16 @@ fn OpenShared(opened: RwSignal<Option<Result<SharedResult, String>>>) -> impl In
             .and_then(|i| i.files())
             .and_then(|f| f.get(0));
         if let Some(file) = file {
+            let name = file.name();
+            // Refused before reading: the text is held whole while it is parsed.
+            if file.size() > MAX_RESULT_FILE_BYTES as f64 {
+                opened.set(Some(Err(format!(
+                    "{name}: the file is {} bytes, more than the {MAX_RESULT_FILE_BYTES} a result file may be",
+                    file.size()
+                ))));
+                return;
+            }
             spawn_local(async move {
-                let name = file.name();
                 let result =
                     match gloo::file::futures::read_as_text(&gloo::file::Blob::from(file)).await {
                         Ok(text) => from_file(&name, &text).map_err(|e| e.to_string()),
@@ -89,66 +100,33 @@ fn OpenShared(opened: RwSignal<Option<Result<SharedResult, String>>>) -> impl In
     }
 }
 
-fn expectation_text(e: &Expectation, set: LabelSet) -> String {
-    match e {
-        Expectation::Label { labels } => {
-            let names: Vec<&str> = labels.iter().map(|l| set.display_name(*l)).collect();
-            format!("the edited item's label is {}", names.join(" or "))
-        }
-        Expectation::Transition { operation } => {
-            format!("the transition is valid under the rule for {operation:?}")
-        }
-    }
-}
-
-fn input_pair(
-    input: &SharedInput,
-    table: Option<&Table>,
-    r: &SharedResult,
-) -> Result<Pair, String> {
-    match (table, &input.premise) {
-        (Some(t), _) => r
-            .linearization
-            .table_pair(t, &input.hypothesis)
-            .map_err(|e| e.to_string()),
-        (None, Some(p)) => Ok(r.linearization.pair(p, &input.hypothesis)),
-        (None, None) => Ok(r.linearization.pair("", &input.hypothesis)),
-    }
-}
-
 /// A premise: a table, or the plain text.
 #[component]
-fn PremiseView(input: SharedInput, table: Option<Table>) -> impl IntoView {
-    match (table, input.premise) {
-        (Some(t), _) => view! { <TableView table=t/> }.into_any(),
-        (None, Some(p)) => view! { <p class="premise-text">{p}</p> }.into_any(),
-        (None, None) => view! { <p class="muted">"(no premise)"</p> }.into_any(),
+fn PremiseView(premise: Premise) -> impl IntoView {
+    match premise {
+        Premise::Table(t) => view! { <TableView table=t/> }.into_any(),
+        Premise::Text(p) => view! { <p class="premise-text">{p}</p> }.into_any(),
+        Premise::Nothing => view! { <p class="muted">"(no premise)"</p> }.into_any(),
     }
 }
 
 #[component]
 fn SharedResultView(result: SharedResult) -> impl IntoView {
     let state = use_context::<AppState>().unwrap_or_default();
+    // Everything shown comes from the pure page model (core `share::view`), fuzzed natively.
+    let page = SharePage::new(&result);
     let r = result;
-    let set = r.model.as_ref().map(|m| m.label_set).unwrap_or_default();
-    let after_table = r.after_table().cloned();
-    let table_changed = r.after.table.is_some() && r.after.table != r.before.table;
-    let hypothesis_changed = r.after.hypothesis != r.before.hypothesis;
-    let expected_after = match &r.expectation {
-        Some(Expectation::Label { labels }) => labels.first().copied(),
-        _ => None,
-    };
-    let model_line = match &r.model {
-        Some(m) => {
-            let short: String = m.weights_sha256.chars().take(12).collect();
-            view! {
-                <p class="share-model">
-                    "Produced by " <strong data-testid="share-model-name">{m.name.clone()}</strong>
-                    " · weights SHA-256 " <code data-testid="share-model-hash" title=m.weights_sha256.clone()>{short}</code>
-                </p>
-            }
-            .into_any()
+    let set = page.label_set;
+    let expected_after = page.expected_after;
+    let model_line = match &page.model {
+        Some(m) => view! {
+            <p class="share-model">
+                "Produced by " <strong data-testid="share-model-name">{m.name.clone()}</strong>
+                " · weights SHA-256 " <code data-testid="share-model-hash" title=m.weights_sha256.clone()>{m.hash_short.clone()}</code>
+                " " <span class="claimed muted" data-testid="share-hash-claimed">{format!("({CLAIMED})")}</span>
+            </p>
         }
+        .into_any(),
         None => view! { <p class="muted" data-testid="share-model-name">"No model was loaded when this result was shared."</p> }.into_any(),
     };
     let prediction_cell =
@@ -159,23 +137,20 @@ fn SharedResultView(result: SharedResult) -> impl IntoView {
             };
             view! { <td data-testid=testid>{body}</td> }
         };
-    let (pb, pa) = match &r.predictions {
-        Some(p) => (
-            Some(p.before.to_pair_score()),
-            Some(p.after.to_pair_score()),
-        ),
+    let (pb, pa) = match &page.predictions {
+        Some(p) => (Some(p.before.clone()), Some(p.after.clone())),
         None => (None, None),
     };
 
-    // Re-run with the loaded model, on the link's linearization.
-    let rerun = RwSignal::new(None::<Result<Vec<PairScore>, String>>);
+    // Re-run with the loaded model, on the link's linearization; the weight hash it ran with
+    // is kept so the claim note can say whether the re-run checks the link's figures.
+    let rerun = RwSignal::new(None::<Result<(Vec<PairScore>, String), String>>);
     // Results of another model would be mislabelled: a new model clears them.
     Effect::new(move |_| {
         state.model.track();
         rerun.set(None);
     });
-    let pairs = input_pair(&r.before, r.before.table.as_ref(), &r)
-        .and_then(|b| input_pair(&r.after, after_table.as_ref(), &r).map(|a| vec![b, a]));
+    let pairs = rerun_pairs(&r);
     let on_rerun = move |_| {
         let pairs = match pairs.clone() {
             Ok(p) => p,
@@ -184,33 +159,41 @@ fn SharedResultView(result: SharedResult) -> impl IntoView {
                 return;
             }
         };
+        let sha = state
+            .model
+            .with_untracked(|m| m.as_ref().map(|m| m.id.weights_sha256.clone()))
+            .unwrap_or_default();
         rerun.set(None);
         match crate::worker_client::client().and_then(|c| c.score(0, pairs, |_, _| {})) {
             Err(e) => rerun.set(Some(Err(e))),
             Ok((_, fut)) => spawn_local(async move {
-                let out = fut.await.map(|(s, _)| s).map_err(|f| f.message);
+                let out = fut.await.map(|(s, _)| (s, sha)).map_err(|f| f.message);
                 rerun.try_set(Some(out));
             }),
         }
     };
-    let r_gold = r.gold;
-    let linearization_text = format!(
-        "{}, {}",
-        r.linearization.strategy.as_str().replace('_', " "),
-        if r.linearization.order.is_premise_first() {
-            "premise first"
-        } else {
-            "hypothesis first"
+    let claim_note = {
+        let page = page.clone();
+        move || {
+            rerun.with(|r| {
+                let done = match r {
+                    Some(Ok((scores, sha))) => Some((scores.as_slice(), sha.as_str())),
+                    _ => None,
+                };
+                page.claim_status(done).note()
+            })
         }
-    );
-    let link_hash = r.model.as_ref().map(|m| m.weights_sha256.clone());
-    let link_model = r.model.as_ref().map(|m| m.name.clone());
+    };
+    let r_gold = page.gold;
+    let linearization_text = page.linearization.clone();
+    let link_model = page.model.clone();
     let hash_warning = move || {
         let loaded = state.model.get()?;
-        let same = link_hash.as_deref() == Some(loaded.id.weights_sha256.as_str());
+        let same = link_model.as_ref().map(|m| m.weights_sha256.as_str())
+            == Some(loaded.id.weights_sha256.as_str());
         (!same).then(|| {
             let made_by = match &link_model {
-                Some(n) => format!("{n} ({})", link_hash.as_deref().unwrap_or("").chars().take(12).collect::<String>()),
+                Some(m) => format!("{} ({})", m.name, m.hash_short),
                 None => "an unrecorded model".to_string(),
             };
             view! {
@@ -226,7 +209,7 @@ fn SharedResultView(result: SharedResult) -> impl IntoView {
     };
     let rerun_view = move || {
         rerun.get().map(|res| match res {
-            Ok(s) if s.len() == 2 => {
+            Ok((s, _)) if s.len() == 2 => {
                 let mut it = s.into_iter();
                 let (b, a) = (it.next(), it.next());
                 view! {
@@ -242,62 +225,63 @@ fn SharedResultView(result: SharedResult) -> impl IntoView {
             Err(e) => view! { <p class="error" role="alert">{e}</p> }.into_any(),
         })
     };
-    let open_in_editor = {
-        let (r, t) = (r.clone(), after_table.clone());
-        t.map(|table| {
-            let item = WorkItem {
-                example_id: r.example_id.clone(),
-                table,
-                hypothesis: r.after.hypothesis.clone(),
-                label: expected_after.or(r.gold),
-                origin: format!("shared link: {}", r.origin),
-                // The link carries no annotation of the edited table: mark nothing rather
-                // than the original's rows, which may have moved.
-                relevant_rows: Some(Vec::new()),
-            };
-            view! {
-                <button class="button" data-testid="open-in-editor" on:click=move |_| {
-                    state.work_item.set(Some(item.clone()));
-                    navigate(Route::Editor);
-                }>"Open the edited item in the table editor"</button>
-            }
-        })
-    };
-    let rule_view = r.rule.clone().map(|rule| {
-        let rows = Label::ALL
-            .iter()
-            .map(|&l| {
-                let valid: Vec<&str> = rule.valid_after(l).iter().map(|v| set.display_name(*v)).collect();
-                view! { <tr><th scope="row">{set.display_name(l)}</th><td>{valid.join(", ")}</td></tr> }
-            })
+    let open_in_editor = r.after_table().cloned().map(|table| {
+        let item = WorkItem {
+            example_id: r.example_id.clone(),
+            table,
+            hypothesis: r.after.hypothesis.clone(),
+            label: expected_after.or(r.gold),
+            origin: format!("shared link: {}", r.origin),
+            // The link carries no annotation of the edited table: mark nothing rather
+            // than the original's rows, which may have moved.
+            relevant_rows: Some(Vec::new()),
+        };
+        view! {
+            <button class="button" data-testid="open-in-editor" on:click=move |_| {
+                state.work_item.set(Some(item.clone()));
+                navigate(Route::Editor);
+            }>"Open the edited item in the table editor"</button>
+        }
+    });
+    let rule_view = page.rule.clone().map(|rule| {
+        let rows = rule
+            .rows
+            .into_iter()
+            .map(|(before, valid)| view! { <tr><th scope="row">{before}</th><td>{valid}</td></tr> })
             .collect::<Vec<_>>();
         view! {
             <table class="rule-table" data-testid="share-rule">
-                <caption>{format!("Validity rule ({})", rule.source)}</caption>
+                <caption>{rule.caption}</caption>
                 <thead><tr><th>"before"</th><th>"valid after"</th></tr></thead>
                 <tbody>{rows}</tbody>
             </table>
         }
     });
-    let tables = match (&r.before.table, &after_table) {
-        (Some(o), Some(e)) if table_changed => {
-            let diff = diff_tables(o, e);
+    let tables = match page.premise.clone() {
+        PremiseSection::Changed(change) => {
+            let TableChange {
+                original,
+                edited,
+                summary,
+                title_change,
+                lines,
+            } = *change;
             view! {
                 <div class="panel">
                     <h2>"Tables"</h2>
-                    <TableDiffView original=Signal::stored(o.clone()) edited=Signal::stored(e.clone()) diff=Signal::stored(diff)/>
+                    <TableDiffLines summary=summary title_change=title_change lines=lines/>
                     <div class="side-by-side">
-                        <div><h3>"Original"</h3><PremiseView input=r.before.clone() table=Some(o.clone())/></div>
-                        <div><h3>"Edited"</h3><PremiseView input=r.after.clone() table=Some(e.clone())/></div>
+                        <div><h3>"Original"</h3><PremiseView premise=Premise::Table(original)/></div>
+                        <div><h3>"Edited"</h3><PremiseView premise=Premise::Table(edited)/></div>
                     </div>
                 </div>
             }
             .into_any()
         }
-        _ => view! {
+        PremiseSection::Unchanged(premise) => view! {
             <div class="panel">
                 <h2>"Premise (unchanged)"</h2>
-                <PremiseView input=r.before.clone() table=r.before.table.clone()/>
+                <PremiseView premise=premise/>
             </div>
         }
         .into_any(),
@@ -307,31 +291,32 @@ fn SharedResultView(result: SharedResult) -> impl IntoView {
             <header class="wb-head">
                 <div>
                     <h1>"Shared probe result"</h1>
-                    <p class="muted origin" data-testid="share-origin">{r.origin.clone()}</p>
+                    <p class="muted origin" data-testid="share-origin">{page.origin.clone()}</p>
                 </div>
                 {open_in_editor}
             </header>
             <div class="panel share-facts">
                 {model_line}
                 <dl>
-                    <dt>"operation"</dt><dd data-testid="share-operation">{r.operation.replace('_', " ")}</dd>
-                    {r.example_id.clone().map(|id| view! { <dt>"example"</dt><dd data-testid="share-example">{id}</dd> })}
+                    <dt>"operation"</dt><dd data-testid="share-operation">{page.operation.clone()}</dd>
+                    {page.example_id.clone().map(|id| view! { <dt>"example"</dt><dd data-testid="share-example">{id}</dd> })}
                     <dt>"linearization"</dt><dd data-testid="share-linearization">{linearization_text.clone()}</dd>
-                    {r.gold.map(|g| view! { <dt>"original's gold label"</dt><dd><LabelBadge label=g set=set/></dd> })}
-                    {r.expectation.as_ref().map(|e| view! { <dt>"expectation"</dt><dd data-testid="share-expectation">{expectation_text(e, set)}</dd> })}
-                    {r.certainty.map(|c| view! { <dt>"certainty"</dt><dd data-testid="share-certainty">{match c { Certainty::Certain => "certain", Certainty::Heuristic => "heuristic (needs review)" }}</dd> })}
+                    {page.gold.map(|g| view! { <dt>"original's gold label"</dt><dd><LabelBadge label=g set=set/></dd> })}
+                    {page.expectation.clone().map(|e| view! { <dt>"expectation"</dt><dd data-testid="share-expectation">{e}</dd> })}
+                    {page.certainty.map(|c| view! { <dt>"certainty"</dt><dd data-testid="share-certainty">{c}</dd> })}
                 </dl>
                 {rule_view}
             </div>
             <div class="panel">
                 <h2>"Hypothesis"</h2>
                 <table class="share-hypotheses">
-                    <tr><th scope="row">"original"</th><td data-testid="share-hyp-before">{r.before.hypothesis.clone()}</td></tr>
-                    <tr><th scope="row">{if hypothesis_changed { "edited" } else { "edited (unchanged)" }}</th><td data-testid="share-hyp-after">{r.after.hypothesis.clone()}</td></tr>
+                    <tr><th scope="row">"original"</th><td data-testid="share-hyp-before">{page.hypothesis_before.clone()}</td></tr>
+                    <tr><th scope="row">{if page.hypothesis_changed { "edited" } else { "edited (unchanged)" }}</th><td data-testid="share-hyp-after">{page.hypothesis_after.clone()}</td></tr>
                 </table>
                 <h2>"Predictions"</h2>
+                {page.predictions.is_some().then(|| view! { <p class="claimed muted" data-testid="share-pred-claimed">{claim_note}</p> })}
                 <table class="share-predictions">
-                    <tr><th scope="row">"original"</th>{prediction_cell(pb, r.gold, "share-pred-before")}</tr>
+                    <tr><th scope="row">"original"</th>{prediction_cell(pb, page.gold, "share-pred-before")}</tr>
                     <tr><th scope="row">"edited"</th>{prediction_cell(pa, expected_after, "share-pred-after")}</tr>
                 </table>
             </div>

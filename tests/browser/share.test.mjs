@@ -9,7 +9,7 @@ import assert from 'node:assert/strict';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { deflateRawSync } from 'node:zlib';
-import { serveDist, launch, snap, testModels, routeManifest } from './harness.mjs';
+import { serveDist, launch, snap, testModels, routeManifest, fixtures } from './harness.mjs';
 
 const golden = JSON.parse(await readFile(join(testModels, 'golden.json'), 'utf8'));
 
@@ -110,6 +110,9 @@ test('a link copied in the editor opens with no dataset and shows the same resul
   assert.equal(await p.getByTestId('share-linearization').innerText(), 'infotabs compat, premise first');
   assert.deepEqual(await probs(p.getByTestId('share-pred-before')), before);
   assert.deepEqual(await probs(p.getByTestId('share-pred-after')), afterProbs);
+  // The link's figures are its claim until a re-run with the same weights confirms them.
+  assert.match(await p.getByTestId('share-pred-claimed').innerText(), /^claimed by the link \(not re-run here\)$/);
+  assert.equal(await p.getByTestId('share-hash-claimed').innerText(), '(claimed by the link)');
   assert.equal(await p.getByTestId('diff-summary').innerText(), '1 changed');
   await snap(p, '31-share-opened-no-dataset');
   // Re-run: disabled without a model; with the same model the numbers come back.
@@ -121,6 +124,7 @@ test('a link copied in the editor opens with no dataset and shows the same resul
   const close = (a, b) => a.every((x, i) => Math.abs(x - b[i]) < 1e-6);
   assert.ok(close(await probs(p.getByTestId('rerun-before')), before));
   assert.ok(close(await probs(p.getByTestId('rerun-after')), afterProbs));
+  assert.match(await p.getByTestId('share-pred-claimed').innerText(), /confirmed by your re-run with the same weights/);
   // A model with other weights: the page says so.
   await p.getByTestId('model-input').setInputFiles([
     join(testModels, 'tiny-bf16', 'config.json'), join(testModels, 'tiny-bf16', 'model.safetensors'), join(testModels, 'tiny-f32', 'tokenizer.json'),
@@ -230,6 +234,62 @@ test('a result too large for a link becomes a result file that the share view op
   await page.goto(`${server.url}#/share`);
   await page.getByTestId('result-file').setInputFiles({ name: 'broken.json', mimeType: 'application/json', buffer: Buffer.from('{"format":"tabprobe-share","version":1,"result":{"origin":3}}') });
   assert.match(await page.getByTestId('share-error-message').innerText(), /^broken\.json: at result\.origin: invalid type/);
+  assert.deepEqual(errors, []);
+  await context.close();
+});
+
+// Issue 12 §4: a link may inflate to far more than any real result; the page refuses it at
+// decoding, quickly, stays usable, and keeps the dataset the researcher had loaded.
+test('oversized links are refused quickly and the loaded dataset stays', async () => {
+  const context = await browser.newContext({ viewport: { width: 1280, height: 860 } });
+  await routeManifest(context);
+  const page = await context.newPage();
+  const errors = [];
+  page.on('pageerror', (e) => errors.push(`pageerror: ${e.message}`));
+  page.on('console', (m) => { if (m.type() === 'error') errors.push(`console: ${m.text()}`); });
+  await page.goto(server.url);
+  await page.getByTestId('dataset-name').filter({ hasText: 'INFOTABS demo' }).waitFor();
+  const items = await page.getByTestId('table-item').count();
+  assert.ok(items > 0);
+  const many = (n, key = (i) => `k${i}`) => ({
+    kind: 'key_value', id: 'T-big', title: 'Big', rows: Array.from({ length: n }, (_, i) => ({ key: key(i), values: ['v'] })),
+  });
+  const base = { origin: 'hostile', operation: 'hand_edit_table', linearization: { strategy: 'infotabs_compat', order: 'premise_first' } };
+  const cases = [
+    // The 48 KB links of tests/fixtures/hostile/ (330,000 rows; 2 × 165,000 rows, edited).
+    [(await readFile(join(fixtures, 'hostile', 'share-330k-rows.link'), 'utf8')).trim(), /^this result is too large to open: the original table holds 330000 rows, more than the 1000 a shared result may hold$/],
+    [(await readFile(join(fixtures, 'hostile', 'share-2x165k-rows.link'), 'utf8')).trim(), /^this result is too large to open: the original table holds 165000 rows/],
+    // One row past the limit.
+    [linkOf({ ...base, before: { table: many(1001), hypothesis: 'h' }, after: { hypothesis: 'h' } }), /the original table holds 1001 rows, more than the 1000/],
+    // One text past 10,000 characters.
+    [linkOf({ ...base, before: { hypothesis: 'x'.repeat(10001) }, after: { hypothesis: 'h' } }), /the original hypothesis holds 10001 characters, more than the 10000/],
+    // Probabilities no model outputs.
+    [linkOf({ ...base, before: { hypothesis: 'h' }, after: { hypothesis: 'h' }, predictions: { before: { probs: [1.5, -0.25, -0.25] }, after: { probs: [0.2, 0.2, 0.2] } } }), /^this result's the prediction on the original is not a model's output: probability 1\.5 is outside \[0, 1\]$/],
+    [linkOf({ ...base, before: { hypothesis: 'h' }, after: { hypothesis: 'h' }, predictions: { before: { probs: [0.5, 0.25, 0.25] }, after: { probs: [0.2, 0.2, 0.2] } } }), /^this result's the prediction on the edited item is not a model's output: its probabilities sum to 0\.6/],
+  ];
+  for (const [k, [payload, want]] of cases.entries()) {
+    const started = Date.now();
+    await page.evaluate((hash) => { window.location.hash = hash; }, `#/share/${payload}`);
+    const message = await page.getByTestId('share-error-message').innerText({ timeout: 10_000 });
+    const ms = Date.now() - started;
+    console.log(`# oversized link case ${k} (${payload.length} characters): error shown in ${ms} ms`);
+    assert.match(message, want, `case ${k}: ${message}`);
+    assert.ok(ms < 5000, `case ${k}: ${ms} ms`);
+    assert.equal(await page.getByTestId('shared-result').count(), 0);
+    if (k === 0) await snap(page, '37-share-oversized-link');
+    // The page stays usable and the loaded dataset is still there.
+    await page.evaluate(() => { window.location.hash = '#/'; });
+    await page.getByTestId('dataset-name').filter({ hasText: 'INFOTABS demo' }).waitFor();
+    assert.equal(await page.getByTestId('table-item').count(), items);
+  }
+  // The same limits apply to a result file.
+  await page.evaluate(() => { window.location.hash = '#/share'; });
+  const file = JSON.stringify({ format: 'tabprobe-share', version: 1, result: { ...base, before: { table: many(1001), hypothesis: 'h' }, after: { hypothesis: 'h' } } });
+  await page.getByTestId('result-file').setInputFiles({ name: 'big-result.json', mimeType: 'application/json', buffer: Buffer.from(file) });
+  assert.match(await page.getByTestId('share-error-message').innerText(), /^big-result\.json: this result is too large to open: the original table holds 1001 rows/);
+  await page.evaluate(() => { window.location.hash = '#/'; });
+  await page.getByTestId('dataset-name').filter({ hasText: 'INFOTABS demo' }).waitFor();
+  assert.equal(await page.getByTestId('table-item').count(), items);
   assert.deepEqual(errors, []);
   await context.close();
 });
