@@ -119,6 +119,8 @@ pub struct WorkerClient {
 thread_local! {
     static CLIENT: RefCell<Option<Rc<WorkerClient>>> = const { RefCell::new(None) };
     static ON_CRASH: RefCell<Option<Rc<dyn Fn(String)>>> = const { RefCell::new(None) };
+    /// Clients of workers that died, kept so their handlers are never called after a drop.
+    static DEAD: RefCell<Vec<Rc<WorkerClient>>> = const { RefCell::new(Vec::new()) };
 }
 
 /// Sets what happens when the worker dies: `handler` gets a sentence saying what happened,
@@ -145,17 +147,21 @@ fn crash_message(panic: Option<&str>, event: &str) -> String {
 }
 
 /// Handles the death of the worker behind `pending`: ends what waits on it, forgets and
-/// terminates it (dropped later: this runs inside its own event handler), tells the page.
+/// terminates it (kept, never dropped: this runs inside its own event handler), tells the page.
 fn worker_died(pending: &Rc<RefCell<Pending>>, worker: &Worker, event: &str) {
-    let message = {
+    let (message, started) = {
         let mut p = pending.borrow_mut();
         if p.dead {
             return;
         }
         p.dead = true;
-        let message = crash_message(p.panic.as_deref(), event);
+        let message = if p.ready {
+            crash_message(p.panic.as_deref(), event)
+        } else {
+            format!("the model worker could not start: {event}")
+        };
         p.fail_all(&format!("{message} — the job was stopped"));
-        message
+        (message, p.ready)
     };
     worker.terminate();
     let old = CLIENT.with(|c| {
@@ -165,7 +171,17 @@ fn worker_died(pending: &Rc<RefCell<Pending>>, worker: &Worker, event: &str) {
             _ => None,
         }
     });
-    gloo::timers::callback::Timeout::new(0, move || drop(old)).forget();
+    // Its event handlers may still be called (an error event already queued): they must stay
+    // alive, and see `dead`. A crash costs a few closures; it is rare.
+    if let Some(old) = old {
+        DEAD.with(|d| d.borrow_mut().push(old));
+    }
+    // A worker that never started held no model; restarting it at once could loop, so the
+    // next request simply tries again.
+    if !started {
+        web_sys::console::error_1(&format!("tabprobe: {message}").into());
+        return;
+    }
     if let Some(handler) = ON_CRASH.with(|h| h.borrow().clone()) {
         handler(message);
     }

@@ -157,6 +157,8 @@ pub fn EvidenceView(
                                 let after = r.predicted(pair);
                                 After::Deleted(after, after != before)
                             }
+                            // A cancelled run may hold the example without all its rows.
+                            None if r.cancelled_at.is_some() => After::NotRun,
                             None => After::NotDeleted,
                         }
                     })
