@@ -116,9 +116,12 @@ pub struct WorkerClient {
     _on_error: Closure<dyn FnMut(ErrorEvent)>,
 }
 
+/// What [`on_crash`] installs.
+type CrashHandler = Rc<dyn Fn(String)>;
+
 thread_local! {
     static CLIENT: RefCell<Option<Rc<WorkerClient>>> = const { RefCell::new(None) };
-    static ON_CRASH: RefCell<Option<Rc<dyn Fn(String)>>> = const { RefCell::new(None) };
+    static ON_CRASH: RefCell<Option<CrashHandler>> = const { RefCell::new(None) };
     /// Clients of workers that died, kept so their handlers are never called after a drop.
     static DEAD: RefCell<Vec<Rc<WorkerClient>>> = const { RefCell::new(Vec::new()) };
 }
