@@ -18,8 +18,9 @@ pub const MAX_MODEL_FILE_BYTES: u64 = 4 * 1024 * 1024 * 1024;
 pub const PIPE_OPEN_TIMEOUT: Duration = Duration::from_secs(5);
 
 /// Opens `path` for reading; a named pipe with no writer is given [`PIPE_OPEN_TIMEOUT`].
-fn open(path: &Path) -> Result<std::fs::File, String> {
-    let cannot = |e: std::io::Error| format!("{}: cannot read: {e}", path.display());
+/// Errors start `<path>: cannot read <what>:`.
+fn open(path: &Path, what: &str) -> Result<std::fs::File, String> {
+    let cannot = |e: std::io::Error| format!("{}: cannot read{what}: {e}", path.display());
     #[cfg(unix)]
     {
         use std::os::unix::fs::FileTypeExt;
@@ -37,7 +38,7 @@ fn open(path: &Path) -> Result<std::fs::File, String> {
             return match recv.recv_timeout(PIPE_OPEN_TIMEOUT) {
                 Ok(opened) => opened.map_err(cannot),
                 Err(_) => Err(format!(
-                    "{}: cannot read: it is a named pipe and nothing wrote to it within {} s",
+                    "{}: cannot read{what}: it is a named pipe and nothing wrote to it within {} s",
                     path.display(),
                     PIPE_OPEN_TIMEOUT.as_secs()
                 )),
@@ -51,6 +52,11 @@ fn open(path: &Path) -> Result<std::fs::File, String> {
 /// `/dev/zero`) is an error naming the file and the limit, after reading `limit + 1` bytes
 /// at most. The file system's size is checked first where it has one.
 pub fn read_bytes(path: &Path, limit: u64) -> Result<Vec<u8>, String> {
+    read_limited(path, limit, "")
+}
+
+/// [`read_bytes`], with ` <what>` after "cannot read" in errors (` model file`).
+fn read_limited(path: &Path, limit: u64, what: &str) -> Result<Vec<u8>, String> {
     let too_large = || {
         format!(
             "{}: larger than {}, the most a file may hold here; is this the right file?",
@@ -58,7 +64,7 @@ pub fn read_bytes(path: &Path, limit: u64) -> Result<Vec<u8>, String> {
             human_size(limit)
         )
     };
-    let file = open(path)?;
+    let file = open(path, what)?;
     if file
         .metadata()
         .is_ok_and(|m| m.is_file() && m.len() > limit)
@@ -68,7 +74,7 @@ pub fn read_bytes(path: &Path, limit: u64) -> Result<Vec<u8>, String> {
     let mut bytes = Vec::new();
     file.take(limit.saturating_add(1))
         .read_to_end(&mut bytes)
-        .map_err(|e| format!("{}: cannot read: {e}", path.display()))?;
+        .map_err(|e| format!("{}: cannot read{what}: {e}", path.display()))?;
     if bytes.len() as u64 > limit {
         return Err(too_large());
     }
@@ -89,7 +95,7 @@ pub fn read_text(path: &Path) -> Result<String, String> {
 
 /// Reads a model file (weights, tokenizer, config) of at most [`MAX_MODEL_FILE_BYTES`].
 pub fn read_model_file(path: &Path) -> Result<Vec<u8>, String> {
-    read_bytes(path, MAX_MODEL_FILE_BYTES)
+    read_limited(path, MAX_MODEL_FILE_BYTES, " model file")
 }
 
 /// Reads and validates a dataset file (the product's JSON format). Every problem is listed,
