@@ -56,18 +56,19 @@ pub fn weights_sha256(bytes: &[u8]) -> String {
         .collect()
 }
 
-/// Reads `model.safetensors` bytes into a model on `device`, checked against `config`: first
-/// that the file is large enough for the parameters the config implies, then the header, and
-/// only then are tensors converted.
+/// Reads `model.safetensors` bytes into a model on `device`, checked against `config`: the
+/// header, the sizes its tensors imply, then that the file is large enough for the parameters
+/// the config implies (before the table of expected shapes is built from the config), and only
+/// then are tensors converted.
 pub fn load_weights(
     config: &RobertaConfig,
     bytes: &[u8],
     device: &Device,
 ) -> Result<RobertaForSequenceClassification, LoadError> {
-    config.check_weights_size(bytes.len())?;
     let st = SafeTensors::deserialize(bytes).map_err(|e| LoadError::WeightsParse(e.to_string()))?;
     let tensors = Tensors::index(&st)?;
     check_against_config(&tensors, config)?;
+    config.check_weights_size(bytes.len())?;
     let expected = expected_shapes(config);
     tensors.check(&expected)?;
 

@@ -68,6 +68,11 @@ impl PairTokenizer {
     /// From the bytes of a `tokenizer.json`. Its own truncation and padding settings are
     /// replaced: length comes from the model, padding is done per batch.
     pub fn from_json_bytes(bytes: &[u8], max_tokens: usize) -> Result<Self, LoadError> {
+        // `tokenizers` 0.23.2 panics (`expect("Helper")`) on a syntax error inside the
+        // "decoder" object, so the JSON syntax is checked first (found by the model_load fuzz
+        // target).
+        serde_json::from_slice::<serde::de::IgnoredAny>(bytes)
+            .map_err(|e| LoadError::Tokenizer(format!("tokenizer.json is not valid JSON: {e}")))?;
         let tok = Tokenizer::from_bytes(bytes)
             .map_err(|e| LoadError::Tokenizer(format!("tokenizer.json: {e}")))?;
         Self::new(tok, max_tokens)
@@ -258,5 +263,21 @@ impl PairTokenizer {
             truncated: true,
             ids,
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_syntax_error_inside_the_decoder_is_an_error_not_a_panic() {
+        // A raw control character inside a string of the "decoder" object.
+        let json = b"{\"decoder\": {\"type\": \"Byte\x01Level\"}}";
+        let e = PairTokenizer::from_json_bytes(json, 8).unwrap_err();
+        assert!(
+            matches!(&e, LoadError::Tokenizer(m) if m.contains("tokenizer.json")),
+            "{e}"
+        );
     }
 }
