@@ -504,15 +504,7 @@ fn RunReport(saved: Arc<SavedRun>) -> impl IntoView {
     let drill = RwSignal::new(None::<Drill>);
     let category = RwSignal::new(None::<String>);
     let set = &main.settings;
-    let lin = format!(
-        "{}, {}",
-        set.linearization.strategy.as_str().replace('_', " "),
-        if set.linearization.order.is_premise_first() {
-            "premise first"
-        } else {
-            "hypothesis first"
-        }
-    );
+    let lin = set.linearization.describe();
     let present = |k: ProbeKind| main.items.iter().any(|it| it.probe == k);
     let per_model_sections: Vec<Vec<Section>> = runs.iter().map(|r| sections(r)).collect();
     let pick = |files: &[&str]| -> Vec<AnyView> {

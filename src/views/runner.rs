@@ -279,18 +279,7 @@ pub fn RunnerView() -> impl IntoView {
         }
     }
     };
-    let linearization = move || {
-        let l = state.linearization.get();
-        format!(
-            "{}, {}",
-            l.strategy.as_str().replace('_', " "),
-            if l.order == tabprobe_core::linearize::PairOrder::PremiseFirst {
-                "premise first"
-            } else {
-                "hypothesis first"
-            }
-        )
-    };
+    let linearization = move || state.linearization.get().describe();
     let can_run = move || {
         !runs.running()
             && state.model.with(|m| m.is_some())

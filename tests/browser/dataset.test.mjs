@@ -1,23 +1,14 @@
 // The dataset browser as a user meets it: the demo on start, search, a valid upload replacing
 // it (picker and drag-and-drop), and broken uploads that show located errors while the
 // previous dataset stays on screen. Each state is saved as a screenshot in tests/artifacts/.
-import { test, before, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { serveDist, launch, openPage, snap, fixtures } from './harness.mjs';
+import { openSite, openPage, snap, fixtures } from './harness.mjs';
 
-let server;
-let browser;
 // The dataset browser needs no WebGPU; the model tests launch their own browsers.
-before(async () => {
-  server = await serveDist();
-  browser = await launch();
-});
-after(async () => {
-  await browser?.close();
-  await server?.close();
-});
+const { server, browser } = await openSite();
 
 const text = (page, id) => page.getByTestId(id).innerText();
 

@@ -2,21 +2,12 @@
 // the fixture model (crates/model/tests/golden/tiny-f32, a tiny random RoBERTa: its labels
 // mean nothing, but its probabilities move when the premise or hypothesis changes, which is
 // what these tests check). Screenshots of each view go to tests/artifacts/.
-import { test, before, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFile } from 'node:fs/promises';
-import { serveDist, launch, openPage, snap } from './harness.mjs';
+import { openSite, openPage, snap } from './harness.mjs';
 
-let server;
-let browser;
-before(async () => {
-  server = await serveDist();
-  browser = await launch();
-});
-after(async () => {
-  await browser?.close();
-  await server?.close();
-});
+const { server, browser } = await openSite();
 
 /** The demo with the fixture model loaded (CPU backend: no WebGPU flag). */
 export async function demoWithModel(page, modelUrl) {

@@ -4,6 +4,7 @@ import { createServer } from 'node:http';
 import { readFile, mkdir } from 'node:fs/promises';
 import { extname, join, normalize } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { after } from 'node:test';
 import { chromium } from 'playwright-core';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
@@ -109,6 +110,24 @@ export async function launch(extraArgs = []) {
       ...extraArgs,
     ],
   });
+}
+
+/** The site server and one Chromium for a whole test file (awaited at the file's top level),
+ *  both stopped after its last test. */
+export async function openSite(extraArgs = []) {
+  const server = await serveDist();
+  let browser;
+  try {
+    browser = await launch(extraArgs);
+  } catch (e) {
+    await server.close();
+    throw e;
+  }
+  after(async () => {
+    await browser.close();
+    await server.close();
+  });
+  return { server, browser };
 }
 
 /** The bundled models' manifest the site fetches on start (models/index.json). */

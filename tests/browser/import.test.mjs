@@ -1,23 +1,14 @@
 // Importing published data in the browser: several files, a folder, a zip; the summary shown
 // before anything is replaced; accept (replace or merge), cancel and export; and one test per
 // error class, each checking that the dataset already loaded (the demo) stays on screen.
-import { test, before, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { serveDist, launch, openPage, snap, fixtures } from './harness.mjs';
+import { openSite, openPage, snap, fixtures } from './harness.mjs';
 
 const imp = join(fixtures, 'import');
-let server;
-let browser;
-before(async () => {
-  server = await serveDist();
-  browser = await launch();
-});
-after(async () => {
-  await browser?.close();
-  await server?.close();
-});
+const { server, browser } = await openSite();
 
 const text = (page, id) => page.getByTestId(id).innerText();
 

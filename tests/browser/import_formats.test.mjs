@@ -1,22 +1,13 @@
 // Every published format the importers read, loaded in the site as a user would (the file or
 // folder picker), with the summary's counts equal to the counts core's importer tests assert on
 // the same fixtures (crates/core/tests/import_fixtures.rs), then accepted.
-import { test, before, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
-import { serveDist, launch, openPage, snap, fixtures } from './harness.mjs';
+import { openSite, openPage, snap, fixtures } from './harness.mjs';
 
 const imp = join(fixtures, 'import');
-let server;
-let browser;
-before(async () => {
-  server = await serveDist();
-  browser = await launch();
-});
-after(async () => {
-  await browser?.close();
-  await server?.close();
-});
+const { server, browser } = await openSite();
 
 const text = (page, id) => page.getByTestId(id).innerText();
 

@@ -5,26 +5,17 @@
 // replaces a dataset the user loaded; a dataset holding work is never replaced without the
 // import summary; a saved run that does not read shows an error panel with "delete this run";
 // a save the browser refuses (quota) says so and keeps the run with a download button.
-import { test, before, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { serveDist, launch, openPage, snap, fixtures } from './harness.mjs';
+import { openSite, openPage, snap, fixtures } from './harness.mjs';
 
 const root = join(fixtures, '..', '..');
 const goldenDir = join(root, 'crates', 'model', 'tests', 'golden');
 const hostile = join(fixtures, 'hostile');
 
-let server;
-let browser;
-before(async () => {
-  server = await serveDist();
-  browser = await launch();
-});
-after(async () => {
-  await browser?.close();
-  await server?.close();
-});
+const { server, browser } = await openSite();
 
 const demoLoaded = (page) => page.getByTestId('dataset-name').filter({ hasText: 'INFOTABS demo' }).waitFor();
 

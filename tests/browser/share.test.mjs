@@ -4,25 +4,16 @@
 // truncated and foreign links give a clear message; a result too large for a link becomes a
 // result file that the share view opens. Links are also built here, independently of the
 // Rust encoder, from the documented format: "v1." + base64url(len BE32, CRC-32 BE32, deflate-raw(JSON)).
-import { test, before, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { deflateRawSync } from 'node:zlib';
-import { serveDist, launch, snap, testModels, routeManifest, fixtures } from './harness.mjs';
+import { openSite, snap, testModels, routeManifest, fixtures } from './harness.mjs';
 
 const golden = JSON.parse(await readFile(join(testModels, 'golden.json'), 'utf8'));
 
-let server;
-let browser;
-before(async () => {
-  server = await serveDist();
-  browser = await launch();
-});
-after(async () => {
-  await browser?.close();
-  await server?.close();
-});
+const { server, browser } = await openSite();
 
 const CRC_TABLE = Array.from({ length: 256 }, (_, n) => {
   let c = n;

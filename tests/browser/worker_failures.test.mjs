@@ -5,10 +5,10 @@
 // the file and URL, and nothing of it is cached; a two-model run cancelled during the second
 // model opens in the evidence view, with the examples it lacks shown as "not run".
 // Fixtures: tests/fixtures/hostile/ (README there).
-import { test, before, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
-import { serveDist, launch, openPage, snap, fixtures, routeManifest } from './harness.mjs';
+import { openSite, openPage, snap, fixtures, routeManifest } from './harness.mjs';
 
 const root = join(fixtures, '..', '..');
 const goldenDir = join(root, 'crates', 'model', 'tests', 'golden');
@@ -22,16 +22,7 @@ const hostile = (name) => checkpoint(join(hostileDir, name));
 const EXPECTED = /Failed to load resource|net::ERR_|tabprobe_test_panic|unreachable|panicked|RuntimeError/;
 const unexpected = (errors) => errors.filter((e) => e.startsWith('pageerror') || !EXPECTED.test(e));
 
-let server;
-let browser;
-before(async () => {
-  server = await serveDist();
-  browser = await launch();
-});
-after(async () => {
-  await browser?.close();
-  await server?.close();
-});
+const { server, browser } = await openSite();
 
 async function openDemo(options) {
   const opened = await openPage(browser, server.url, options);

@@ -154,6 +154,19 @@ impl LinearizeSettings {
         }
     }
 
+    /// How the settings read for a person: `infotabs compat, premise first`.
+    pub fn describe(&self) -> String {
+        format!(
+            "{}, {}",
+            self.strategy.as_str().replace('_', " "),
+            if self.order.is_premise_first() {
+                "premise first"
+            } else {
+                "hypothesis first"
+            }
+        )
+    }
+
     /// Linearizes `table` and pairs it with `hypothesis`.
     pub fn table_pair(&self, table: &Table, hypothesis: &str) -> Result<Pair, LinearizeError> {
         Ok(self.pair(&linearize(table, self.strategy)?, hypothesis))

@@ -156,7 +156,7 @@ impl SharePage {
             origin: r.origin.clone(),
             operation: r.operation.replace('_', " "),
             example_id: r.example_id.clone(),
-            linearization: linearization_text(r),
+            linearization: r.linearization.describe(),
             label_set,
             gold: r.gold,
             expected_after,
@@ -220,19 +220,6 @@ impl SharePage {
             _ => ClaimStatus::Contradicted,
         }
     }
-}
-
-/// `infotabs compat, premise first`.
-fn linearization_text(r: &SharedResult) -> String {
-    format!(
-        "{}, {}",
-        r.linearization.strategy.as_str().replace('_', " "),
-        if r.linearization.order.is_premise_first() {
-            "premise first"
-        } else {
-            "hypothesis first"
-        }
-    )
 }
 
 /// The expectation in words, with the model's label names.

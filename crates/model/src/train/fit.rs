@@ -296,7 +296,7 @@ pub fn train(
             outcome.examples_seen += n;
             window_loss += loss_value;
             window_steps += 1;
-            if outcome.steps % options.log_every.max(1) == 0 || outcome.steps == total {
+            if outcome.steps.is_multiple_of(options.log_every.max(1)) || outcome.steps == total {
                 let secs = start.elapsed().as_secs_f64().max(1e-9);
                 let mean = window_loss / window_steps as f64;
                 if outcome.first_loss.is_nan() {
