@@ -33,8 +33,14 @@ pub fn App() -> impl IntoView {
     let route = use_route();
     let dataset_name = move || {
         state.dataset.with(|d| {
-            d.as_ref()
-                .map(|d| format!("{} — {}", d.dataset.name, d.file))
+            // A file imported on its own gives the dataset its name: say it once.
+            d.as_ref().map(|d| {
+                if d.dataset.name == d.file {
+                    d.file.clone()
+                } else {
+                    format!("{} — {}", d.dataset.name, d.file)
+                }
+            })
         })
     };
     view! {

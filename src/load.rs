@@ -147,6 +147,31 @@ fn file_name(file: &web_sys::File) -> String {
         .unwrap_or_else(|| file.name())
 }
 
+/// What picked files are called: the imported dataset's name and the label the page shows for
+/// them. One file goes by its name; a picked folder by the folder; several loose files by the
+/// first one — its name without the extension for the dataset, `T1.json and 4 more files` for
+/// the label (a count alone, `5 files`, said nothing a user could recognise).
+fn names_of(names: &[String]) -> (String, String) {
+    let first = names.first().map(String::as_str).unwrap_or("files");
+    if names.len() <= 1 {
+        return (first.to_string(), first.to_string());
+    }
+    if let Some((folder, _)) = first.split_once('/') {
+        let prefix = format!("{folder}/");
+        if names.iter().all(|n| n.starts_with(&prefix)) {
+            return (folder.to_string(), folder.to_string());
+        }
+    }
+    let base = first.rsplit('/').next().unwrap_or(first);
+    let stem = match base.rsplit_once('.') {
+        Some((stem, _)) if !stem.is_empty() => stem,
+        _ => base,
+    };
+    let more = names.len() - 1;
+    let files = if more == 1 { "file" } else { "files" };
+    (stem.to_string(), format!("{base} and {more} more {files}"))
+}
+
 /// Reads the files the user gave. One tabprobe dataset JSON loads at once (every problem
 /// listed); anything else goes through the importers and, when it reads, waits in `pending`
 /// for the user's choice. Sizes are checked before anything is read; a failure leaves the
@@ -182,16 +207,7 @@ pub async fn load_files(
         });
         return;
     }
-    let label = match names.as_slice() {
-        [one] => one.clone(),
-        _ => match names[0].split_once('/') {
-            // A picked folder: its name.
-            Some((folder, _)) if names.iter().all(|n| n.starts_with(&format!("{folder}/"))) => {
-                folder.to_string()
-            }
-            _ => format!("{} files", names.len()),
-        },
-    };
+    let (dataset_name, label) = names_of(&names);
     state.loading.set(Some(label.clone()));
     let mut inputs = Vec::with_capacity(files.len());
     for (file, name) in files.into_iter().zip(names) {
@@ -229,7 +245,7 @@ pub async fn load_files(
         }
     }
     let options = ImportOptions {
-        name: Some(label.clone()),
+        name: Some(dataset_name),
         ..ImportOptions::default()
     };
     match import_files(inputs, &options) {

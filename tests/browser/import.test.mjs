@@ -33,7 +33,7 @@ test('several INFOTABS files: the summary first, then Replace', async () => {
   await page.getByTestId('file-input').setInputFiles(infotabsFiles);
   const summary = page.getByTestId('import-summary');
   await summary.waitFor();
-  assert.match(await summary.locator('h2').innerText(), /Import 5 files/);
+  assert.equal(await summary.locator('h2').innerText(), 'Import T1.json and 4 more files');
   const files = await page.getByTestId('import-files').locator('li').allInnerTexts();
   assert.ok(files.includes('infotabs_dev.tsv: INFOTABS split TSV — 5 examples'), files.join('\n'));
   assert.ok(files.includes('INFOTABS table JSON: 3 file(s) (T1.json … T3.json)'), files.join('\n'));
@@ -43,7 +43,9 @@ test('several INFOTABS files: the summary first, then Replace', async () => {
   assert.match(await text(page, 'dataset-name'), /INFOTABS demo/);
   await snap(page, '20-import-summary-infotabs');
   await page.getByTestId('import-accept').click();
-  await page.getByTestId('dataset-name').filter({ hasText: '5 files' }).waitFor();
+  await page.getByTestId('dataset-name').filter({ hasText: 'T1.json and 4 more files' }).waitFor();
+  // Named after the first file (issue 18 §5), not "5 files — 5 files".
+  assert.equal(await text(page, 'dataset-name'), 'T1 — T1.json and 4 more files');
   assert.equal(await text(page, 'table-count'), '3 of 3 tables');
   assert.match(await text(page, 'dataset-summary'), /3 tables · 7 examples/);
   assert.deepEqual(errors, []);
@@ -81,7 +83,8 @@ test('a zip: unmatched ids and skipped files are listed', async () => {
   assert.match(await text(page, 'import-skipped'), /1 × documentation, not data\s*infotabs-small\.zip\/infotabs-small\/README\.md/);
   await snap(page, '21-import-summary-zip');
   await page.getByTestId('import-accept').click();
-  await page.getByTestId('dataset-name').filter({ hasText: '2 files' }).waitFor();
+  await page.getByTestId('dataset-name').filter({ hasText: 'infotabs-small.zip and 1 more file' }).waitFor();
+  assert.equal(await text(page, 'dataset-name'), 'infotabs-small — infotabs-small.zip and 1 more file');
   assert.equal(await text(page, 'table-count'), '3 of 3 tables');
   assert.deepEqual(errors, []);
   await page.close();
@@ -91,9 +94,9 @@ test('exports: the product JSON and INFOTABS TSV download', async () => {
   const { page, errors } = await openDemo();
   await page.getByTestId('file-input').setInputFiles(infotabsFiles);
   await page.getByTestId('import-accept').click();
-  await page.getByTestId('dataset-name').filter({ hasText: '5 files' }).waitFor();
+  await page.getByTestId('dataset-name').filter({ hasText: 'T1.json and 4 more files' }).waitFor();
   const [json] = await Promise.all([page.waitForEvent('download'), page.getByTestId('export-json').click()]);
-  assert.equal(json.suggestedFilename(), '5-files.json');
+  assert.equal(json.suggestedFilename(), 'T1.json');
   const dataset = JSON.parse(await readFile(await json.path(), 'utf8'));
   assert.equal(dataset.format, 'tabprobe-dataset');
   assert.equal(dataset.tables.length, 3);
