@@ -43,6 +43,15 @@ async function onlySplit(page, keep) {
   }
 }
 
+/** Picks tiny-f32 as the main model and the checkpoint folder `second` as the second one,
+ *  and waits for both to load. */
+async function loadTwoModels(page, second) {
+  await page.getByTestId('model-input').setInputFiles(golden('tiny-f32'));
+  await page.getByTestId('model-name').waitFor({ timeout: 120_000 });
+  await page.getByTestId('model2-input').setInputFiles(second);
+  await page.getByTestId('model2-name').waitFor({ timeout: 120_000 });
+}
+
 async function datasetStillThere(page) {
   await page.goto(`${server.url}#/`);
   await page.getByTestId('dataset-name').filter({ hasText: 'INFOTABS demo' }).waitFor();
@@ -51,10 +60,7 @@ async function datasetStillThere(page) {
 test('a model with NaN outputs: the run stops with an error naming the model and the pair; the other model\'s run is kept', async () => {
   const { page, errors } = await openDemo();
   await toRunner(page);
-  await page.getByTestId('model-input').setInputFiles(golden('tiny-f32'));
-  await page.getByTestId('model-name').waitFor({ timeout: 120_000 });
-  await page.getByTestId('model2-input').setInputFiles(hostile('nan-model'));
-  await page.getByTestId('model2-name').waitFor({ timeout: 120_000 });
+  await loadTwoModels(page, hostile('nan-model'));
   await onlySplit(page, 'paper');
   await page.getByTestId('run').click();
   const error = page.getByTestId('run-error');
@@ -172,10 +178,7 @@ test('a checkpoint server that lies: each answer is an error naming the file and
 test('a two-model run cancelled during the second model: the evidence view opens, the examples it lacks are "not run"', async () => {
   const { page, errors } = await openDemo();
   await toRunner(page);
-  await page.getByTestId('model-input').setInputFiles(golden('tiny-f32'));
-  await page.getByTestId('model-name').waitFor({ timeout: 120_000 });
-  await page.getByTestId('model2-input').setInputFiles(golden('tiny-f16'));
-  await page.getByTestId('model2-name').waitFor({ timeout: 120_000 });
+  await loadTwoModels(page, golden('tiny-f16'));
   await onlySplit(page, 'dev');
   await page.getByTestId('run').click();
   await page.getByText(/\(model 2 of 2\)/).waitFor({ timeout: 300_000 });
