@@ -17,15 +17,20 @@ pub fn EvidenceMarks(
 ) -> impl IntoView {
     let state = use_context::<AppState>().unwrap_or_default();
     let id = StoredValue::new(example_id);
-    let own_table = state.dataset.with_untracked(|d| {
-        d.as_ref().is_some_and(|d| {
-            d.dataset
-                .examples
-                .iter()
-                .find(|e| e.id.as_deref() == Some(id.get_value().as_str()))
-                .and_then(|e| e.table.as_deref())
-                .and_then(|t| d.dataset.tables.iter().find(|x| x.id() == t))
-                .is_some_and(|t| *t == table)
+    let table = StoredValue::new(table);
+    // Tracked, not read once: a draft restored after a reload mounts the editor before the
+    // dataset (demo or kept) has arrived.
+    let own_table = Memo::new(move |_| {
+        state.dataset.with(|d| {
+            d.as_ref().is_some_and(|d| {
+                d.dataset
+                    .examples
+                    .iter()
+                    .find(|e| e.id.as_deref() == Some(id.get_value().as_str()))
+                    .and_then(|e| e.table.as_deref())
+                    .and_then(|t| d.dataset.tables.iter().find(|x| x.id() == t))
+                    .is_some_and(|t| table.with_value(|table| t == table))
+            })
         })
     });
     // The example's current annotation (`None`: not annotated; `Some(None)`: not in the dataset).
@@ -47,7 +52,7 @@ pub fn EvidenceMarks(
             None | Some(None) => {
                 Some("The item is not in the loaded dataset, so there is no example to annotate.")
             }
-            Some(Some(_)) if !own_table => Some(
+            Some(Some(_)) if !own_table.get() => Some(
                 "This is a probe item's table, not the example's own: its marks are not the example's annotation.",
             ),
             Some(Some(current)) => {
