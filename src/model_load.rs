@@ -54,6 +54,8 @@ impl Ticket {
             g[i] += 1;
             generation = g[i];
         });
+        // Until `load_url` says otherwise, the load is not from a URL.
+        state.worker.load_started(slot, None);
         Ticket {
             state,
             slot,
@@ -225,6 +227,12 @@ async fn load_url(ticket: Ticket, base: String) {
     if let Err(message) = check_scheme(&base) {
         ticket.status(ModelStatus::Failed(message));
         return;
+    }
+    if ticket.current() {
+        ticket
+            .state
+            .worker
+            .load_started(ticket.slot, Some(base.clone()));
     }
     let name = base
         .trim_end_matches('/')
