@@ -287,6 +287,10 @@ async fn load_url(ticket: Ticket, base: String) {
         Ok(bytes) => hand_to_worker(ticket, bytes, ModelSource::Url(base.clone())).await,
         Err(message) => ticket.status(ModelStatus::Failed(message)),
     }
+    // Loaded or failed, the URL load is over.
+    if ticket.current() {
+        ticket.state.worker.load_started(ticket.slot, None);
+    }
 }
 
 /// Only `http:` and `https:` URLs are downloaded (relative URLs resolve against the page).

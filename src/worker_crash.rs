@@ -64,7 +64,8 @@ pub struct WorkerHealth {
     /// Per slot, where the loaded model came from (a signal: the model bar offers a bundled
     /// model only while it is not the one loaded).
     sources: RwSignal<[Option<ModelSource>; 2]>,
-    /// Per slot, the base URL of the URL load under way (cleared when another load starts).
+    /// Per slot, the base URL of the URL load under way (cleared when it ends or another
+    /// load starts).
     loading_url: RwSignal<[Option<String>; 2]>,
 }
 
@@ -103,14 +104,16 @@ impl WorkerHealth {
             .with_untracked(|s| s[usize::from(slot != 0)].clone())
     }
 
-    /// Notes the load that starts in `slot`: from the base URL `url`, or (`None`) from files.
+    /// Notes the URL load under way in `slot`: from the base URL `url`, or (`None`) none — a
+    /// load from files started, or the URL load ended.
     pub fn load_started(&self, slot: u32, url: Option<String>) {
         self.loading_url
             .update(|u| u[usize::from(slot != 0)] = url.map(|u| base_of(&u)));
     }
 
-    /// Whether the checkpoint at the base URL `path` is loaded in `slot`, or is the URL load
-    /// last started there (tracked; the caller checks that a load is still under way).
+    /// Whether the checkpoint at the base URL `path` is the one loaded in `slot` (the caller
+    /// checks that the slot still holds a model), and whether it is the URL load under way
+    /// there (tracked).
     pub fn loaded_or_loading(&self, slot: u32, path: &str) -> (bool, bool) {
         let i = usize::from(slot != 0);
         let path = base_of(path);

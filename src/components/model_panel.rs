@@ -35,9 +35,8 @@ fn picked_files(ev: &leptos::ev::Event) -> Vec<web_sys::File> {
 /// load under way there, nor once it is the model loaded there (tracked).
 fn offer_bundled(state: AppState, slot: u32, path: &str) -> bool {
     let (loaded, loading) = state.worker.loaded_or_loading(slot, path);
-    let busy = matches!(state.status_of(slot).get(), ModelStatus::Loading(_));
     let present = state.model_in(slot).with(|m| m.is_some());
-    !(loading && busy || loaded && present)
+    !(loading || loaded && present)
 }
 
 /// The model bar above the dataset browser.
