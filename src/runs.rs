@@ -197,14 +197,14 @@ pub fn start_run(state: AppState, runs: RunsState) {
         return;
     }
     let form = runs.form.get_untracked();
-    let Some(main) = state.model.get_untracked() else {
+    // The main model first, then the second when asked for and loaded.
+    let infos = untrack(|| run_models(&state, &form));
+    if infos.first().is_none_or(|(slot, _)| *slot != 0) {
         runs.status.set(RunStatus::Failed(
             "load a model first (model bar above)".into(),
         ));
         return;
-    };
-    let infos = untrack(|| run_models(&state, &form));
-    debug_assert_eq!(infos.first().map(|m| &m.1.id), Some(&main.id));
+    }
     let models: Vec<(u32, String)> = infos.iter().map(|(s, m)| (*s, m.id.name.clone())).collect();
     // The second model also scores every hypothesis alone: Table 8's hypothesis-only column.
     let sets: Result<Vec<ProbeSet>, String> = models
