@@ -151,6 +151,10 @@ for (const width of WIDTHS) {
 
   test(`${width} px: Tab reaches every Load… button and Enter opens its file chooser`, async () => {
     const { page, errors } = await open(width);
+    // Listening early turns Playwright's file-chooser interception on before any key is pressed
+    // (enabled only when the key arrives, the chooser can go to the headless browser instead).
+    const choosers = [];
+    page.on('filechooser', (c) => choosers.push(c));
     const reached = [];
     for (let i = 0; i < 200; i++) {
       await page.keyboard.press('Tab');
@@ -161,14 +165,16 @@ for (const width of WIDTHS) {
     for (const id of ['file-input', 'folder-input', 'model-input', 'model-folder-input', 'model2-input']) {
       assert.ok(reached.includes(id), `Tab reaches ${id}: ${reached.join(', ')}`);
     }
-    // The focused Load… button shows its focus and opens the picker from the keyboard.
-    await page.getByTestId('model-input').focus();
+    // The focused Load… button shows its focus (the last one reached) and opens the picker
+    // from the keyboard.
     await snap(page, `progress-tab-load-${width}`);
-    const [chooser] = await Promise.all([
-      page.waitForEvent('filechooser', { timeout: 5000 }),
-      page.keyboard.press('Enter'),
-    ]);
-    await chooser.setFiles(tinyFiles);
+    await page.getByTestId('model-input').focus();
+    assert.equal(await page.evaluate(() => document.activeElement?.dataset.testid), 'model-input');
+    assert.equal(choosers.length, 0);
+    await page.keyboard.press('Enter');
+    for (let i = 0; i < 100 && choosers.length === 0; i++) await page.waitForTimeout(100);
+    assert.equal(choosers.length, 1, 'Enter opened the file chooser');
+    await choosers[0].setFiles(tinyFiles);
     await page.getByTestId('model-name').filter({ hasText: /^model$/ }).waitFor({ timeout: 120_000 });
     assert.deepEqual(errors, []);
     await page.close();
