@@ -8,6 +8,7 @@ pub mod idb;
 pub mod load;
 pub mod model_files;
 pub mod model_load;
+pub mod pace;
 pub mod route;
 pub mod run_store;
 pub mod runs;

@@ -54,6 +54,8 @@ impl Ticket {
             g[i] += 1;
             generation = g[i];
         });
+        // Until `load_url` says otherwise, the load is not from a URL.
+        state.worker.load_started(slot, None);
         Ticket {
             state,
             slot,
@@ -226,6 +228,12 @@ async fn load_url(ticket: Ticket, base: String) {
         ticket.status(ModelStatus::Failed(message));
         return;
     }
+    if ticket.current() {
+        ticket
+            .state
+            .worker
+            .load_started(ticket.slot, Some(base.clone()));
+    }
     let name = base
         .trim_end_matches('/')
         .rsplit('/')
@@ -278,6 +286,10 @@ async fn load_url(ticket: Ticket, base: String) {
     match result {
         Ok(bytes) => hand_to_worker(ticket, bytes, ModelSource::Url(base.clone())).await,
         Err(message) => ticket.status(ModelStatus::Failed(message)),
+    }
+    // Loaded or failed, the URL load is over.
+    if ticket.current() {
+        ticket.state.worker.load_started(ticket.slot, None);
     }
 }
 

@@ -7,12 +7,14 @@ use std::sync::Arc;
 
 use leptos::prelude::*;
 use leptos::task::spawn_local;
+use tabprobe_core::pace::{estimate_seconds, RemainingClock};
 use tabprobe_core::probe::{build_probe_set, ProbeKind, ProbeSet, ProbeSettings};
 use tabprobe_core::rules::RuleSet;
 
 use crate::run_store::{self, RunMeta, SavedRun};
 use crate::state::AppState;
 use crate::worker_client::client;
+use tabprobe_worker::protocol::ModelInfo;
 
 /// What the runner is doing.
 #[derive(Clone, Debug, PartialEq)]
@@ -35,6 +37,8 @@ pub enum RunStatus {
         started_ms: f64,
         /// The user asked to cancel.
         cancelling: bool,
+        /// Seconds left, smoothed ([`RemainingClock`]); `None` until known.
+        remaining_s: Option<f64>,
     },
     /// Finished (or cancelled with what was scored kept).
     Finished {
@@ -91,6 +95,7 @@ pub struct RunsState {
     pub unsaved: RwSignal<Option<String>>,
     job: StoredValue<Option<u64>>,
     cancel: StoredValue<bool>,
+    clock: StoredValue<Option<RemainingClock>>,
 }
 
 impl RunsState {
@@ -105,6 +110,7 @@ impl RunsState {
             unsaved: RwSignal::new(None),
             job: StoredValue::new(None),
             cancel: StoredValue::new(false),
+            clock: StoredValue::new(None),
         }
     }
 
@@ -145,6 +151,28 @@ pub fn probe_set(
     build_probe_set(&loaded.dataset, &settings, &form.rules).map_err(|e| e.to_string())
 }
 
+/// The models a run of `form` scores, with their slots: the main model, and the second when
+/// asked for and loaded (tracked).
+pub fn run_models(state: &AppState, form: &RunnerForm) -> Vec<(u32, ModelInfo)> {
+    let mut models: Vec<(u32, ModelInfo)> = state.model.get().map(|m| (0, m)).into_iter().collect();
+    if form.use_second {
+        if let Some(second) = state.second_model.get() {
+            models.push((1, second));
+        }
+    }
+    models
+}
+
+/// The estimated seconds of a run: for each model, its forward passes ÷ the pairs/s last
+/// measured on it and its backend, summed ([`estimate_seconds`]); `None` while a model has
+/// no measured speed (tracked).
+pub fn run_estimate_s(state: &AppState, passes: &[(ModelInfo, usize)]) -> Option<f64> {
+    passes
+        .iter()
+        .map(|(m, n)| state.pace.rate(m).and_then(|r| estimate_seconds(*n, r)))
+        .sum()
+}
+
 /// Whether the model in `slot` was trained on the hypothesis alone (see
 /// [`AppState::hypothesis_only_weights`]).
 pub fn reads_hypothesis_only(state: &AppState, slot: u32) -> bool {
@@ -169,18 +197,15 @@ pub fn start_run(state: AppState, runs: RunsState) {
         return;
     }
     let form = runs.form.get_untracked();
-    let Some(main) = state.model.get_untracked() else {
+    // The main model first, then the second when asked for and loaded.
+    let infos = untrack(|| run_models(&state, &form));
+    if infos.first().is_none_or(|(slot, _)| *slot != 0) {
         runs.status.set(RunStatus::Failed(
             "load a model first (model bar above)".into(),
         ));
         return;
-    };
-    let mut models = vec![(0u32, main.id.name.clone())];
-    if form.use_second {
-        if let Some(second) = state.second_model.get_untracked() {
-            models.push((1, second.id.name.clone()));
-        }
     }
+    let models: Vec<(u32, String)> = infos.iter().map(|(s, m)| (*s, m.id.name.clone())).collect();
     // The second model also scores every hypothesis alone: Table 8's hypothesis-only column.
     let sets: Result<Vec<ProbeSet>, String> = models
         .iter()
@@ -204,6 +229,18 @@ pub fn start_run(state: AppState, runs: RunsState) {
     };
     let total: usize = sets.iter().map(|s| s.pairs.len()).sum();
     let started_ms = js_sys::Date::now();
+    // The clock starts from the estimate, when every model has a measured speed.
+    let passes: Vec<(ModelInfo, usize)> = infos
+        .iter()
+        .zip(&sets)
+        .map(|((_, m), s)| (m.clone(), s.pairs.len()))
+        .collect();
+    let prior_rate = untrack(|| run_estimate_s(&state, &passes))
+        .filter(|s| *s > 0.0)
+        .map(|s| total as f64 / s);
+    let clock = RemainingClock::new(total, started_ms, prior_rate);
+    let remaining_s = clock.remaining_s();
+    runs.clock.set_value(Some(clock));
     let dataset = state
         .dataset
         .get_untracked()
@@ -218,6 +255,7 @@ pub fn start_run(state: AppState, runs: RunsState) {
         total,
         started_ms,
         cancelling: false,
+        remaining_s,
     });
     spawn_local(async move {
         let client = match client() {
@@ -238,17 +276,24 @@ pub fn start_run(state: AppState, runs: RunsState) {
             let progress = {
                 let name = name.clone();
                 move |done: usize, _total: usize| {
+                    let now = js_sys::Date::now();
+                    let mut left = None;
+                    runs.clock.update_value(|c| {
+                        left = c.as_mut().and_then(|c| c.report(before + done, now));
+                    });
                     runs.status.update(|s| {
                         if let RunStatus::Running {
                             done: d,
                             model_index,
                             model,
+                            remaining_s,
                             ..
                         } = s
                         {
                             *d = before + done;
                             *model_index = k + 1;
                             *model = name.clone();
+                            *remaining_s = left;
                         }
                     })
                 }
@@ -265,8 +310,13 @@ pub fn start_run(state: AppState, runs: RunsState) {
                 let _ = client.cancel(job);
             }
             match outcome.await {
-                Ok((result, _ms)) => {
+                Ok((result, ms)) => {
                     let stop = result.cancelled_at.is_some();
+                    // This run's speed is the next estimate's.
+                    let scored = result.cancelled_at.map_or(pairs, |p| p.done);
+                    if let Some(info) = state.model_in(slot).get_untracked() {
+                        state.pace.record(&info, scored, ms);
+                    }
                     results.push(result);
                     if stop {
                         break;
@@ -360,6 +410,10 @@ pub fn start_run(state: AppState, runs: RunsState) {
 
 /// Asks the worker to stop the run after the batch in flight; what was scored is kept.
 pub fn cancel_run(runs: RunsState) {
+    // One cancel is enough: a second press (the button is disabled by then) does nothing.
+    if runs.cancel.get_value() {
+        return;
+    }
     runs.cancel.set_value(true);
     runs.status.update(|s| {
         if let RunStatus::Running { cancelling, .. } = s {

@@ -100,6 +100,8 @@ pub struct AppState {
     pub kept: KeptState,
     /// The model worker's last crash and where each loaded model came from (to reload them).
     pub worker: crate::worker_crash::WorkerHealth,
+    /// Measured scoring speeds and the open table's scoring in progress.
+    pub pace: crate::pace::PaceState,
 }
 
 /// What the page says about the work it keeps in the browser.
@@ -269,6 +271,7 @@ impl AppState {
                 drafts_ticket: StoredValue::new(0),
             },
             worker: crate::worker_crash::WorkerHealth::new(),
+            pace: crate::pace::PaceState::new(),
         }
     }
 

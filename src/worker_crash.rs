@@ -61,8 +61,12 @@ pub struct WorkerCrash {
 pub struct WorkerHealth {
     /// The last crash, shown in the model bar until dismissed or until the models are back.
     pub crash: RwSignal<Option<WorkerCrash>>,
-    /// Per slot, where the loaded model came from.
-    sources: StoredValue<[Option<ModelSource>; 2]>,
+    /// Per slot, where the loaded model came from (a signal: the model bar offers a bundled
+    /// model only while it is not the one loaded).
+    sources: RwSignal<[Option<ModelSource>; 2]>,
+    /// Per slot, the base URL of the URL load under way (cleared when it ends or another
+    /// load starts).
+    loading_url: RwSignal<[Option<String>; 2]>,
 }
 
 impl WorkerHealth {
@@ -70,14 +74,15 @@ impl WorkerHealth {
     pub fn new() -> WorkerHealth {
         WorkerHealth {
             crash: RwSignal::new(None),
-            sources: StoredValue::new([None, None]),
+            sources: RwSignal::new([None, None]),
+            loading_url: RwSignal::new([None, None]),
         }
     }
 
     /// Records where the model now loaded in `slot` came from.
     pub fn record_source(&self, slot: u32, source: ModelSource) {
         self.sources
-            .update_value(|s| s[usize::from(slot != 0)] = Some(source));
+            .update(|s| s[usize::from(slot != 0)] = Some(source));
     }
 
     /// A model is back in `slot`: it is no longer listed as lost.
@@ -96,7 +101,31 @@ impl WorkerHealth {
 
     fn source(&self, slot: u32) -> Option<ModelSource> {
         self.sources
-            .with_value(|s| s[usize::from(slot != 0)].clone())
+            .with_untracked(|s| s[usize::from(slot != 0)].clone())
+    }
+
+    /// Notes the URL load under way in `slot`: from the base URL `url`, or (`None`) none — a
+    /// load from files started, or the URL load ended.
+    pub fn load_started(&self, slot: u32, url: Option<String>) {
+        self.loading_url
+            .update(|u| u[usize::from(slot != 0)] = url.map(|u| base_of(&u)));
+    }
+
+    /// Whether the checkpoint at the base URL `path` is the one loaded in `slot` (the caller
+    /// checks that the slot still holds a model), and whether it is the URL load under way
+    /// there (tracked).
+    pub fn loaded_or_loading(&self, slot: u32, path: &str) -> (bool, bool) {
+        let i = usize::from(slot != 0);
+        let path = base_of(path);
+        let loaded = self.sources.with(|s| match &s[i] {
+            Some(ModelSource::Url(u)) => base_of(u) == path,
+            Some(ModelSource::Bundled(m)) => base_of(&m.path) == path,
+            _ => false,
+        });
+        let loading = self
+            .loading_url
+            .with(|u| u[i].as_deref() == Some(path.as_str()));
+        (loaded, loading)
     }
 }
 
@@ -104,6 +133,11 @@ impl Default for WorkerHealth {
     fn default() -> Self {
         WorkerHealth::new()
     }
+}
+
+/// A base URL without its trailing slashes, so `models/x/` and `models/x` are one folder.
+fn base_of(url: &str) -> String {
+    url.trim_end_matches('/').to_string()
 }
 
 /// Installs the crash handler: call once at start.

@@ -14,6 +14,7 @@ pub mod predictions;
 pub mod problems;
 pub mod progress_bar;
 pub mod row_editor;
+pub mod run_estimate;
 pub mod save_item;
 pub mod score_tables;
 pub mod share_button;

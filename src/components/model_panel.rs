@@ -31,6 +31,14 @@ fn picked_files(ev: &leptos::ev::Event) -> Vec<web_sys::File> {
     files
 }
 
+/// Whether the model bar offers the bundled model at `path` for `slot`: not while it is the
+/// load under way there, nor once it is the model loaded there (tracked).
+fn offer_bundled(state: AppState, slot: u32, path: &str) -> bool {
+    let (loaded, loading) = state.worker.loaded_or_loading(slot, path);
+    let present = state.model_in(slot).with(|m| m.is_some());
+    !(loading || loaded && present)
+}
+
 /// The model bar above the dataset browser.
 #[component]
 pub fn ModelPanel() -> impl IntoView {
@@ -116,6 +124,9 @@ pub fn ModelPanel() -> impl IntoView {
             {move || state.model.with(|m| m.is_none()).then(|| view! { <span class="muted">"none loaded"</span> })}
             {info}
             {status}
+            {move || state.pace.live.get().map(|(done, total)| view! {
+                <span class="model-status scoring" data-testid="model-scoring">{format!("scoring {done} / {total} hypotheses")}</span>
+            })}
             <span class="spacer"></span>
             <label class="file-picker small">
                 "Load model files…"
@@ -139,7 +150,7 @@ pub fn ModelPanel() -> impl IntoView {
                     <option value="hypothesis_first" selected=move || state.linearization.get().order == PairOrder::HypothesisFirst>"hypothesis first"</option>
                 </select>
             </label>
-            {move || state.bundled.get().and_then(|m| m.with_role(ModelRole::Default).cloned()).map(|b| {
+            {move || state.bundled.get().and_then(|m| m.with_role(ModelRole::Default).cloned()).filter(|b| offer_bundled(state, 0, &b.path)).map(|b| {
                 let title = b.card_text();
                 let b2 = b.clone();
                 view! {
@@ -193,6 +204,7 @@ fn SecondModelPanel() -> impl IntoView {
             .bundled
             .get()
             .and_then(|m| m.with_role(ModelRole::Second).cloned())
+            .filter(|b| offer_bundled(state, 1, &b.path))
             .map(|b| {
                 let title = b.card_text();
                 let b2 = b.clone();

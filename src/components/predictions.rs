@@ -80,6 +80,7 @@ pub fn HypothesisList(
             scores.set(Vec::new());
             if model.is_none() || examples.is_empty() {
                 scoring.set(Scoring::Idle);
+                state.pace.live.set(None);
                 return;
             }
             let batch = match pairs(&source, &settings, &examples) {
@@ -91,15 +92,20 @@ pub fn HypothesisList(
             };
             let total = batch.len();
             scoring.set(Scoring::Running { done: 0, total });
+            state.pace.live.set(Some((0, total)));
             let started = client().and_then(|c| {
                 c.score(0, batch, move |done, total| {
                     if generation.try_get_value() == Some(this) {
                         scoring.try_set(Scoring::Running { done, total });
+                        state.pace.live.try_set(Some((done, total)));
                     }
                 })
             });
             match started {
-                Err(e) => scoring.set(Scoring::Failed(e)),
+                Err(e) => {
+                    scoring.set(Scoring::Failed(e));
+                    state.pace.live.set(None);
+                }
                 Ok((job, result)) => {
                     running_job.set_value(Some(job));
                     spawn_local(async move {
@@ -109,8 +115,12 @@ pub fn HypothesisList(
                             return;
                         }
                         running_job.try_set_value(None);
+                        state.pace.live.try_set(None);
                         match result {
                             Ok((s, elapsed_ms)) => {
+                                if let Some(m) = &model {
+                                    state.pace.record(m, s.len(), elapsed_ms);
+                                }
                                 scores.try_set(s.into_iter().map(Some).collect());
                                 scoring.try_set(Scoring::Done { elapsed_ms });
                             }
@@ -123,7 +133,11 @@ pub fn HypothesisList(
             }
         });
     }
-    on_cleanup(cancel_running);
+    on_cleanup(move || {
+        cancel_running();
+        // The model bar's "scoring n / m" belongs to the list on screen.
+        state.pace.live.try_set(None);
+    });
 
     let golds: Vec<Label> = examples.iter().map(|e| e.label).collect();
     let status = move || match scoring.get() {
@@ -185,6 +199,12 @@ pub fn HypothesisList(
     }
 }
 
+/// The letter a probability bar carries: the first of the label's name in `set` (E, N, C;
+/// TabFact's E, R), so a bar reads without its colour.
+pub fn label_letter(set: LabelSet, label: Label) -> char {
+    set.display_name(label).chars().next().unwrap_or('?')
+}
+
 /// One prediction: label, probabilities, right/wrong against gold (when given), truncation.
 #[component]
 pub fn Prediction(
@@ -205,9 +225,9 @@ pub fn Prediction(
                 Label::Contradict => "prob contradict",
             };
             view! {
-                <span class=class title=set.display_name(*l)>
+                <span class=class title=set.display_name(*l) data-testid="prob">
                     <span class="bar" style=format!("width: {:.0}%", p * 100.0)></span>
-                    <span class="value">{format!("{:.3}", p)}</span>
+                    <span class="value"><span class="letter" data-testid="prob-letter">{label_letter(set, *l)}</span>" "{format!("{:.3}", p)}</span>
                 </span>
             }
         })

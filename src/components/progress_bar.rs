@@ -1,5 +1,6 @@
-//! A run's progress: bar, pairs done of total, pairs per second, elapsed and remaining time
-//! (remaining = pairs left ÷ the rate so far). Ticks every half second while shown.
+//! A run's progress: bar, pairs done of total (moving after every batch), pairs per second so
+//! far, elapsed time (ticking every half second) and the remaining time of the run's
+//! [`tabprobe_core::pace::RemainingClock`] (smoothed; it never grows while work is done).
 
 use leptos::prelude::*;
 
@@ -22,6 +23,8 @@ pub fn ProgressBar(
     total: Signal<usize>,
     /// `Date.now()` when the run started.
     started_ms: f64,
+    /// Seconds left, `None` while unknown.
+    remaining_s: Signal<Option<f64>>,
 ) -> impl IntoView {
     let now = RwSignal::new(js_sys::Date::now());
     let tick = set_interval_with_handle(
@@ -47,11 +50,11 @@ pub fn ProgressBar(
             100.0 * done.get() as f64 / t as f64
         }
     };
-    let remaining = move || match rate() {
-        Some(r) if r > 0.0 => {
-            duration(1000.0 * (total.get() - done.get().min(total.get())) as f64 / r)
-        }
-        _ => "—".to_string(),
+    let remaining = move || {
+        remaining_s
+            .get()
+            .map(|s| duration(1000.0 * s))
+            .unwrap_or_else(|| "—".to_string())
     };
     view! {
         <div class="progress" data-testid="progress">
@@ -62,7 +65,7 @@ pub fn ProgressBar(
                 <span data-testid="progress-count">{move || format!("{} of {} forward passes", done.get(), total.get())}</span>
                 " · "<span data-testid="progress-rate">{move || rate().map(|r| format!("{r:.1} pairs/s")).unwrap_or_default()}</span>
                 " · elapsed "<span data-testid="progress-elapsed">{move || duration(elapsed())}</span>
-                " · remaining "<span data-testid="progress-remaining">{remaining}</span>
+                " · remaining "<span data-testid="progress-remaining" data-seconds=move || remaining_s.get().map(|s| format!("{s:.3}"))>{remaining}</span>
             </p>
         </div>
     }

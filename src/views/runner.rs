@@ -1,7 +1,8 @@
 //! The probe runner (SPEC §5 "Probe runner"): choose probes, splits, caps, seed and validity
 //! rules (shown and editable; the linearization comes from the model bar); see the number of
-//! examples, items and forward passes before running; run in the model worker with a
-//! progress bar, pairs/s, elapsed and remaining time, and cancel (what was scored is kept).
+//! examples, items, forward passes and the estimated time before running (counts follow
+//! every keystroke); run in the model worker with a progress bar moving per batch, pairs/s,
+//! elapsed and smoothed remaining time, and cancel (what was scored is kept).
 
 use leptos::prelude::*;
 use tabprobe_core::probe::word_order::PermutationTarget;
@@ -11,6 +12,7 @@ use tabprobe_core::Label;
 
 use crate::components::model_panel::ModelPanel;
 use crate::components::progress_bar::{duration, ProgressBar};
+use crate::components::run_estimate::RunEstimate;
 use crate::components::score_tables::operation_title;
 use crate::runs::{cancel_run, probe_set, start_run, RunStatus, RunnerForm, RunsState};
 use crate::state::AppState;
@@ -231,9 +233,11 @@ pub fn RunnerView() -> impl IntoView {
         view! {
             <label class="field">
                 <span>{label}</span>
+                // Read on every keystroke, so the counts and the estimate follow the typing; the
+                // field is not rewritten from the form (that would undo a half-typed number).
                 <input type="number" min="0" data-testid=testid
-                    prop:value=move || form.with(get)
-                    on:change=move |ev| { let v = event_target_value(&ev); form.update(|f| set(f, &v)) }/>
+                    prop:value=form.with_untracked(get)
+                    on:input=move |ev| { let v = event_target_value(&ev); form.update(|f| set(f, &v)) }/>
                 <span class="help">{help}</span>
             </label>
         }
@@ -271,6 +275,7 @@ pub fn RunnerView() -> impl IntoView {
                         <strong data-testid="count-items">{c.items}</strong>" perturbed items · "
                         <strong data-testid="count-passes">{c.forward_passes * m}</strong>" forward passes"
                         {(m > 1).then(|| format!(" ({} per model, 2 models; the second also scores each hypothesis alone)", c.forward_passes))}
+                        <RunEstimate passes=c.forward_passes/>
                         {(c.skipped > 0).then(|| format!(" · {} skipped (example × probe)", c.skipped))}
                     </p>
                     <ul class="per-probe">{per}</ul>
@@ -280,6 +285,15 @@ pub fn RunnerView() -> impl IntoView {
     }
     };
     let linearization = move || state.linearization.get().describe();
+    let cancelling = move || {
+        matches!(
+            runs.status.get(),
+            RunStatus::Running {
+                cancelling: true,
+                ..
+            }
+        )
+    };
     let can_run = move || {
         !runs.running()
             && state.model.with(|m| m.is_some())
@@ -301,10 +315,14 @@ pub fn RunnerView() -> impl IntoView {
                 RunStatus::Running { done, .. } => done,
                 _ => 0,
             });
+            let remaining_s = Signal::derive(move || match runs.status.get() {
+                RunStatus::Running { remaining_s, .. } => remaining_s,
+                _ => None,
+            });
             Some(view! {
                 <div class="run-status running">
                     <p>{format!("Running {model} (model {model_index} of {models})")}{cancelling.then_some(" — cancelling after the batch in flight…")}</p>
-                    <ProgressBar done=done total=Signal::derive(move || total) started_ms=started_ms/>
+                    <ProgressBar done=done total=Signal::derive(move || total) started_ms=started_ms remaining_s=remaining_s/>
                 </div>
             }.into_any())
         }
@@ -395,7 +413,9 @@ pub fn RunnerView() -> impl IntoView {
                     {move || state.model.with(|m| m.is_none()).then(|| view! { <p class="hint" data-testid="runner-no-model">"Load a model in the model bar to run."</p> })}
                     <div class="run-buttons">
                         <button class="primary" data-testid="run" disabled=move || !can_run() on:click=move |_| start_run(state, runs)>"Run probes"</button>
-                        <button data-testid="cancel" disabled=move || !runs.running() on:click=move |_| cancel_run(runs)>"Cancel"</button>
+                        <button data-testid="cancel" disabled=move || !runs.running() || cancelling() on:click=move |_| cancel_run(runs)>
+                            {move || if cancelling() { "Cancelling…" } else { "Cancel" }}
+                        </button>
                     </div>
                     {status}
                     {move || runs.storage_error.get().map(|e| view! { <p class="problem">{e}</p> })}

@@ -13,6 +13,7 @@ pub mod label;
 pub mod linearize;
 pub mod metrics;
 pub mod models_manifest;
+pub mod pace;
 pub mod probe;
 pub mod report;
 pub mod review;

@@ -25,8 +25,10 @@ use crate::outputs::{check_scores, test_panic_requested};
 use crate::protocol::{Backend, ModelInfo, Request, Response, TokenizerParts};
 use crate::transport;
 
-/// Batches per chunk between two progress messages (and cancel checks).
-const BATCHES_PER_CHUNK: usize = 4;
+/// Batches per chunk between two progress messages (and cancel checks): one, so progress
+/// moves and a cancel lands after every forward pass. (Four batches of 8 made the page sit at
+/// 0 for the time of 32 pairs, then jump by 32.)
+const BATCHES_PER_CHUNK: usize = 1;
 
 #[derive(Default)]
 struct Host {
