@@ -145,12 +145,67 @@ fn an_invalid_transition_is_red() {
     let _ = LabelSet::ThreeWay;
 }
 
-/// Link sizes over every row-deletion item of the demo run (the demo dataset scored by the
-/// bundled demo model, exported by the browser test `probe_share.test.mjs` to
-/// `tests/artifacts/demo-row-deletion-run.json`, or the file `TABPROBE_DEMO_RUN` names).
-/// Skipped, saying so, when no such file is there.
+/// The share-link lengths (whole URL, after a 60-character site address, as share.rs
+/// allows) of every row-deletion item of `run`, sorted; printed with median and maximum.
+fn row_deletion_link_lengths(run: &RunResult, what: &str) -> Vec<usize> {
+    let base = "https://example.github.io/tabprobe/".to_string() + &"x".repeat(25);
+    let mut lengths: Vec<usize> = run
+        .items
+        .iter()
+        .filter(|i| i.probe == ProbeKind::RowDeletion)
+        .map(|i| {
+            let r = from_run_item(run, i, &[]).unwrap();
+            link_chars(&base, &encode(&r).unwrap()).unwrap()
+        })
+        .collect();
+    assert!(!lengths.is_empty(), "{what}: no row deletions");
+    lengths.sort_unstable();
+    let fit = lengths.iter().filter(|&&l| l <= MAX_LINK_CHARS).count();
+    println!(
+        "row-deletion share links over {} items of {what}: min {} · median {} · max {} characters; {} fit in {}",
+        lengths.len(),
+        lengths[0],
+        lengths[lengths.len() / 2],
+        lengths[lengths.len() - 1],
+        fit,
+        MAX_LINK_CHARS
+    );
+    lengths
+}
+
+/// Every row-deletion item of the whole demo dataset (all splits), with the hash fake's
+/// probabilities (full-precision f32 values, as a real model's): a typical INFOTABS
+/// row-deletion link stays under 2,000 characters.
 #[test]
-fn demo_row_deletion_links_fit() {
+fn demo_dataset_row_deletion_links_fit() {
+    let path = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../public/demo/dataset.json"
+    );
+    let Ok(text) = std::fs::read_to_string(path) else {
+        println!("skipped: the demo dataset is not at {path}");
+        return;
+    };
+    let demo = tabprobe_core::parse_dataset("dataset.json", &text).unwrap();
+    let mut settings = ProbeSettings::new(vec![ProbeKind::RowDeletion], 5);
+    settings.caps.per_example = None;
+    let set = build_probe_set(&demo, &settings, &RuleSet::default()).unwrap();
+    let mut r = ProbeRun::new(set, 64);
+    let mut scorer = HashFake;
+    r.run(&mut scorer, |_| {}, || false).unwrap();
+    let run = r.finish(scorer.model_id()).unwrap();
+    let lengths = row_deletion_link_lengths(&run, "the demo dataset (hash-fake scores)");
+    let median = lengths[lengths.len() / 2];
+    assert!(median < MAX_LINK_CHARS, "median link {median} characters");
+    let fit = lengths.iter().filter(|&&l| l <= MAX_LINK_CHARS).count();
+    assert!(fit * 10 >= lengths.len() * 9, "only {fit} of {} fit", lengths.len());
+}
+
+/// The same over the demo run scored by the bundled demo model in the browser (exported by
+/// `tests/browser/probe_share.test.mjs` to `tests/artifacts/demo-row-deletion-run.json`, or
+/// the file `TABPROBE_DEMO_RUN` names). Skipped, saying so, when no such file is there.
+#[test]
+fn demo_run_row_deletion_links_fit() {
     let path = std::env::var("TABPROBE_DEMO_RUN").unwrap_or_else(|_| {
         concat!(
             env!("CARGO_MANIFEST_DIR"),
@@ -159,37 +214,12 @@ fn demo_row_deletion_links_fit() {
         .to_string()
     });
     let Ok(text) = std::fs::read_to_string(&path) else {
-        println!(
-            "skipped: no demo run file at {path} (run tests/browser/probe_share.test.mjs first)"
-        );
+        println!("skipped: no demo run file at {path} (run tests/browser/probe_share.test.mjs first)");
         return;
     };
     let run = tabprobe_core::run::parse_run("demo run", &text).unwrap();
-    // The site's address comes before the fragment: a 60-character one, as share.rs allows.
-    let base = "https://example.github.io/tabprobe/".to_string() + &"x".repeat(25);
-    let mut lengths: Vec<usize> = run
-        .items
-        .iter()
-        .filter(|i| i.probe == ProbeKind::RowDeletion)
-        .map(|i| {
-            let r = from_run_item(&run, i, &[]).unwrap();
-            link_chars(&base, &encode(&r).unwrap()).unwrap()
-        })
-        .collect();
-    assert!(!lengths.is_empty(), "the demo run has no row deletions");
-    lengths.sort_unstable();
+    let what = format!("the demo run ({})", run.model.name);
+    let lengths = row_deletion_link_lengths(&run, &what);
     let median = lengths[lengths.len() / 2];
-    let max = *lengths.last().unwrap();
-    let fit = lengths.iter().filter(|&&l| l <= MAX_LINK_CHARS).count();
-    println!(
-        "row-deletion share links over {} demo items ({}): min {} · median {} · max {} characters; {} fit in {}",
-        lengths.len(),
-        run.model.name,
-        lengths[0],
-        median,
-        max,
-        fit,
-        MAX_LINK_CHARS
-    );
     assert!(median < MAX_LINK_CHARS, "median link {median} characters");
 }
