@@ -28,23 +28,17 @@ pub fn ModelPredictions(
             let name = m
                 .map(|m| format!("{} ({})", m.name, m.hash_short))
                 .unwrap_or_else(|| "model".into());
+            // One block per model, original above perturbed: it fits a narrow side column.
             view! {
-                <tr data-testid="model-predictions">
-                    <th scope="row">{name}</th>
-                    <td data-testid="pred-before"><Prediction score=p.before gold=gold set=set/></td>
-                    <td data-testid="pred-after"><Prediction score=p.after gold=expected_after set=set/></td>
-                </tr>
+                <tbody data-testid="model-predictions">
+                    <tr><th scope="rowgroup" colspan="2" class="model-name">{name}</th></tr>
+                    <tr><th scope="row">"original"</th><td data-testid="pred-before"><Prediction score=p.before gold=gold set=set/></td></tr>
+                    <tr><th scope="row">"perturbed"</th><td data-testid="pred-after"><Prediction score=p.after gold=expected_after set=set/></td></tr>
+                </tbody>
             }
         })
         .collect::<Vec<_>>();
-    view! {
-        <div class="table-scroll">
-            <table class="share-predictions">
-                <thead><tr><th scope="col">"model"</th><th scope="col">"original"</th><th scope="col">"perturbed"</th></tr></thead>
-                <tbody>{rows}</tbody>
-            </table>
-        </div>
-    }
+    view! { <table class="share-predictions model-predictions">{rows}</table> }
 }
 
 /// The transition as a one-edge graph (the results' transition graph drawing), black when a

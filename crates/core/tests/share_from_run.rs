@@ -103,7 +103,10 @@ fn a_row_deletion_item_shares_its_tables_rule_expectation_and_both_models() {
         (t.from, t.to, t.valid),
         (Label::Entail, Label::Neutral, Some(true))
     );
-    assert_eq!(t.verdict, "allowed by the rule: ENTAIL → ENTAIL, NEUTRAL");
+    assert_eq!(
+        t.verdict,
+        "ENTAIL → NEUTRAL is allowed: after ENTAIL the rule allows ENTAIL, NEUTRAL"
+    );
     let e = t.edge();
     assert!(e.valid && !e.not_applicable);
     assert_eq!(page.other_models.len(), 1);
@@ -125,7 +128,7 @@ fn an_invalid_transition_is_red() {
     assert_eq!(t.valid, Some(false));
     assert_eq!(
         t.verdict,
-        "not allowed by the rule: ENTAIL → ENTAIL, NEUTRAL"
+        "ENTAIL → CONTRADICT is not allowed: after ENTAIL the rule allows ENTAIL, NEUTRAL"
     );
     assert!(!t.edge().valid && !t.edge().not_applicable);
     // A hand edit judged by its asserted label: as expected when the after-label matches.
@@ -137,7 +140,7 @@ fn an_invalid_transition_is_red() {
     assert_eq!(t.valid, Some(true));
     assert_eq!(
         t.verdict,
-        "as expected: the edited item's expected label is CONTRADICT"
+        "ENTAIL → CONTRADICT is as expected: the edited item's expected label is CONTRADICT"
     );
     // No predictions, no edge.
     r.predictions = None;
@@ -198,7 +201,11 @@ fn demo_dataset_row_deletion_links_fit() {
     let median = lengths[lengths.len() / 2];
     assert!(median < MAX_LINK_CHARS, "median link {median} characters");
     let fit = lengths.iter().filter(|&&l| l <= MAX_LINK_CHARS).count();
-    assert!(fit * 10 >= lengths.len() * 9, "only {fit} of {} fit", lengths.len());
+    assert!(
+        fit * 10 >= lengths.len() * 9,
+        "only {fit} of {} fit",
+        lengths.len()
+    );
 }
 
 /// The same over the demo run scored by the bundled demo model in the browser (exported by
@@ -214,7 +221,9 @@ fn demo_run_row_deletion_links_fit() {
         .to_string()
     });
     let Ok(text) = std::fs::read_to_string(&path) else {
-        println!("skipped: no demo run file at {path} (run tests/browser/probe_share.test.mjs first)");
+        println!(
+            "skipped: no demo run file at {path} (run tests/browser/probe_share.test.mjs first)"
+        );
         return;
     };
     let run = tabprobe_core::run::parse_run("demo run", &text).unwrap();

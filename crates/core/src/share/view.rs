@@ -92,7 +92,7 @@ pub struct SharedTransition {
     /// The rule cannot be met from `from` by the model's label set (see
     /// [`crate::rules::ValidityRule::applicable`]): neither valid nor invalid.
     pub not_applicable: bool,
-    /// Why, in words: `allowed by the rule: ENTAIL → ENTAIL, NEUTRAL`.
+    /// Why, in words: `ENTAIL → NEUTRAL is allowed: after ENTAIL the rule allows ENTAIL, NEUTRAL`.
     pub verdict: String,
 }
 
@@ -278,6 +278,7 @@ fn claimed_predictions(p: &super::SharedPredictions) -> ClaimedPredictions {
 fn transition(r: &SharedResult, set: LabelSet) -> Option<SharedTransition> {
     let p = r.predictions.as_ref()?;
     let (from, to) = (p.before.predicted(), p.after.predicted());
+    let edge = format!("{} → {}", set.display_name(from), set.display_name(to));
     let names = |ls: &[Label]| {
         ls.iter()
             .map(|l| set.display_name(*l))
@@ -290,13 +291,13 @@ fn transition(r: &SharedResult, set: LabelSet) -> Option<SharedTransition> {
             let applicable = rule.applicable(from, set);
             let verdict = if !applicable {
                 format!(
-                    "not applicable: the rule allows only {} after {}, which this model cannot predict",
-                    names(rule.valid_after(from)),
-                    set.display_name(from)
+                    "{edge} is not judged: after {} the rule allows only {}, which this model cannot predict",
+                    set.display_name(from),
+                    names(rule.valid_after(from))
                 )
             } else {
                 format!(
-                    "{} by the rule: {} → {}",
+                    "{edge} is {}: after {} the rule allows {}",
                     if valid { "allowed" } else { "not allowed" },
                     set.display_name(from),
                     names(rule.valid_after(from))
@@ -307,7 +308,7 @@ fn transition(r: &SharedResult, set: LabelSet) -> Option<SharedTransition> {
         (None, Some(Expectation::Label { labels })) => {
             let valid = labels.contains(&to);
             let verdict = format!(
-                "{}: the edited item's expected label is {}",
+                "{edge} is {}: the edited item's expected label is {}",
                 if valid {
                     "as expected"
                 } else {
@@ -317,7 +318,11 @@ fn transition(r: &SharedResult, set: LabelSet) -> Option<SharedTransition> {
             );
             (Some(valid), false, verdict)
         }
-        _ => (None, false, "nothing in the link judges it".to_string()),
+        _ => (
+            None,
+            false,
+            format!("{edge}: nothing in the link judges it"),
+        ),
     };
     Some(SharedTransition {
         from,
