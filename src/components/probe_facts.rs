@@ -71,12 +71,7 @@ pub fn ProbeFacts(page: SharePage) -> impl IntoView {
     if let Some(p) = page.predictions.clone() {
         rows.push((page.model.clone(), p));
     }
-    rows.extend(
-        page.other_models
-            .iter()
-            .cloned()
-            .map(|(m, p)| (Some(m), p)),
-    );
+    rows.extend(page.other_models.iter().cloned().map(|(m, p)| (Some(m), p)));
     let has_rows = !rows.is_empty();
     view! {
         <div class="probe-facts" data-testid="probe-facts">

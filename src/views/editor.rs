@@ -13,8 +13,8 @@ use crate::components::label_badge::LabelBadge;
 use crate::components::live_prediction::use_live_score;
 use crate::components::model_panel::ModelPanel;
 use crate::components::row_editor::{edit_draft, RowEditor};
-use crate::components::table_diff::TableDiffView;
 use crate::components::save_item::CHOOSE_LABEL;
+use crate::components::table_diff::TableDiffView;
 use crate::components::workbench::{
     annotated_rows, label_set, live_pair, scoring, work_result, NoWorkItem, ProbeItemPanel,
     WorkbenchHeader, WorkbenchSide,

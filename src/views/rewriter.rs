@@ -22,8 +22,8 @@ use crate::components::save_item::{save_hand_made, saved_message, CHOOSE_LABEL};
 use crate::components::share_button::ShareButton;
 use crate::components::table_view::TableView;
 use crate::components::workbench::{
-    scoring, ProbeItemPanel,
-    annotated_rows, label_set, live_pair, work_result, NoWorkItem, WorkbenchHeader, WorkbenchSide,
+    annotated_rows, label_set, live_pair, scoring, work_result, NoWorkItem, ProbeItemPanel,
+    WorkbenchHeader, WorkbenchSide,
 };
 use crate::state::{AppState, LoadedDataset, RewriterDraft, WorkItem};
 
@@ -106,8 +106,7 @@ fn Rewriter(item: WorkItem) -> impl IntoView {
             .filter(|d| d.item == item)
             .map(|d| (d.text.clone(), d.asserted))
     });
-    let (start, start_label) =
-        kept.unwrap_or_else(|| (item.hypothesis.clone(), item.label));
+    let (start, start_label) = kept.unwrap_or_else(|| (item.hypothesis.clone(), item.label));
     let history = RwSignal::new(History::new(start));
     let text = Memo::new(move |_| history.with(|h| h.current().clone()));
     // The suggestion last tried, while the text still equals it: its probe becomes the saved
