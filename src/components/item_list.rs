@@ -568,9 +568,15 @@ pub fn ItemList(
             }
         })
         .collect::<Vec<_>>();
-    // Escape closes the panel (issue 18 §5) wherever focus is, except in a text field.
+    // Escape closes the panel (issue 18 §5) wherever focus is, except in a text field or a
+    // list box, where Escape belongs to the field.
     let handle = window_event_listener(leptos::ev::keydown, move |ev| {
-        if ev.key() == "Escape" && !ev.default_prevented() {
+        use wasm_bindgen::JsCast;
+        let in_field = ev
+            .target()
+            .and_then(|t| t.dyn_into::<web_sys::Element>().ok())
+            .is_some_and(|e| matches!(e.tag_name().as_str(), "INPUT" | "TEXTAREA" | "SELECT"));
+        if ev.key() == "Escape" && !ev.default_prevented() && !in_field {
             on_close.run(());
         }
     });

@@ -22,6 +22,13 @@ const ROW_DELETION_VALID = { ENTAIL: ['ENTAIL', 'NEUTRAL'], NEUTRAL: ['NEUTRAL']
 const LABELS = ['ENTAIL', 'NEUTRAL', 'CONTRADICT'];
 const predicted = (probs) => LABELS[probs.reduce((b, p, i) => (p > probs[b] ? i : b), 0)];
 
+/** Saves a screenshot of one element under tests/artifacts/ (a whole 400 px page is too
+ *  tall to read). */
+async function snapEl(locator, name) {
+  await mkdir(artifacts, { recursive: true });
+  await locator.screenshot({ path: join(artifacts, `${name}.png`) });
+}
+
 async function downloadRun(page) {
   const [download] = await Promise.all([
     page.waitForEvent('download'),
@@ -133,6 +140,7 @@ test('probe items from a run keep their evidence, label and probe; Share opens e
       assert.equal(await page.getByTestId(`assert-${l}`).isChecked(), false, `${width}: ${l} not asserted`);
     }
     await snap(page, `probe-share-editor-item-${width}`);
+    await snapEl(page.locator('.panel.probe-item'), `probe-share-editor-facts-${width}`);
     // Its link, before any edit, is the probe result: operation and expectation of the item.
     const itemLink = await shareFrom(page.getByTestId('editor'));
     {
@@ -150,7 +158,7 @@ test('probe items from a run keep their evidence, label and probe; Share opens e
     await page.getByTestId('copy-link').click();
     assert.match(await page.getByTestId('copy-link').innerText(), /waiting for scores/, `${width}: the button says it waits`);
     await page.getByTestId('hand-edit-note').waitFor();
-    await snap(page, `probe-share-waiting-${width}`);
+    await snapEl(page.locator('.wb-side'), `probe-share-waiting-${width}`);
     const waited = page.getByTestId('share-link');
     await waited.waitFor({ timeout: 60_000 });
     assert.equal(await page.locator('[data-testid=score-after]').getAttribute('data-state'), 'done');
@@ -180,7 +188,7 @@ test('probe items from a run keep their evidence, label and probe; Share opens e
     const id = await row.locator('code').first().innerText();
     const link = await shareFrom(row);
     assert.ok(link.length <= 2000, `${id}: ${link.length} characters`);
-    await snap(page, `probe-share-drill-${width}`);
+    await snapEl(page.getByTestId('drill'), `probe-share-drill-${width}`);
     {
       const { context: c, page: p, errors: e } = await openLink(link, width);
       const one = p.getByTestId('one-edge');
@@ -211,7 +219,7 @@ test('probe items from a run keep their evidence, label and probe; Share opens e
     await evRow.scrollIntoViewIfNeeded();
     const key = await evRow.locator('th').first().innerText();
     const evLink = await shareFrom(evRow);
-    await snap(page, `probe-share-evidence-${width}`);
+    await snapEl(page.getByTestId('evidence-view'), `probe-share-evidence-${width}`);
     {
       const { context: c, page: p, errors: e } = await openLink(evLink, width);
       assert.equal(await p.getByTestId('share-operation').innerText(), 'row deletion');
