@@ -137,10 +137,20 @@ pub fn work_result(
     }
 }
 
-/// Whether either live prediction is still being computed.
-pub fn scoring(before: ReadSignal<LiveScore>, after: ReadSignal<LiveScore>) -> Signal<bool> {
+/// Whether the share link of `item` waits for the live predictions: while either is being
+/// computed, unless the link is the item's probe result (an unedited probe item carries the
+/// run's predictions and needs no live ones).
+pub fn share_waits(
+    before: ReadSignal<LiveScore>,
+    after: ReadSignal<LiveScore>,
+    item: &WorkItem,
+    edited: Signal<bool>,
+) -> Signal<bool> {
+    let probe = item.probe_result.is_some();
     Signal::derive(move || {
-        before.with(|b| *b == LiveScore::Pending) || after.with(|a| *a == LiveScore::Pending)
+        let pending =
+            before.with(|b| *b == LiveScore::Pending) || after.with(|a| *a == LiveScore::Pending);
+        pending && (edited.get() || !probe)
     })
 }
 

@@ -16,7 +16,7 @@ use crate::components::row_editor::{edit_draft, RowEditor};
 use crate::components::save_item::CHOOSE_LABEL;
 use crate::components::table_diff::TableDiffView;
 use crate::components::workbench::{
-    annotated_rows, label_set, live_pair, scoring, work_result, NoWorkItem, ProbeItemPanel,
+    annotated_rows, label_set, live_pair, share_waits, work_result, NoWorkItem, ProbeItemPanel,
     WorkbenchHeader, WorkbenchSide,
 };
 use crate::route::Route;
@@ -140,11 +140,7 @@ fn Editor(item: WorkItem) -> impl IntoView {
         })
     };
 
-    let share_waiting = {
-        let waits = scoring(before, after);
-        let probe = item.probe_result.is_some();
-        Signal::derive(move || waits.get() && !(probe && !edited.get()))
-    };
+    let share_waiting = share_waits(before, after, &item, edited);
     let go_rewriter = {
         let item = item.clone();
         move |_| {

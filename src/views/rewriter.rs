@@ -22,7 +22,7 @@ use crate::components::save_item::{save_hand_made, saved_message, CHOOSE_LABEL};
 use crate::components::share_button::ShareButton;
 use crate::components::table_view::TableView;
 use crate::components::workbench::{
-    annotated_rows, label_set, live_pair, scoring, work_result, NoWorkItem, ProbeItemPanel,
+    annotated_rows, label_set, live_pair, share_waits, work_result, NoWorkItem, ProbeItemPanel,
     WorkbenchHeader, WorkbenchSide,
 };
 use crate::state::{AppState, LoadedDataset, RewriterDraft, WorkItem};
@@ -171,11 +171,7 @@ fn Rewriter(item: WorkItem) -> impl IntoView {
         let h = item.hypothesis.clone();
         Signal::derive(move || text.with(|t| *t != h))
     };
-    let share_waiting = {
-        let waits = scoring(before, after);
-        let probe = item.probe_result.is_some();
-        Signal::derive(move || waits.get() && !(probe && !edited.get()))
-    };
+    let share_waiting = share_waits(before, after, &item, edited);
     let shared: Signal<Option<SharedResult>> = {
         let item = item.clone();
         Signal::derive(move || {

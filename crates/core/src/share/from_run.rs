@@ -78,7 +78,7 @@ pub fn from_run_item(
             after: (&run.pairs.get(item.perturbed_pair)?.score).into(),
         }),
         other_models,
-        linearization: run.settings.linearization.clone(),
+        linearization: run.settings.linearization,
     };
     Some(result.compact())
 }
