@@ -162,6 +162,12 @@ pub struct WorkItem {
     /// `None` to take the dataset example's annotation as it stands.
     #[serde(default)]
     pub relevant_rows: Option<Vec<usize>>,
+    /// The probe item as its run scored it, when the item was opened from a run's drill-down:
+    /// the example's input and the item's, operation, rule, expectation, certainty and every
+    /// model's predictions (core `share::from_run_item`). Until the user edits the item, its
+    /// share link is this result; after an edit it is a hand edit of the item.
+    #[serde(default)]
+    pub probe_result: Option<tabprobe_core::share::SharedResult>,
 }
 
 /// The table editor's unsaved state for one work item: the edited table with each row's
@@ -178,13 +184,16 @@ pub struct EditorDraft {
     pub relevant: Vec<bool>,
     /// Rows of the original table.
     pub original_rows: usize,
-    /// The label the user asserts for the edited table.
-    pub asserted: Label,
+    /// The label the user asserts for the edited table; `None` until one is chosen (a probe
+    /// item judged by a rule has no single expected label). Drafts kept before issue 18 hold a
+    /// label here, which reads as `Some`.
+    #[serde(default)]
+    pub asserted: Option<Label>,
 }
 
 impl EditorDraft {
     /// The draft of `item` at `draft` with `asserted`.
-    pub fn new(item: WorkItem, draft: &TableDraft, asserted: Label) -> EditorDraft {
+    pub fn new(item: WorkItem, draft: &TableDraft, asserted: Option<Label>) -> EditorDraft {
         EditorDraft {
             item,
             table: draft.table.clone(),
@@ -222,8 +231,9 @@ pub struct RewriterDraft {
     pub item: WorkItem,
     /// The hypothesis as rewritten so far.
     pub text: String,
-    /// The label the user asserts for it.
-    pub asserted: Label,
+    /// The label the user asserts for it (`None` until chosen; see [`EditorDraft::asserted`]).
+    #[serde(default)]
+    pub asserted: Option<Label>,
 }
 
 /// The model loader's state line.

@@ -13,6 +13,8 @@ use tabprobe_core::run::RunResult;
 use tabprobe_core::{Label, Table};
 
 use crate::components::label_badge::LabelBadge;
+use crate::components::share_button::ShareButton;
+use tabprobe_core::share::from_run_item;
 
 /// Per example position: row index → perturbed pair of its single-row deletion.
 fn deletions(run: &RunResult) -> BTreeMap<usize, BTreeMap<usize, usize>> {
@@ -176,6 +178,21 @@ pub fn EvidenceView(
                     "model" => "model only",
                     _ => "",
                 };
+                // The main run's deletion of this row, shared with every other model's scores.
+                let shared = main
+                    .items
+                    .iter()
+                    .find(|it| {
+                        it.example == p
+                            && it.probe == ProbeKind::RowDeletion
+                            && matches!(&it.edit, Edit::RowsDeleted { rows, .. } if rows.as_slice() == [i])
+                    })
+                    .and_then(|it| {
+                        let others: Vec<&RunResult> =
+                            runs.iter().skip(1).map(|r| r.as_ref()).collect();
+                        from_run_item(&main, it, &others)
+                    });
+                let share = shared.map(|s| view! { <ShareButton result=Signal::stored(Some(s)) label="Share"/> });
                 let cells = afters
                     .into_iter()
                     .map(|a| match a {
@@ -196,6 +213,7 @@ pub fn EvidenceView(
                         <td>{values}</td>
                         <td class="mark">{mark_text}</td>
                         {cells}
+                        <td class="actions">{share}</td>
                     </tr>
                 }
             })
@@ -205,7 +223,7 @@ pub fn EvidenceView(
             <div class="table-scroll">
                 <table class="evidence" data-testid="evidence-table">
                     <caption>{table.title().to_string()}</caption>
-                    <thead><tr><th scope="col">"row"</th><th scope="col">"value"</th><th scope="col">"relevant to"</th>{heads}</tr></thead>
+                    <thead><tr><th scope="col">"row"</th><th scope="col">"value"</th><th scope="col">"relevant to"</th>{heads}<th scope="col"><span class="visually-hidden">"share"</span></th></tr></thead>
                     <tbody>{rows}</tbody>
                 </table>
             </div>

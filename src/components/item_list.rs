@@ -16,9 +16,11 @@ use tabprobe_core::probe::relevance::relevant_rows_after;
 use tabprobe_core::probe::{Edit, Expectation, Premise, ProbeItem, ProbeKind};
 use tabprobe_core::review::{set_item_review, Decision, ReviewState};
 use tabprobe_core::run::RunResult;
+use tabprobe_core::share::{from_run_item, SharedResult};
 use tabprobe_core::{Label, LabelSet};
 
 use crate::components::label_badge::LabelBadge;
+use crate::components::share_button::ShareButton;
 use crate::route::{navigate, Route};
 use crate::state::{AppState, LoadedDataset, WorkItem};
 
@@ -432,8 +434,13 @@ fn expectation_text(run: &RunResult, item: &ProbeItem, set: LabelSet) -> String 
     }
 }
 
-/// The table + hypothesis of an item, as the editor opens it; `None` for a text premise.
-pub fn work_item(run: &RunResult, item: &ProbeItem) -> Option<WorkItem> {
+/// The table + hypothesis of an item, as the editor opens it, carrying the probe result the
+/// run gave it (`probe_result`, core `share::from_run_item`); `None` for a text premise.
+pub fn work_item(
+    run: &RunResult,
+    item: &ProbeItem,
+    probe_result: Option<SharedResult>,
+) -> Option<WorkItem> {
     let ex = run.example_of(item)?;
     let table = match (&item.perturbed.premise, &ex.input.premise) {
         (Premise::Table(t), _) | (_, Premise::Table(t)) => t.clone(),
@@ -459,6 +466,7 @@ pub fn work_item(run: &RunResult, item: &ProbeItem) -> Option<WorkItem> {
         label,
         origin: format!("probe item {} ({})", item.id, describe_edit(&item.edit)),
         relevant_rows: Some(relevant_rows.unwrap_or_default()),
+        probe_result,
     })
 }
 
@@ -493,6 +501,13 @@ pub fn ItemList(
         .cloned()
         .collect();
     let total = chosen.len();
+    // The other models' runs, whose predictions a shared item also carries.
+    let others: Vec<Arc<RunResult>> = runs
+        .iter()
+        .enumerate()
+        .filter(|(i, _)| *i != drill.model())
+        .map(|(_, r)| r.clone())
+        .collect();
     let model_heads = runs
         .iter()
         .map(|r| view! { <th scope="col">{crate::views::results::model_label(r)}</th> })
@@ -522,7 +537,12 @@ pub fn ItemList(
                     }
                 })
                 .collect::<Vec<_>>();
-            let wi = work_item(&selecting, &item);
+            let other_refs: Vec<&RunResult> = others.iter().map(|r| r.as_ref()).collect();
+            let shared = from_run_item(&selecting, &item, &other_refs);
+            let wi = work_item(&selecting, &item, shared.clone());
+            let share = view! {
+                <ShareButton result=Signal::stored(shared) label="Share"/>
+            };
             let actions = match wi {
                 Some(wi) => {
                     let wi2 = wi.clone();
@@ -543,15 +563,36 @@ pub fn ItemList(
                     <td>{ex.as_ref().map(|e| view! { <LabelBadge label=e.gold set=set/> })}</td>
                     <td>{expectation_text(&selecting, &item, set)}</td>
                     {per_model}
-                    <td class="actions">{actions}</td>
+                    <td class="actions">{actions}{share}</td>
                 </tr>
             }
         })
         .collect::<Vec<_>>();
+    // Escape closes the panel (issue 18 §5) wherever focus is, except in a text field or a
+    // list box, where Escape belongs to the field.
+    let handle = window_event_listener(leptos::ev::keydown, move |ev| {
+        use wasm_bindgen::JsCast;
+        let in_field = ev
+            .target()
+            .and_then(|t| t.dyn_into::<web_sys::Element>().ok())
+            .is_some_and(|e| matches!(e.tag_name().as_str(), "INPUT" | "TEXTAREA" | "SELECT"));
+        if ev.key() == "Escape" && !ev.default_prevented() && !in_field {
+            on_close.run(());
+        }
+    });
+    on_cleanup(move || handle.remove());
+    // Focus lands on the heading of what opened, so keyboard and screen-reader users start
+    // there (and the browser scrolls it into view).
+    let heading = NodeRef::<leptos::html::H2>::new();
+    Effect::new(move |_| {
+        if let Some(h) = heading.get() {
+            let _ = h.focus();
+        }
+    });
     view! {
         <section class="drill" data-testid="drill" aria-label="items behind the number">
             <header>
-                <strong data-testid="drill-title">{format!("{total} {}", drill.describe())}</strong>
+                <h2 class="drill-title" tabindex="-1" node_ref=heading data-testid="drill-title">{format!("{total} {}", drill.describe())}</h2>
                 {(total > MAX_ROWS).then(|| view! { <span class="muted">{format!(" — the first {MAX_ROWS} are listed; export the run for all")}</span> })}
                 <button class="small close" data-testid="drill-close" on:click=move |_| on_close.run(())>"Close"</button>
             </header>

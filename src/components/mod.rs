@@ -11,6 +11,7 @@ pub mod live_prediction;
 pub mod model_panel;
 pub mod open_item;
 pub mod predictions;
+pub mod probe_facts;
 pub mod problems;
 pub mod progress_bar;
 pub mod row_editor;

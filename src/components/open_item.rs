@@ -19,6 +19,7 @@ pub fn work_item_of(example: &Example, table: &Table) -> WorkItem {
             None => format!("dataset table {}", table.id()),
         },
         relevant_rows: None,
+        probe_result: None,
     }
 }
 

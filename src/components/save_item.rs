@@ -21,6 +21,9 @@ pub fn save_hand_made(state: AppState, item: HandMadeItem) -> Result<AddedItem, 
     Ok(added)
 }
 
+/// Why a hand-made item cannot be saved yet when no label is asserted.
+pub const CHOOSE_LABEL: &str = "Choose the label you assert for the new item before saving.";
+
 /// A sentence saying what was saved.
 pub fn saved_message(added: &AddedItem, label: Label, set: LabelSet) -> String {
     let table = match (&added.table_id, added.new_table) {
@@ -35,9 +38,9 @@ pub fn saved_message(added: &AddedItem, label: Label, set: LabelSet) -> String {
     )
 }
 
-/// Radio buttons for the label the user asserts.
+/// Radio buttons for the label the user asserts (none ticked while it is `None`).
 #[component]
-pub fn LabelPicker(value: RwSignal<Label>, set: LabelSet) -> impl IntoView {
+pub fn LabelPicker(value: RwSignal<Option<Label>>, set: LabelSet) -> impl IntoView {
     let options = set
         .labels()
         .iter()
@@ -50,7 +53,7 @@ pub fn LabelPicker(value: RwSignal<Label>, set: LabelSet) -> impl IntoView {
             view! {
                 <label class=class>
                     <input type="radio" name="asserted-label" data-testid=format!("assert-{}", l.as_str().to_lowercase())
-                        prop:checked=move || value.get() == l on:change=move |_| value.set(l)/>
+                        prop:checked=move || value.get() == Some(l) on:change=move |_| value.set(Some(l))/>
                     {set.display_name(l)}
                 </label>
             }
@@ -65,16 +68,16 @@ pub fn SaveItem(
     /// The item to save with the asserted label filled in, or why it cannot be saved yet.
     #[prop(into)]
     item: Signal<Result<HandMadeItem, String>>,
-    label: RwSignal<Label>,
+    label: RwSignal<Option<Label>>,
     set: LabelSet,
 ) -> impl IntoView {
     let state = use_context::<AppState>().unwrap_or_default();
     let outcome = RwSignal::new(None::<Result<String, String>>);
     let on_save = move |_| {
-        let result = item
-            .get_untracked()
-            .and_then(|it| save_hand_made(state, it))
-            .map(|added| saved_message(&added, label.get_untracked(), set));
+        let result = item.get_untracked().and_then(|it| {
+            let asserted = it.label;
+            save_hand_made(state, it).map(|added| saved_message(&added, asserted, set))
+        });
         outcome.set(Some(result));
     };
     let blocked = move || item.with(|i| i.as_ref().err().cloned());

@@ -1,6 +1,9 @@
 //! "Copy link" for one probe result: encodes a [`SharedResult`] into a `#/share/…` link,
 //! copies it, and shows it; a result too large for a link becomes a downloadable file.
 //! Any view can put it next to an item: `<ShareButton result=signal_of_option_result/>`.
+//! While `waiting` says the live predictions are still being computed, a click waits for
+//! them (the button says so) and copies the link when they arrive (issue 18 §1): a link
+//! copied mid-scoring would silently say "Predictions: not recorded".
 
 use leptos::prelude::*;
 use leptos::task::spawn_local;
@@ -12,6 +15,8 @@ use tabprobe_core::share::{
 #[derive(Clone, Debug, PartialEq)]
 enum Shared {
     Nothing,
+    /// Clicked while the scores were being computed: copy when they arrive.
+    Waiting,
     /// A link; `copied` says whether the clipboard took it.
     Link {
         url: String,
@@ -38,14 +43,19 @@ pub fn share_url(payload: &str) -> String {
 
 /// A "copy link" button for `result` (disabled while it is `None`).
 #[component]
-pub fn ShareButton(#[prop(into)] result: Signal<Option<SharedResult>>) -> impl IntoView {
+pub fn ShareButton(
+    #[prop(into)] result: Signal<Option<SharedResult>>,
+    /// Whether the predictions `result` carries are still being computed.
+    #[prop(optional, into)]
+    waiting: Option<Signal<bool>>,
+    /// The button's text (default "Copy link").
+    #[prop(optional)]
+    label: Option<&'static str>,
+) -> impl IntoView {
+    let label = label.unwrap_or("Copy link");
+    let waiting = waiting.unwrap_or_else(|| Signal::stored(false));
     let shared = RwSignal::new(Shared::Nothing);
-    // A new result makes the old link stale.
-    Effect::new(move |_| {
-        result.track();
-        shared.set(Shared::Nothing);
-    });
-    let on_click = move |_| {
+    let copy = move || {
         let Some(r) = result.get_untracked() else {
             return;
         };
@@ -95,10 +105,35 @@ pub fn ShareButton(#[prop(into)] result: Signal<Option<SharedResult>>) -> impl I
             });
         });
     };
+    // A new result makes the old link stale; a click that waited copies once the scores
+    // are in.
+    Effect::new(move |_| {
+        result.track();
+        let still_waiting = waiting.get();
+        if shared.get_untracked() == Shared::Waiting {
+            if !still_waiting {
+                copy();
+            }
+        } else {
+            shared.set(Shared::Nothing);
+        }
+    });
+    let on_click = move |_| {
+        if waiting.get_untracked() {
+            shared.set(Shared::Waiting);
+        } else {
+            copy();
+        }
+    };
     let outcome = move || {
         match shared.get() {
         Shared::Nothing => None,
+        Shared::Waiting => Some(
+            view! { <span class="muted" data-testid="share-note" role="status">"The link is copied as soon as the predictions are in."</span> }
+                .into_any(),
+        ),
         Shared::Link { url, copied } => {
+            let no_predictions = result.with_untracked(|r| r.as_ref().is_some_and(|r| r.predictions.is_none()));
             let note = match copied {
                 None => "copying…",
                 Some(true) => "Link copied. Anyone who opens it sees this result, no dataset needed.",
@@ -117,6 +152,7 @@ pub fn ShareButton(#[prop(into)] result: Signal<Option<SharedResult>>) -> impl I
                                 }
                             }/>
                         <span class="muted">{format!("{} characters", url.chars().count())}</span>
+                        {no_predictions.then(|| view! { <span class="muted" data-testid="share-no-predictions">" The link carries no predictions: no model had scored this item."</span> })}
                     </div>
                 }
                 .into_any(),
@@ -139,9 +175,10 @@ pub fn ShareButton(#[prop(into)] result: Signal<Option<SharedResult>>) -> impl I
     };
     view! {
         <div class="share-button">
-            <button class="button" data-testid="copy-link" on:click=on_click disabled=move || result.with(|r| r.is_none())
+            <button class="button" data-testid="copy-link" on:click=on_click
+                disabled=move || result.with(|r| r.is_none()) || shared.get() == Shared::Waiting
                 title="Copy a link that shows this result to anyone, with no dataset loaded">
-                "Copy link"
+                {move || if shared.get() == Shared::Waiting { format!("{label} (waiting for scores…)") } else { label.to_string() }}
             </button>
             {outcome}
         </div>

@@ -92,6 +92,10 @@ pub fn TransitionGraphSvg(
     set: LabelSet,
     /// Drill-down.
     on_edge: Callback<(Label, Label)>,
+    /// One item's transition (a shared probe result): edges say "valid" / "invalid", not a
+    /// percentage, and are not buttons.
+    #[prop(optional)]
+    one_item: bool,
 ) -> impl IntoView {
     let nodes = set
         .labels()
@@ -133,7 +137,18 @@ pub fn TransitionGraphSvg(
                 "INVALID"
             };
             let (from, to) = (e.from, e.to);
-            let title = format!(
+            let text = if one_item {
+                match (e.not_applicable, e.valid) {
+                    (true, _) => "not judged".to_string(),
+                    (false, true) => "valid".to_string(),
+                    (false, false) => "invalid".to_string(),
+                }
+            } else {
+                format!("{:.1}%", e.percent)
+            };
+            let title = if one_item {
+                format!("{} → {}: {text}", short(from, set), short(to, set))
+            } else { format!(
                 "{} → {}: {} of the items predicted {} before ({:.2}%), {} — click for the items",
                 short(from, set),
                 short(to, set),
@@ -141,9 +156,9 @@ pub fn TransitionGraphSvg(
                 short(from, set),
                 e.percent,
                 verdict
-            );
+            ) };
             view! {
-                <g class=class role="button" tabindex="0" data-testid="edge"
+                <g class=class role=(!one_item).then_some("button") tabindex=(!one_item).then_some("0") data-testid="edge"
                     data-from=from.as_str() data-to=to.as_str()
                     data-count=e.count.to_string() data-percent=format!("{:.4}", e.percent)
                     data-valid=e.valid.to_string() data-not-applicable=e.not_applicable.to_string()
@@ -157,7 +172,7 @@ pub fn TransitionGraphSvg(
                     <title>{title}</title>
                     <path d=d.clone() class="hit"/>
                     <path d=d marker-end=marker/>
-                    <text x=lx y=ly text-anchor="middle" data-testid="edge-label">{format!("{:.1}%", e.percent)}</text>
+                    <text x=lx y=ly text-anchor="middle" data-testid="edge-label">{text}</text>
                 </g>
             }
         })

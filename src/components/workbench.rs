@@ -104,7 +104,7 @@ pub fn work_result(
     how: &str,
     operation: &str,
     after: SharedInput,
-    asserted: Label,
+    asserted: Option<Label>,
     before_score: &LiveScore,
     after_score: &LiveScore,
 ) -> SharedResult {
@@ -128,14 +128,55 @@ pub fn work_result(
         after,
         gold: item.label,
         rule: None,
-        expectation: Some(Expectation::Label {
-            labels: vec![asserted],
-        }),
+        expectation: asserted.map(|l| Expectation::Label { labels: vec![l] }),
         certainty: None,
         model: state.model.get().map(|m| m.id),
         predictions,
+        other_models: Vec::new(),
         linearization: state.linearization.get(),
     }
+}
+
+/// Whether the share link of `item` waits for the live predictions: while either is being
+/// computed, unless the link is the item's probe result (an unedited probe item carries the
+/// run's predictions and needs no live ones).
+pub fn share_waits(
+    before: ReadSignal<LiveScore>,
+    after: ReadSignal<LiveScore>,
+    item: &WorkItem,
+    edited: Signal<bool>,
+) -> Signal<bool> {
+    let probe = item.probe_result.is_some();
+    Signal::derive(move || {
+        let pending =
+            before.with(|b| *b == LiveScore::Pending) || after.with(|a| *a == LiveScore::Pending);
+        pending && (edited.get() || !probe)
+    })
+}
+
+/// The probe item the work item was opened from, as the run scored it (operation, rule,
+/// expectation, certainty, each model's predictions), and a note once the user has edited it:
+/// from then on the item is a hand edit of the probe item.
+#[component]
+pub fn ProbeItemPanel(item: WorkItem, #[prop(into)] edited: Signal<bool>) -> impl IntoView {
+    let Some(result) = item.probe_result.clone() else {
+        return ().into_any();
+    };
+    let page = tabprobe_core::share::view::SharePage::new(&result);
+    let name = result.origin.clone();
+    view! {
+        <div class="panel probe-item">
+            <h2>"Probe item"</h2>
+            <p class="muted">{format!("{name}, as the run scored it (original → perturbed).")}</p>
+            <crate::components::probe_facts::ProbeFacts page=page/>
+            {move || edited.get().then(|| view! {
+                <p class="note" data-testid="hand-edit-note" role="status">
+                    {format!("You edited it: it is now a hand edit of {name}. Its link and a saved item carry the label you assert, not the probe's expectation.")}
+                </p>
+            })}
+        </div>
+    }
+    .into_any()
 }
 
 /// Title, origin and the undo/redo toolbar over `history` (buttons, and the keyboard while
@@ -161,10 +202,17 @@ where
         })
     };
     undo_redo_keys(undo, redo);
+    // Focus lands on the heading of the item just opened (issue 18 §5).
+    let heading = NodeRef::<leptos::html::H1>::new();
+    Effect::new(move |_| {
+        if let Some(h) = heading.get() {
+            let _ = h.focus();
+        }
+    });
     view! {
         <header class="wb-head">
             <div>
-                <h1>{title}</h1>
+                <h1 tabindex="-1" node_ref=heading>{title}</h1>
                 <p class="muted origin" data-testid="work-origin">{origin}</p>
             </div>
             <div class="wb-tools" role="toolbar" aria-label="history">
@@ -186,10 +234,13 @@ pub fn WorkbenchSide(
     before: ReadSignal<LiveScore>,
     after: ReadSignal<LiveScore>,
     gold: Option<Label>,
-    asserted: RwSignal<Label>,
+    asserted: RwSignal<Option<Label>>,
     set: LabelSet,
     #[prop(into)] save_item: Signal<Result<HandMadeItem, String>>,
     #[prop(into)] shared: Signal<Option<SharedResult>>,
+    /// Whether `shared`'s predictions are still being computed (Copy link then waits).
+    #[prop(into)]
+    share_waiting: Signal<bool>,
     /// A line above the save box.
     #[prop(optional)]
     save_hint: Option<&'static str>,
@@ -199,7 +250,7 @@ pub fn WorkbenchSide(
         <aside class="wb-side">
             <div class="score-pair">
                 <ScoreCard title=titles.0 score=before expected=Signal::stored(gold) set=set testid="score-before"/>
-                <ScoreCard title=titles.1 score=after expected=Signal::derive(move || Some(asserted.get())) set=set testid="score-after"/>
+                <ScoreCard title=titles.1 score=after expected=Signal::derive(move || asserted.get()) set=set testid="score-after"/>
             </div>
             <div class="panel">
                 <h2>"Save as probe item"</h2>
@@ -208,7 +259,7 @@ pub fn WorkbenchSide(
             </div>
             <div class="panel">
                 <h2>"Share"</h2>
-                <ShareButton result=shared/>
+                <ShareButton result=shared waiting=share_waiting/>
             </div>
             {children.map(|c| c())}
         </aside>

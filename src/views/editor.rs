@@ -6,16 +6,18 @@
 use leptos::prelude::*;
 use tabprobe_core::edit::{diff_with_origin, HandMadeItem, HandMadeOperation, History, TableDraft};
 use tabprobe_core::share::{SharedInput, SharedResult};
-use tabprobe_core::{Label, Table};
+use tabprobe_core::Table;
 
 use crate::components::evidence_marks::EvidenceMarks;
 use crate::components::label_badge::LabelBadge;
 use crate::components::live_prediction::use_live_score;
 use crate::components::model_panel::ModelPanel;
 use crate::components::row_editor::{edit_draft, RowEditor};
+use crate::components::save_item::CHOOSE_LABEL;
 use crate::components::table_diff::TableDiffView;
 use crate::components::workbench::{
-    annotated_rows, label_set, live_pair, work_result, NoWorkItem, WorkbenchHeader, WorkbenchSide,
+    annotated_rows, label_set, live_pair, share_waits, work_result, NoWorkItem, ProbeItemPanel,
+    WorkbenchHeader, WorkbenchSide,
 };
 use crate::route::Route;
 use crate::state::{AppState, EditorDraft, WorkItem};
@@ -45,7 +47,7 @@ fn Editor(item: WorkItem) -> impl IntoView {
         Some((draft, label)) => (draft, label),
         None => (
             TableDraft::new(original.clone(), &annotated_rows(state, &item)),
-            item.label.unwrap_or(Label::Entail),
+            item.label,
         ),
     };
     let history = RwSignal::new(History::new(start));
@@ -90,21 +92,32 @@ fn Editor(item: WorkItem) -> impl IntoView {
                 if d.table == original_for_save {
                     return Err("Edit the table to make a new item.".to_string());
                 }
+                let Some(label) = asserted.get() else {
+                    return Err(CHOOSE_LABEL.into());
+                };
                 Ok(HandMadeItem {
                     derived_from: item.example_id.clone(),
                     table: Some(d.table.clone()),
                     premise: None,
                     hypothesis: h.clone(),
-                    label: asserted.get(),
+                    label,
                     relevant_rows: Some(d.relevant_rows()),
                     operation: HandMadeOperation::EditTable,
                 })
             })
         })
     };
+    // A probe item stays itself until its table is edited: its link is the probe result.
+    let edited = {
+        let original = original.clone();
+        Signal::derive(move || edited_table.with(|t| *t != original))
+    };
     let shared: Signal<Option<SharedResult>> = {
         let (item, h) = (item.clone(), hypothesis.clone());
         Signal::derive(move || {
+            if let (Some(r), false) = (&item.probe_result, edited.get()) {
+                return Some(r.clone());
+            }
             let after_input = SharedInput {
                 table: Some(edited_table.get()),
                 premise: None,
@@ -113,7 +126,11 @@ fn Editor(item: WorkItem) -> impl IntoView {
             Some(work_result(
                 state,
                 &item,
-                "table edited by hand",
+                if item.probe_result.is_some() {
+                    "hand edit of the probe item's table"
+                } else {
+                    "table edited by hand"
+                },
                 HandMadeOperation::EditTable.as_str(),
                 after_input,
                 asserted.get(),
@@ -123,6 +140,7 @@ fn Editor(item: WorkItem) -> impl IntoView {
         })
     };
 
+    let share_waiting = share_waits(before, after, &item, edited);
     let go_rewriter = {
         let item = item.clone();
         move |_| {
@@ -176,8 +194,9 @@ fn Editor(item: WorkItem) -> impl IntoView {
                     </div>
                 </div>
                 <WorkbenchSide titles=("Original table", "Edited table") before=before after=after gold=item.label
-                    asserted=asserted set=set save_item=save_item shared=shared
+                    asserted=asserted set=set save_item=save_item shared=shared share_waiting=share_waiting
                     save_hint="Assert the label the edited table gives the hypothesis (a label-flipping counterfactual if it differs from the original's).">
+                    <ProbeItemPanel item=item.clone() edited=edited/>
                     {item.example_id.clone().map(|id| view! {
                         <div class="panel">
                             <h2>"Evidence rows"</h2>

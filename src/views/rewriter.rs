@@ -18,11 +18,12 @@ use tabprobe_core::{Label, LabelSet};
 use crate::components::label_badge::LabelBadge;
 use crate::components::live_prediction::{use_live_score, LiveScore};
 use crate::components::model_panel::ModelPanel;
-use crate::components::save_item::{save_hand_made, saved_message};
+use crate::components::save_item::{save_hand_made, saved_message, CHOOSE_LABEL};
 use crate::components::share_button::ShareButton;
 use crate::components::table_view::TableView;
 use crate::components::workbench::{
-    annotated_rows, label_set, live_pair, work_result, NoWorkItem, WorkbenchHeader, WorkbenchSide,
+    annotated_rows, label_set, live_pair, share_waits, work_result, NoWorkItem, ProbeItemPanel,
+    WorkbenchHeader, WorkbenchSide,
 };
 use crate::state::{AppState, LoadedDataset, RewriterDraft, WorkItem};
 
@@ -105,8 +106,7 @@ fn Rewriter(item: WorkItem) -> impl IntoView {
             .filter(|d| d.item == item)
             .map(|d| (d.text.clone(), d.asserted))
     });
-    let (start, start_label) =
-        kept.unwrap_or_else(|| (item.hypothesis.clone(), item.label.unwrap_or(Label::Entail)));
+    let (start, start_label) = kept.unwrap_or_else(|| (item.hypothesis.clone(), item.label));
     let history = RwSignal::new(History::new(start));
     let text = Memo::new(move |_| history.with(|h| h.current().clone()));
     // The suggestion last tried, while the text still equals it: its probe becomes the saved
@@ -152,20 +152,32 @@ fn Rewriter(item: WorkItem) -> impl IntoView {
                     "Rewrite the hypothesis (or try a suggestion) to make a new item.".into(),
                 );
             }
+            let Some(label) = asserted.get() else {
+                return Err(CHOOSE_LABEL.into());
+            };
             Ok(HandMadeItem {
                 derived_from: item.example_id.clone(),
                 table: Some(item.table.clone()),
                 premise: None,
                 hypothesis: t,
-                label: asserted.get(),
+                label,
                 relevant_rows: Some(relevant.clone()),
                 operation: operation(),
             })
         })
     };
+    // A probe item stays itself until its hypothesis is rewritten: its link is the probe result.
+    let edited = {
+        let h = item.hypothesis.clone();
+        Signal::derive(move || text.with(|t| *t != h))
+    };
+    let share_waiting = share_waits(before, after, &item, edited);
     let shared: Signal<Option<SharedResult>> = {
         let item = item.clone();
         Signal::derive(move || {
+            if let (Some(r), false) = (&item.probe_result, edited.get()) {
+                return Some(r.clone());
+            }
             let after_input = SharedInput {
                 table: None,
                 premise: None,
@@ -240,7 +252,9 @@ fn Rewriter(item: WorkItem) -> impl IntoView {
                     </div>
                 </div>
                 <WorkbenchSide titles=("Original hypothesis", "Rewritten hypothesis") before=before after=after gold=item.label
-                    asserted=asserted set=set save_item=save_item shared=shared/>
+                    asserted=asserted set=set save_item=save_item shared=shared share_waiting=share_waiting>
+                    <ProbeItemPanel item=item.clone() edited=edited/>
+                </WorkbenchSide>
             </div>
         </section>
     }
@@ -257,7 +271,7 @@ fn suggestion_view(
     decisions: RwSignal<Vec<Decision>>,
     history: RwSignal<History<String>>,
     applied: RwSignal<Option<(ProbeKind, String)>>,
-    asserted: RwSignal<Label>,
+    asserted: RwSignal<Option<Label>>,
     state: AppState,
 ) -> impl IntoView {
     let h = item.hypothesis.clone();
@@ -296,7 +310,7 @@ fn suggestion_view(
             &format!("{} suggestion", probe_name(kind)),
             kind.as_str(),
             after,
-            expected.unwrap_or(Label::Entail),
+            expected,
             &LiveScore::NoModel,
             &LiveScore::NoModel,
         );
@@ -321,7 +335,7 @@ fn suggestion_view(
             });
             applied.set(Some((kind, t.clone())));
             if let Some(l) = expected {
-                asserted.set(l);
+                asserted.set(Some(l));
             }
         }
     };

@@ -17,6 +17,7 @@ use tabprobe_core::Label;
 use crate::components::label_badge::LabelBadge;
 use crate::components::model_panel::ModelPanel;
 use crate::components::predictions::Prediction;
+use crate::components::probe_facts::{ModelPredictions, OneEdgeGraph};
 use crate::components::table_diff::TableDiffLines;
 use crate::components::table_view::TableView;
 use crate::route::{navigate, Route};
@@ -235,6 +236,7 @@ fn SharedResultView(result: SharedResult) -> impl IntoView {
             // The link carries no annotation of the edited table: mark nothing rather
             // than the original's rows, which may have moved.
             relevant_rows: Some(Vec::new()),
+            probe_result: None,
         };
         view! {
             <button class="button" data-testid="open-in-editor" on:click=move |_| {
@@ -305,7 +307,10 @@ fn SharedResultView(result: SharedResult) -> impl IntoView {
                     {page.expectation.clone().map(|e| view! { <dt>"expectation"</dt><dd data-testid="share-expectation">{e}</dd> })}
                     {page.certainty.map(|c| view! { <dt>"certainty"</dt><dd data-testid="share-certainty">{c}</dd> })}
                 </dl>
-                {rule_view}
+                <div class="share-transition">
+                    <OneEdgeGraph page=page.clone()/>
+                    {rule_view}
+                </div>
             </div>
             <div class="panel">
                 <h2>"Hypothesis"</h2>
@@ -319,6 +324,13 @@ fn SharedResultView(result: SharedResult) -> impl IntoView {
                     <tr><th scope="row">"original"</th>{prediction_cell(pb, page.gold, "share-pred-before")}</tr>
                     <tr><th scope="row">"edited"</th>{prediction_cell(pa, expected_after, "share-pred-after")}</tr>
                 </table>
+                {(!page.other_models.is_empty()).then(|| {
+                    let rows = page.other_models.iter().cloned().map(|(m, p)| (Some(m), p)).collect::<Vec<_>>();
+                    view! {
+                        <h3>"Other models (claimed by the link)"</h3>
+                        <ModelPredictions rows=rows set=set gold=page.gold expected_after=expected_after/>
+                    }
+                })}
             </div>
             {tables}
             <div class="panel">

@@ -155,7 +155,9 @@ test('a link full of markup shows it as text and runs nothing', async () => {
   await page.waitForTimeout(300);
   assert.equal(await page.evaluate(() => window.__pwned), undefined);
   const result = page.getByTestId('shared-result');
-  assert.equal(await result.locator('img, script, iframe, svg, b, i, a[href^="javascript"]').count(), 0);
+  assert.equal(await result.locator('img, script, iframe, b, i, a[href^="javascript"]').count(), 0);
+  // The only SVG is the page's own one-edge transition graph, drawn from the link's labels.
+  assert.equal(await result.locator('svg').count(), await result.locator('[data-testid=one-edge] svg').count());
   assert.equal(await page.getByTestId('share-origin').innerText(), evil.origin);
   assert.equal(await page.getByTestId('share-hyp-before').innerText(), evil.before.hypothesis);
   assert.equal(await page.getByTestId('share-hyp-after').innerText(), evil.after.hypothesis);

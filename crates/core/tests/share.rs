@@ -63,6 +63,7 @@ fn result() -> SharedResult {
                 premise_tokens_dropped: 12,
             },
         }),
+        other_models: Vec::new(),
         linearization: LinearizeSettings::default(),
     }
 }

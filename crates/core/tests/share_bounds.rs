@@ -61,6 +61,7 @@ fn edited_breakfast() -> SharedResult {
             before: score([0.8, 0.15, 0.05]),
             after: score([0.6, 0.1, 0.3]),
         }),
+        other_models: Vec::new(),
         linearization: LinearizeSettings::default(),
     }
 }

@@ -25,6 +25,9 @@ pub const MAX_SHARE_CHARS: usize = 1_000_000;
 /// Most labels in one list (an expectation's labels, a rule's valid after-labels): there are
 /// three labels.
 pub const MAX_SHARE_LABELS: usize = 3;
+/// Most other models whose predictions one result carries (a drill-down lines up a main
+/// model and a few others; the runner loads two).
+pub const MAX_SHARE_MODELS: usize = 8;
 /// How far a prediction's three probabilities may sum from 1 (they are an f32 softmax).
 pub const PROB_SUM_TOLERANCE: f32 = 1e-3;
 
@@ -164,6 +167,24 @@ pub fn check(r: &SharedResult) -> Result<(), ShareError> {
     if let Some(p) = &r.predictions {
         check_score("the prediction on the original", &p.before)?;
         check_score("the prediction on the edited item", &p.after)?;
+    }
+    within(
+        "the other models' predictions",
+        r.other_models.len(),
+        MAX_SHARE_MODELS,
+        "models",
+    )?;
+    for o in &r.other_models {
+        b.text("another model's name", &o.model.name)?;
+        b.text("another model's weight hash", &o.model.weights_sha256)?;
+        check_score(
+            "another model's prediction on the original",
+            &o.predictions.before,
+        )?;
+        check_score(
+            "another model's prediction on the edited item",
+            &o.predictions.after,
+        )?;
     }
     Ok(())
 }

@@ -4,6 +4,7 @@
 //! for a link go into a small JSON result file instead.
 
 mod codec;
+pub mod from_run;
 pub mod limits;
 pub mod view;
 
@@ -20,8 +21,10 @@ pub use codec::{
     decode, encode, from_file, to_file, ShareError, FILE_FORMAT, LINK_VERSION, MAX_JSON_BYTES,
     MAX_RESULT_FILE_BYTES,
 };
+pub use from_run::from_run_item;
 pub use limits::{
-    MAX_SHARE_CELLS, MAX_SHARE_CHARS, MAX_SHARE_LABELS, MAX_SHARE_ROWS, MAX_SHARE_TEXT_CHARS,
+    MAX_SHARE_CELLS, MAX_SHARE_CHARS, MAX_SHARE_LABELS, MAX_SHARE_MODELS, MAX_SHARE_ROWS,
+    MAX_SHARE_TEXT_CHARS,
 };
 
 /// Links longer than this (whole URL, in characters) are offered as a result file instead:
@@ -79,6 +82,10 @@ pub struct SharedResult {
     /// Its predictions before and after.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub predictions: Option<SharedPredictions>,
+    /// Other models' predictions on the same two items (a result shared from a drill-down
+    /// that lines up several runs); absent from links made before issue 18.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub other_models: Vec<SharedModelPredictions>,
     /// How tables became premise text for those predictions.
     pub linearization: LinearizeSettings,
 }
@@ -103,6 +110,15 @@ pub struct SharedPredictions {
     pub before: SharedScore,
     /// On the edited item.
     pub after: SharedScore,
+}
+
+/// Another model's predictions on the original and on the edited item.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct SharedModelPredictions {
+    /// The model.
+    pub model: ModelId,
+    /// Its predictions.
+    pub predictions: SharedPredictions,
 }
 
 /// One prediction, as much of a [`PairScore`] as a reader needs.

@@ -8,6 +8,7 @@ use crate::label::{Label, LabelSet};
 use crate::probe::{Certainty, Expectation};
 use crate::scoring::{Pair, PairScore};
 use crate::table::Table;
+use crate::transitions::TransitionEdge;
 
 use super::{SharedInput, SharedResult};
 
@@ -48,6 +49,10 @@ pub struct SharePage {
     pub hypothesis_changed: bool,
     /// The link's predictions (claimed).
     pub predictions: Option<ClaimedPredictions>,
+    /// The predicted transition judged by the rule or the expectation: the one-edge graph.
+    pub transition: Option<SharedTransition>,
+    /// Other models' predictions the link carries (claimed), each with its model.
+    pub other_models: Vec<(ClaimedModel, ClaimedPredictions)>,
     /// The validity rule as rows.
     pub rule: Option<RuleRows>,
     /// The premise, or the table diff.
@@ -72,6 +77,38 @@ pub struct ClaimedPredictions {
     pub before: PairScore,
     /// On the edited item.
     pub after: PairScore,
+}
+
+/// The model's `before → after` on the shared item, and whether a correct model may make it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SharedTransition {
+    /// The label predicted on the original.
+    pub from: Label,
+    /// The label predicted on the edited item.
+    pub to: Label,
+    /// Allowed by the rule (table operations) or the expected label(s); `None` when the link
+    /// carries neither, so nothing judges it.
+    pub valid: Option<bool>,
+    /// The rule cannot be met from `from` by the model's label set (see
+    /// [`crate::rules::ValidityRule::applicable`]): neither valid nor invalid.
+    pub not_applicable: bool,
+    /// Why, in words: `ENTAIL → NEUTRAL is allowed: after ENTAIL the rule allows ENTAIL, NEUTRAL`.
+    pub verdict: String,
+}
+
+impl SharedTransition {
+    /// The transition as the results' graph draws an edge (one item, all of its node's
+    /// transitions): black when valid, red when invalid, grey when not applicable or unjudged.
+    pub fn edge(&self) -> TransitionEdge {
+        TransitionEdge {
+            from: self.from,
+            to: self.to,
+            count: 1,
+            percent: 100.0,
+            valid: self.valid == Some(true),
+            not_applicable: self.not_applicable || self.valid.is_none(),
+        }
+    }
 }
 
 /// The validity rule: a caption and one `(before, valid after)` row per label.
@@ -168,18 +205,17 @@ impl SharePage {
                 Certainty::Certain => "certain",
                 Certainty::Heuristic => "heuristic (needs review)",
             }),
-            model: r.model.as_ref().map(|m| ClaimedModel {
-                name: m.name.clone(),
-                weights_sha256: m.weights_sha256.clone(),
-                hash_short: m.weights_sha256.chars().take(12).collect(),
-            }),
+            model: r.model.as_ref().map(claimed_model),
             hypothesis_before: r.before.hypothesis.clone(),
             hypothesis_after: r.after.hypothesis.clone(),
             hypothesis_changed: r.after.hypothesis != r.before.hypothesis,
-            predictions: r.predictions.as_ref().map(|p| ClaimedPredictions {
-                before: p.before.to_pair_score(),
-                after: p.after.to_pair_score(),
-            }),
+            predictions: r.predictions.as_ref().map(claimed_predictions),
+            transition: transition(r, label_set),
+            other_models: r
+                .other_models
+                .iter()
+                .map(|o| (claimed_model(&o.model), claimed_predictions(&o.predictions)))
+                .collect(),
             rule: r.rule.as_ref().map(|rule| RuleRows {
                 caption: format!("Validity rule ({})", rule.source),
                 rows: Label::ALL
@@ -220,6 +256,81 @@ impl SharePage {
             _ => ClaimStatus::Contradicted,
         }
     }
+}
+
+fn claimed_model(m: &crate::scoring::ModelId) -> ClaimedModel {
+    ClaimedModel {
+        name: m.name.clone(),
+        weights_sha256: m.weights_sha256.clone(),
+        hash_short: m.weights_sha256.chars().take(12).collect(),
+    }
+}
+
+fn claimed_predictions(p: &super::SharedPredictions) -> ClaimedPredictions {
+    ClaimedPredictions {
+        before: p.before.to_pair_score(),
+        after: p.after.to_pair_score(),
+    }
+}
+
+/// The main model's transition, judged by the rule when the link has one (table probes),
+/// else by the expected labels; `None` without predictions.
+fn transition(r: &SharedResult, set: LabelSet) -> Option<SharedTransition> {
+    let p = r.predictions.as_ref()?;
+    let (from, to) = (p.before.predicted(), p.after.predicted());
+    let edge = format!("{} → {}", set.display_name(from), set.display_name(to));
+    let names = |ls: &[Label]| {
+        ls.iter()
+            .map(|l| set.display_name(*l))
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    let (valid, not_applicable, verdict) = match (&r.rule, &r.expectation) {
+        (Some(rule), _) => {
+            let valid = rule.is_valid(from, to);
+            let applicable = rule.applicable(from, set);
+            let verdict = if !applicable {
+                format!(
+                    "{edge} is not judged: after {} the rule allows only {}, which this model cannot predict",
+                    set.display_name(from),
+                    names(rule.valid_after(from))
+                )
+            } else {
+                format!(
+                    "{edge} is {}: after {} the rule allows {}",
+                    if valid { "allowed" } else { "not allowed" },
+                    set.display_name(from),
+                    names(rule.valid_after(from))
+                )
+            };
+            (Some(valid), !applicable, verdict)
+        }
+        (None, Some(Expectation::Label { labels })) => {
+            let valid = labels.contains(&to);
+            let verdict = format!(
+                "{edge} is {}: the edited item's expected label is {}",
+                if valid {
+                    "as expected"
+                } else {
+                    "not as expected"
+                },
+                names(labels)
+            );
+            (Some(valid), false, verdict)
+        }
+        _ => (
+            None,
+            false,
+            format!("{edge}: nothing in the link judges it"),
+        ),
+    };
+    Some(SharedTransition {
+        from,
+        to,
+        valid,
+        not_applicable,
+        verdict,
+    })
 }
 
 /// The expectation in words, with the model's label names.
