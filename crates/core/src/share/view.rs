@@ -341,7 +341,9 @@ pub fn expectation_text(e: &Expectation, set: LabelSet) -> String {
             format!("the edited item's label is {}", names.join(" or "))
         }
         Expectation::Transition { operation } => {
-            format!("the transition is valid under the rule for {operation:?}")
+            // The run-file name in words ("row deletion"), not the Rust enum's.
+            let name = crate::report::operation_name(*operation).replace('_', " ");
+            format!("the transition is valid under the rule for {name}")
         }
     }
 }
