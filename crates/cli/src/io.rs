@@ -125,3 +125,34 @@ pub fn write(path: &Path, text: &str) -> Result<(), String> {
     }
     std::fs::write(path, text).map_err(|e| format!("{}: cannot write: {e}", path.display()))
 }
+
+/// Writes `text` so that `path` holds either its old or its new content, never a mix: into a
+/// temporary file beside it (`.<name>.tmp-<pid>`), flushed to disk, then renamed over it.
+/// A process killed mid-write leaves the old file (and possibly the temporary one).
+pub fn write_atomic(path: &Path, text: &str) -> Result<(), String> {
+    use std::io::Write;
+    let dir = path.parent().filter(|d| !d.as_os_str().is_empty());
+    if let Some(dir) = dir {
+        std::fs::create_dir_all(dir)
+            .map_err(|e| format!("{}: cannot create folder: {e}", dir.display()))?;
+    }
+    let name = path
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .ok_or_else(|| format!("{}: not a file name", path.display()))?;
+    let tmp = dir
+        .unwrap_or(Path::new("."))
+        .join(format!(".{name}.tmp-{}", std::process::id()));
+    let cannot = |e: std::io::Error| format!("{}: cannot write: {e}", tmp.display());
+    let mut file = std::fs::File::create(&tmp).map_err(cannot)?;
+    file.write_all(text.as_bytes()).map_err(cannot)?;
+    file.sync_all().map_err(cannot)?;
+    drop(file);
+    std::fs::rename(&tmp, path).map_err(|e| {
+        format!(
+            "{}: cannot replace it with {}: {e}",
+            path.display(),
+            tmp.display()
+        )
+    })
+}
