@@ -15,7 +15,15 @@ use tabprobe_core::rules::RuleSet;
 use tabprobe_core::run::{ProbeRun, Progress, RunResult};
 use tabprobe_core::scoring::PairScorer;
 use tabprobe_core::shard::ShardSpec;
+use tabprobe_model::bench::device_by_name;
 use tabprobe_model::{Device, ModelFiles, NliModel, TokenizerFiles};
+
+/// Pairs are padded to a multiple of this many tokens (see
+/// [`NliModel::set_pad_to_multiple`]).
+pub const PAD_MULTIPLE: usize = 8;
+
+/// Batches of `--batch-size` pairs handed to the model at a time (and between checkpoints).
+pub const CHUNK_BATCHES: usize = 4;
 
 /// Options of `tabprobe probe`.
 #[derive(Args, Debug)]
@@ -72,6 +80,10 @@ pub struct ProbeArgs {
     /// hypothesis-only rows; implies --hypothesis-only).
     #[arg(long)]
     pub hypothesis_only_items: bool,
+    /// Where the model runs: flex (CPU, one thread per core) or wgpu (the first
+    /// Vulkan/Metal/DX12 adapter, e.g. a GPU).
+    #[arg(long, default_value = "flex")]
+    pub backend: String,
     /// Pairs per forward pass.
     #[arg(long, default_value_t = tabprobe_model::DEFAULT_BATCH_SIZE)]
     pub batch_size: usize,
@@ -252,8 +264,12 @@ pub fn run(args: &ProbeArgs) -> Result<(), String> {
         std::env::var(k).ok()
     })?;
     let dataset = crate::io::read_dataset(&args.dataset)?;
-    let mut model = load_model(&args.model, &Device::flex())?;
+    let device = device_by_name(&args.backend).map_err(|e| format!("--backend: {e}"))?;
+    let mut model = load_model(&args.model, &device)?;
     model.set_batch_size(args.batch_size);
+    // A pair's scores must not depend on which pairs share its batch, or a sharded run (other
+    // neighbours) would differ from the single run in the last bits.
+    model.set_pad_to_multiple(Some(PAD_MULTIPLE));
     let id = model.model_id();
     if id.label_set != dataset.label_set {
         eprintln!(
@@ -269,7 +285,7 @@ pub fn run(args: &ProbeArgs) -> Result<(), String> {
     })?;
     let stamp = match shard {
         Some((spec, source)) => {
-            let (part, stamp) = crate::shard::cut(&set, spec, &dataset, &id)?;
+            let (part, stamp) = crate::shard::cut(&set, spec, &dataset, &id, &args.backend)?;
             eprintln!(
                 "shard {}/{} ({}): {} of {} examples",
                 spec.index,
@@ -291,8 +307,9 @@ pub fn run(args: &ProbeArgs) -> Result<(), String> {
     for (k, n) in &c.per_probe {
         eprintln!("  {:<28} {n}", k.as_str());
     }
-    // The run hands out batches of the model's own size so each call is one forward pass.
-    let mut run = ProbeRun::new(set, args.batch_size);
+    // The model cuts each chunk into batches of pairs of one padded length, so chunks are a
+    // few batches long for the batches to fill.
+    let mut run = ProbeRun::new(set, args.batch_size.saturating_mul(CHUNK_BATCHES));
     if args.resume {
         crate::shard::resume(&mut run, &args.out, &id, stamp.as_ref())?;
     }

@@ -35,12 +35,13 @@ pub fn describe(source: &ShardSource) -> &'static str {
     }
 }
 
-/// Shard `spec` of `set` and the stamp its run file carries.
+/// Shard `spec` of `set` and the stamp its run file carries (`backend`: `--backend`).
 pub fn cut(
     set: &ProbeSet,
     spec: ShardSpec,
     dataset: &Dataset,
     model: &ModelId,
+    backend: &str,
 ) -> Result<(ProbeSet, ShardStamp), String> {
     let settings: &ProbeSettings = &set.settings;
     let probe_set = ProbeSetDigest::new(dataset, settings, &set.rules, model)
@@ -50,6 +51,7 @@ pub fn cut(
         index: spec.index,
         count: spec.count,
         tool: TOOL.to_string(),
+        backend: backend.to_string(),
         probe_set,
         totals: ShardTotals {
             examples: set.examples.len(),
@@ -97,6 +99,15 @@ pub fn resume(
     match (previous.shard.as_ref(), stamp) {
         (None, None) => {}
         (Some(a), Some(b)) => {
+            if a.backend != b.backend {
+                return Err(refuse(
+                    "$.shard.backend",
+                    &format!(
+                        "is {:?}, this run's --backend is {:?}",
+                        a.backend, b.backend
+                    ),
+                ));
+            }
             if (a.index, a.count) != (b.index, b.count) {
                 return Err(refuse(
                     "$.shard",

@@ -93,7 +93,13 @@ fn merged_shards_are_byte_identical_to_the_single_run() {
         let files: Vec<PathBuf> = (1..=n)
             .map(|i| {
                 let f = dir.join(format!("n{n}-{i}.json"));
-                succeed(probe_command(&f, &["--shard", &format!("{i}/{n}")], &[]));
+                // Another batch size too: a pair's scores must not depend on its batch.
+                let shard = format!("{i}/{n}");
+                succeed(probe_command(
+                    &f,
+                    &["--shard", &shard, "--batch-size", "3"],
+                    &[],
+                ));
                 f
             })
             .collect();
@@ -234,4 +240,16 @@ fn a_killed_run_resumes_to_the_same_bytes() {
     let log = succeed(again);
     assert!(log.contains("scoring the other 0"), "{log}");
     assert!(std::fs::read(&out).unwrap() == whole);
+}
+
+#[test]
+fn a_pairs_scores_do_not_depend_on_its_batch() {
+    // Shards put other pairs beside each pair; only scores independent of the batch make the
+    // merged file the single run's. One pair per batch against 32.
+    let dir = scratch("batch");
+    let one = dir.join("one.json");
+    let many = dir.join("many.json");
+    succeed(probe_command(&one, &["--batch-size", "1"], &[]));
+    succeed(probe_command(&many, &["--batch-size", "32"], &[]));
+    assert!(std::fs::read(&one).unwrap() == std::fs::read(&many).unwrap());
 }

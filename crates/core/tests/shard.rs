@@ -81,6 +81,7 @@ fn shard(set: &ProbeSet, index: usize, count: usize) -> RunResult {
         index,
         count,
         tool: "tabprobe test".into(),
+        backend: "hash".into(),
         probe_set: digest(),
         totals: ShardTotals {
             examples: set.examples.len(),
@@ -163,6 +164,13 @@ fn shards_of_another_run_are_refused_naming_the_field() {
     parts[2].1.model.name = "other".into();
     let e = merge_shards(parts).unwrap_err().to_string();
     assert!(e.contains("$.model.name"), "{e}");
+
+    let mut parts = shards(3);
+    if let Some(s) = parts[1].1.shard.as_mut() {
+        s.backend = "wgpu".into();
+    }
+    let e = merge_shards(parts).unwrap_err().to_string();
+    assert!(e.contains("$.shard.backend"), "{e}");
 
     let mut parts = shards(3);
     if let Some(s) = parts[1].1.shard.as_mut() {

@@ -116,6 +116,7 @@ fn same_run(
     }
     check!("$.shard.count", a.count, b.count);
     check!("$.shard.tool", a.tool, b.tool);
+    check!("$.shard.backend", a.backend, b.backend);
     if let Some(part) = a.probe_set.first_difference(&b.probe_set) {
         let pick = |d: &super::ProbeSetDigest| match part {
             "shard.probe_set.dataset" => d.dataset.clone(),

@@ -113,6 +113,9 @@ pub struct ShardStamp {
     pub count: usize,
     /// The program that wrote it, e.g. `tabprobe 0.1.0`.
     pub tool: String,
+    /// Where the model ran (`flex`, `wgpu`): backends round differently, so shards of one run
+    /// must share it.
+    pub backend: String,
     /// What the whole run is made of.
     pub probe_set: ProbeSetDigest,
     /// Sizes of the whole run.
