@@ -253,3 +253,20 @@ fn a_pairs_scores_do_not_depend_on_its_batch() {
     succeed(probe_command(&many, &["--batch-size", "32"], &[]));
     assert!(std::fs::read(&one).unwrap() == std::fs::read(&many).unwrap());
 }
+
+#[test]
+fn run_files_past_the_import_limit_are_read() {
+    // A merged cluster run can exceed the 100 MiB import limit; a regular run file is read up
+    // to 4 GiB (a stream still stops at 100 MiB: tests/hostile_input.rs). 101 MiB of spaces
+    // around a shard file: read in full, then parsed.
+    let dir = scratch("large");
+    let shard = dir.join("shard.json");
+    succeed(probe_command(&shard, &["--shard", "1/1"], &[]));
+    let mut text = std::fs::read_to_string(&shard).unwrap();
+    text.push_str(&" ".repeat(101 << 20));
+    let big = dir.join("big.json");
+    std::fs::write(&big, text).unwrap();
+    let out = dir.join("run.json");
+    let log = succeed(merge(&[big], &out));
+    assert!(log.contains("merged 1 shards"), "{log}");
+}
