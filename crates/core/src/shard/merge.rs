@@ -202,7 +202,8 @@ fn place<T>(
 /// partial. The result has no `shard` stamp and equals the unsharded run.
 pub fn merge_shards(shards: Vec<(String, RunResult)>) -> Result<RunResult, MergeError> {
     let mut by_index: BTreeMap<usize, (String, RunResult, ShardStamp)> = BTreeMap::new();
-    let mut first: Option<(String, RunResult, ShardStamp)> = None;
+    // The first file's shard number: every other file is compared with it (no copy kept).
+    let mut first: Option<usize> = None;
     for (file, run) in shards {
         let Some(stamp) = run.shard.clone() else {
             return Err(MergeError::NotAShard { file });
@@ -216,10 +217,10 @@ pub fn merge_shards(shards: Vec<(String, RunResult)>) -> Result<RunResult, Merge
                 total: p.total,
             });
         }
-        if let Some((f, r, s)) = &first {
+        if let Some((f, r, s)) = first.and_then(|i| by_index.get(&i)) {
             same_run((f, r, s), (&file, &run, &stamp))?;
         } else {
-            first = Some((file.clone(), run.clone(), stamp.clone()));
+            first = Some(stamp.index);
         }
         if let Some((earlier, _, _)) = by_index.get(&stamp.index) {
             return Err(MergeError::Duplicate {
@@ -231,8 +232,27 @@ pub fn merge_shards(shards: Vec<(String, RunResult)>) -> Result<RunResult, Merge
         }
         by_index.insert(stamp.index, (file, run, stamp));
     }
-    let Some((_, template, stamp)) = first else {
+    let Some((_, first_run, first_stamp)) = first.and_then(|i| by_index.get(&i)) else {
         return Err(MergeError::Empty);
+    };
+    let stamp = first_stamp.clone();
+    // Everything but the entries, which come from the shards below.
+    let template = RunResult {
+        format: first_run.format.clone(),
+        version: first_run.version,
+        model: first_run.model.clone(),
+        settings: first_run.settings.clone(),
+        rules: first_run.rules.clone(),
+        label_set: first_run.label_set,
+        examples: Vec::new(),
+        items: Vec::new(),
+        pairs: Vec::new(),
+        hypothesis_only_pairs: Vec::new(),
+        hypothesis_only_model: first_run.hypothesis_only_model.clone(),
+        skipped: first_run.skipped.clone(),
+        unapplied_reviews: first_run.unapplied_reviews.clone(),
+        cancelled_at: None,
+        shard: None,
     };
     let count = stamp.count;
     let missing: Vec<String> = (1..=count)
