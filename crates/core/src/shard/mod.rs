@@ -4,7 +4,7 @@
 //! ([`split`]); [`merge`] puts the shards back into the run file one process would have
 //! written, byte for byte.
 //!
-//! Every shard builds the *whole* probe set from the dataset first (cheap: no model), so
+//! Every shard builds the *whole* probe set from the dataset first (no model involved), so
 //! seeded sampling and per-run caps are the same in every shard, and then scores only its part.
 
 pub mod assign;
