@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
-# Installs what tabprobe needs, from the Rust crate registry, npm and Debian only — never a binary from
-# elsewhere. Idempotent: each tool is checked first and installed only when missing or at the
+# Installs what tabprobe needs, from the Rust crate registry, npm, PyPI and Debian only — never
+# a binary from elsewhere. Idempotent: each tool is checked first and installed only when missing or at the
 # wrong version, so a second run installs nothing.
 #   scripts/install-tools.sh build   Rust wasm target, Trunk, wasm-bindgen-cli, npm packages
-#   scripts/install-tools.sh test    the same, plus Debian's chromium and chromium-driver
+#   scripts/install-tools.sh test    the same, plus Debian's chromium and chromium-driver, and
+#                                    kubernetes-validate from PyPI (in .tools/)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 mode="${1:-build}"
@@ -48,6 +49,18 @@ if [ "$mode" = "test" ]; then
     say "installing Debian's chromium, chromium-driver and mesa-vulkan-drivers"
     as_root apt-get update
     as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends chromium chromium-driver mesa-vulkan-drivers
+  fi
+fi
+if [ "$mode" = "test" ]; then
+  # kubernetes-validate (PyPI, pinned) checks deploy/kubernetes/ against the Kubernetes JSON
+  # schemas it ships (about 22 MB to download, 110 MB installed; it works offline after).
+  KV_VERSION="1.37.0"
+  KV=.tools/kubernetes-validate
+  if [ "$("$KV/bin/kubernetes-validate" --version 2>/dev/null || true)" != "$KV_VERSION" ]; then
+    say "installing kubernetes-validate $KV_VERSION from PyPI into $KV"
+    rm -rf "$KV"
+    python3 -m venv "$KV"
+    "$KV/bin/pip" install --quiet "kubernetes-validate==$KV_VERSION"
   fi
 fi
 say "all tools present"

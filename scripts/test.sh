@@ -10,6 +10,9 @@ export PATH="$PWD/node_modules/.bin:$HOME/.cargo/bin:$PATH"
 echo "== native tests (cargo test --workspace)"
 cargo test --workspace --exclude tabprobe
 
+echo "== cluster files without a cluster (Slurm array, Kubernetes Indexed Job: shards merged = single run)"
+scripts/simulate-cluster.sh
+
 echo "== same seed, same bytes in wasm32 (core's determinism test under Node)"
 cargo test -p tabprobe-core --target wasm32-unknown-unknown --test determinism
 

@@ -21,9 +21,7 @@ if [ ! -d "$INFOTABS/maindata" ]; then
   exit 1
 fi
 
-# Optimised native build without the wasm-oriented release profile (fat LTO, opt-level z).
-export CARGO_PROFILE_RELEASE_LTO=false CARGO_PROFILE_RELEASE_OPT_LEVEL=3 \
-  CARGO_PROFILE_RELEASE_CODEGEN_UNITS=16 CARGO_PROFILE_RELEASE_PANIC=unwind
+# The release profile is the native, speed-optimised one (the site has its own `web` profile).
 cargo build --release -p tabprobe-cli
 BIN=${CARGO_TARGET_DIR:-target}/release/tabprobe
 

@@ -13,6 +13,12 @@ use tabprobe_core::Dataset;
 /// are 1.4 GB in f32; a file past this is refused before it fills memory.
 pub const MAX_MODEL_FILE_BYTES: u64 = 4 * 1024 * 1024 * 1024;
 
+/// Largest run file `report` and `merge` read when it is a regular file: a merged cluster
+/// run of INFOTABS train × the table probes is estimated at 0.7 GB (README, "Sizing on paper").
+/// Pipes and devices keep the import limit ([`MAX_FILE_BYTES`]), so an endless stream still
+/// stops early.
+pub const MAX_RUN_FILE_BYTES: u64 = 4 * 1024 * 1024 * 1024;
+
 /// How long opening a named pipe may wait for a writer: opening a FIFO blocks until one
 /// appears, and a command must not hang on a pipe nothing writes to.
 pub const PIPE_OPEN_TIMEOUT: Duration = Duration::from_secs(5);
@@ -81,9 +87,8 @@ fn read_limited(path: &Path, limit: u64, what: &str) -> Result<Vec<u8>, String> 
     Ok(bytes)
 }
 
-/// Reads a whole text file of at most the import limit ([`MAX_FILE_BYTES`]).
-pub fn read_text(path: &Path) -> Result<String, String> {
-    let bytes = read_bytes(path, MAX_FILE_BYTES)?;
+/// `bytes` read from `path` as text; the error names the first invalid byte.
+fn utf8(path: &Path, bytes: Vec<u8>) -> Result<String, String> {
     String::from_utf8(bytes).map_err(|e| {
         format!(
             "{}: cannot read: not UTF-8 text (invalid byte at offset {})",
@@ -91,6 +96,25 @@ pub fn read_text(path: &Path) -> Result<String, String> {
             e.utf8_error().valid_up_to()
         )
     })
+}
+
+/// Reads a whole text file of at most the import limit ([`MAX_FILE_BYTES`]).
+pub fn read_text(path: &Path) -> Result<String, String> {
+    let bytes = read_bytes(path, MAX_FILE_BYTES)?;
+    utf8(path, bytes)
+}
+
+/// Reads a run file as text: up to [`MAX_RUN_FILE_BYTES`] from a regular file, up to
+/// [`MAX_FILE_BYTES`] from anything else.
+pub fn read_run_text(path: &Path) -> Result<String, String> {
+    let regular = std::fs::metadata(path).is_ok_and(|m| m.is_file());
+    let limit = if regular {
+        MAX_RUN_FILE_BYTES
+    } else {
+        MAX_FILE_BYTES
+    };
+    let bytes = read_bytes(path, limit)?;
+    utf8(path, bytes)
 }
 
 /// Reads a model file (weights, tokenizer, config) of at most [`MAX_MODEL_FILE_BYTES`].
@@ -124,4 +148,35 @@ pub fn write(path: &Path, text: &str) -> Result<(), String> {
             .map_err(|e| format!("{}: cannot create folder: {e}", dir.display()))?;
     }
     std::fs::write(path, text).map_err(|e| format!("{}: cannot write: {e}", path.display()))
+}
+
+/// Writes `text` so that `path` holds either its old or its new content, never a mix: into a
+/// temporary file beside it (`.<name>.tmp-<pid>`), flushed to disk, then renamed over it.
+/// A process killed mid-write leaves the old file (and possibly the temporary one).
+pub fn write_atomic(path: &Path, text: &str) -> Result<(), String> {
+    use std::io::Write;
+    let dir = path.parent().filter(|d| !d.as_os_str().is_empty());
+    if let Some(dir) = dir {
+        std::fs::create_dir_all(dir)
+            .map_err(|e| format!("{}: cannot create folder: {e}", dir.display()))?;
+    }
+    let name = path
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .ok_or_else(|| format!("{}: not a file name", path.display()))?;
+    let tmp = dir
+        .unwrap_or(Path::new("."))
+        .join(format!(".{name}.tmp-{}", std::process::id()));
+    let cannot = |e: std::io::Error| format!("{}: cannot write: {e}", tmp.display());
+    let mut file = std::fs::File::create(&tmp).map_err(cannot)?;
+    file.write_all(text.as_bytes()).map_err(cannot)?;
+    file.sync_all().map_err(cannot)?;
+    drop(file);
+    std::fs::rename(&tmp, path).map_err(|e| {
+        format!(
+            "{}: cannot replace it with {}: {e}",
+            path.display(),
+            tmp.display()
+        )
+    })
 }

@@ -1,6 +1,6 @@
 //! `tabprobe`: the native command line over tabprobe's crates. Builds the bundled demo dataset
 //! from INFOTABS, writes the dataset JSON Schema, validates dataset files, prints
-//! linearizations, runs probe sets and plain predictions with a real model, benchmarks it,
+//! linearizations, runs probe sets (whole or as cluster shards, merged back) and plain predictions with a real model, benchmarks it,
 //! prints paper-style reports, and trains and evaluates the demo models.
 
 mod bench;
@@ -12,6 +12,7 @@ mod model_card;
 mod predict;
 mod probe;
 mod report;
+mod shard;
 mod train;
 
 use std::path::PathBuf;
@@ -71,6 +72,9 @@ enum Command {
     },
     /// Run a probe set with a real model on the CPU and write the run file.
     Probe(probe::ProbeArgs),
+    /// Merge the run files of a sharded probe run (`probe --shard i/n`) into the run file
+    /// one process would have written, byte for byte.
+    Merge(shard::MergeArgs),
     /// Score premise/hypothesis pairs from a JSON-lines file with a real model on the CPU.
     Predict(predict::PredictArgs),
     /// Measure examples/s of a model per backend, sequence length and batch size.
@@ -172,6 +176,7 @@ fn run(cli: Cli) -> Result<(), String> {
         }
         Command::Convert(args) => convert::run(&args),
         Command::Probe(args) => probe::run(&args),
+        Command::Merge(args) => shard::run_merge(&args),
         Command::Predict(args) => predict::run(&args),
         Command::Bench(args) => bench::run(&args),
         Command::TrainTokenizer(args) => train::run_tokenizer(&args),

@@ -1,19 +1,29 @@
 //! `tabprobe probe`: builds a probe set from a dataset and runs it natively with a real
 //! RoBERTa checkpoint on the CPU (burn's `flex` device), writing the run file (`RunResult`
-//! JSON) from which `tabprobe report` recomputes every metric.
+//! JSON) from which `tabprobe report` recomputes every metric. With `--shard` it scores one
+//! shard (see [`crate::shard`]); with `--resume` it continues a killed run.
 
 use std::io::{IsTerminal, Write};
 use std::path::{Path, PathBuf};
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use clap::Args;
 use tabprobe_core::linearize::{Linearization, LinearizeSettings, PairOrder};
 use tabprobe_core::probe::word_order::PermutationTarget;
 use tabprobe_core::probe::{build_probe_set, Caps, ProbeKind, ProbeSettings};
 use tabprobe_core::rules::RuleSet;
-use tabprobe_core::run::ProbeRun;
+use tabprobe_core::run::{ProbeRun, Progress, RunResult};
 use tabprobe_core::scoring::PairScorer;
+use tabprobe_core::shard::ShardSpec;
+use tabprobe_model::bench::device_by_name;
 use tabprobe_model::{Device, ModelFiles, NliModel, TokenizerFiles};
+
+/// Pairs are padded to a multiple of this many tokens (see
+/// [`NliModel::set_pad_to_multiple`]).
+pub const PAD_MULTIPLE: usize = 8;
+
+/// Batches of `--batch-size` pairs handed to the model at a time (and between checkpoints).
+pub const CHUNK_BATCHES: usize = 4;
 
 /// Options of `tabprobe probe`.
 #[derive(Args, Debug)]
@@ -70,6 +80,10 @@ pub struct ProbeArgs {
     /// hypothesis-only rows; implies --hypothesis-only).
     #[arg(long)]
     pub hypothesis_only_items: bool,
+    /// Where the model runs: flex (CPU, one thread per core) or wgpu (the first
+    /// Vulkan/Metal/DX12 adapter, e.g. a GPU).
+    #[arg(long, default_value = "flex")]
+    pub backend: String,
     /// Pairs per forward pass.
     #[arg(long, default_value_t = tabprobe_model::DEFAULT_BATCH_SIZE)]
     pub batch_size: usize,
@@ -77,6 +91,27 @@ pub struct ProbeArgs {
     /// the default rule of its operation, the others stay.
     #[arg(long)]
     pub rules: Option<PathBuf>,
+    /// Score only shard i of n (1-based, 1 ≤ i ≤ n): the examples whose id hashes to it
+    /// (FNV-1a 64 of the id, mod n, plus 1). Without it, Slurm's SLURM_ARRAY_TASK_ID and
+    /// SLURM_ARRAY_TASK_COUNT, or Kubernetes' JOB_COMPLETION_INDEX with --shards n, choose
+    /// the shard; both indices are 0-based (task 0 is shard 1/n). Merge the shards' files
+    /// with `tabprobe merge`.
+    #[arg(long, value_name = "i/n")]
+    pub shard: Option<String>,
+    /// The number of shards when the shard comes from JOB_COMPLETION_INDEX (a Kubernetes
+    /// Indexed Job: its completions).
+    #[arg(long, value_name = "n")]
+    pub shards: Option<usize>,
+    /// Continue from the run file already at --out (one a killed or cancelled run left):
+    /// its scored pairs are kept and only the rest are scored. It must be of the same probe
+    /// set, model and shard.
+    #[arg(long)]
+    pub resume: bool,
+    /// Write the run so far to --out (atomically: a temporary file renamed over it) at most
+    /// this often while scoring, so a killed run leaves a file to --resume from; 0 writes
+    /// after every batch.
+    #[arg(long, default_value_t = 60, value_name = "SECONDS")]
+    pub checkpoint_every: u64,
 }
 
 /// Expands the `--probes` names.
@@ -225,9 +260,16 @@ pub fn load_model(dir: &Path, device: &Device) -> Result<NliModel, String> {
 pub fn run(args: &ProbeArgs) -> Result<(), String> {
     let settings = settings(args)?;
     let rules = rules(args.rules.as_deref())?;
+    let shard = ShardSpec::resolve(args.shard.as_deref(), args.shards, |k| {
+        std::env::var(k).ok()
+    })?;
     let dataset = crate::io::read_dataset(&args.dataset)?;
-    let mut model = load_model(&args.model, &Device::flex())?;
+    let device = device_by_name(&args.backend).map_err(|e| format!("--backend: {e}"))?;
+    let mut model = load_model(&args.model, &device)?;
     model.set_batch_size(args.batch_size);
+    // A pair's scores must not depend on which pairs share its batch, or a sharded run (other
+    // neighbours) would differ from the single run in the last bits.
+    model.set_pad_to_multiple(Some(PAD_MULTIPLE));
     let id = model.model_id();
     if id.label_set != dataset.label_set {
         eprintln!(
@@ -235,12 +277,28 @@ pub fn run(args: &ProbeArgs) -> Result<(), String> {
             id.label_set, dataset.label_set
         );
     }
-    let set = build_probe_set(&dataset, &settings, &rules).map_err(|e| {
+    let mut set = build_probe_set(&dataset, &settings, &rules).map_err(|e| {
         format!(
             "{}: cannot build the probe set: {e}",
             args.dataset.display()
         )
     })?;
+    let stamp = match shard {
+        Some((spec, source)) => {
+            let (part, stamp) = crate::shard::cut(&set, spec, &dataset, &id, &args.backend)?;
+            eprintln!(
+                "shard {}/{} ({}): {} of {} examples",
+                spec.index,
+                spec.count,
+                crate::shard::describe(&source),
+                part.examples.len(),
+                set.examples.len()
+            );
+            set = part;
+            Some(stamp)
+        }
+        None => None,
+    };
     let c = set.counts();
     eprintln!(
         "probe set: {} examples, {} items, {} distinct pairs to score, {} skipped",
@@ -249,37 +307,37 @@ pub fn run(args: &ProbeArgs) -> Result<(), String> {
     for (k, n) in &c.per_probe {
         eprintln!("  {:<28} {n}", k.as_str());
     }
+    // The model cuts each chunk into batches of pairs of one padded length, so chunks are a
+    // few batches long for the batches to fill.
+    let mut run = ProbeRun::new(set, args.batch_size.saturating_mul(CHUNK_BATCHES));
+    if args.resume {
+        crate::shard::resume(&mut run, &args.out, &id, stamp.as_ref())?;
+    }
+    let save = |result: RunResult| -> Result<(), String> {
+        let result = RunResult {
+            shard: stamp.clone(),
+            ..result
+        };
+        let text = serde_json::to_string(&result)
+            .map_err(|e| format!("cannot serialise the run result: {e}"))?;
+        crate::io::write_atomic(&args.out, &(text + "\n"))
+    };
     let started = Instant::now();
-    // The run hands out batches of the model's own size so each call is one forward pass.
-    let mut run = ProbeRun::new(set, args.batch_size);
-    // On a terminal one line is rewritten in place; in a log, a line per tenth of the run.
-    let terminal = std::io::stderr().is_terminal();
-    let mut last_step = usize::MAX;
-    run.run(
-        &mut model,
-        |p| {
-            let percent = (100 * p.done).checked_div(p.total).unwrap_or(100);
-            let step = if terminal { percent } else { percent / 10 };
-            if step != last_step {
-                last_step = step;
-                let msg = format!(
-                    "scored {}/{} pairs ({percent}%), {:.1}s",
-                    p.done,
-                    p.total,
-                    started.elapsed().as_secs_f64()
-                );
-                if terminal {
-                    eprint!("\r{msg}");
-                    let _ = std::io::stderr().flush();
-                } else {
-                    eprintln!("{msg}");
-                }
-            }
-        },
-        || false,
-    )
-    .map_err(|e| format!("{}: {e}", args.model.display()))?;
-    if terminal {
+    let every = Duration::from_secs(args.checkpoint_every);
+    let mut saved = Instant::now();
+    let mut progress = progress_printer(started);
+    while let Some(batch) = run.next_batch() {
+        let scores = model
+            .score(&batch)
+            .map_err(|e| format!("{}: {e}", args.model.display()))?;
+        let p = run.submit(scores).map_err(|e| e.to_string())?;
+        progress(p);
+        if !run.is_complete() && saved.elapsed() >= every {
+            save(run.partial_result(id.clone()))?;
+            saved = Instant::now();
+        }
+    }
+    if std::io::stderr().is_terminal() {
         eprintln!();
     }
     let result = run.finish(id).map_err(|e| e.to_string())?;
@@ -290,9 +348,33 @@ pub fn run(args: &ProbeArgs) -> Result<(), String> {
             result.pairs.len()
         );
     }
-    let text = serde_json::to_string(&result)
-        .map_err(|e| format!("cannot serialise the run result: {e}"))?;
-    crate::io::write(&args.out, &(text + "\n"))?;
+    save(result)?;
     eprintln!("wrote {}", args.out.display());
     Ok(())
+}
+
+/// Prints progress: on a terminal one line rewritten in place; in a log, a line per tenth of
+/// the run.
+fn progress_printer(started: Instant) -> impl FnMut(Progress) {
+    let terminal = std::io::stderr().is_terminal();
+    let mut last_step = usize::MAX;
+    move |p: Progress| {
+        let percent = (100 * p.done).checked_div(p.total).unwrap_or(100);
+        let step = if terminal { percent } else { percent / 10 };
+        if step != last_step {
+            last_step = step;
+            let msg = format!(
+                "scored {}/{} pairs ({percent}%), {:.1}s",
+                p.done,
+                p.total,
+                started.elapsed().as_secs_f64()
+            );
+            if terminal {
+                eprint!("\r{msg}");
+                let _ = std::io::stderr().flush();
+            } else {
+                eprintln!("{msg}");
+            }
+        }
+    }
 }

@@ -7,9 +7,10 @@ use std::path::Path;
 use tabprobe_core::report::{render_csv, render_text, sections_with, ReportOptions};
 use tabprobe_core::run::{parse_run, RunResult};
 
-/// Reads and checks a run file (see [`parse_run`]).
+/// Reads and checks a run file (see [`parse_run`]); a regular file may hold up to
+/// [`crate::io::MAX_RUN_FILE_BYTES`].
 pub fn read_run(path: &Path) -> Result<RunResult, String> {
-    let text = crate::io::read_text(path)?;
+    let text = crate::io::read_run_text(path)?;
     parse_run(&path.display().to_string(), &text)
 }
 

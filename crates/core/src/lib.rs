@@ -23,6 +23,7 @@ pub mod run;
 pub mod schema;
 pub mod scoring;
 pub mod sentences;
+pub mod shard;
 pub mod share;
 pub mod summary;
 pub mod table;

@@ -134,6 +134,30 @@ impl ProbeRun {
         Ok(self.progress())
     }
 
+    /// Takes the scores of the first `scores.len()` pairs from an earlier, interrupted run of
+    /// the same set (a partial run file holds exactly these, in order) and continues after
+    /// them. Only before any batch is handed out; more scores than pairs is an error.
+    pub fn resume_with(&mut self, scores: Vec<PairScore>) -> Result<Progress, RunError> {
+        let total = self.scores.len();
+        if self.next != 0 || self.outstanding.is_some() || scores.len() > total {
+            return Err(RunError::WrongScoreCount {
+                expected: total - self.next,
+                got: scores.len(),
+            });
+        }
+        self.next = scores.len();
+        for (slot, s) in self.scores.iter_mut().zip(scores) {
+            *slot = Some(s);
+        }
+        Ok(self.progress())
+    }
+
+    /// The result so far, leaving the run as it is: [`ProbeRun::finish_partial`] of a copy
+    /// (written periodically, so a killed process leaves a file to resume from).
+    pub fn partial_result(&self, model: ModelId) -> RunResult {
+        self.clone().finish_partial(model)
+    }
+
     /// Scores everything with `scorer`, reporting progress after each batch and checking
     /// `cancel` between batches. On cancel the run keeps its scores and can be resumed.
     pub fn run(
@@ -189,6 +213,7 @@ impl ProbeRun {
             skipped: set.skipped,
             unapplied_reviews: set.unapplied_reviews,
             cancelled_at: None,
+            shard: None,
         })
     }
 
@@ -264,6 +289,7 @@ impl ProbeRun {
             skipped: set.skipped,
             unapplied_reviews: set.unapplied_reviews,
             cancelled_at: Some(progress),
+            shard: None,
         }
     }
 }
@@ -464,6 +490,11 @@ pub struct RunResult {
     /// and items whose pairs were all scored (see [`ProbeRun::finish_partial`]).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub cancelled_at: Option<Progress>,
+    /// Set on a shard's run file (`tabprobe probe --shard i/n`): which shard, of what run,
+    /// and where its entries go in the whole run (see [`crate::shard`]). Absent from
+    /// unsharded and merged runs, whose bytes it leaves unchanged.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub shard: Option<crate::shard::ShardStamp>,
 }
 
 impl RunResult {

@@ -159,3 +159,25 @@ fn word_order_figures_are_the_committed_bytes() {
         std::env::consts::ARCH
     );
 }
+
+/// Shards (issue 14) are assigned by FNV-1a 64 of the example id: plain `u64` arithmetic, so
+/// a shard chosen natively and one chosen in wasm32 are the same (values worked by hand in
+/// tests/shard.rs); likewise the probe-set digest of the fixture run, which merge compares.
+#[cfg_attr(not(target_arch = "wasm32"), test)]
+#[cfg_attr(target_arch = "wasm32", wasm_bindgen_test::wasm_bindgen_test)]
+fn shard_assignment_is_the_same_on_every_target() {
+    use tabprobe_core::shard::{fnv1a64, shard_of, ProbeSetDigest};
+    assert_eq!(fnv1a64(b"H1"), 0x0927_0707_b5bb_0032);
+    assert_eq!((shard_of("H1", 3), shard_of("H1", 7)), (1, 2));
+    assert_eq!((shard_of("H2", 3), shard_of("H2", 7)), (3, 6));
+    let run = run_result();
+    let digest =
+        ProbeSetDigest::new(&fixture(), &run.settings, &run.rules, &run.model).expect("digest");
+    assert_eq!(digest.seed, 20220710);
+    assert_eq!(
+        digest.digest,
+        "e9fd651523b90f20",
+        "{digest:?} (target {})",
+        std::env::consts::ARCH
+    );
+}

@@ -36,21 +36,44 @@ pub fn plan_batches(
     pad_id: u32,
     max_rows: impl Fn(usize) -> usize,
 ) -> Vec<Batch> {
+    plan_batches_padded(pairs, batch_size, pad_id, max_rows, None)
+}
+
+/// [`plan_batches`], with `pad_len` (when given) fixing each pair's padded length from its
+/// own length alone: a batch then holds only pairs of one padded length and is padded to
+/// it, so what a pair is computed with never depends on the other pairs scored beside it
+/// (see [`crate::NliModel::set_pad_to_multiple`]). `pad_len(n)` must be at least `n`.
+pub fn plan_batches_padded(
+    pairs: &[EncodedPair],
+    batch_size: usize,
+    pad_id: u32,
+    max_rows: impl Fn(usize) -> usize,
+    pad_len: Option<&dyn Fn(usize) -> usize>,
+) -> Vec<Batch> {
     let mut order: Vec<usize> = (0..pairs.len()).collect();
     order.sort_by_key(|&i| std::cmp::Reverse(pairs[i].ids.len()));
+    let padded = |i: usize| {
+        let n = pairs[i].ids.len();
+        pad_len.map_or(n, |f| f(n).max(n))
+    };
     let mut groups: Vec<&[usize]> = Vec::new();
     let mut rest = order.as_slice();
     while let Some(&first) = rest.first() {
-        // Longest first: the group's padded length is its first row's length.
-        let limit = batch_size.min(max_rows(pairs[first].ids.len())).max(1);
-        let (group, tail) = rest.split_at(limit.min(rest.len()));
+        // Longest first: the group's padded length is its first row's.
+        let limit = batch_size.min(max_rows(padded(first))).max(1);
+        let mut take = limit.min(rest.len());
+        if pad_len.is_some() {
+            let same = rest.iter().take_while(|&&i| padded(i) == padded(first));
+            take = take.min(same.count());
+        }
+        let (group, tail) = rest.split_at(take);
         groups.push(group);
         rest = tail;
     }
     groups
         .into_iter()
         .map(|rows| {
-            let seq_len = rows.iter().map(|&i| pairs[i].ids.len()).max().unwrap_or(0);
+            let seq_len = rows.iter().map(|&i| padded(i)).max().unwrap_or(0);
             let mut input_ids = Vec::with_capacity(rows.len() * seq_len);
             let mut positions = Vec::with_capacity(rows.len() * seq_len);
             let mut mask_bias = Vec::with_capacity(rows.len() * seq_len);
@@ -126,6 +149,20 @@ mod tests {
         assert_eq!(&b[1].input_ids[3..], &[10, 11, 1]);
         assert_eq!(&b[1].position_ids[3..], &[2, 3, 1]);
         assert_eq!(&b[1].mask_bias[3..], &[0.0, 0.0, MASK_BIAS]);
+    }
+
+    #[test]
+    fn fixed_padding_depends_on_the_pair_alone() {
+        // Padded to a multiple of 4: 7 → 8, 6 → 8, 5 → 8, 3 → 4, 2 → 4.
+        let round = |n: usize| n.div_ceil(4) * 4;
+        let pairs = [pair(3), pair(7), pair(5), pair(2), pair(6)];
+        let b = plan_batches_padded(&pairs, 2, 1, |_| usize::MAX, Some(&round));
+        let got: Vec<(Vec<usize>, usize)> = b.iter().map(|b| (b.rows.clone(), b.seq_len)).collect();
+        assert_eq!(got, vec![(vec![1, 4], 8), (vec![2], 8), (vec![0, 3], 4)]);
+        // Alone, pair 0 is still padded to 4 (by the longest rule it would get 3).
+        let alone = plan_batches_padded(&pairs[..1], 2, 1, |_| usize::MAX, Some(&round));
+        assert_eq!(alone[0].seq_len, 4);
+        assert_eq!(&alone[0].mask_bias, &[0.0, 0.0, 0.0, MASK_BIAS]);
     }
 
     #[test]

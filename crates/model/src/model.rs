@@ -5,7 +5,7 @@
 use burn::prelude::*;
 use tabprobe_core::scoring::{ModelId, Pair, PairOrder, PairScore, PairScorer, ScoreError};
 
-use crate::batch::{max_rows_within_budget, plan_batches, Batch};
+use crate::batch::{max_rows_within_budget, plan_batches, plan_batches_padded, Batch};
 use crate::classifier::RobertaForSequenceClassification;
 use crate::config::{LabelMap, RobertaConfig};
 use crate::error::LoadError;
@@ -50,6 +50,7 @@ pub struct NliModel {
     network: RobertaForSequenceClassification,
     device: Device,
     batch_size: usize,
+    pad_multiple: Option<usize>,
 }
 
 impl NliModel {
@@ -107,6 +108,7 @@ impl NliModel {
             network,
             device: device.clone(),
             batch_size: DEFAULT_BATCH_SIZE,
+            pad_multiple: None,
         })
     }
 
@@ -146,6 +148,16 @@ impl NliModel {
     /// [`crate::batch::MAX_TENSOR_BYTES`].
     pub fn set_batch_size(&mut self, batch_size: usize) {
         self.batch_size = batch_size.max(1);
+    }
+
+    /// `Some(m)`: pad every pair to its own length rounded up to a multiple of `m` (at most
+    /// the model's maximum) and batch only pairs of one padded length, so a pair's scores are
+    /// the same bits whichever pairs share its batch: a probe run cut into shards then merges
+    /// to exactly the single run's file. `None` (the default): pad each batch to its longest
+    /// pair, the least padding. Padding is masked either way; it only moves rounding (in the
+    /// last bits) through the order of floating-point sums.
+    pub fn set_pad_to_multiple(&mut self, multiple: Option<usize>) {
+        self.pad_multiple = multiple.filter(|&m| m > 0);
     }
 
     /// The current batch size.
@@ -243,14 +255,28 @@ impl NliModel {
 
     fn plan(&self, encoded: &[EncodedPair]) -> Vec<Batch> {
         let c = &self.config;
-        plan_batches(encoded, self.batch_size, c.pad_token_id as u32, |seq| {
+        let max_len = c.max_tokens();
+        let pad_len = self
+            .pad_multiple
+            .map(|m| move |n: usize| n.div_ceil(m).saturating_mul(m).min(max_len.max(n)));
+        let budget = |seq| {
             max_rows_within_budget(
                 seq,
                 c.num_attention_heads,
                 c.intermediate_size,
                 c.hidden_size,
             )
-        })
+        };
+        match &pad_len {
+            Some(f) => plan_batches_padded(
+                encoded,
+                self.batch_size,
+                c.pad_token_id as u32,
+                budget,
+                Some(f),
+            ),
+            None => plan_batches(encoded, self.batch_size, c.pad_token_id as u32, budget),
+        }
     }
 
     fn forward(&self, batch: &Batch) -> Tensor<2> {
