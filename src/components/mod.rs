@@ -3,6 +3,7 @@
 pub mod evidence_marks;
 pub mod evidence_view;
 pub mod file_drop;
+pub mod glossary_term;
 pub mod import_summary;
 pub mod item_list;
 pub mod kept_note;
@@ -15,6 +16,7 @@ pub mod problems;
 pub mod progress_bar;
 pub mod row_editor;
 pub mod save_item;
+pub mod score_plot;
 pub mod score_tables;
 pub mod share_button;
 pub mod table_diff;
