@@ -35,7 +35,10 @@ fn place(term: &web_sys::Element, tip: &web_sys::HtmlSpanElement) {
     let left = left.min(vw - width - 8.0).max(8.0);
     let _ = tip.set_attribute(
         "style",
-        &format!("left: {left:.0}px; top: {:.0}px; max-width: {width:.0}px", bottom + 4.0),
+        &format!(
+            "left: {left:.0}px; top: {:.0}px; max-width: {width:.0}px",
+            bottom + 4.0
+        ),
     );
 }
 

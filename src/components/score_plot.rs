@@ -8,7 +8,11 @@ use tabprobe_core::score_plot::{score_plot, BOTTOM, HEIGHT, LEFT, RIGHT, WIDTH};
 
 /// The CSS class of a bar: its kind, and whether it is a hypothesis-only view (lighter).
 fn bar_class(kind: &str, model: &str) -> String {
-    let view = if model.starts_with("hypo") { " hypo" } else { "" };
+    let view = if model.starts_with("hypo") {
+        " hypo"
+    } else {
+        ""
+    };
     format!("plot-bar {kind}{view}")
 }
 

@@ -624,7 +624,8 @@ fn RunReport(saved: Arc<SavedRun>) -> impl IntoView {
                         }
                         // The bars first: the table below holds the same numbers.
                         let plot = view! { <ScorePlot section=s.clone()/> };
-                        view! { {plot}{section_table(s, prefix.clone(), drill, src.clone(), inc)} }.into_any()
+                        view! { {plot}{section_table(s, prefix.clone(), drill, src.clone(), inc)} }
+                            .into_any()
                     })
                     .collect::<Vec<_>>()
             })

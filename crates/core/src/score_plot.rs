@@ -144,7 +144,10 @@ pub fn score_plot(section: &Section) -> Option<BarPlot> {
             x: LEFT + (i as f64 + 0.5) * slot,
         })
         .collect();
-    let ticks = (0..=4).map(|k| 25.0 * k as f64).map(|v| (v, y_of(v))).collect();
+    let ticks = (0..=4)
+        .map(|k| 25.0 * k as f64)
+        .map(|v| (v, y_of(v)))
+        .collect();
     Some(BarPlot {
         bars,
         groups,
@@ -212,11 +215,35 @@ mod tests {
     #[test]
     fn bars_and_error_bars_by_hand() {
         let s = section(vec![
-            row("all", "negation", "prem+hypo", ("80.00", "5.00"), ("40.00", "10.00")),
-            row("all", "negation", "hypo-only view", ("50.00", "2.00"), ("", "")),
-            row("all", "paraphrase", "prem+hypo", ("60.00", "0.00"), ("", "")),
+            row(
+                "all",
+                "negation",
+                "prem+hypo",
+                ("80.00", "5.00"),
+                ("40.00", "10.00"),
+            ),
+            row(
+                "all",
+                "negation",
+                "hypo-only view",
+                ("50.00", "2.00"),
+                ("", ""),
+            ),
+            row(
+                "all",
+                "paraphrase",
+                "prem+hypo",
+                ("60.00", "0.00"),
+                ("", ""),
+            ),
             // Breakdowns stay in the table.
-            row("split:dev", "negation", "prem+hypo", ("10.00", "1.00"), ("", "")),
+            row(
+                "split:dev",
+                "negation",
+                "prem+hypo",
+                ("10.00", "1.00"),
+                ("", ""),
+            ),
         ]);
         let p = score_plot(&s).unwrap();
         // Two probes, so two slots of (640 − 44 − 8) / 2 = 294; series: 3 kinds × 2 views,
@@ -232,7 +259,10 @@ mod tests {
         // original/prem+hypo. Empty cells and the split row give no bar.
         assert_eq!(p.bars.len(), 4);
         let b = &p.bars[0];
-        assert_eq!((b.group.as_str(), b.kind, b.model.as_str()), ("negation", "original", "prem+hypo"));
+        assert_eq!(
+            (b.group.as_str(), b.kind, b.model.as_str()),
+            ("negation", "original", "prem+hypo")
+        );
         assert!((b.x - 73.4).abs() < 1e-9);
         assert!((b.width - 39.2).abs() < 1e-9);
         // 80% → y = 10 + 214 × 0.2 = 52.8; height 224 − 52.8 = 171.2; ±5 → 85% / 75%.
@@ -260,7 +290,13 @@ mod tests {
 
     #[test]
     fn error_bars_stay_within_0_and_100() {
-        let s = section(vec![row("all", "negation", "prem+hypo", ("97.00", "6.00"), ("3.00", "6.00"))]);
+        let s = section(vec![row(
+            "all",
+            "negation",
+            "prem+hypo",
+            ("97.00", "6.00"),
+            ("3.00", "6.00"),
+        )]);
         let p = score_plot(&s).unwrap();
         assert_eq!(p.bars[0].err_top, y_of(100.0));
         assert_eq!(p.bars[1].err_bottom, y_of(0.0));
@@ -268,7 +304,13 @@ mod tests {
 
     #[test]
     fn no_values_no_plot() {
-        let s = section(vec![row("all", "negation", "prem+hypo", ("", ""), ("", ""))]);
+        let s = section(vec![row(
+            "all",
+            "negation",
+            "prem+hypo",
+            ("", ""),
+            ("", ""),
+        )]);
         assert_eq!(score_plot(&s), None);
     }
 }

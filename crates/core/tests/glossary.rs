@@ -33,8 +33,17 @@ fn full_run() -> RunResult {
 /// Headers of the sections the running example cannot produce (Table 8 needs hand-made
 /// counterfactual pairs, the agreement table annotators' ballots), as `report.rs` writes them.
 const OTHER_HEADERS: &[&str] = &[
-    "c_thp", "o_thp", "o_hypo", "in_paper", "annotators", "items", "fleiss_kappa",
-    "kappa_per_example_mean", "kappa_per_example_sd", "kappa_per_example_n", "examples_3plus",
+    "c_thp",
+    "o_thp",
+    "o_hypo",
+    "in_paper",
+    "annotators",
+    "items",
+    "fleiss_kappa",
+    "kappa_per_example_mean",
+    "kappa_per_example_sd",
+    "kappa_per_example_n",
+    "examples_3plus",
     "same_rows_3plus",
 ];
 
@@ -45,14 +54,32 @@ fn report() -> Vec<Section> {
 #[test]
 fn every_header_is_explained_or_plain() {
     let secs = report();
-    for want in ["table4_scores", "evidence", "evidence_examples", "word_order", "word_order_omega"] {
-        assert!(secs.iter().any(|s| s.file == want), "the fixture run has {want}");
+    for want in [
+        "table4_scores",
+        "evidence",
+        "evidence_examples",
+        "word_order",
+        "word_order_omega",
+    ] {
+        assert!(
+            secs.iter().any(|s| s.file == want),
+            "the fixture run has {want}"
+        );
     }
     let mut missing = Vec::new();
     for s in &secs {
         // The invalid-transition tables' split columns are split names.
-        let fixed = if s.file.starts_with("invalid_") { 2 } else { s.header.len() };
-        for h in s.header.iter().take(fixed).chain(s.header.last().filter(|_| s.file.starts_with("invalid_"))) {
+        let fixed = if s.file.starts_with("invalid_") {
+            2
+        } else {
+            s.header.len()
+        };
+        for h in s
+            .header
+            .iter()
+            .take(fixed)
+            .chain(s.header.last().filter(|_| s.file.starts_with("invalid_")))
+        {
             if term(h).is_none() && !PLAIN.contains(&h.as_str()) {
                 missing.push(format!("{}: {h}", s.file));
             }
@@ -63,7 +90,10 @@ fn every_header_is_explained_or_plain() {
             missing.push(format!("table8/agreement: {h}"));
         }
     }
-    assert!(missing.is_empty(), "headers without a glossary entry: {missing:?}");
+    assert!(
+        missing.is_empty(),
+        "headers without a glossary entry: {missing:?}"
+    );
 }
 
 #[test]
@@ -84,7 +114,10 @@ fn the_shorthand_the_issue_names_is_explained() {
 
 #[test]
 fn terms_are_defined_once_with_distinct_anchors() {
-    let mut keys: Vec<&str> = GLOSSARY.iter().flat_map(|t| t.keys.iter().copied()).collect();
+    let mut keys: Vec<&str> = GLOSSARY
+        .iter()
+        .flat_map(|t| t.keys.iter().copied())
+        .collect();
     let n = keys.len();
     keys.sort_unstable();
     keys.dedup();
@@ -94,7 +127,10 @@ fn terms_are_defined_once_with_distinct_anchors() {
     anchors.dedup();
     assert_eq!(anchors.len(), GLOSSARY.len());
     assert!(GLOSSARY.iter().all(|t| t.anchor.starts_with("glossary-")));
-    assert!(keys.iter().all(|k| !PLAIN.contains(k)), "plain and explained at once");
+    assert!(
+        keys.iter().all(|k| !PLAIN.contains(k)),
+        "plain and explained at once"
+    );
 }
 
 #[test]
@@ -110,7 +146,11 @@ fn the_readme_glossary_carries_every_line_under_its_anchor() {
             .unwrap_or_else(|| panic!("README glossary lacks the anchor {}", t.anchor));
         let entry = &section[at..];
         let entry = &entry[..entry.find("\n\n").unwrap_or(entry.len())];
-        assert!(entry.contains(t.line), "README's line for {} differs from the glossary's", t.name);
+        assert!(
+            entry.contains(t.line),
+            "README's line for {} differs from the glossary's",
+            t.name
+        );
     }
 }
 
@@ -161,10 +201,18 @@ fn a_single_split_is_named_once() {
     r.run(&mut fake, |_| {}, || false).unwrap();
     let run = r.finish(fake.model_id()).unwrap();
     for s in sections(&run) {
-        let first: Vec<&str> = s.rows.iter().filter_map(|r| r.first().map(String::as_str)).collect();
+        let first: Vec<&str> = s
+            .rows
+            .iter()
+            .filter_map(|r| r.first().map(String::as_str))
+            .collect();
         assert!(!first.contains(&"split:paper"), "{}: {first:?}", s.file);
         if s.file == "table1_accuracy" {
-            assert_eq!(first, ["paper"], "Table 1 names the one split, not again as all");
+            assert_eq!(
+                first,
+                ["paper"],
+                "Table 1 names the one split, not again as all"
+            );
         }
     }
 }

@@ -95,7 +95,10 @@ mod tests {
             describe_edit(&perm, Some(&film())),
             "rows reordered: Length (row 3), Directed by (row 1), Starring (row 2)"
         );
-        assert_eq!(describe_edit(&perm, None), "rows reordered: row 3, row 1, row 2");
+        assert_eq!(
+            describe_edit(&perm, None),
+            "rows reordered: row 3, row 1, row 2"
+        );
         let dti = Edit::DeletedThenInserted {
             deleted_row: 0,
             deleted_key: "Directed by".into(),
