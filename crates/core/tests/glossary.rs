@@ -194,13 +194,22 @@ fn a_single_split_is_named_once() {
     for e in &mut d.examples {
         e.split = Some("paper".into());
     }
-    let s = ProbeSettings::new(vec![ProbeKind::RowDeletion], 0);
+    let kinds = [ProbeKind::RowDeletion]
+        .into_iter()
+        .chain(ProbeKind::HYPOTHESIS)
+        .collect();
+    let s = ProbeSettings::new(kinds, 0);
     let set = build_probe_set(&d, &s, &RuleSet::default()).unwrap();
     let mut r = ProbeRun::new(set, 5);
     let mut fake = EvidenceFake::new();
     r.run(&mut fake, |_| {}, || false).unwrap();
     let run = r.finish(fake.model_id()).unwrap();
-    for s in sections(&run) {
+    let secs = sections(&run);
+    assert!(
+        secs.iter().any(|s| s.file == "table4_scores"),
+        "Table 4 is checked too"
+    );
+    for s in secs {
         let first: Vec<&str> = s
             .rows
             .iter()
