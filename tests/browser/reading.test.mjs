@@ -195,7 +195,7 @@ test('results read without the paper: tooltips, %, the Tables 4/7 plot, graph la
     await page.locator('details.all-tables summary').first().click();
     const splitRows = await page.locator('.report-section tbody tr').evaluateAll((rows) => rows
       .filter((r) => r.cells[0]?.textContent === 'split:paper').map((r) => r.closest('.report-section').dataset.file));
-    if (!process.env.READING_TMP_SKIP) assert.deepEqual(splitRows, [], 'no split:paper row');
+    assert.deepEqual(splitRows, [], 'no split:paper row');
     const t1 = await page.locator('[data-testid="table1"] tbody tr').evaluateAll((rows) => rows.map((r) => r.cells[0].textContent));
     assert.deepEqual(t1, ['paper']);
     assert.equal(await page.locator('[data-testid="invalid-table"] thead th').filter({ hasText: /^mean$/ }).count(), 0);
