@@ -231,13 +231,19 @@ test('results read without the paper: tooltips, %, the Tables 4/7 plot, graph la
     assert.equal(await page.evaluate(() => window.scrollY), 0, 'the editor opens at the top');
     assert.match(await page.getByTestId('work-origin').innerText(), /deleted: .+ \(row \d+\)/);
     const rows = page.getByTestId('rows-editor').locator(':scope > li');
-    await rows.last().scrollIntoViewIfNeeded();
     await page.getByTestId('score-after').waitFor();
-    const pred = await page.getByTestId('score-after').boundingBox();
-    const last = await rows.last().boundingBox();
     const inView = (b) => b.y >= 0 && b.y + Math.min(b.height, 40) <= HEIGHT;
-    assert.ok(inView(last), `last row in view: ${JSON.stringify(last)}`);
-    assert.ok(inView(pred), `the edited table's prediction in view beside the rows at ${width} px: ${JSON.stringify(pred)}`);
+    // Whichever row is being edited, first or last, the prediction is in view with it.
+    for (const row of [rows.first(), rows.last()]) {
+      await row.locator('input').first().focus();
+      await row.scrollIntoViewIfNeeded();
+      const r = await row.boundingBox();
+      const pred = await page.getByTestId('score-after').boundingBox();
+      assert.ok(inView(r), `row in view: ${JSON.stringify(r)}`);
+      assert.ok(inView(pred), `the edited table's prediction in view beside the row at ${width} px: ${JSON.stringify(pred)}`);
+      // …and not on top of it.
+      assert.ok(pred.y + pred.height <= r.y || pred.y >= r.y + r.height, `prediction beside, not over, the row: ${JSON.stringify([pred, r])}`);
+    }
     await page.screenshot({ path: join(root, 'tests', 'artifacts', `reading-editor-${width}.png`) });
   }
   // A glossary link opens the About page at its entry.
