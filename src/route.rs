@@ -31,7 +31,8 @@ impl Route {
             return Route::Share(payload.trim_start_matches('/').to_string());
         }
         match path {
-            "about" => Route::About,
+            // `#/about/<anchor>` opens the About page at a glossary entry.
+            r if r == "about" || r.starts_with("about/") => Route::About,
             "editor" => Route::Editor,
             "rewriter" => Route::Rewriter,
             "runner" => Route::Runner,
@@ -68,7 +69,11 @@ pub fn navigate(route: Route) {
 pub fn use_route() -> ReadSignal<Route> {
     let current = || Route::from_hash(&window().location().hash().unwrap_or_default());
     let (route, set_route) = signal(current());
-    let handle = window_event_listener(leptos::ev::hashchange, move |_| set_route.set(current()));
+    let handle = window_event_listener(leptos::ev::hashchange, move |_| {
+        set_route.set(current());
+        // Each navigation opens its view at the top, not at the old view's scroll position.
+        window().scroll_to_with_x_and_y(0.0, 0.0);
+    });
     on_cleanup(move || handle.remove());
     route
 }

@@ -8,6 +8,7 @@ use std::collections::BTreeMap;
 use std::sync::Arc;
 
 use leptos::prelude::*;
+use tabprobe_core::probe::edit_table::row_name;
 use tabprobe_core::probe::{Edit, Premise, ProbeKind};
 use tabprobe_core::run::RunResult;
 use tabprobe_core::{Label, Table};
@@ -209,7 +210,7 @@ pub fn EvidenceView(
                     .collect::<Vec<_>>();
                 view! {
                     <tr class=format!("evidence-row {mark}") data-testid="evidence-row" data-mark=mark>
-                        <th scope="row">{key}</th>
+                        <th scope="row">{row_name(&key, i)}</th>
                         <td>{values}</td>
                         <td class="mark">{mark_text}</td>
                         {cells}

@@ -356,41 +356,14 @@ impl Drill {
     }
 }
 
-/// What changed, in words.
-pub fn describe_edit(edit: &Edit) -> String {
-    match edit {
-        Edit::RowsDeleted { keys, .. } => format!("deleted: {}", keys.join(", ")),
-        Edit::RowInserted {
-            key,
-            values,
-            from_table,
-            ..
-        } => format!("inserted {key}: {} (from {from_table})", values.join("; ")),
-        Edit::ValueUpdated {
-            key, before, after, ..
-        } => format!("{key}: {before} → {after}"),
-        Edit::RowsPermuted { order } => format!(
-            "rows reordered: {}",
-            order
-                .iter()
-                .map(usize::to_string)
-                .collect::<Vec<_>>()
-                .join(" ")
-        ),
-        Edit::DeletedThenInserted {
-            deleted_key,
-            inserted_key,
-            ..
-        } => format!("deleted {deleted_key}, inserted {inserted_key}"),
-        Edit::PremiseRemoved => "premise removed".into(),
-        Edit::HypothesisSpan { before, after, .. } => format!("“{before}” → “{after}”"),
-        Edit::TitleSwapped { before, after, .. } => format!("title: {before} → {after}"),
-        Edit::RowsSwapped {
-            keys, other_table, ..
-        } => format!("{} moved to {other_table}", keys.join(", ")),
-        Edit::Counterfactual { example } => format!("hand-made counterfactual {example}"),
-        Edit::WordsPermuted { bleu2, .. } => format!("words permuted (BLEU-2 {bleu2:.2})"),
-    }
+/// What `item` changed, in words, rows named by key and 1-based number (core's
+/// `describe_edit`, given the example's table).
+pub fn describe_item(run: &RunResult, item: &ProbeItem) -> String {
+    let table = run.example_of(item).and_then(|e| match &e.input.premise {
+        Premise::Table(t) => Some(t),
+        _ => None,
+    });
+    tabprobe_core::probe::describe::describe_edit(&item.edit, table)
 }
 
 /// Whether the model's prediction on `item` is what a correct model does.
@@ -464,7 +437,7 @@ pub fn work_item(
         table,
         hypothesis: item.perturbed.hypothesis.clone(),
         label,
-        origin: format!("probe item {} ({})", item.id, describe_edit(&item.edit)),
+        origin: format!("probe item {} ({})", item.id, describe_item(run, item)),
         relevant_rows: Some(relevant_rows.unwrap_or_default()),
         probe_result,
     })
@@ -559,7 +532,7 @@ pub fn ItemList(
                     <td><code>{item.id.clone()}</code>{(item.certainty == tabprobe_core::probe::Certainty::Heuristic).then(|| view! { <span class="heuristic" title="expectation needs a person's review">" heuristic"</span> })}
                         <ReviewControls item=item.clone() state=state set=set/></td>
                     <td class="hyp">{item.perturbed.hypothesis.clone()}</td>
-                    <td>{describe_edit(&item.edit)}</td>
+                    <td>{describe_item(&selecting, &item)}</td>
                     <td>{ex.as_ref().map(|e| view! { <LabelBadge label=e.gold set=set/> })}</td>
                     <td>{expectation_text(&selecting, &item, set)}</td>
                     {per_model}

@@ -3,6 +3,7 @@
 pub mod evidence_marks;
 pub mod evidence_view;
 pub mod file_drop;
+pub mod glossary_term;
 pub mod import_summary;
 pub mod item_list;
 pub mod kept_note;
@@ -17,6 +18,7 @@ pub mod progress_bar;
 pub mod row_editor;
 pub mod run_estimate;
 pub mod save_item;
+pub mod score_plot;
 pub mod score_tables;
 pub mod share_button;
 pub mod table_diff;

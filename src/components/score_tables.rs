@@ -4,12 +4,14 @@
 //! cells drill down to their items.
 
 use leptos::prelude::*;
+use tabprobe_core::glossary::with_unit;
 use tabprobe_core::metrics::invalid::NOT_APPLICABLE_TWO_WAY;
 use tabprobe_core::metrics::{InvalidTransitionTable, TransitionSet};
-use tabprobe_core::report::{num, operation_name, paper_table, render_csv, Section};
+use tabprobe_core::report::{num, operation_name, paper_table, render_csv, Section, ALL};
 use tabprobe_core::rules::Operation;
 use tabprobe_core::Label;
 
+use crate::components::glossary_term::TermText;
 use crate::runs::download;
 
 /// How the page names an operation: `row deletion (Table 5)`.
@@ -58,7 +60,7 @@ pub fn SectionTable(
     let header = section
         .header
         .iter()
-        .map(|h| view! { <th scope="col">{h.replace('_', " ")}</th> })
+        .map(|h| view! { <th scope="col" data-column=h.clone()><TermText text=h.replace('_', " ") key=h.clone()/></th> })
         .collect::<Vec<_>>();
     let rows = section
         .rows
@@ -67,8 +69,20 @@ pub fn SectionTable(
             let cells = row
                 .iter()
                 .zip(&section.header)
-                .map(|(c, h)| {
-                    let text = if c.is_empty() { "–".to_string() } else { c.clone() };
+                .enumerate()
+                .map(|(col, (c, h))| {
+                    let text = if c.is_empty() {
+                        "–".to_string()
+                    } else {
+                        with_unit(&section.file, h, c)
+                    };
+                    // A row name that is shorthand (`pooled`) is explained like a header; the
+                    // group `all` is plain (the column `all` of evidence selection is not).
+                    let text = if col == 0 && c != ALL {
+                        view! { <TermText text=text key=c.clone()/> }.into_any()
+                    } else {
+                        text.into_any()
+                    };
                     match on_cell {
                         Some(cb) => {
                             let arg = (row.clone(), h.clone());
@@ -139,6 +153,9 @@ pub fn InvalidTable(
     on_cell: Callback<(Option<String>, Option<Label>)>,
 ) -> impl IntoView {
     let splits = table.splits.clone();
+    // With one split its column and the mean over splits are the same numbers: shown once.
+    let many = splits.len() > 1;
+    let mean_head = many.then(|| view! { <th scope="col"><TermText text="mean".to_string() key="mean".to_string()/></th> });
     let head = splits
         .iter()
         .map(|s| view! { <th scope="col">{s.clone()}</th> })
@@ -156,7 +173,7 @@ pub fn InvalidTable(
                     let split = split.clone();
                     move |ev: leptos::ev::KeyboardEvent| if ev.key() == "Enter" { on_cell.run((split.clone(), label)) }
                 }>
-                {num(x)}
+                {format!("{}%", num(x))}
             </td>
         }
         .into_any(),
@@ -170,7 +187,7 @@ pub fn InvalidTable(
             if r.not_applicable {
                 // A two-way model cannot meet a rule whose only valid target is NEUTRAL: no
                 // percentage (it would read 100% invalid).
-                let span = (splits.len() + 1).to_string();
+                let span = (splits.len() + usize::from(many)).to_string();
                 return view! {
                     <tr class="not-applicable"><th scope="row">{r.label.as_str()}</th>
                         <td colspan=span class="muted" data-testid="invalid-na" title=NOT_APPLICABLE_TWO_WAY>{format!("n/a — {NOT_APPLICABLE_TWO_WAY}")}</td></tr>
@@ -184,7 +201,7 @@ pub fn InvalidTable(
                 .map(|(v, s)| cell(*v, Some(s.clone()), Some(r.label)))
                 .collect::<Vec<_>>();
             view! {
-                <tr><th scope="row">{r.label.as_str()}</th>{cells}{cell(r.mean, None, Some(r.label))}</tr>
+                <tr><th scope="row">{r.label.as_str()}</th>{cells}{many.then(|| cell(r.mean, None, Some(r.label)))}</tr>
             }
             .into_any()
         })
@@ -204,10 +221,10 @@ pub fn InvalidTable(
         <div class="invalid-table">
             <table class="scores" data-testid="invalid-table">
                 <caption>"% invalid transitions, by label predicted before"</caption>
-                <thead><tr><th scope="col">"before"</th>{head}<th scope="col">"mean"</th></tr></thead>
+                <thead><tr><th scope="col"><TermText text="before".to_string() key="before".to_string()/></th>{head}{mean_head}</tr></thead>
                 <tbody>
                     {rows}
-                    <tr class="average"><th scope="row">"Average"</th>{avg}{cell(table.mean_average, None, None)}</tr>
+                    <tr class="average"><th scope="row">"Average"</th>{avg}{many.then(|| cell(table.mean_average, None, None))}</tr>
                 </tbody>
             </table>
             {notes}

@@ -28,7 +28,7 @@ fn axes(x_label: &'static str, y_label: &'static str) -> impl IntoView {
         .map(|t| {
             view! {
                 <line x1=sx(0.0) x2=sx(1.0) y1=sy(t) y2=sy(t) class="grid"/>
-                <text x=PAD - 4.0 y=sy(t) + 3.0 text-anchor="end" class="tick">{format!("{t:.2}")}</text>
+                <text x=PAD - 4.0 y=sy(t) + 3.0 text-anchor="end" class="tick">{format!("{:.0}%", 100.0 * t)}</text>
             }
         })
         .collect::<Vec<_>>();
@@ -121,7 +121,7 @@ pub fn OmegaCurve(
                     data-testid="omega-point" data-x=format!("{x:.2}") data-y=format!("{y:.4}")
                     on:click=move |_| on_point.run(x)
                     on:keydown=move |ev: leptos::ev::KeyboardEvent| if ev.key() == "Enter" { on_point.run(x) }>
-                    <title>{format!("Ω_{x:.2} = {y:.4}: click for the examples counted")}</title>
+                    <title>{format!("Ω_{x:.2} = {:.2}%: click for the examples counted", 100.0 * y)}</title>
                 </circle>
             }
         })
@@ -129,7 +129,7 @@ pub fn OmegaCurve(
     view! {
         <figure class="chart" data-testid="omega-curve">
             <svg viewBox=format!("0 0 {W} {}", H + 12.0) role="img" aria-label="Omega x curve">
-                {axes("x (share of permutations)", "Ω_x")}
+                {axes("x (share of permutations)", "Ω_x (%)")}
                 <polyline points=points class="line"/>
                 {dots}
             </svg>
@@ -162,7 +162,7 @@ pub fn BleuChart(
                     <rect x=x y=sy(rate) width=w height=sy(0.0) - sy(rate) class="bar"/>
                     <title>{format!("BLEU-2 {:.2}–{:.2}: {} of {} permutations accepted", b.lo, b.hi, b.accepted, b.total)}</title>
                     <text x=x + w / 2.0 y=sy(rate) - 3.0 text-anchor="middle" class="tick">
-                        {if b.total == 0 { "–".to_string() } else { format!("{:.2}", rate) }}
+                        {if b.total == 0 { "–".to_string() } else { format!("{:.0}%", 100.0 * rate) }}
                     </text>
                 </g>
             }
@@ -171,7 +171,7 @@ pub fn BleuChart(
     view! {
         <figure class="chart" data-testid="bleu-chart">
             <svg viewBox=format!("0 0 {W} {}", H + 12.0) role="img" aria-label="acceptance by BLEU-2">
-                {axes("BLEU-2 of the permutation", "accepted")}
+                {axes("BLEU-2 of the permutation", "accepted (%)")}
                 {bars}
             </svg>
             <figcaption>{format!("Acceptance by BLEU-2 — {model}")}</figcaption>

@@ -1,7 +1,48 @@
 //! What tabprobe is, where its data comes from, the licences it is used under, and the cards
 //! of the two bundled demo models.
 
+use std::time::Duration;
+
 use leptos::prelude::*;
+use tabprobe_core::glossary::GLOSSARY;
+
+/// Scrolls to the glossary entry `#/about/<anchor>` names, once the page is drawn (after the
+/// navigation's scroll to the top).
+fn scroll_to_entry() {
+    set_timeout(
+        || {
+            let Some(w) = web_sys::window() else { return };
+            let hash = w.location().hash().unwrap_or_default();
+            let Some(anchor) = hash.strip_prefix("#/about/") else {
+                return;
+            };
+            if let Some(el) = w.document().and_then(|d| d.get_element_by_id(anchor)) {
+                el.scroll_into_view();
+            }
+        },
+        Duration::from_millis(0),
+    );
+}
+
+/// The results' vocabulary, from core's glossary: the README's "Glossary" section, entry for
+/// entry, under the same anchors.
+fn glossary() -> impl IntoView {
+    let entries = GLOSSARY
+        .iter()
+        .map(|t| {
+            let keys = t.keys.join(", ");
+            view! {
+                <dt id=t.anchor data-testid="glossary-entry">{t.name}" "<code>{keys}</code></dt>
+                <dd>{t.line}</dd>
+            }
+        })
+        .collect_view();
+    view! {
+        <h2 id="glossary">"Glossary of the results"</h2>
+        <p>"Every share in the results is a percentage (0–100), shown with %; κ, entropy (nats) and BLEU-2 keep their own scales. The same entries are in the README's Glossary section."</p>
+        <dl class="glossary" data-testid="glossary">{entries}</dl>
+    }
+}
 
 /// The model cards of the bundled demo models (`public/models/<id>/README.md`, written by
 /// `tabprobe evaluate --card`), embedded at build time so the page shows exactly the measured
@@ -20,6 +61,9 @@ const MODEL_CARDS: [(&str, &str); 2] = [
 /// The About page: purpose, papers, data credits, demo model cards.
 #[component]
 pub fn AboutView() -> impl IntoView {
+    scroll_to_entry();
+    let handle = window_event_listener(leptos::ev::hashchange, |_| scroll_to_entry());
+    on_cleanup(move || handle.remove());
     view! {
         <article class="about" data-testid="about">
             <h1>"About tabprobe"</h1>
@@ -66,6 +110,7 @@ pub fn AboutView() -> impl IntoView {
                 "Datasets are JSON files, format version 1, described by a JSON Schema: "
                 <a href="schema/dataset-v1.json" data-testid="schema-link">"schema/dataset-v1.json"</a>"."
             </p>
+            {glossary()}
         </article>
     }
 }

@@ -148,7 +148,19 @@ fn Browser(loaded: LoadedDataset) -> impl IntoView {
             }
         })
         .collect::<Vec<_>>();
+    // First visit (the bundled demo on screen): what this is and what to try, where the eye lands.
+    let guidance = (loaded.file == crate::load::DEMO_URL).then(|| {
+        view! {
+            <p class="guidance" data-testid="guidance">
+                "This is the INFOTABS demo: Wikipedia infobox tables with hypotheses a model must judge from them. Pick a hypothesis to see its evidence rows and the model's prediction, then open the "
+                <a href=crate::route::Route::Runner.href()>"Probe runner"</a>
+                " to test whether the model really uses those rows."
+            </p>
+        }
+    });
     view! {
+        <div class="dataset-view">
+        {guidance}
         <section class="dataset-summary" data-testid="dataset-summary">
             <h1>{loaded.dataset.name.clone()}</h1>
             <p class="counts">
@@ -180,6 +192,7 @@ fn Browser(loaded: LoadedDataset) -> impl IntoView {
                 {list}
             </aside>
             <section class="detail" data-testid="table-detail">{detail}</section>
+        </div>
         </div>
     }
 }

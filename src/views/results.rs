@@ -24,6 +24,7 @@ use tabprobe_core::Label;
 use crate::components::evidence_view::EvidenceView;
 use crate::components::item_list::{Drill, ItemList};
 use crate::components::kept_note::local_time;
+use crate::components::score_plot::ScorePlot;
 use crate::components::score_tables::{set_title, InvalidTable, SectionTable};
 use crate::components::transition_graph::TransitionGraphSvg;
 use crate::components::word_order_view::{
@@ -621,7 +622,10 @@ fn RunReport(saved: Arc<SavedRun>) -> impl IntoView {
                         if many {
                             s.title = format!("{} — {}", s.title, model_label(r));
                         }
-                        section_table(s, prefix.clone(), drill, src.clone(), inc)
+                        // The bars first: the table below holds the same numbers.
+                        let plot = view! { <ScorePlot section=s.clone()/> };
+                        view! { {plot}{section_table(s, prefix.clone(), drill, src.clone(), inc)} }
+                            .into_any()
                     })
                     .collect::<Vec<_>>()
             })
@@ -630,7 +634,7 @@ fn RunReport(saved: Arc<SavedRun>) -> impl IntoView {
     let scores = has_scores.then(|| view! {
         <section id="scores" class="result-part">
             <h2>"Scores (Tables 4 and 7)"</h2>
-            <p class="hint">"Accuracy on the originals, on label-preserving and on label-flipping items: mean ± sd over 100 seeded samples of 80%. NEUTRAL examples are left out (paper §4, §6); certain and reviewer-accepted items are counted, and the columns heuristic_left_out / rejected_left_out / neutral_left_out say how many items each table left out. Click a row for the items it counts."</p>
+            <p class="hint">"Accuracy (%) on the originals, on label-preserving and on label-flipping items: mean ± sd over 100 seeded samples of 80%, drawn as bars with ±sd error bars per probe and model, then as the tables. NEUTRAL examples are left out (paper §4, §6); certain and reviewer-accepted items are counted, and the columns heuristic_left_out / rejected_left_out / neutral_left_out say how many items each table left out. Click a row for the items it counts."</p>
             <label class="results-options">
                 <input type="checkbox" data-testid="include-heuristic"
                     prop:checked=move || include_heuristic.get()
@@ -767,6 +771,21 @@ fn RunReport(saved: Arc<SavedRun>) -> impl IntoView {
             }
         })
         .collect::<Vec<_>>();
+    // Jump links to the sections this run has, in page order.
+    let toc = [
+        ("accuracy", "Accuracy", true),
+        ("graphs", "Graphs", graphs.is_some()),
+        ("scores", "Scores", scores.is_some()),
+        ("table8", "Table 8", table8.is_some()),
+        ("evidence", "Evidence", evidence.is_some()),
+        ("word-order", "Word order", word_order.is_some()),
+    ]
+    .into_iter()
+    .filter(|(_, _, has)| *has)
+    .map(|(id, name, _)| {
+        view! { <a href=format!("#{id}") data-testid="toc-link" data-section=id on:click=move |ev| scroll_to(ev, id)>{name}</a> }
+    })
+    .collect::<Vec<_>>();
     let drill_runs = runs.clone();
     let drill_view = move || {
         drill.get().map(|d| {
@@ -787,12 +806,7 @@ fn RunReport(saved: Arc<SavedRun>) -> impl IntoView {
                 {skipped_list(&main)}
                 {(truncated > 0).then(|| view! { <p class="warning">{format!("{truncated} pair(s) had their premise truncated to fit the model: a probe that edits a part the model never saw is not evidence of anything.")}</p> })}
                 <div class="exports">{exports}</div>
-                <nav class="toc">
-                    <a href="#graphs" on:click=|ev| scroll_to(ev, "graphs")>"Graphs"</a>
-                    <a href="#scores" on:click=|ev| scroll_to(ev, "scores")>"Scores"</a>
-                    <a href="#evidence" on:click=|ev| scroll_to(ev, "evidence")>"Evidence"</a>
-                    <a href="#word-order" on:click=|ev| scroll_to(ev, "word-order")>"Word order"</a>
-                </nav>
+                <nav class="toc" data-testid="toc">{toc}</nav>
             </header>
             {table1}
             {graphs}

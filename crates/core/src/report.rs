@@ -73,6 +73,12 @@ pub fn frac(x: f64) -> String {
     format!("{x:.4}")
 }
 
+/// A share in 0..=1 as a percentage with two decimals: the report gives every share in %
+/// (UNLI's word-order fractions too), so one unit reads everywhere.
+pub fn pct(x: f64) -> String {
+    num(100.0 * x)
+}
+
 /// An optional figure; empty when absent.
 pub fn opt(x: Option<f64>, f: fn(f64) -> String) -> String {
     x.map(f).unwrap_or_default()
@@ -514,7 +520,13 @@ pub fn table1_section(runs: &[&RunResult]) -> Section {
         .collect();
     splits.sort_unstable();
     splits.dedup();
-    let groups = splits.into_iter().map(Some).chain([None]);
+    // One split holding every example is named once, by its name, not again as `all`.
+    let single = splits.len() == 1
+        && runs
+            .iter()
+            .all(|r| r.examples.iter().all(|e| e.split.is_some()));
+    let all_row = (!single).then_some(None);
+    let groups = splits.into_iter().map(Some).chain(all_row);
     for split in groups {
         for r in runs {
             let keep = |e: &&crate::probe::ProbeExample| {
@@ -849,24 +861,36 @@ fn evidence_sections(run: &RunResult) -> Vec<Section> {
             "rows_deleted",
         ],
     );
-    let rows = |v: &[usize]| v.iter().map(usize::to_string).collect::<Vec<_>>().join(" ");
-    let mut listed: Vec<(String, Vec<String>)> = Vec::new();
-    for e in all.iter().flat_map(|a| &a.per_example) {
-        let n = run
-            .examples
+    // Rows named for people, by key and 1-based number: `Length (row 5); Born (row 2)`.
+    let table_of = |id: &str| {
+        run.examples
             .iter()
-            .find(|x| x.id == e.example)
+            .find(|x| x.id == id)
             .and_then(|x| match &x.input.premise {
-                crate::probe::Premise::Table(t) => Some(t.row_count()),
+                crate::probe::Premise::Table(t) => Some(t),
                 _ => None,
             })
+    };
+    let rows = |id: &str, v: &[usize]| {
+        v.iter()
+            .map(|&i| match table_of(id) {
+                Some(t) => crate::probe::edit_table::table_row_name(t, i),
+                None => crate::probe::edit_table::row_name("", i),
+            })
+            .collect::<Vec<_>>()
+            .join("; ")
+    };
+    let mut listed: Vec<(String, Vec<String>)> = Vec::new();
+    for e in all.iter().flat_map(|a| &a.per_example) {
+        let n = table_of(&e.example)
+            .map(|t| t.row_count())
             .unwrap_or_default();
         listed.push((
             e.example.clone(),
             vec![
                 e.example.clone(),
-                rows(&e.human),
-                rows(&e.model),
+                rows(&e.example, &e.human),
+                rows(&e.example, &e.model),
                 num(100.0 * e.precision),
                 num(100.0 * e.recall),
                 format!("{:?}", e.uses).to_lowercase(),
@@ -887,7 +911,7 @@ fn evidence_sections(run: &RunResult) -> Vec<Section> {
             i.example.clone(),
             vec![
                 i.example.clone(),
-                rows(&human),
+                rows(&i.example, &human),
                 String::new(),
                 String::new(),
                 String::new(),
@@ -963,12 +987,12 @@ fn word_order_row(group: &str, m: &WordOrderMetrics) -> Vec<String> {
         group.to_string(),
         m.examples.to_string(),
         m.skipped.to_string(),
-        frac(m.accuracy),
-        frac(m.omega_max),
-        frac(m.omega_rand),
-        opt(m.p_c, frac),
-        opt(m.p_c_accepted_only, frac),
-        opt(m.p_f, frac),
+        pct(m.accuracy),
+        pct(m.omega_max),
+        pct(m.omega_rand),
+        opt(m.p_c, pct),
+        opt(m.p_c_accepted_only, pct),
+        opt(m.p_f, pct),
         opt(m.mean_entropy_accepted, frac),
         opt(m.mean_entropy_c, frac),
         opt(m.mean_entropy_f, frac),
@@ -977,7 +1001,7 @@ fn word_order_row(group: &str, m: &WordOrderMetrics) -> Vec<String> {
 
 fn word_order_sections(run: &RunResult) -> Vec<Section> {
     let mut s = Section::new(
-        "Word order (UNLI §4) — fractions",
+        "Word order (UNLI §4) — % of examples (entropy in nats)",
         "word_order",
         &[
             "group",
@@ -1027,7 +1051,7 @@ fn word_order_sections(run: &RunResult) -> Vec<Section> {
     let mut add = |group: &str, m: &WordOrderMetrics| {
         s.rows.push(word_order_row(group, m));
         for &(x, o) in &m.omega {
-            curve.rows.push(vec![group.to_string(), num(x), frac(o)]);
+            curve.rows.push(vec![group.to_string(), num(x), pct(o)]);
         }
         for b in &m.bleu_bins {
             bleu.rows.push(vec![
@@ -1036,7 +1060,7 @@ fn word_order_sections(run: &RunResult) -> Vec<Section> {
                 num(b.hi),
                 b.total.to_string(),
                 b.accepted.to_string(),
-                opt(b.rate, frac),
+                opt(b.rate, pct),
             ]);
         }
     };

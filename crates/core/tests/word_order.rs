@@ -160,7 +160,8 @@ fn bag_of_words_model_has_pc_one_and_no_rescues() {
     let m = run_word_order_metrics(&run, &[]);
     assert_eq!((m.examples, m.skipped), (5, 1));
     // The report lists the Ω_x curve the site plots: four examples accept all their
-    // permutations, one none, so Ω_x = 4/5 at every x of the curve (x < 1).
+    // permutations, one none, so Ω_x = 4/5 = 80% at every x of the curve (x < 1); the
+    // report gives every share in %.
     let secs = sections(&run);
     let curve = secs
         .iter()
@@ -171,12 +172,12 @@ fn bag_of_words_model_has_pc_one_and_no_rescues() {
     assert_eq!(all.len(), 20);
     for (k, r) in all.iter().enumerate() {
         assert_eq!(r[1], format!("{:.2}", k as f64 * 0.05));
-        assert_eq!(r[2], "0.8000");
+        assert_eq!(r[2], "80.00");
     }
     let table = secs.iter().find(|s| s.file == "word_order").unwrap();
     let col = |name: &str| table.header.iter().position(|h| h == name).unwrap();
-    assert_eq!(table.rows[0][col("p_c")], "1.0000");
-    assert_eq!(table.rows[0][col("p_c_accepted_only")], "1.0000");
+    assert_eq!(table.rows[0][col("p_c")], "100.00");
+    assert_eq!(table.rows[0][col("p_c_accepted_only")], "100.00");
     assert_eq!(m.accuracy, 0.8);
     assert_eq!(m.omega_max, 0.8);
     assert_eq!(m.p_c, Some(1.0)); // UNLI: a bag-of-words model has P^c = 100%

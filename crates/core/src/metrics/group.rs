@@ -36,8 +36,19 @@ impl Group {
     }
 }
 
+/// The split every example of the run is in, when there is exactly one such split (and no
+/// example without a split): a report then names it once, not as `all` and `split:<name>`.
+pub fn only_split(run: &RunResult) -> Option<&str> {
+    let first = run.examples.first()?.split.as_deref()?;
+    run.examples
+        .iter()
+        .all(|e| e.split.as_deref() == Some(first))
+        .then_some(first)
+}
+
 /// The groups of a run: its splits (sorted), then its categories (sorted). Examples without a
-/// split belong to no split group; examples without categories to no category group.
+/// split belong to no split group; examples without categories to no category group. A run
+/// whose examples are all in one split has no split group (see [`only_split`]).
 pub fn groups(run: &RunResult) -> Vec<Group> {
     let mut splits: Vec<&String> = run
         .examples
@@ -46,6 +57,10 @@ pub fn groups(run: &RunResult) -> Vec<Group> {
         .collect();
     splits.sort();
     splits.dedup();
+    if only_split(run).is_some() {
+        // One split holding every example: its group would repeat `all` row for row.
+        splits.clear();
+    }
     let mut cats: Vec<&String> = run.examples.iter().flat_map(|e| &e.categories).collect();
     cats.sort();
     cats.dedup();

@@ -233,7 +233,8 @@ pub fn perturbation_scores_in(
     }
 }
 
-/// [`perturbation_scores`] per split and per category (SPEC §4.8): `(group name, scores)`.
+/// [`perturbation_scores`] per split and per category (SPEC §4.8): `(group name, scores)`;
+/// no split group when every example is in one split (as [`super::group::groups`]).
 pub fn perturbation_scores_by_group(
     run: &RunResult,
     probes: &[ProbeKind],
@@ -249,9 +250,12 @@ pub fn perturbation_scores_by_group_in(
     opts: &SampleOptions,
     view: ScoreView,
 ) -> Vec<(String, PerturbationScores)> {
+    // One split holding every example would repeat the `all` row: no split group then.
+    let one_split = super::group::only_split(run).is_some();
     let mut groups: Vec<String> = run
         .examples
         .iter()
+        .filter(|_| !one_split)
         .filter_map(|e| e.split.as_ref().map(|s| format!("split:{s}")))
         .chain(
             run.examples

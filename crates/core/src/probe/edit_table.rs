@@ -69,6 +69,21 @@ pub fn row_key(table: &Table, i: usize) -> String {
     }
 }
 
+/// How every view names a row for people: its key and its 1-based position, `Length (row 5)`
+/// (`row 5` alone when it has no key). Indices stay 0-based in files and item ids.
+pub fn row_name(key: &str, index: usize) -> String {
+    if key.is_empty() {
+        format!("row {}", index + 1)
+    } else {
+        format!("{key} (row {})", index + 1)
+    }
+}
+
+/// [`row_name`] of row `i` of `table`.
+pub fn table_row_name(table: &Table, i: usize) -> String {
+    row_name(&row_key(table, i), i)
+}
+
 /// Appends a row: a key–value row, or a record (`values` are its cells). Shapes that do not
 /// match leave the table unchanged and return `None`.
 pub fn append_row(table: &Table, key: &str, values: &[String]) -> Option<Table> {

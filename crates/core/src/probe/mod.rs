@@ -3,6 +3,7 @@
 //! whether that expectation is certain or heuristic.
 
 pub mod build;
+pub mod describe;
 pub mod edit_table;
 pub mod hypothesis;
 pub mod phrase;

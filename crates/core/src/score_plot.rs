@@ -1,0 +1,316 @@
+//! Tables 4 and 7 as a bar plot: for each probe (a group of bars) and each model view
+//! (prem+hypo, hypo-only), the accuracy on the originals, on label-preserving and on
+//! label-flipping items as bars with ±sd error bars. The geometry is computed here, from the
+//! same report [`Section`] the tables show, so the plot and the tables cannot disagree and the
+//! scales are tested by hand; the site only draws the rectangles and lines.
+
+use crate::report::{Section, ALL};
+
+/// Width of the plot's drawing, in SVG user units.
+pub const WIDTH: f64 = 640.0;
+/// Height of the plot's drawing, in SVG user units.
+pub const HEIGHT: f64 = 260.0;
+/// Left margin (the y axis and its tick labels).
+pub const LEFT: f64 = 44.0;
+/// Right margin.
+pub const RIGHT: f64 = 8.0;
+/// Top margin.
+pub const TOP: f64 = 10.0;
+/// Bottom margin (group names).
+pub const BOTTOM: f64 = 36.0;
+
+/// The three kinds of accuracy a row of Table 4 / 7 reports, in column order.
+pub const KINDS: [&str; 3] = ["original", "preserved", "flipped"];
+
+/// One bar: an accuracy (mean ± sd, in %) of one kind, one model view, one probe.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Bar {
+    /// The probe (the table row's `probe` cell).
+    pub group: String,
+    /// `original`, `preserved` or `flipped`.
+    pub kind: &'static str,
+    /// The model view (the row's `model` cell: `prem+hypo`, `hypo-only view`, …).
+    pub model: String,
+    /// Mean accuracy, %.
+    pub mean: f64,
+    /// Standard deviation, % points.
+    pub sd: f64,
+    /// Left edge.
+    pub x: f64,
+    /// Width.
+    pub width: f64,
+    /// Top edge (the mean).
+    pub y: f64,
+    /// Height down to the 0 line.
+    pub height: f64,
+    /// The error bar's top (mean + sd, at most 100%).
+    pub err_top: f64,
+    /// The error bar's bottom (mean − sd, at least 0%).
+    pub err_bottom: f64,
+}
+
+/// A probe's place on the x axis.
+#[derive(Debug, Clone, PartialEq)]
+pub struct GroupLabel {
+    /// The probe's name.
+    pub name: String,
+    /// The centre of its bars.
+    pub x: f64,
+}
+
+/// The whole plot: bars, group labels, y ticks (value in %, y), and the series legend (kind,
+/// model) in bar order within a group.
+#[derive(Debug, Clone, PartialEq)]
+pub struct BarPlot {
+    /// Every bar with a value.
+    pub bars: Vec<Bar>,
+    /// One label per probe.
+    pub groups: Vec<GroupLabel>,
+    /// Ticks of the y axis: (value %, y).
+    pub ticks: Vec<(f64, f64)>,
+    /// The series in their order within a group.
+    pub series: Vec<(&'static str, String)>,
+}
+
+/// The y coordinate of `percent` (0 at the bottom of the drawing area, 100 at its top).
+pub fn y_of(percent: f64) -> f64 {
+    let h = HEIGHT - TOP - BOTTOM;
+    TOP + h * (1.0 - percent.clamp(0.0, 100.0) / 100.0)
+}
+
+/// The plot of a `table4_scores` / `table7_scores` section: its rows over every example
+/// (group `all`; the split and category breakdowns stay in the table). `None` when no row
+/// has a value. Every probe gets the same series slots, so a kind is at the same place in
+/// each group; a missing value leaves its slot empty.
+pub fn score_plot(section: &Section) -> Option<BarPlot> {
+    let col = |name: &str| section.header.iter().position(|h| h == name);
+    let (g, p, m) = (col("group")?, col("probe")?, col("model")?);
+    let rows: Vec<&Vec<String>> = section
+        .rows
+        .iter()
+        .filter(|r| r.get(g).map(String::as_str) == Some(ALL))
+        .collect();
+    let mut probes: Vec<String> = Vec::new();
+    let mut models: Vec<String> = Vec::new();
+    for r in &rows {
+        push_new(&mut probes, r.get(p)?);
+        push_new(&mut models, r.get(m)?);
+    }
+    let series: Vec<(&'static str, String)> = KINDS
+        .iter()
+        .flat_map(|&k| models.iter().map(move |mo| (k, mo.clone())))
+        .collect();
+    let slot = (WIDTH - LEFT - RIGHT) / probes.len().max(1) as f64;
+    let bar_w = 0.8 * slot / series.len().max(1) as f64;
+    let mut bars = Vec::new();
+    for r in &rows {
+        let gi = probes.iter().position(|x| Some(x) == r.get(p))?;
+        for (si, (kind, model)) in series.iter().enumerate() {
+            if r.get(m) != Some(model) {
+                continue;
+            }
+            let cell = |suffix: &str| -> Option<f64> {
+                r.get(col(&format!("{kind}_{suffix}"))?)?.parse().ok()
+            };
+            let Some(mean) = cell("mean") else { continue };
+            let sd = cell("sd").unwrap_or(0.0);
+            let x = LEFT + gi as f64 * slot + 0.1 * slot + si as f64 * bar_w;
+            let y = y_of(mean);
+            bars.push(Bar {
+                group: probes[gi].clone(),
+                kind,
+                model: model.clone(),
+                mean,
+                sd,
+                x,
+                width: bar_w,
+                y,
+                height: y_of(0.0) - y,
+                err_top: y_of(mean + sd),
+                err_bottom: y_of(mean - sd),
+            });
+        }
+    }
+    if bars.is_empty() {
+        return None;
+    }
+    // Left to right: by probe, then by series.
+    bars.sort_by(|a, b| a.x.total_cmp(&b.x));
+    let groups = probes
+        .iter()
+        .enumerate()
+        .map(|(i, name)| GroupLabel {
+            name: name.clone(),
+            x: LEFT + (i as f64 + 0.5) * slot,
+        })
+        .collect();
+    let ticks = (0..=4)
+        .map(|k| 25.0 * k as f64)
+        .map(|v| (v, y_of(v)))
+        .collect();
+    Some(BarPlot {
+        bars,
+        groups,
+        ticks,
+        series,
+    })
+}
+
+fn push_new(v: &mut Vec<String>, x: &str) {
+    if !v.iter().any(|y| y == x) {
+        v.push(x.to_string());
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn row(group: &str, probe: &str, model: &str, o: (&str, &str), f: (&str, &str)) -> Vec<String> {
+        [
+            group, probe, model, "10", o.0, o.1, "0", "", "", "8", f.0, f.1, "0", "0", "0",
+        ]
+        .iter()
+        .map(|s| s.to_string())
+        .collect()
+    }
+
+    fn section(rows: Vec<Vec<String>>) -> Section {
+        let header = [
+            "group",
+            "probe",
+            "model",
+            "original_n",
+            "original_mean",
+            "original_sd",
+            "preserved_n",
+            "preserved_mean",
+            "preserved_sd",
+            "flipped_n",
+            "flipped_mean",
+            "flipped_sd",
+            "heuristic_left_out",
+            "rejected_left_out",
+            "neutral_left_out",
+        ];
+        Section {
+            title: "Table 4".into(),
+            file: "table4_scores".into(),
+            notes: vec![],
+            header: header.iter().map(|s| s.to_string()).collect(),
+            rows,
+        }
+    }
+
+    #[test]
+    fn y_scale_by_hand() {
+        // Drawing area: from y = 10 (100%) down to y = 260 − 36 = 224 (0%), 214 units tall.
+        assert_eq!(y_of(100.0), 10.0);
+        assert_eq!(y_of(0.0), 224.0);
+        assert_eq!(y_of(50.0), 117.0);
+        assert_eq!(y_of(150.0), 10.0, "clamped at 100%");
+        assert_eq!(y_of(-5.0), 224.0, "clamped at 0%");
+    }
+
+    #[test]
+    fn bars_and_error_bars_by_hand() {
+        let s = section(vec![
+            row(
+                "all",
+                "negation",
+                "prem+hypo",
+                ("80.00", "5.00"),
+                ("40.00", "10.00"),
+            ),
+            row(
+                "all",
+                "negation",
+                "hypo-only view",
+                ("50.00", "2.00"),
+                ("", ""),
+            ),
+            row(
+                "all",
+                "paraphrase",
+                "prem+hypo",
+                ("60.00", "0.00"),
+                ("", ""),
+            ),
+            // Breakdowns stay in the table.
+            row(
+                "split:dev",
+                "negation",
+                "prem+hypo",
+                ("10.00", "1.00"),
+                ("", ""),
+            ),
+        ]);
+        let p = score_plot(&s).unwrap();
+        // Two probes, so two slots of (640 − 44 − 8) / 2 = 294; series: 3 kinds × 2 views,
+        // each bar 0.8 × 294 / 6 = 39.2 wide, starting 0.1 × 294 = 29.4 into the slot.
+        assert_eq!(p.series.len(), 6);
+        assert_eq!(p.series[0], ("original", "prem+hypo".to_string()));
+        assert_eq!(p.series[1], ("original", "hypo-only view".to_string()));
+        assert_eq!(p.series[4], ("flipped", "prem+hypo".to_string()));
+        assert_eq!(p.groups.len(), 2);
+        assert!((p.groups[0].x - (44.0 + 147.0)).abs() < 1e-9);
+        assert!((p.groups[1].x - (44.0 + 294.0 + 147.0)).abs() < 1e-9);
+        // negation: original/prem+hypo, original/hypo-only, flipped/prem+hypo; paraphrase:
+        // original/prem+hypo. Empty cells and the split row give no bar.
+        assert_eq!(p.bars.len(), 4);
+        let b = &p.bars[0];
+        assert_eq!(
+            (b.group.as_str(), b.kind, b.model.as_str()),
+            ("negation", "original", "prem+hypo")
+        );
+        assert!((b.x - 73.4).abs() < 1e-9);
+        assert!((b.width - 39.2).abs() < 1e-9);
+        // 80% → y = 10 + 214 × 0.2 = 52.8; height 224 − 52.8 = 171.2; ±5 → 85% / 75%.
+        assert!((b.y - 52.8).abs() < 1e-9);
+        assert!((b.height - 171.2).abs() < 1e-9);
+        assert!((b.err_top - (10.0 + 214.0 * 0.15)).abs() < 1e-9);
+        assert!((b.err_bottom - (10.0 + 214.0 * 0.25)).abs() < 1e-9);
+        let h = &p.bars[1];
+        assert_eq!(h.model, "hypo-only view");
+        assert!((h.x - (73.4 + 39.2)).abs() < 1e-9, "the next series slot");
+        let f = &p.bars[2];
+        assert_eq!(f.kind, "flipped");
+        // Series 4 of the first group: 73.4 + 4 × 39.2 = 230.2; 40% ± 10.
+        assert!((f.x - 230.2).abs() < 1e-9);
+        assert!((f.y - 138.4).abs() < 1e-9);
+        let q = &p.bars[3];
+        assert_eq!(q.group, "paraphrase");
+        assert!((q.x - (44.0 + 294.0 + 29.4)).abs() < 1e-9);
+        // sd 0: the error bar is the bar's top.
+        assert_eq!(q.err_top, q.y);
+        assert_eq!(q.err_bottom, q.y);
+        assert_eq!(p.ticks.first(), Some(&(0.0, 224.0)));
+        assert_eq!(p.ticks.last(), Some(&(100.0, 10.0)));
+    }
+
+    #[test]
+    fn error_bars_stay_within_0_and_100() {
+        let s = section(vec![row(
+            "all",
+            "negation",
+            "prem+hypo",
+            ("97.00", "6.00"),
+            ("3.00", "6.00"),
+        )]);
+        let p = score_plot(&s).unwrap();
+        assert_eq!(p.bars[0].err_top, y_of(100.0));
+        assert_eq!(p.bars[1].err_bottom, y_of(0.0));
+    }
+
+    #[test]
+    fn no_values_no_plot() {
+        let s = section(vec![row(
+            "all",
+            "negation",
+            "prem+hypo",
+            ("", ""),
+            ("", ""),
+        )]);
+        assert_eq!(score_plot(&s), None);
+    }
+}
