@@ -59,6 +59,12 @@ if [ "$mode" = "test" ]; then
   if [ "$("$KV/bin/kubernetes-validate" --version 2>/dev/null || true)" != "$KV_VERSION" ]; then
     say "installing kubernetes-validate $KV_VERSION from PyPI into $KV"
     rm -rf "$KV"
+    # A venv needs Debian's python3-venv (ensurepip); install it where the image lacks it.
+    if ! python3 -c 'import ensurepip' 2>/dev/null; then
+      say "installing python3-venv from Debian"
+      as_root apt-get update
+      as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends python3-venv
+    fi
     python3 -m venv "$KV"
     "$KV/bin/pip" install --quiet "kubernetes-validate==$KV_VERSION"
   fi

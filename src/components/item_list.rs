@@ -494,19 +494,21 @@ pub fn ItemList(
                 .iter()
                 .map(|r| {
                     let same = r.items.iter().find(|i| i.id == item.id);
+                    // In a narrow window the cells stack and each shows its column's name.
+                    let label = crate::views::results::model_label(r);
                     match same {
                         Some(i) => {
                             let t = r.transition(i);
                             let ok = item_ok(r, i);
                             view! {
-                                <td class="transition" class:invalid=!ok data-testid="item-transition">
+                                <td class="transition" class:invalid=!ok data-testid="item-transition" data-label=label>
                                     <LabelBadge label=t.before set=set/>" → "<LabelBadge label=t.after set=set/>
                                     <span class="mark">{if ok { " ✓" } else { " ✗" }}</span>
                                 </td>
                             }
                             .into_any()
                         }
-                        None => view! { <td class="muted">"not run"</td> }.into_any(),
+                        None => view! { <td class="muted" data-label=label>"not run"</td> }.into_any(),
                     }
                 })
                 .collect::<Vec<_>>();
@@ -531,10 +533,10 @@ pub fn ItemList(
                 <tr data-testid="drill-item" data-example=ex.as_ref().map(|e| e.id.clone())>
                     <td><code>{item.id.clone()}</code>{(item.certainty == tabprobe_core::probe::Certainty::Heuristic).then(|| view! { <span class="heuristic" title="expectation needs a person's review">" heuristic"</span> })}
                         <ReviewControls item=item.clone() state=state set=set/></td>
-                    <td class="hyp">{item.perturbed.hypothesis.clone()}</td>
-                    <td>{describe_item(&selecting, &item)}</td>
-                    <td>{ex.as_ref().map(|e| view! { <LabelBadge label=e.gold set=set/> })}</td>
-                    <td>{expectation_text(&selecting, &item, set)}</td>
+                    <td class="hyp" data-label="hypothesis">{item.perturbed.hypothesis.clone()}</td>
+                    <td data-label="what changed">{describe_item(&selecting, &item)}</td>
+                    <td data-label="gold">{ex.as_ref().map(|e| view! { <LabelBadge label=e.gold set=set/> })}</td>
+                    <td data-label="a correct model">{expectation_text(&selecting, &item, set)}</td>
                     {per_model}
                     <td class="actions">{actions}{share}</td>
                 </tr>

@@ -55,10 +55,15 @@ pub fn ShareButton(
     let label = label.unwrap_or("Copy link");
     let waiting = waiting.unwrap_or_else(|| Signal::stored(false));
     let shared = RwSignal::new(Shared::Nothing);
+    // The result the shown link was made from: the link goes stale only when the result
+    // really changes, not each time a signal it derives from fires with the same value (live
+    // scores arriving after the click cleared a freshly made link).
+    let made_from = StoredValue::new(None::<SharedResult>);
     let copy = move || {
         let Some(r) = result.get_untracked() else {
             return;
         };
+        made_from.set_value(Some(r.clone()));
         let r = r.compact();
         let payload = match encode(&r) {
             Ok(payload) => payload,
@@ -108,14 +113,20 @@ pub fn ShareButton(
     // A new result makes the old link stale; a click that waited copies once the scores
     // are in.
     Effect::new(move |_| {
-        result.track();
+        let current = result.get();
         let still_waiting = waiting.get();
-        if shared.get_untracked() == Shared::Waiting {
-            if !still_waiting {
-                copy();
+        match shared.get_untracked() {
+            Shared::Waiting => {
+                if !still_waiting {
+                    copy();
+                }
             }
-        } else {
-            shared.set(Shared::Nothing);
+            Shared::Nothing => {}
+            _ => {
+                if made_from.with_value(|m| m.as_ref() != current.as_ref()) {
+                    shared.set(Shared::Nothing);
+                }
+            }
         }
     });
     let on_click = move |_| {

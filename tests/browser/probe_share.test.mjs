@@ -26,7 +26,11 @@ const predicted = (probs) => LABELS[probs.reduce((b, p, i) => (p > probs[b] ? i 
  *  tall to read). */
 async function snapEl(locator, name) {
   await mkdir(artifacts, { recursive: true });
-  await locator.screenshot({ path: join(artifacts, `${name}.png`) });
+  const path = join(artifacts, `${name}.png`);
+  // An element without a box of its own (the 400 px workbench's `display: contents` side
+  // column) cannot be shot alone: take the viewport instead.
+  if (await locator.boundingBox()) await locator.screenshot({ path });
+  else await locator.page().screenshot({ path });
 }
 
 async function downloadRun(page) {
@@ -189,6 +193,10 @@ test('probe items from a run keep their evidence, label and probe; Share opens e
     const link = await shareFrom(row);
     assert.ok(link.length <= 2000, `${id}: ${link.length} characters`);
     await snapEl(page.getByTestId('drill'), `probe-share-drill-${width}`);
+    // The list fits the window: nothing scrolled sideways (at 400 px its rows stack), and the
+    // copied-link note wraps instead of widening the table.
+    const sideways = await page.getByTestId('drill').locator('.drill-body').evaluate((el) => el.scrollWidth - el.clientWidth);
+    assert.ok(sideways <= 1, `${width} px: the drill-down scrolls ${sideways} px sideways`);
     {
       const { context: c, page: p, errors: e } = await openLink(link, width);
       const one = p.getByTestId('one-edge');
@@ -219,7 +227,9 @@ test('probe items from a run keep their evidence, label and probe; Share opens e
     // Share on an evidence row: the deletion of that row of the example shown.
     const evRow = page.getByTestId('evidence-row').first();
     await evRow.scrollIntoViewIfNeeded();
-    const key = await evRow.locator('th').first().innerText();
+    // The row is named "Key (row n)"; the diff shows the key.
+    const rowName = await evRow.locator('th').first().innerText();
+    const key = rowName.replace(/ \(row \d+\)$/, '').replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
     const evLink = await shareFrom(evRow);
     await snapEl(page.getByTestId('evidence-view'), `probe-share-evidence-${width}`);
     {
