@@ -45,6 +45,31 @@ pub fn EvidenceMarks(
             })
         })
     });
+    // The annotation named by key on the example's own table, 1-based ("Length (row 5)"),
+    // as every other view names rows (issue 18 §4).
+    let annotated_names = Memo::new(move |_| {
+        state.dataset.with(|d| {
+            let d = d.as_ref()?;
+            let e = d
+                .dataset
+                .examples
+                .iter()
+                .find(|e| e.id.as_deref() == Some(id.get_value().as_str()))?;
+            let rows = e.relevant_rows.as_ref()?;
+            let own = e
+                .table
+                .as_deref()
+                .and_then(|t| d.dataset.tables.iter().find(|x| x.id() == t));
+            Some(
+                rows.iter()
+                    .map(|&r| match own {
+                        Some(t) => tabprobe_core::probe::edit_table::table_row_name(t, r),
+                        None => format!("row {}", r + 1),
+                    })
+                    .collect::<Vec<_>>(),
+            )
+        })
+    });
     let marked = Memo::new(move |_| draft.with(|d| d.relevant_rows()));
     let outcome = RwSignal::new(None::<Result<String, String>>);
     let blocked = move || -> Option<&'static str> {
@@ -93,12 +118,9 @@ pub fn EvidenceMarks(
         };
     let current_text = move || match annotated.get() {
         Some(Some(Some(rows))) if rows.is_empty() => "annotated: no relevant rows".to_string(),
-        Some(Some(Some(rows))) => format!(
-            "annotated: row(s) {}",
-            rows.iter()
-                .map(|r| (r + 1).to_string())
-                .collect::<Vec<_>>()
-                .join(", ")
+        Some(Some(Some(_))) => format!(
+            "annotated: {}",
+            annotated_names.get().unwrap_or_default().join(", ")
         ),
         Some(Some(None)) => "not annotated yet".to_string(),
         _ => String::new(),
