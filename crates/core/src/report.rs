@@ -347,6 +347,27 @@ pub const HYPO_ONLY_VIEW: &str = "hypo-only view";
 /// The `model` cell of a hypothesis-only row read from a second (hypothesis-only) model.
 pub const HYPO_ONLY_MODEL: &str = "hypo-only model";
 
+/// The columns of Tables 4 and 7 (and their CSV): per group, probe and model view, the
+/// originals', label-preserving and label-flipping items' count, mean and sd, then the items
+/// left out.
+pub const SCORE_COLUMNS: [&str; 15] = [
+    "group",
+    "probe",
+    "model",
+    "original_n",
+    "original_mean",
+    "original_sd",
+    "preserved_n",
+    "preserved_mean",
+    "preserved_sd",
+    "flipped_n",
+    "flipped_mean",
+    "flipped_sd",
+    "heuristic_left_out",
+    "rejected_left_out",
+    "neutral_left_out",
+];
+
 /// Rows `(group, probe, model)`: one block per entry of `rows` (the `probe` cell and the
 /// probes it pools), over every example, then per split and category; each first with the
 /// full model, then — when the run has hypothesis-only scores — with the hypothesis alone.
@@ -359,27 +380,7 @@ fn scores_section(
     probes: &[ProbeKind],
     rows: &[(&str, Vec<ProbeKind>)],
 ) -> Section {
-    let mut s = Section::new(
-        title,
-        file,
-        &[
-            "group",
-            "probe",
-            "model",
-            "original_n",
-            "original_mean",
-            "original_sd",
-            "preserved_n",
-            "preserved_mean",
-            "preserved_sd",
-            "flipped_n",
-            "flipped_mean",
-            "flipped_sd",
-            "heuristic_left_out",
-            "rejected_left_out",
-            "neutral_left_out",
-        ],
-    );
+    let mut s = Section::new(title, file, &SCORE_COLUMNS);
     let opts = sample_options_with(run, ropts);
     s.notes.push(format!(
         "one perturbation sampled per original example and kind; sampling seed {}",

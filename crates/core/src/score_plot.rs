@@ -176,23 +176,7 @@ mod tests {
     }
 
     fn section(rows: Vec<Vec<String>>) -> Section {
-        let header = [
-            "group",
-            "probe",
-            "model",
-            "original_n",
-            "original_mean",
-            "original_sd",
-            "preserved_n",
-            "preserved_mean",
-            "preserved_sd",
-            "flipped_n",
-            "flipped_mean",
-            "flipped_sd",
-            "heuristic_left_out",
-            "rejected_left_out",
-            "neutral_left_out",
-        ];
+        let header = crate::report::SCORE_COLUMNS;
         Section {
             title: "Table 4".into(),
             file: "table4_scores".into(),
