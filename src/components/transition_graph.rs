@@ -7,16 +7,24 @@ use leptos::prelude::*;
 use tabprobe_core::transitions::TransitionEdge;
 use tabprobe_core::{Label, LabelSet};
 
-/// Node centres in the drawing (viewBox −40…400 × −40…270, room for self-loops): ENTAIL left, NEUTRAL top, CONTRADICT right.
+/// Node centres in the drawing (viewBox −50…410 × −40…270, room for self-loops and their labels): ENTAIL left, NEUTRAL top, CONTRADICT right.
 fn node(label: Label) -> (f64, f64) {
     match label {
-        Label::Entail => (70.0, 190.0),
+        Label::Entail => (85.0, 190.0),
         Label::Neutral => (180.0, 55.0),
-        Label::Contradict => (290.0, 190.0),
+        Label::Contradict => (275.0, 190.0),
     }
 }
 
-const RADIUS: f64 = 30.0;
+/// Nodes are ellipses wide enough for their name ("CONTRADICT" at the 18 px the results view
+/// draws it): a circle of the old 30-unit radius let the name spill over the edges beside it.
+const RX: f64 = 70.0;
+const RY: f64 = 28.0;
+
+/// Distance from a node's centre to its outline along the unit direction `(ux, uy)`.
+fn reach(ux: f64, uy: f64) -> f64 {
+    1.0 / ((ux / RX).powi(2) + (uy / RY).powi(2)).sqrt()
+}
 
 /// The path of an edge and where its label goes. Edges between two nodes bend to the left
 /// of their direction, so `a → b` and `b → a` do not overlap; a self-loop sits outside the
@@ -32,11 +40,12 @@ fn geometry(from: Label, to: Label) -> (String, (f64, f64)) {
         let rot = |a: f64| (ux * a.cos() - uy * a.sin(), ux * a.sin() + uy * a.cos());
         let (ax, ay) = rot(0.6);
         let (bx, by) = rot(-0.6);
-        let p1 = (x1 + ax * RADIUS, y1 + ay * RADIUS);
-        let p2 = (x1 + bx * RADIUS, y1 + by * RADIUS);
-        let c1 = (x1 + ax * 80.0, y1 + ay * 80.0);
-        let c2 = (x1 + bx * 80.0, y1 + by * 80.0);
-        let label = (x1 + ux * 72.0, y1 + uy * 72.0 + 4.0);
+        let (ra, rb, r) = (reach(ax, ay), reach(bx, by), reach(ux, uy));
+        let p1 = (x1 + ax * ra, y1 + ay * ra);
+        let p2 = (x1 + bx * rb, y1 + by * rb);
+        let c1 = (x1 + ax * (ra + 50.0), y1 + ay * (ra + 50.0));
+        let c2 = (x1 + bx * (rb + 50.0), y1 + by * (rb + 50.0));
+        let label = (x1 + ux * (r + 38.0), y1 + uy * (r + 38.0) + 4.0);
         return (
             format!(
                 "M {:.1} {:.1} C {:.1} {:.1} {:.1} {:.1} {:.1} {:.1}",
@@ -52,10 +61,11 @@ fn geometry(from: Label, to: Label) -> (String, (f64, f64)) {
     // Left normal of the direction of travel.
     let (nx, ny) = (uy, -ux);
     let bend = 22.0;
-    let start = (x1 + ux * RADIUS + nx * 8.0, y1 + uy * RADIUS + ny * 8.0);
+    let r = reach(ux, uy);
+    let start = (x1 + ux * r + nx * 8.0, y1 + uy * r + ny * 8.0);
     let end = (
-        x2 - ux * (RADIUS + 4.0) + nx * 8.0,
-        y2 - uy * (RADIUS + 4.0) + ny * 8.0,
+        x2 - ux * (r + 4.0) + nx * 8.0,
+        y2 - uy * (r + 4.0) + ny * 8.0,
     );
     let mid = ((x1 + x2) / 2.0 + nx * bend, (y1 + y2) / 2.0 + ny * bend);
     let label = (
@@ -105,7 +115,7 @@ pub fn TransitionGraphSvg(
             let class = format!("node {}", l.as_str().to_lowercase());
             view! {
                 <g class=class>
-                    <circle cx=x cy=y r=RADIUS/>
+                    <ellipse cx=x cy=y rx=RX ry=RY/>
                     <text x=x y=y + 4.0 text-anchor="middle">{short(l, set)}</text>
                 </g>
             }
@@ -181,7 +191,7 @@ pub fn TransitionGraphSvg(
     let data_caption = caption.clone();
     view! {
         <figure class="transition-graph" data-testid="transition-graph" data-caption=data_caption>
-            <svg viewBox="-40 -40 440 310" role="img" aria-label=aria>
+            <svg viewBox="-50 -40 460 310" role="img" aria-label=aria>
                 <defs>
                     <marker id="arrow-valid" viewBox="0 0 10 10" refX="9" refY="5" markerWidth="7" markerHeight="7" orient="auto-start-reverse">
                         <path d="M 0 0 L 10 5 L 0 10 z" class="arrow valid"/>

@@ -160,3 +160,25 @@ export async function snap(page, name) {
   await mkdir(artifacts, { recursive: true });
   await page.screenshot({ path: join(artifacts, `${name}.png`), fullPage: true });
 }
+
+/** What is wrong with the labels of the transition graphs `svgs` (a locator of their <svg>s):
+ *  a node name wider than its node, an edge label over a node name, or a label cut off by
+ *  the drawing's edge. Empty when readable. */
+export async function graphLabelSpills(svgs) {
+  return svgs.evaluateAll((all) => all.flatMap((svg) => {
+    const box = (el) => el.getBoundingClientRect();
+    const overlap = (a, b) => a.left < b.right && b.left < a.right && a.top < b.bottom && b.top < a.bottom;
+    const names = [...svg.querySelectorAll('.node')].map((g) => [g.querySelector('text'), g.querySelector('ellipse')]);
+    const out = names.filter(([t, e]) => { const [a, b] = [box(t), box(e)]; return a.left < b.left || a.right > b.right; })
+      .map(([t]) => `${t.textContent} outside its node`);
+    const frame = box(svg);
+    for (const t of svg.querySelectorAll('text')) {
+      const b = box(t);
+      if (b.left < frame.left || b.right > frame.right || b.top < frame.top || b.bottom > frame.bottom) out.push(`${t.textContent} cut off`);
+    }
+    for (const label of svg.querySelectorAll('[data-testid="edge-label"]')) {
+      for (const [t] of names) if (overlap(box(label), box(t))) out.push(`${label.textContent} over ${t.textContent}`);
+    }
+    return out;
+  }));
+}

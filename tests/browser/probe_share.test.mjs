@@ -13,7 +13,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFile, writeFile, mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
-import { openSite, openPage, snap, routeManifest, artifacts } from './harness.mjs';
+import { openSite, openPage, snap, routeManifest, artifacts, graphLabelSpills } from './harness.mjs';
 
 const { server, browser } = await openSite();
 const WIDTHS = [1280, 400];
@@ -206,6 +206,7 @@ test('probe items from a run keep their evidence, label and probe; Share opens e
       assert.equal(await drawn.count(), 1);
       assert.deepEqual([await drawn.getAttribute('data-from'), await drawn.getAttribute('data-to')], [from, to]);
       assert.equal(await drawn.getAttribute('class'), valid ? 'edge valid' : 'edge invalid');
+      assert.deepEqual(await graphLabelSpills(one.locator('svg')), [], `one-edge graph labels at ${width} px`);
       const stroke = await drawn.locator('path:not(.hit)').evaluate((el) => getComputedStyle(el).stroke);
       assert.ok(valid ? !/rgb\(2[0-9]{2}, [0-9]{1,2}, /.test(stroke) : /rgb\((1[5-9]|2)[0-9]+, /.test(stroke), `${valid ? 'black' : 'red'} edge: ${stroke}`);
       assert.ok(await p.getByTestId('share-rule').isVisible(), 'the rule is shown');

@@ -10,7 +10,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { openSite, openPage, snap, fixtures } from './harness.mjs';
+import { openSite, openPage, snap, fixtures, graphLabelSpills } from './harness.mjs';
 
 const { server, browser } = await openSite();
 const WIDTHS = [1280, 400];
@@ -190,6 +190,10 @@ test('results read without the paper: tooltips, %, the Tables 4/7 plot, graph la
     assert.ok(sizes.length > 0);
     await page.getByTestId('transition-graph').first().screenshot({ path: join(root, 'tests', 'artifacts', `reading-graph-${width}.png`) });
     assert.ok(Math.min(...sizes) >= 12, `smallest graph label ${Math.min(...sizes).toFixed(2)} px at ${width} px`);
+    // Node names inside their nodes ("CONTRADICT" spilled out of a 30-unit circle over the
+    // self-loop's percentage), and no edge label over a node name.
+    const spills = await graphLabelSpills(page.locator('[data-testid="transition-graph"] svg'));
+    assert.deepEqual(spills, [], `graph labels at ${width} px`);
 
     // One split (paper): never again as `split:paper`, nor as Table 1's `all`, nor as a mean column.
     await page.locator('details.all-tables summary').first().click();
