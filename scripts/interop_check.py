@@ -29,22 +29,11 @@ import tempfile
 
 
 def tabprobe_command(binary):
-    """The command that runs the cli: a given binary, or cargo without the fat-LTO profile."""
+    """The command that runs the cli: a given binary, or cargo's release build (the CLI's
+    profile, opt-level 3; the site's size-optimised wasm has its own `web` profile)."""
     if binary:
         return [binary]
     return ["cargo", "run", "--release", "-q", "-p", "tabprobe-cli", "--"]
-
-
-def cargo_env():
-    env = dict(os.environ)
-    # Optimised but without the wasm-oriented release profile (fat LTO, opt-level z).
-    env.update(
-        CARGO_PROFILE_RELEASE_LTO="false",
-        CARGO_PROFILE_RELEASE_OPT_LEVEL="3",
-        CARGO_PROFILE_RELEASE_CODEGEN_UNITS="16",
-        CARGO_PROFILE_RELEASE_PANIC="unwind",
-    )
-    return env
 
 
 def product_outputs(cmd, folder, linearization, infotabs, pairs):
@@ -55,7 +44,7 @@ def product_outputs(cmd, folder, linearization, infotabs, pairs):
             + ["evaluate", "--model", folder, "--infotabs", infotabs,
                "--linearization", linearization, "--splits", "dev",
                "--limit", str(pairs), "--logits", out],
-            check=True, env=cargo_env(), stdout=subprocess.DEVNULL,
+            check=True, stdout=subprocess.DEVNULL,
         )
         with open(out, encoding="utf-8") as f:
             return [json.loads(line) for line in f if line.strip()]

@@ -22,26 +22,16 @@ pub fn EvidenceMarks(
     // dataset (demo or kept) has arrived.
     let own_table = Memo::new(move |_| {
         state.dataset.with(|d| {
-            d.as_ref().is_some_and(|d| {
-                d.dataset
-                    .examples
-                    .iter()
-                    .find(|e| e.id.as_deref() == Some(id.get_value().as_str()))
-                    .and_then(|e| e.table.as_deref())
-                    .and_then(|t| d.dataset.tables.iter().find(|x| x.id() == t))
-                    .is_some_and(|t| table.with_value(|table| t == table))
-            })
+            find_example(d, &id.get_value())
+                .and_then(|(_, own)| own)
+                .is_some_and(|t| table.with_value(|table| t == table))
         })
     });
     // The example's current annotation (`None`: not annotated; `Some(None)`: not in the dataset).
     let annotated = Memo::new(move |_| {
         state.dataset.with(|d| {
-            d.as_ref().map(|d| {
-                d.dataset
-                    .examples
-                    .iter()
-                    .find(|e| e.id.as_deref() == Some(id.get_value().as_str()))
-                    .map(|e| e.relevant_rows.clone())
+            d.as_ref().map(|_| {
+                find_example(d, &id.get_value()).map(|(e, _)| e.relevant_rows.clone())
             })
         })
     });
@@ -49,17 +39,8 @@ pub fn EvidenceMarks(
     // as every other view names rows (issue 18 §4).
     let annotated_names = Memo::new(move |_| {
         state.dataset.with(|d| {
-            let d = d.as_ref()?;
-            let e = d
-                .dataset
-                .examples
-                .iter()
-                .find(|e| e.id.as_deref() == Some(id.get_value().as_str()))?;
+            let (e, own) = find_example(d, &id.get_value())?;
             let rows = e.relevant_rows.as_ref()?;
-            let own = e
-                .table
-                .as_deref()
-                .and_then(|t| d.dataset.tables.iter().find(|x| x.id() == t));
             Some(
                 rows.iter()
                     .map(|&r| match own {
@@ -138,4 +119,15 @@ pub fn EvidenceMarks(
             })}
         </div>
     }
+}
+
+/// The dataset example `id` and its own table (when the dataset has it): the one lookup the
+/// annotation box's memos share.
+fn find_example<'a>(
+    d: &'a Option<LoadedDataset>,
+    id: &str,
+) -> Option<(&'a tabprobe_core::Example, Option<&'a tabprobe_core::Table>)> {
+    let d = &d.as_ref()?.dataset;
+    let e = d.examples.iter().find(|e| e.id.as_deref() == Some(id))?;
+    Some((e, e.table.as_deref().and_then(|t| d.table(t))))
 }

@@ -3,13 +3,11 @@
 //! measuring itself is [`tabprobe_model::bench`], which `tabprobe bench` uses too (that one
 //! takes a checkpoint folder).
 //!
-//! Not a test: run it on a quiet machine, with optimisation but without the release profile's
-//! fat LTO (which costs minutes per link):
+//! Not a test: run it on a quiet machine, with the release profile (opt-level 3; the site's
+//! size-optimised wasm has its own `web` profile):
 //!
 //! ```text
-//! CARGO_PROFILE_RELEASE_LTO=false CARGO_PROFILE_RELEASE_OPT_LEVEL=3 \
-//! CARGO_PROFILE_RELEASE_CODEGEN_UNITS=16 CARGO_PROFILE_RELEASE_PANIC=unwind \
-//!   cargo run --release -p tabprobe-model --example bench [--features fast-cpu] -- \
+//! cargo run --release -p tabprobe-model --example bench [--features fast-cpu] -- \
 //!   [--models tiny,base] [--backends flex,wgpu] [--seq 128] [--reps 3]
 //! ```
 
