@@ -30,9 +30,8 @@ pub fn EvidenceMarks(
     // The example's current annotation (`None`: not annotated; `Some(None)`: not in the dataset).
     let annotated = Memo::new(move |_| {
         state.dataset.with(|d| {
-            d.as_ref().map(|_| {
-                find_example(d, &id.get_value()).map(|(e, _)| e.relevant_rows.clone())
-            })
+            d.as_ref()
+                .map(|_| find_example(d, &id.get_value()).map(|(e, _)| e.relevant_rows.clone()))
         })
     });
     // The annotation named by key on the example's own table, 1-based ("Length (row 5)"),
