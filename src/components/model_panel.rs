@@ -56,9 +56,7 @@ pub fn ModelPanel() -> impl IntoView {
                 <span class="model-name" data-testid="model-name">{m.id.name.clone()}</span>
                 <code class="hash" title=m.id.weights_sha256.clone() data-testid="model-hash">{short}</code>
                 <span class="backend" data-testid="model-backend">{m.backend.describe()}</span>
-                <span class="model-meta">
-                    {format!("{} layers · hidden {} · max {} tokens · loaded in {:.1} s", m.layers, m.hidden_size, m.max_tokens, m.load_ms / 1000.0)}
-                </span>
+                <span class="model-meta" data-testid="model-meta">{m.summary()}</span>
                 <span class="model-labels" data-testid="model-labels">{m.labels.join(" · ")}</span>
             }
         })

@@ -55,26 +55,28 @@ pub fn run(args: &BenchArgs) -> Result<(), String> {
         };
         let t = Instant::now();
         let mut model = crate::probe::load_model(&args.model, &device)?;
-        let c = model.config().clone();
+        let c = model.shape().clone();
         eprintln!(
-            "{} on {backend}: hidden {}, {} layers, {} heads, at most {} tokens; loaded in {:.2?}",
+            "{} on {backend}: {} ({} parameters), hidden {}, {} layers, {} heads, at most {} tokens; loaded in {:.2?}",
             model.id().name,
+            c.family.display_name(),
+            c.parameters.map_or_else(|| "?".to_string(), |n| n.to_string()),
             c.hidden_size,
-            c.num_hidden_layers,
-            c.num_attention_heads,
-            c.max_tokens(),
+            c.layers,
+            c.heads,
+            c.max_tokens,
             t.elapsed()
         );
         let mut measured = Vec::new();
         for &seq in &args.seq_lens {
-            if seq > c.max_tokens() {
+            if seq > c.max_tokens {
                 eprintln!(
                     "note: {seq} tokens is more than the model takes; measuring {} instead",
-                    c.max_tokens()
+                    c.max_tokens
                 );
             }
             // Two requests capped to the same length would only repeat a measurement.
-            let actual = seq.min(c.max_tokens());
+            let actual = seq.min(c.max_tokens);
             if measured.contains(&actual) {
                 continue;
             }

@@ -218,12 +218,18 @@ pub fn load_model(dir: &Path, device: &Device) -> Result<NliModel, String> {
     if !dir.is_dir() {
         return Err(format!(
             "{}: not a folder; --model expects a checkpoint folder with config.json, \
-             model.safetensors and tokenizer.json",
+             model.safetensors (or pytorch_model.bin) and tokenizer.json",
             dir.display()
         ));
     }
     let config = read("config.json")?;
-    let weights = read("model.safetensors")?;
+    // Checkpoints from before safetensors ship pytorch_model.bin; it is converted in memory.
+    let bin = dir.join("pytorch_model.bin");
+    let weights = if !dir.join("model.safetensors").exists() && bin.exists() {
+        tabprobe_model::pytorch::safetensors_from_pytorch_file(&bin).map_err(|e| e.to_string())?
+    } else {
+        read("model.safetensors")?
+    };
     let tokenizer_json = dir.join("tokenizer.json");
     let (json, vocab, merges);
     let tokenizer = if tokenizer_json.exists() {

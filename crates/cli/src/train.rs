@@ -619,7 +619,13 @@ pub fn run_evaluate(args: &EvaluateArgs) -> Result<(), String> {
         let card = crate::model_card::render(
             &args.name,
             &args.model,
-            model.config(),
+            model.encoder_config().ok_or_else(|| {
+                format!(
+                    "model cards are written for the models tabprobe trains (RoBERTa); {} is {}",
+                    args.model.display(),
+                    model.shape().family.display_name()
+                )
+            })?,
             &training,
             &results,
             compare.as_ref(),

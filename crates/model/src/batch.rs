@@ -16,6 +16,8 @@ pub struct Batch {
     pub seq_len: usize,
     /// `[rows, seq_len]`, padded with the pad token.
     pub input_ids: Vec<i64>,
+    /// `[rows, seq_len]`, token type ids (0 on padding; all 0 when the pairs carry none).
+    pub type_ids: Vec<i64>,
     /// `[rows, seq_len]`, RoBERTa position ids (see [`position_ids`]).
     pub position_ids: Vec<i64>,
     /// `[rows, seq_len]`: 0 for tokens, [`MASK_BIAS`] for padding.
@@ -76,6 +78,7 @@ pub fn plan_batches_padded(
             let seq_len = rows.iter().map(|&i| padded(i)).max().unwrap_or(0);
             let mut input_ids = Vec::with_capacity(rows.len() * seq_len);
             let mut positions = Vec::with_capacity(rows.len() * seq_len);
+            let mut type_ids = Vec::with_capacity(rows.len() * seq_len);
             let mut mask_bias = Vec::with_capacity(rows.len() * seq_len);
             for &i in rows {
                 let mut ids = pairs[i].ids.clone();
@@ -83,12 +86,15 @@ pub fn plan_batches_padded(
                 ids.resize(seq_len, pad_id);
                 positions.extend(position_ids(&ids, pad_id as usize));
                 input_ids.extend(ids.iter().map(|&id| id as i64));
+                let types = &pairs[i].type_ids;
+                type_ids.extend((0..seq_len).map(|t| types.get(t).map_or(0, |&ty| ty as i64)));
                 mask_bias.extend((0..seq_len).map(|t| if t < real { 0.0 } else { MASK_BIAS }));
             }
             Batch {
                 rows: rows.to_vec(),
                 seq_len,
                 input_ids,
+                type_ids,
                 position_ids: positions,
                 mask_bias,
             }
@@ -111,7 +117,44 @@ pub fn max_rows_within_budget(
     (MAX_TENSOR_BYTES / per_row.max(1)).max(1)
 }
 
+/// A batch's tensors on a device, for any family.
+#[derive(Debug, Clone)]
+pub struct Inputs {
+    /// `[rows, seq]` token ids.
+    pub ids: Tensor<2, Int>,
+    /// `[rows, seq]` position ids, by the family's rule.
+    pub positions: Tensor<2, Int>,
+    /// `[rows, seq]` token type ids.
+    pub types: Tensor<2, Int>,
+    /// `[rows, 1, 1, seq]`: 0 for tokens, [`MASK_BIAS`] for padding.
+    pub mask_bias: Tensor<4>,
+}
+
 impl Batch {
+    /// The batch's tensors on `device`. Positions follow RoBERTa's rule (after the padding
+    /// id) when `positions_after_padding`, else count from 0 on every row (BERT and the rest;
+    /// padding positions are masked either way).
+    pub fn inputs(&self, device: &Device, positions_after_padding: bool) -> Inputs {
+        let shape = [self.rows.len(), self.seq_len];
+        let int = |values: Vec<i64>| Tensor::from_data(TensorData::new(values, shape), device);
+        let positions = if positions_after_padding {
+            self.position_ids.clone()
+        } else {
+            (0..shape[0])
+                .flat_map(|_| 0..shape[1] as i64)
+                .collect::<Vec<_>>()
+        };
+        Inputs {
+            ids: int(self.input_ids.clone()),
+            positions: int(positions),
+            types: int(self.type_ids.clone()),
+            mask_bias: Tensor::from_data(
+                TensorData::new(self.mask_bias.clone(), [shape[0], 1, 1, shape[1]]),
+                device,
+            ),
+        }
+    }
+
     /// The batch's tensors on `device`: ids, positions `[rows, seq]` and the mask bias
     /// `[rows, 1, 1, seq]` that broadcasts over heads and query positions.
     pub fn tensors(&self, device: &Device) -> (Tensor<2, Int>, Tensor<2, Int>, Tensor<4>) {
@@ -132,6 +175,7 @@ mod tests {
 
     fn pair(n: usize) -> EncodedPair {
         EncodedPair {
+            type_ids: Vec::new(),
             ids: (10..10 + n as u32).collect(),
             truncated: false,
             premise_tokens_dropped: 0,

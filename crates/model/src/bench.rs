@@ -52,6 +52,7 @@ pub fn synthetic_pair(seq_len: usize, vocab_size: usize) -> EncodedPair {
     // Spread over up to 1000 ordinary ids; a multiplicative step avoids runs of one token.
     let span = vocab_size.saturating_sub(5).clamp(1, 1000) as u64;
     EncodedPair {
+        type_ids: Vec::new(),
         ids: (0..seq_len)
             .map(|i| match i {
                 0 => 0,
@@ -74,9 +75,9 @@ pub fn measure(
 ) -> Result<Throughput, ScoreError> {
     let batch_size = batch_size.max(1);
     let repeats = repeats.max(1);
-    let seq_len = seq_len.min(model.config().max_tokens()).max(2);
+    let seq_len = seq_len.min(model.shape().max_tokens).max(2);
     model.set_batch_size(batch_size);
-    let inputs = vec![synthetic_pair(seq_len, model.config().vocab_size); batch_size];
+    let inputs = vec![synthetic_pair(seq_len, model.shape().vocab_size); batch_size];
     model.score_encoded_blocking(&inputs)?;
     let mut rates = Vec::with_capacity(repeats);
     for _ in 0..repeats {

@@ -1,4 +1,6 @@
-//! The model's `config.json`, mirroring Hugging Face `RobertaConfig` key for key, and the
+//! The `config.json` of the BERT-style encoder families, mirroring Hugging Face
+//! `RobertaConfig` key for key (`BertConfig`, `XLMRobertaConfig` and `ElectraConfig` share the
+//! keys; DistilBERT's own keys are translated into it by [`crate::distilbert`]), and the
 //! mapping from the model's own label order to tabprobe's canonical labels.
 
 use std::collections::BTreeMap;
@@ -7,8 +9,10 @@ use serde::{Deserialize, Serialize};
 use tabprobe_core::label::{Label, LabelSet};
 
 use crate::error::LoadError;
+use crate::family::Family;
 
-/// `config.json` of a RoBERTa-family checkpoint (`transformers.RobertaConfig`).
+/// `config.json` of a BERT-style encoder checkpoint (`transformers.RobertaConfig` and the
+/// configs with its keys: BERT, XLM-RoBERTa, ELECTRA; DistilBERT after translation).
 ///
 /// Defaults are `RobertaConfig`'s own, so a config that omits a key means what it means to
 /// `transformers`. Keys that only matter for training (dropouts, `initializer_range`) are read
@@ -21,6 +25,9 @@ pub struct RobertaConfig {
     /// Width of every hidden state.
     #[serde(default = "defaults::hidden_size")]
     pub hidden_size: usize,
+    /// ELECTRA only: width of the embeddings, projected to `hidden_size` when they differ.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub embedding_size: Option<usize>,
     /// Number of encoder layers.
     #[serde(default = "defaults::num_hidden_layers")]
     pub num_hidden_layers: usize,
@@ -94,6 +101,10 @@ pub struct RobertaConfig {
     /// `transformers` version that wrote the file (informational).
     #[serde(default)]
     pub transformers_version: Option<String>,
+    /// The family the file was read as (not a key of the file): it decides the position rule,
+    /// the tensor names and the head.
+    #[serde(skip)]
+    pub family: Family,
 }
 
 /// Feed-forward activation named by `hidden_act`.
@@ -109,6 +120,25 @@ pub enum HiddenAct {
     /// `max(0, x)`.
     #[serde(rename = "relu")]
     Relu,
+}
+
+/// `transformers`' defaults of a family where they differ from `RobertaConfig`'s (only keys a
+/// config may omit; `save_pretrained` writes them all).
+fn family_defaults(family: Family) -> Vec<(&'static str, serde_json::Value)> {
+    use serde_json::json;
+    match family {
+        Family::Bert => vec![("vocab_size", json!(30522)), ("pad_token_id", json!(0))],
+        Family::XlmRoberta => vec![("vocab_size", json!(30522))],
+        Family::Electra => vec![
+            ("vocab_size", json!(30522)),
+            ("pad_token_id", json!(0)),
+            ("embedding_size", json!(128)),
+            ("hidden_size", json!(256)),
+            ("num_attention_heads", json!(4)),
+            ("intermediate_size", json!(1024)),
+        ],
+        _ => Vec::new(),
+    }
 }
 
 mod defaults {
@@ -177,10 +207,38 @@ impl RobertaConfig {
     /// special ids are inside the vocabulary, and the position table fits a pair. Nothing is
     /// allocated from a size before it is checked.
     pub fn from_json_bytes(bytes: &[u8]) -> Result<Self, LoadError> {
-        let config: RobertaConfig =
+        Self::from_json_bytes_as(bytes, Family::Roberta)
+    }
+
+    /// [`RobertaConfig::from_json_bytes`] for one of the families with these keys (RoBERTa,
+    /// XLM-RoBERTa, BERT, ELECTRA). A key the file omits takes that family's `transformers`
+    /// default (BERT's vocabulary of 30,522 with padding id 0, say, not RoBERTa's).
+    pub fn from_json_bytes_as(bytes: &[u8], family: Family) -> Result<Self, LoadError> {
+        let value: serde_json::Value =
             serde_json::from_slice(bytes).map_err(|e| LoadError::ConfigParse(e.to_string()))?;
+        Self::from_json_value(value, family)
+    }
+
+    /// [`RobertaConfig::from_json_bytes_as`] from parsed JSON (DistilBERT's translated keys).
+    pub fn from_json_value(
+        mut value: serde_json::Value,
+        family: Family,
+    ) -> Result<Self, LoadError> {
+        if let Some(map) = value.as_object_mut() {
+            for (key, default) in family_defaults(family) {
+                map.entry(key.to_string()).or_insert(default);
+            }
+        }
+        let mut config: RobertaConfig =
+            serde_json::from_value(value).map_err(|e| LoadError::ConfigParse(e.to_string()))?;
+        config.family = family;
         config.validate()?;
         Ok(config)
+    }
+
+    /// Width of the embedding tables: `embedding_size` (ELECTRA), else `hidden_size`.
+    pub fn embedding_width(&self) -> usize {
+        self.embedding_size.unwrap_or(self.hidden_size)
     }
 
     /// Head width (`hidden_size / num_attention_heads`).
@@ -188,10 +246,14 @@ impl RobertaConfig {
         self.hidden_size / self.num_attention_heads
     }
 
-    /// The longest token sequence (specials included) the position table allows: positions
-    /// start after `pad_token_id`, so `max_position_embeddings - pad_token_id - 1` (0 when the
-    /// table is too short; checked arithmetic, whatever the values).
+    /// The longest token sequence (specials included) the position table allows. RoBERTa's
+    /// positions start after `pad_token_id`, so `max_position_embeddings - pad_token_id - 1`
+    /// (0 when the table is too short; checked arithmetic, whatever the values); the other
+    /// families count from 0, so all of `max_position_embeddings`.
     pub fn max_tokens(&self) -> usize {
+        if !self.family.positions_after_padding() {
+            return self.max_position_embeddings;
+        }
         self.pad_token_id
             .checked_add(1)
             .and_then(|offset| self.max_position_embeddings.checked_sub(offset))
@@ -201,29 +263,36 @@ impl RobertaConfig {
     /// Number of classifier outputs: `id2label`'s size, else `num_labels`, else 2
     /// (`transformers`' default).
     pub fn num_labels(&self) -> usize {
-        match (&self.id2label, self.num_labels) {
-            (Some(m), _) if !m.is_empty() => m.len(),
-            (_, Some(n)) => n,
-            _ => 2,
-        }
+        label_count(self.id2label.as_ref(), self.num_labels)
     }
 
-    /// Number of parameters the config implies (embeddings, encoder, classification head;
-    /// no pooler), or `None` when it does not fit in a `u64`.
+    /// Number of parameters the config implies (embeddings, encoder, classification head —
+    /// BERT's pooler is its head's first layer; RoBERTa's unused pooler is not counted), or
+    /// `None` when it does not fit in a `u64`.
     pub fn parameter_count(&self) -> Option<u64> {
-        let [v, h, i, l, p, t, n] = [
+        // DistilBERT has no token-type table (the network adds a zero row instead).
+        let types = match self.family {
+            Family::DistilBert => 0,
+            _ => self.type_vocab_size,
+        };
+        let [v, h, i, l, p, t, n, e] = [
             self.vocab_size,
             self.hidden_size,
             self.intermediate_size,
             self.num_labels(),
             self.max_position_embeddings,
-            self.type_vocab_size,
+            types,
             self.num_hidden_layers,
+            self.embedding_width(),
         ]
         .map(|x| x as u64);
         let mul = |a: u64, b: u64| a.checked_mul(b);
-        // Tables and the embedding LayerNorm: (V + P + T) × H + 2H.
-        let embeddings = mul(v.checked_add(p)?.checked_add(t)?, h)?.checked_add(mul(2, h)?)?;
+        // Tables and the embedding LayerNorm: (V + P + T) × E + 2E, and ELECTRA's projection
+        // (E×H + H) when E ≠ H.
+        let mut embeddings = mul(v.checked_add(p)?.checked_add(t)?, e)?.checked_add(mul(2, e)?)?;
+        if e != h {
+            embeddings = embeddings.checked_add(mul(e, h)?.checked_add(h)?)?;
+        }
         // Per layer: Q, K, V, output (4 × (H² + H)), feed-forward in (I×H + I) and out
         // (H×I + H), two LayerNorms (4H).
         let square = mul(h, h)?.checked_add(h)?;
@@ -242,16 +311,7 @@ impl RobertaConfig {
     /// than `weights_len`, the size of `model.safetensors`: a config from a far larger model
     /// fails here, before any tensor or shape table is built from it.
     pub fn check_weights_size(&self, weights_len: usize) -> Result<(), LoadError> {
-        let parameters = self.parameter_count();
-        let implied = parameters.and_then(|n| n.checked_mul(MIN_BYTES_PER_PARAMETER));
-        match implied {
-            Some(bytes) if bytes <= weights_len as u64 => Ok(()),
-            _ => Err(LoadError::WeightsTooSmall {
-                parameters,
-                implied_bytes: implied,
-                file_bytes: weights_len as u64,
-            }),
-        }
+        check_weights_len(self.parameter_count(), weights_len)
     }
 
     fn validate(&self) -> Result<(), LoadError> {
@@ -264,6 +324,7 @@ impl RobertaConfig {
         for (key, value, limit) in [
             ("vocab_size", self.vocab_size, MAX_VOCAB_SIZE),
             ("hidden_size", self.hidden_size, MAX_HIDDEN_SIZE),
+            ("embedding_size", self.embedding_width(), MAX_HIDDEN_SIZE),
             ("num_hidden_layers", self.num_hidden_layers, MAX_LAYERS),
             ("num_attention_heads", self.num_attention_heads, MAX_HEADS),
             (
@@ -291,6 +352,7 @@ impl RobertaConfig {
         for (key, value) in [
             ("vocab_size", self.vocab_size),
             ("hidden_size", self.hidden_size),
+            ("embedding_size", self.embedding_width()),
             ("num_hidden_layers", self.num_hidden_layers),
             ("num_attention_heads", self.num_attention_heads),
             ("intermediate_size", self.intermediate_size),
@@ -350,6 +412,60 @@ impl RobertaConfig {
     }
 }
 
+/// Number of classifier outputs: `id2label`'s size, else `num_labels`, else 2 (`transformers`'
+/// default).
+pub fn label_count(
+    id2label: Option<&BTreeMap<String, String>>,
+    num_labels: Option<usize>,
+) -> usize {
+    match (id2label, num_labels) {
+        (Some(m), _) if !m.is_empty() => m.len(),
+        (_, Some(n)) => n,
+        _ => 2,
+    }
+}
+
+/// Refuses the first `(key, value, limit)` whose value is over its limit, then the first
+/// `(key, value)` that is 0: every family's config checks its sizes with these before any
+/// arithmetic or allocation uses them.
+pub fn check_sizes(
+    limits: &[(&str, usize, usize)],
+    positive: &[(&str, usize)],
+) -> Result<(), LoadError> {
+    for &(key, value, limit) in limits {
+        if value > limit {
+            return Err(LoadError::ConfigOverLimit {
+                key: key.to_string(),
+                value: value as u64,
+                limit: limit as u64,
+            });
+        }
+    }
+    for &(key, value) in positive {
+        if value == 0 {
+            return Err(LoadError::UnsupportedConfig {
+                key: key.to_string(),
+                value: "0".into(),
+                why: "must be positive".into(),
+            });
+        }
+    }
+    Ok(())
+}
+
+/// Refuses weights smaller than `parameters` at [`MIN_BYTES_PER_PARAMETER`] bytes each.
+pub fn check_weights_len(parameters: Option<u64>, weights_len: usize) -> Result<(), LoadError> {
+    let implied = parameters.and_then(|n| n.checked_mul(MIN_BYTES_PER_PARAMETER));
+    match implied {
+        Some(bytes) if bytes <= weights_len as u64 => Ok(()),
+        _ => Err(LoadError::WeightsTooSmall {
+            parameters,
+            implied_bytes: implied,
+            file_bytes: weights_len as u64,
+        }),
+    }
+}
+
 /// How the model's outputs map to tabprobe's canonical labels.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct LabelMap {
@@ -365,8 +481,16 @@ impl LabelMap {
     /// Maps `id2label` through [`Label::from_alias`] (SPEC §1.3). A three-output model must name
     /// each of ENTAIL, NEUTRAL, CONTRADICT once; a two-output model ENTAIL and CONTRADICT once.
     pub fn from_config(config: &RobertaConfig) -> Result<Self, LoadError> {
-        let n = config.num_labels();
-        let names: Vec<String> = match &config.id2label {
+        Self::from_labels(config.id2label.as_ref(), config.num_labels)
+    }
+
+    /// [`LabelMap::from_config`] from any family's `id2label` and `num_labels`.
+    pub fn from_labels(
+        id2label: Option<&BTreeMap<String, String>>,
+        num_labels: Option<usize>,
+    ) -> Result<Self, LoadError> {
+        let n = label_count(id2label, num_labels);
+        let names: Vec<String> = match id2label {
             Some(map) if !map.is_empty() => {
                 let mut names = vec![None; map.len()];
                 for (key, name) in map {

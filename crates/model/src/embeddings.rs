@@ -1,9 +1,10 @@
-//! RoBERTa embeddings: word + position + token type, then LayerNorm (`RobertaEmbeddings`).
+//! The embeddings of the BERT-style encoders: word + position + token type, then LayerNorm
+//! (`RobertaEmbeddings`, `BertEmbeddings`, …), and ELECTRA's projection to the hidden width.
 
 use burn::prelude::*;
 use burn::tensor::module::embedding;
 
-use crate::nn::LayerNorm;
+use crate::nn::{Dense, LayerNorm};
 
 /// A slice of rows of the word embedding table, starting at token id `start`.
 #[derive(Debug, Clone)]
@@ -23,58 +24,89 @@ pub struct Embeddings {
     pub word: Vec<WordChunk>,
     /// `[max_position_embeddings, hidden]`.
     pub position: Tensor<2>,
-    /// `[type_vocab_size, hidden]`; RoBERTa only ever uses row 0.
+    /// `[type_vocab_size, hidden]`; RoBERTa only ever uses row 0. DistilBERT has no table:
+    /// the loader puts one row of zeros here, which adds exactly nothing.
     pub token_type: Tensor<2>,
     /// Applied to the sum.
     pub layer_norm: LayerNorm,
+    /// ELECTRA's `embeddings_project` (embedding width → hidden width), after the LayerNorm.
+    pub projection: Option<Dense>,
 }
 
 impl Embeddings {
-    /// `input_ids, position_ids: [batch, seq]` → `[batch, seq, hidden]`.
+    /// `input_ids, position_ids: [batch, seq]` → `[batch, seq, hidden]`, every token of type 0
+    /// (RoBERTa pairs).
     pub fn forward(&self, input_ids: Tensor<2, Int>, position_ids: Tensor<2, Int>) -> Tensor<3> {
+        self.forward_typed(input_ids, position_ids, None)
+    }
+
+    /// As [`Embeddings::forward`], with `token_type_ids: [batch, seq]` looked up when given
+    /// (BERT pairs: 0 for the first segment, 1 for the second).
+    pub fn forward_typed(
+        &self,
+        input_ids: Tensor<2, Int>,
+        position_ids: Tensor<2, Int>,
+        token_type_ids: Option<Tensor<2, Int>>,
+    ) -> Tensor<3> {
         let words = self.words(input_ids);
         let positions = embedding(self.position.clone(), position_ids);
-        // Token type ids are all 0 for RoBERTa pairs, so the lookup is one broadcast row.
-        let hidden = self.token_type.dims()[1];
-        let token_type = self
-            .token_type
-            .clone()
-            .slice(s![0..1, 0..hidden])
-            .unsqueeze::<3>();
-        self.layer_norm.forward(words + positions + token_type)
+        let summed = match token_type_ids {
+            Some(types) => words + positions + embedding(self.token_type.clone(), types),
+            None => {
+                // All type 0: the lookup is one broadcast row.
+                let width = self.token_type.dims()[1];
+                let row = self
+                    .token_type
+                    .clone()
+                    .slice(s![0..1, 0..width])
+                    .unsqueeze::<3>();
+                words + positions + row
+            }
+        };
+        let normed = self.layer_norm.forward(summed);
+        match &self.projection {
+            Some(project) => project.forward(normed),
+            None => normed,
+        }
     }
 }
 
 impl Embeddings {
-    /// Word vectors `[batch, seq, hidden]`. With several chunks each one looks up the ids it
-    /// holds and contributes exact zeros elsewhere, so the sum equals a single-table lookup
-    /// bit for bit.
+    /// Word vectors `[batch, seq, hidden]`.
     fn words(&self, input_ids: Tensor<2, Int>) -> Tensor<3> {
-        if let [only] = self.word.as_slice() {
-            return embedding(only.table.clone(), input_ids);
-        }
-        let mut sum: Option<Tensor<3>> = None;
-        for chunk in &self.word {
-            let rows = chunk.table.dims()[0] as i64;
-            let local = input_ids.clone().sub_scalar(chunk.start as i64);
-            let inside = local
-                .clone()
-                .greater_equal_elem(0)
-                .bool_and(local.clone().lower_elem(rows));
-            let found = embedding(chunk.table.clone(), local.clamp(0, rows - 1))
-                * inside.float().unsqueeze_dim::<3>(2);
-            sum = Some(match sum {
-                None => found,
-                Some(s) => s + found,
-            });
-        }
-        // The loader never builds an empty table (vocab_size > 0 is checked); zeros keep the
-        // shape right should one ever be built by hand.
-        sum.unwrap_or_else(|| {
-            let [b, s] = input_ids.dims();
-            Tensor::zeros([b, s, self.position.dims()[1]], &input_ids.device())
-        })
+        word_vectors(&self.word, input_ids)
     }
+}
+
+/// Word vectors `[batch, seq, width]` from a table held in row chunks. With several chunks
+/// each one looks up the ids it holds and contributes exact zeros elsewhere, so the sum equals
+/// a single-table lookup bit for bit.
+pub fn word_vectors(chunks: &[WordChunk], input_ids: Tensor<2, Int>) -> Tensor<3> {
+    if let [only] = chunks {
+        return embedding(only.table.clone(), input_ids);
+    }
+    let mut sum: Option<Tensor<3>> = None;
+    for chunk in chunks {
+        let rows = chunk.table.dims()[0] as i64;
+        let local = input_ids.clone().sub_scalar(chunk.start as i64);
+        let inside = local
+            .clone()
+            .greater_equal_elem(0)
+            .bool_and(local.clone().lower_elem(rows));
+        let found = embedding(chunk.table.clone(), local.clamp(0, rows - 1))
+            * inside.float().unsqueeze_dim::<3>(2);
+        sum = Some(match sum {
+            None => found,
+            Some(s) => s + found,
+        });
+    }
+    // The loaders never build an empty table (vocab_size > 0 is checked); zeros keep the
+    // shape right should one ever be built by hand.
+    sum.unwrap_or_else(|| {
+        let [b, s] = input_ids.dims();
+        let width = chunks.first().map_or(1, |c| c.table.dims()[1]);
+        Tensor::zeros([b, s, width], &input_ids.device())
+    })
 }
 
 /// RoBERTa position ids for one padded row: `cumsum(mask) * mask + padding_idx` with
@@ -128,6 +160,7 @@ mod tests {
             position: Tensor::zeros([8, hidden], &device),
             token_type: Tensor::zeros([1, hidden], &device),
             layer_norm: norm.clone(),
+            projection: None,
         };
         let one = make(vec![WordChunk {
             start: 0,

@@ -11,6 +11,14 @@ pub enum LoadError {
     /// `config.json` is not valid JSON or lacks a required key.
     #[error("config.json could not be read: {0}")]
     ConfigParse(String),
+    /// `config.json` names an architecture this crate does not implement.
+    #[error("config.json: {found} is not a supported architecture; supported model_type values: {supported}")]
+    UnsupportedArchitecture {
+        /// The `model_type` (and class) as written.
+        found: String,
+        /// What is supported.
+        supported: String,
+    },
     /// `config.json` is valid but describes something this crate cannot run.
     #[error("config.json: {key} = {value} is not supported: {why}")]
     UnsupportedConfig {
@@ -60,13 +68,13 @@ pub enum LoadError {
     #[error("model.safetensors could not be read: {0}")]
     WeightsParse(String),
     /// A tensor the model needs is not in the weight file.
-    #[error("model.safetensors lacks the tensor {name:?} (is this a RobertaForSequenceClassification checkpoint?)")]
+    #[error("the weights lack the tensor {name:?} (is this a …ForSequenceClassification checkpoint of the family config.json names?)")]
     MissingTensor {
-        /// The Hugging Face name that was looked for (without the `roberta.` prefix).
+        /// The Hugging Face name that was looked for (without the base model's prefix).
         name: String,
     },
     /// The weight file holds a tensor this model has no place for.
-    #[error("model.safetensors has a tensor this RoBERTa classifier does not use: {name:?}")]
+    #[error("the weights have a tensor this classifier does not use: {name:?}")]
     UnexpectedTensor {
         /// The tensor's name as stored.
         name: String,

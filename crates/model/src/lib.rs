@@ -36,19 +36,28 @@
 //!
 //! [`PairScorer`]: tabprobe_core::scoring::PairScorer
 
+pub mod bart;
 pub mod batch;
 // Benchmarks need native device initialisation (`WgpuOptions::init` does not exist in wasm).
 #[cfg(not(target_family = "wasm"))]
 pub mod bench;
 pub mod classifier;
 pub mod config;
+pub mod deberta;
+pub mod distilbert;
 pub mod embeddings;
 pub mod encoder;
 pub mod error;
+pub mod family;
 pub mod loader;
 pub mod model;
+pub mod network;
 pub mod nn;
+// pytorch-reader opens files by path; a browser has none.
+#[cfg(not(target_family = "wasm"))]
+pub mod pytorch;
 pub mod tokenize;
+pub mod weights;
 // Training needs burn's autodiff and optimizers; only the native cli enables it.
 #[cfg(feature = "train")]
 pub mod train;
@@ -57,5 +66,7 @@ pub use burn::tensor::Device;
 pub use classifier::RobertaForSequenceClassification;
 pub use config::{HiddenAct, LabelMap, RobertaConfig};
 pub use error::LoadError;
+pub use family::Family;
 pub use model::{ModelFiles, NliModel, TokenizerFiles, DEFAULT_BATCH_SIZE};
+pub use network::{Network, Shape};
 pub use tokenize::{EncodedPair, PairTokenizer, TokenizeError};

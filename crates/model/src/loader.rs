@@ -1,12 +1,16 @@
-//! Builds a [`RobertaForSequenceClassification`] from the bytes of a Hugging Face
+//! Builds the BERT-style encoder classifier ([`RobertaForSequenceClassification`]: RoBERTa,
+//! XLM-RoBERTa, BERT, ELECTRA, DistilBERT) from the bytes of a Hugging Face
 //! `model.safetensors`: every name translation from `transformers` to this crate lives here.
+//! Each family's stored names are first translated to RoBERTa's (the canonical names below),
+//! then one table of shapes and one builder serve them all.
 //!
-//! | Hugging Face tensor (`roberta.` prefix optional)              | here                                    | note                  |
+//! | Hugging Face tensor (canonical; `roberta.` prefix optional)   | here                                    | note                  |
 //! |---------------------------------------------------------------|-----------------------------------------|-----------------------|
-//! | `embeddings.word_embeddings.weight`        `[V, H]`           | `embeddings.word`                       | row chunks ≤ 64 MiB   |
-//! | `embeddings.position_embeddings.weight`    `[P, H]`           | `embeddings.position`                   |                       |
-//! | `embeddings.token_type_embeddings.weight`  `[T, H]`           | `embeddings.token_type`                 | row 0 used            |
+//! | `embeddings.word_embeddings.weight`        `[V, E]`           | `embeddings.word`                       | row chunks ≤ 64 MiB   |
+//! | `embeddings.position_embeddings.weight`    `[P, E]`           | `embeddings.position`                   |                       |
+//! | `embeddings.token_type_embeddings.weight`  `[T, E]`           | `embeddings.token_type`                 | not in DistilBERT     |
 //! | `embeddings.LayerNorm.{weight,bias}`                          | `embeddings.layer_norm.{gamma,beta}`    | also `.gamma/.beta`   |
+//! | `embeddings.project.{weight,bias}` (ELECTRA `embeddings_project`) | `embeddings.projection`             | only when E ≠ H       |
 //! | `encoder.layer.{i}.attention.self.{query,key,value}.{weight,bias}` | `layers[i].attention.{query,key,value}` | `[out,in]`→`[in,out]` |
 //! | `encoder.layer.{i}.attention.output.dense.{weight,bias}`      | `layers[i].attention.output`            | transposed            |
 //! | `encoder.layer.{i}.attention.output.LayerNorm.{weight,bias}`  | `layers[i].attention.layer_norm`        |                       |
@@ -16,36 +20,53 @@
 //! | `classifier.dense.{weight,bias}`                              | `classifier.dense`                      | transposed            |
 //! | `classifier.out_proj.{weight,bias}`                           | `classifier.out_proj`                   | transposed            |
 //! | `embeddings.position_ids`, `embeddings.token_type_ids`        | ignored                                 | buffers, not weights  |
-//! | `pooler.dense.{weight,bias}`                                  | ignored                                 | unused by the head    |
+//! | `pooler.dense.{weight,bias}` (RoBERTa, XLM-RoBERTa)           | ignored                                 | unused by the head    |
+//!
+//! The other families' names, translated by [`canonical_name`] (prefix `bert.`, `electra.`,
+//! `distilbert.` optional):
+//!
+//! | family     | stored                                                   | canonical                          |
+//! |------------|----------------------------------------------------------|------------------------------------|
+//! | BERT       | `pooler.dense.*`, `classifier.*`                         | `classifier.dense.*`, `classifier.out_proj.*` |
+//! | ELECTRA    | `embeddings_project.*`                                   | `embeddings.project.*`             |
+//! | DistilBERT | `transformer.layer.{i}.attention.{q,k,v}_lin.*`          | `encoder.layer.{i}.attention.self.{query,key,value}.*` |
+//! | DistilBERT | `….attention.out_lin.*`, `….sa_layer_norm.*`             | `….attention.output.dense.*`, `….attention.output.LayerNorm.*` |
+//! | DistilBERT | `….ffn.lin1.*`, `….ffn.lin2.*`, `….output_layer_norm.*`  | `….intermediate.dense.*`, `….output.dense.*`, `….output.LayerNorm.*` |
+//! | DistilBERT | `pre_classifier.*`, `classifier.*`                       | `classifier.dense.*`, `classifier.out_proj.*` |
 //!
 //! Weights may be F32, F16 or BF16; they are widened to f32 on the host, which is exact, so a
 //! half-precision checkpoint computes like `from_pretrained(..., torch_dtype=torch.float32)`.
 //! Everything is checked from the safetensors header before any tensor is converted, so a
 //! checkpoint that does not fit fails fast with a [`LoadError`] naming the tensor.
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::BTreeMap;
 
 use burn::prelude::*;
-use safetensors::{Dtype, SafeTensors};
+use safetensors::SafeTensors;
 use sha2::{Digest, Sha256};
 
 use crate::batch::MAX_TENSOR_BYTES;
-use crate::classifier::{ClassificationHead, RobertaForSequenceClassification};
+use crate::classifier::{ClassificationHead, HeadAct, RobertaForSequenceClassification};
 use crate::config::RobertaConfig;
-use crate::embeddings::{Embeddings, WordChunk};
+use crate::embeddings::Embeddings;
 use crate::encoder::{Attention, Encoder, FeedForward, Layer};
 use crate::error::LoadError;
-use crate::nn::{Dense, LayerNorm};
+use crate::family::Family;
+use crate::weights::Tensors;
 
-/// The optional prefix `RobertaForSequenceClassification` puts before the encoder's names.
-const PREFIX: &str = "roberta.";
+/// Stored tensors (canonical names) that are not weights of the network, skipped silently.
+const BUFFERS: &[&str] = &["embeddings.position_ids", "embeddings.token_type_ids"];
 
-/// Stored tensors that are not weights of this model and are skipped silently.
-const IGNORED: &[&str] = &[
-    "embeddings.position_ids",
-    "embeddings.token_type_ids",
-    "pooler.dense.weight",
-    "pooler.dense.bias",
+/// DistilBERT's names inside `transformer.layer.{i}.`, and their canonical counterparts.
+const DISTILBERT_LAYER: &[(&str, &str)] = &[
+    ("attention.q_lin.", "attention.self.query."),
+    ("attention.k_lin.", "attention.self.key."),
+    ("attention.v_lin.", "attention.self.value."),
+    ("attention.out_lin.", "attention.output.dense."),
+    ("sa_layer_norm.", "attention.output.LayerNorm."),
+    ("ffn.lin1.", "intermediate.dense."),
+    ("ffn.lin2.", "output.dense."),
+    ("output_layer_norm.", "output.LayerNorm."),
 ];
 
 /// Lower-case hex SHA-256 of the weight file, the model's identity in results and share links.
@@ -59,23 +80,28 @@ pub fn weights_sha256(bytes: &[u8]) -> String {
 /// Reads `model.safetensors` bytes into a model on `device`, checked against `config`: the
 /// header, the sizes its tensors imply, then that the file is large enough for the parameters
 /// the config implies (before the table of expected shapes is built from the config), and only
-/// then are tensors converted.
+/// then are tensors converted. `config.family` says how to read the names.
 pub fn load_weights(
     config: &RobertaConfig,
     bytes: &[u8],
     device: &Device,
 ) -> Result<RobertaForSequenceClassification, LoadError> {
     let st = SafeTensors::deserialize(bytes).map_err(|e| LoadError::WeightsParse(e.to_string()))?;
-    let tensors = Tensors::index(&st)?;
+    let family = config.family;
+    let tensors = Tensors::index(&st, |stored| canonical_name(stored, family))?;
     check_against_config(&tensors, config)?;
     config.check_weights_size(bytes.len())?;
     let expected = expected_shapes(config);
     tensors.check(&expected)?;
 
-    let h = config.hidden_size;
     let eps = config.layer_norm_eps;
     let dense = |name: &str| tensors.dense(name, device);
     let norm = |name: &str| tensors.layer_norm(name, eps, device);
+    let token_type = match family {
+        // No token types: one zero row, which adds exactly nothing.
+        Family::DistilBert => Tensor::zeros([1, config.embedding_width()], device),
+        _ => tensors.matrix("embeddings.token_type_embeddings.weight", device)?,
+    };
     let embeddings = Embeddings {
         word: tensors.word_chunks(
             "embeddings.word_embeddings.weight",
@@ -83,8 +109,13 @@ pub fn load_weights(
             device,
         )?,
         position: tensors.matrix("embeddings.position_embeddings.weight", device)?,
-        token_type: tensors.matrix("embeddings.token_type_embeddings.weight", device)?,
+        token_type,
         layer_norm: norm("embeddings.LayerNorm")?,
+        projection: if config.embedding_width() != config.hidden_size {
+            Some(dense("embeddings.project")?)
+        } else {
+            None
+        },
     };
     let mut layers = Vec::with_capacity(config.num_hidden_layers);
     for i in 0..config.num_hidden_layers {
@@ -109,8 +140,12 @@ pub fn load_weights(
     let classifier = ClassificationHead {
         dense: dense("classifier.dense")?,
         out_proj: dense("classifier.out_proj")?,
+        act: match family {
+            Family::Electra => HeadAct::Gelu,
+            Family::DistilBert => HeadAct::Relu,
+            _ => HeadAct::Tanh,
+        },
     };
-    debug_assert_eq!(classifier.dense.bias.dims(), [h]);
     Ok(RobertaForSequenceClassification {
         embeddings,
         encoder: Encoder { layers },
@@ -118,11 +153,16 @@ pub fn load_weights(
     })
 }
 
-/// Every tensor the model needs, by its Hugging Face name without the `roberta.` prefix, with
+/// Every tensor the model needs, by its canonical name (RoBERTa's, without the prefix), with
 /// the shape `config` implies, in PyTorch layout (`nn.Linear` weights are `[out, in]`).
 /// Benchmarks use it to make random checkpoints of any shape.
 pub fn expected_shapes(c: &RobertaConfig) -> BTreeMap<String, Vec<usize>> {
-    let (h, i, l) = (c.hidden_size, c.intermediate_size, c.num_labels());
+    let (h, i, l, e) = (
+        c.hidden_size,
+        c.intermediate_size,
+        c.num_labels(),
+        c.embedding_width(),
+    );
     let mut m = BTreeMap::new();
     let mut dense = |name: String, out: usize, inp: usize| {
         m.insert(format!("{name}.weight"), vec![out, inp]);
@@ -139,210 +179,75 @@ pub fn expected_shapes(c: &RobertaConfig) -> BTreeMap<String, Vec<usize>> {
     }
     dense("classifier.dense".into(), h, h);
     dense("classifier.out_proj".into(), l, h);
-    let mut norms = vec!["embeddings.LayerNorm".to_string()];
-    for n in 0..c.num_hidden_layers {
-        norms.push(format!("encoder.layer.{n}.attention.output.LayerNorm"));
-        norms.push(format!("encoder.layer.{n}.output.LayerNorm"));
+    if e != h {
+        dense("embeddings.project".into(), h, e);
     }
-    for name in norms {
-        m.insert(format!("{name}.weight"), vec![h]);
-        m.insert(format!("{name}.bias"), vec![h]);
+    let mut norms = vec![("embeddings.LayerNorm".to_string(), e)];
+    for n in 0..c.num_hidden_layers {
+        norms.push((format!("encoder.layer.{n}.attention.output.LayerNorm"), h));
+        norms.push((format!("encoder.layer.{n}.output.LayerNorm"), h));
+    }
+    for (name, width) in norms {
+        m.insert(format!("{name}.weight"), vec![width]);
+        m.insert(format!("{name}.bias"), vec![width]);
     }
     m.insert(
         "embeddings.word_embeddings.weight".into(),
-        vec![c.vocab_size, h],
+        vec![c.vocab_size, e],
     );
     m.insert(
         "embeddings.position_embeddings.weight".into(),
-        vec![c.max_position_embeddings, h],
+        vec![c.max_position_embeddings, e],
     );
-    m.insert(
-        "embeddings.token_type_embeddings.weight".into(),
-        vec![c.type_vocab_size, h],
-    );
+    if c.family != Family::DistilBert {
+        m.insert(
+            "embeddings.token_type_embeddings.weight".into(),
+            vec![c.type_vocab_size, e],
+        );
+    }
     m
 }
 
-/// Translates a stored name to the canonical one: drops `roberta.`, maps the TF-era
-/// `LayerNorm.gamma/beta` to `weight/bias`.
-fn canonical_name(stored: &str) -> String {
-    let name = stored.strip_prefix(PREFIX).unwrap_or(stored);
-    if let Some(base) = name.strip_suffix("LayerNorm.gamma") {
+/// Translates a stored name of `family` to the canonical one (`None`: not a weight of the
+/// network): drops the family's prefix, maps its names to RoBERTa's (see the module table) and
+/// the TF-era `LayerNorm.gamma/beta` to `weight/bias`.
+pub fn canonical_name(stored: &str, family: Family) -> Option<String> {
+    let name = stored.strip_prefix(family.prefix()).unwrap_or(stored);
+    let name = if let Some(base) = name.strip_suffix("LayerNorm.gamma") {
         format!("{base}LayerNorm.weight")
     } else if let Some(base) = name.strip_suffix("LayerNorm.beta") {
         format!("{base}LayerNorm.bias")
     } else {
         name.to_string()
+    };
+    if BUFFERS.contains(&name.as_str()) {
+        return None;
     }
+    let replace_start =
+        |from: &str, to: &str| name.strip_prefix(from).map(|rest| format!("{to}{rest}"));
+    let translated = match family {
+        // RoBERTa's pooler is not part of its classifier.
+        Family::Roberta | Family::XlmRoberta if name.starts_with("pooler.") => return None,
+        Family::Roberta | Family::XlmRoberta => None,
+        Family::Bert => replace_start("pooler.dense.", "classifier.dense.")
+            .or_else(|| replace_start("classifier.", "classifier.out_proj.")),
+        Family::Electra => replace_start("embeddings_project.", "embeddings.project."),
+        Family::DistilBert => replace_start("pre_classifier.", "classifier.dense.")
+            .or_else(|| replace_start("classifier.", "classifier.out_proj."))
+            .or_else(|| distilbert_layer_name(&name)),
+        Family::DebertaV2 | Family::Bart => None,
+    };
+    Some(translated.unwrap_or(name))
 }
 
-/// The stored tensors indexed by canonical name.
-struct Tensors<'a> {
-    by_name: BTreeMap<String, (String, safetensors::tensor::TensorView<'a>)>,
-}
-
-impl<'a> Tensors<'a> {
-    fn index(st: &SafeTensors<'a>) -> Result<Self, LoadError> {
-        let mut by_name = BTreeMap::new();
-        // Sorted so that errors are deterministic whatever the header order.
-        let mut all = st.tensors();
-        all.sort_by(|a, b| a.0.cmp(&b.0));
-        for (stored, view) in all {
-            let name = canonical_name(&stored);
-            if IGNORED.contains(&name.as_str()) {
-                continue;
-            }
-            // The same weight under two spellings (with and without the prefix) is ambiguous.
-            if by_name.contains_key(&name) {
-                return Err(LoadError::UnexpectedTensor { name: stored });
-            }
-            by_name.insert(name, (stored, view));
-        }
-        Ok(Self { by_name })
-    }
-
-    fn shape(&self, name: &str) -> Option<&[usize]> {
-        self.by_name.get(name).map(|(_, v)| v.shape())
-    }
-
-    /// Missing, unexpected, dtype and shape checks, all from the header.
-    fn check(&self, expected: &BTreeMap<String, Vec<usize>>) -> Result<(), LoadError> {
-        if let Some(name) = expected.keys().find(|n| !self.by_name.contains_key(*n)) {
-            return Err(LoadError::MissingTensor { name: name.clone() });
-        }
-        let known: BTreeSet<&String> = expected.keys().collect();
-        if let Some((_, (stored, _))) = self.by_name.iter().find(|(n, _)| !known.contains(n)) {
-            return Err(LoadError::UnexpectedTensor {
-                name: stored.clone(),
-            });
-        }
-        for (name, want) in expected {
-            let Some((stored, view)) = self.by_name.get(name) else {
-                continue; // unreachable: checked above
-            };
-            if !matches!(view.dtype(), Dtype::F32 | Dtype::F16 | Dtype::BF16) {
-                return Err(LoadError::UnsupportedDtype {
-                    name: stored.clone(),
-                    dtype: view.dtype().to_string(),
-                });
-            }
-            if view.shape() != want.as_slice() {
-                return Err(LoadError::ShapeMismatch {
-                    name: stored.clone(),
-                    expected: want.clone(),
-                    found: view.shape().to_vec(),
-                });
-            }
-        }
-        Ok(())
-    }
-
-    /// The tensor widened to f32, row-major, with its shape.
-    fn f32(&self, name: &str) -> Result<(Vec<f32>, Vec<usize>), LoadError> {
-        let shape = self
-            .shape(name)
-            .ok_or_else(|| LoadError::MissingTensor { name: name.into() })?
-            .to_vec();
-        let values = self.f32_range(name, 0, shape.iter().product())?;
-        Ok((values, shape))
-    }
-
-    /// Elements `start..end` (row-major) of the tensor widened to f32: converting a large
-    /// table piece by piece keeps only one piece on the host at a time.
-    fn f32_range(&self, name: &str, start: usize, end: usize) -> Result<Vec<f32>, LoadError> {
-        let (stored, view) = self
-            .by_name
-            .get(name)
-            .ok_or_else(|| LoadError::MissingTensor { name: name.into() })?;
-        let width = match view.dtype() {
-            Dtype::F32 => 4,
-            Dtype::F16 | Dtype::BF16 => 2,
-            other => {
-                return Err(LoadError::UnsupportedDtype {
-                    name: stored.clone(),
-                    dtype: other.to_string(),
-                })
-            }
-        };
-        let bytes = view
-            .data()
-            .get(start * width..end * width)
-            .ok_or_else(|| LoadError::WeightsParse(format!("tensor {stored:?} is truncated")))?;
-        Ok(match view.dtype() {
-            Dtype::F32 => bytes
-                .chunks_exact(4)
-                .map(|b| f32::from_le_bytes([b[0], b[1], b[2], b[3]]))
-                .collect(),
-            Dtype::F16 => bytes
-                .chunks_exact(2)
-                .map(|b| half::f16::from_le_bytes([b[0], b[1]]).to_f32())
-                .collect(),
-            _ => bytes
-                .chunks_exact(2)
-                .map(|b| half::bf16::from_le_bytes([b[0], b[1]]).to_f32())
-                .collect(),
-        })
-    }
-
-    fn matrix(&self, name: &str, device: &Device) -> Result<Tensor<2>, LoadError> {
-        let (values, shape) = self.f32(name)?;
-        Ok(Tensor::from_data(TensorData::new(values, shape), device))
-    }
-
-    /// The word table cut into row chunks of at most `max_bytes` (as f32) each.
-    fn word_chunks(
-        &self,
-        name: &str,
-        max_bytes: usize,
-        device: &Device,
-    ) -> Result<Vec<WordChunk>, LoadError> {
-        let (rows, width) = match self.shape(name) {
-            Some(&[rows, width]) => (rows, width),
-            _ => return Err(LoadError::MissingTensor { name: name.into() }),
-        };
-        let per_chunk = (max_bytes / 4 / width.max(1)).max(1);
-        (0..rows)
-            .step_by(per_chunk)
-            .map(|start| {
-                let end = (start + per_chunk).min(rows);
-                let part = self.f32_range(name, start * width, end * width)?;
-                Ok(WordChunk {
-                    start,
-                    table: Tensor::from_data(TensorData::new(part, [end - start, width]), device),
-                })
-            })
-            .collect()
-    }
-
-    fn vector(&self, name: &str, device: &Device) -> Result<Tensor<1>, LoadError> {
-        let (values, shape) = self.f32(name)?;
-        Ok(Tensor::from_data(TensorData::new(values, shape), device))
-    }
-
-    /// A PyTorch `nn.Linear` (`weight [out, in]`) as a [`Dense`] (`[in, out]`). Transposed on the
-    /// host so the device holds a plain row-major matrix.
-    fn dense(&self, name: &str, device: &Device) -> Result<Dense, LoadError> {
-        let (w, shape) = self.f32(&format!("{name}.weight"))?;
-        let (out, inp) = (shape[0], shape[1]);
-        let mut t = vec![0.0f32; w.len()];
-        for o in 0..out {
-            for i in 0..inp {
-                t[i * out + o] = w[o * inp + i];
-            }
-        }
-        Ok(Dense {
-            weight: Tensor::from_data(TensorData::new(t, [inp, out]), device),
-            bias: self.vector(&format!("{name}.bias"), device)?,
-        })
-    }
-
-    fn layer_norm(&self, name: &str, eps: f64, device: &Device) -> Result<LayerNorm, LoadError> {
-        Ok(LayerNorm {
-            gamma: self.vector(&format!("{name}.weight"), device)?,
-            beta: self.vector(&format!("{name}.bias"), device)?,
-            eps,
-        })
-    }
+/// `transformer.layer.{i}.{part}` → `encoder.layer.{i}.{canonical part}`.
+fn distilbert_layer_name(name: &str) -> Option<String> {
+    let rest = name.strip_prefix("transformer.layer.")?;
+    let (index, part) = rest.split_once('.')?;
+    let canonical = DISTILBERT_LAYER
+        .iter()
+        .find_map(|(from, to)| part.strip_prefix(from).map(|tail| format!("{to}{tail}")))?;
+    Some(format!("encoder.layer.{index}.{canonical}"))
 }
 
 /// Compares the sizes the weights imply with `config.json`, so that a config from another
@@ -360,7 +265,12 @@ fn check_against_config(t: &Tensors<'_>, c: &RobertaConfig) -> Result<(), LoadEr
         }
     };
     if let Some(&[v, h]) = t.shape("embeddings.word_embeddings.weight") {
-        mismatch("hidden_size", c.hidden_size, h)?;
+        let key = if c.embedding_size.is_some() {
+            "embedding_size"
+        } else {
+            "hidden_size"
+        };
+        mismatch(key, c.embedding_width(), h)?;
         mismatch("vocab_size", c.vocab_size, v)?;
     }
     if let Some(&[p, _]) = t.shape("embeddings.position_embeddings.weight") {
@@ -370,8 +280,7 @@ fn check_against_config(t: &Tensors<'_>, c: &RobertaConfig) -> Result<(), LoadEr
         mismatch("type_vocab_size", c.type_vocab_size, ty)?;
     }
     let layers = t
-        .by_name
-        .keys()
+        .names()
         .filter_map(|n| n.strip_prefix("encoder.layer."))
         .filter_map(|rest| rest.split('.').next()?.parse::<usize>().ok())
         .map(|i| i + 1)
@@ -394,18 +303,85 @@ mod tests {
 
     #[test]
     fn names_lose_prefix_and_legacy_layer_norm_spelling() {
+        let c = |name: &str| canonical_name(name, Family::Roberta);
         assert_eq!(
-            canonical_name("roberta.embeddings.LayerNorm.gamma"),
-            "embeddings.LayerNorm.weight"
+            c("roberta.embeddings.LayerNorm.gamma").as_deref(),
+            Some("embeddings.LayerNorm.weight")
         );
         assert_eq!(
-            canonical_name("encoder.layer.3.output.LayerNorm.beta"),
-            "encoder.layer.3.output.LayerNorm.bias"
+            c("encoder.layer.3.output.LayerNorm.beta").as_deref(),
+            Some("encoder.layer.3.output.LayerNorm.bias")
         );
         assert_eq!(
-            canonical_name("classifier.out_proj.weight"),
-            "classifier.out_proj.weight"
+            c("classifier.out_proj.weight").as_deref(),
+            Some("classifier.out_proj.weight")
         );
+        assert_eq!(c("roberta.pooler.dense.weight"), None);
+        assert_eq!(c("roberta.embeddings.position_ids"), None);
+    }
+
+    #[test]
+    fn other_families_names_become_robertas() {
+        let cases = [
+            (
+                Family::Bert,
+                "bert.pooler.dense.weight",
+                "classifier.dense.weight",
+            ),
+            (Family::Bert, "classifier.bias", "classifier.out_proj.bias"),
+            (
+                Family::Bert,
+                "bert.encoder.layer.1.output.dense.bias",
+                "encoder.layer.1.output.dense.bias",
+            ),
+            (
+                Family::Electra,
+                "electra.embeddings_project.weight",
+                "embeddings.project.weight",
+            ),
+            (
+                Family::Electra,
+                "classifier.out_proj.weight",
+                "classifier.out_proj.weight",
+            ),
+            (
+                Family::DistilBert,
+                "distilbert.transformer.layer.0.attention.q_lin.weight",
+                "encoder.layer.0.attention.self.query.weight",
+            ),
+            (
+                Family::DistilBert,
+                "distilbert.transformer.layer.5.sa_layer_norm.bias",
+                "encoder.layer.5.attention.output.LayerNorm.bias",
+            ),
+            (
+                Family::DistilBert,
+                "distilbert.transformer.layer.1.ffn.lin2.weight",
+                "encoder.layer.1.output.dense.weight",
+            ),
+            (
+                Family::DistilBert,
+                "distilbert.transformer.layer.1.output_layer_norm.weight",
+                "encoder.layer.1.output.LayerNorm.weight",
+            ),
+            (
+                Family::DistilBert,
+                "pre_classifier.weight",
+                "classifier.dense.weight",
+            ),
+            (
+                Family::DistilBert,
+                "classifier.weight",
+                "classifier.out_proj.weight",
+            ),
+        ];
+        for (family, stored, canonical) in cases {
+            assert_eq!(
+                canonical_name(stored, family).as_deref(),
+                Some(canonical),
+                "{family:?} {stored}"
+            );
+        }
     }
 
     #[test]
@@ -418,7 +394,7 @@ mod tests {
             );
             let bytes = std::fs::read(path).unwrap();
             let st = SafeTensors::deserialize(&bytes).unwrap();
-            let t = Tensors::index(&st).unwrap();
+            let t = Tensors::index(&st, |n| canonical_name(n, Family::Roberta)).unwrap();
             let name = "embeddings.word_embeddings.weight";
             let (whole, shape) = t.f32(name).unwrap();
             // 100 rows of 32 f32 per chunk: 1200 rows → 12 chunks.

@@ -6,10 +6,10 @@ use burn::prelude::*;
 use tabprobe_core::scoring::{ModelId, Pair, PairOrder, PairScore, PairScorer, ScoreError};
 
 use crate::batch::{max_rows_within_budget, plan_batches, plan_batches_padded, Batch};
-use crate::classifier::RobertaForSequenceClassification;
 use crate::config::{LabelMap, RobertaConfig};
 use crate::error::LoadError;
-use crate::loader::{load_weights, weights_sha256};
+use crate::loader::weights_sha256;
+use crate::network::{self, Network, Shape};
 use crate::tokenize::{EncodedPair, PairTokenizer, TokenizeError};
 
 /// Pairs per forward pass unless [`NliModel::set_batch_size`] says otherwise.
@@ -40,14 +40,14 @@ pub struct ModelFiles<'a> {
     pub tokenizer: TokenizerFiles<'a>,
 }
 
-/// A RoBERTa NLI classifier ready to score pairs on one device.
+/// An NLI classifier of any supported family, ready to score pairs on one device.
 #[derive(Debug, Clone)]
 pub struct NliModel {
     id: ModelId,
-    config: RobertaConfig,
+    shape: Shape,
     labels: LabelMap,
     tokenizer: PairTokenizer,
-    network: RobertaForSequenceClassification,
+    network: Network,
     device: Device,
     batch_size: usize,
     pad_multiple: Option<usize>,
@@ -60,9 +60,10 @@ impl NliModel {
     /// In the browser, initialise a WebGPU device first (`Device::wgpu_options().init_async()`);
     /// loading only uploads, it never reads back, so it is safe there.
     pub fn load(name: &str, files: ModelFiles<'_>, device: &Device) -> Result<Self, LoadError> {
-        let config = RobertaConfig::from_json_bytes(files.config_json)?;
-        let labels = LabelMap::from_config(&config)?;
-        let max_tokens = config.max_tokens();
+        // Config and labels are checked inside `network::load` before any weight is read;
+        // the tokenizer is checked against the config before the weights are converted.
+        let (shape, _) = network::check_config(files.config_json)?;
+        let max_tokens = shape.max_tokens;
         let (tokenizer, tokenizer_file) = match files.tokenizer {
             TokenizerFiles::Json(bytes) => (
                 PairTokenizer::from_json_bytes(bytes, max_tokens)?,
@@ -79,30 +80,34 @@ impl NliModel {
         // An id past the embedding table would index out of bounds on the device (a panic on
         // the CPU, a silently wrong row on WebGPU). The count says "from another checkpoint"
         // most plainly; the largest id also catches sparse ids and post-processor specials.
-        if tokenizer.vocab_size() > config.vocab_size {
+        if tokenizer.vocab_size() > shape.vocab_size {
             return Err(LoadError::TokenizerMismatch {
                 tokenizer: tokenizer.vocab_size(),
-                model: config.vocab_size,
+                model: shape.vocab_size,
             });
         }
         if let Some((id, token)) = tokenizer.largest_id() {
-            if id as usize >= config.vocab_size {
+            if id as usize >= shape.vocab_size {
                 return Err(LoadError::TokenizerIdOutOfRange {
                     file: tokenizer_file.to_string(),
                     token,
                     id: id.into(),
-                    vocab_size: config.vocab_size,
+                    vocab_size: shape.vocab_size,
                 });
             }
         }
-        let network = load_weights(&config, files.weights, device)?;
+        let network::Loaded {
+            network,
+            shape,
+            labels,
+        } = network::load(files.config_json, files.weights, device)?;
         Ok(Self {
             id: ModelId {
                 name: name.to_string(),
                 weights_sha256: weights_sha256(files.weights),
                 label_set: labels.label_set,
             },
-            config,
+            shape,
             labels,
             tokenizer,
             network,
@@ -117,9 +122,18 @@ impl NliModel {
         &self.id
     }
 
-    /// The parsed `config.json`.
-    pub fn config(&self) -> &RobertaConfig {
-        &self.config
+    /// The architecture and sizes (every family).
+    pub fn shape(&self) -> &Shape {
+        &self.shape
+    }
+
+    /// The parsed `config.json` of an encoder-family checkpoint (RoBERTa, XLM-RoBERTa, BERT,
+    /// ELECTRA, DistilBERT); `None` for the others.
+    pub fn encoder_config(&self) -> Option<&RobertaConfig> {
+        match &self.network {
+            Network::Encoder { config, .. } => Some(config),
+            _ => None,
+        }
     }
 
     /// How the model's outputs map to ENTAIL / NEUTRAL / CONTRADICT.
@@ -133,7 +147,7 @@ impl NliModel {
     }
 
     /// The network itself.
-    pub fn network(&self) -> &RobertaForSequenceClassification {
+    pub fn network(&self) -> &Network {
         &self.network
     }
 
@@ -172,7 +186,7 @@ impl NliModel {
         let encoded = self
             .tokenizer
             .encode_ordered(&pair.premise, &pair.hypothesis, pair.order)?;
-        let vocab_size = self.config.vocab_size;
+        let vocab_size = self.shape.vocab_size;
         match encoded.ids.iter().find(|&&id| id as usize >= vocab_size) {
             Some(id) => Err(TokenizeError::Tokenizer(format!(
                 "token id {id} is past the model's vocab_size {vocab_size}"
@@ -208,7 +222,7 @@ impl NliModel {
         let mut out = vec![None; encoded.len()];
         for batch in self.plan(encoded) {
             let data = self
-                .forward(&batch)
+                .forward(&batch)?
                 .try_into_data()
                 .map_err(|e| ScoreError(format!("reading logits failed: {e:?}")))?;
             self.collect(&batch, data, encoded, &mut out)?;
@@ -231,7 +245,7 @@ impl NliModel {
         let mut out = vec![None; encoded.len()];
         for batch in self.plan(encoded) {
             let data = self
-                .forward(&batch)
+                .forward(&batch)?
                 .into_data_async()
                 .await
                 .map_err(|e| ScoreError(format!("reading logits failed: {e:?}")))?;
@@ -254,19 +268,12 @@ impl NliModel {
     }
 
     fn plan(&self, encoded: &[EncodedPair]) -> Vec<Batch> {
-        let c = &self.config;
-        let max_len = c.max_tokens();
+        let c = &self.shape;
+        let max_len = c.max_tokens;
         let pad_len = self
             .pad_multiple
             .map(|m| move |n: usize| n.div_ceil(m).saturating_mul(m).min(max_len.max(n)));
-        let budget = |seq| {
-            max_rows_within_budget(
-                seq,
-                c.num_attention_heads,
-                c.intermediate_size,
-                c.hidden_size,
-            )
-        };
+        let budget = |seq| max_rows_within_budget(seq, c.heads, c.intermediate_size, c.hidden_size);
         match &pad_len {
             Some(f) => plan_batches_padded(
                 encoded,
@@ -279,9 +286,10 @@ impl NliModel {
         }
     }
 
-    fn forward(&self, batch: &Batch) -> Tensor<2> {
-        let (ids, pos, mask) = batch.tensors(&self.device);
-        self.network.forward(ids, pos, mask)
+    fn forward(&self, batch: &Batch) -> Result<Tensor<2>, ScoreError> {
+        self.network
+            .forward(batch, &self.device)
+            .map_err(ScoreError)
     }
 
     /// Turns one batch's logits into scores at the rows' original positions.

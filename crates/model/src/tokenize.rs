@@ -1,6 +1,7 @@
-//! Premise/hypothesis tokenization with the `tokenizers` crate: a pair becomes
-//! `<s> P </s></s> H </s>` (the RoBERTa post-processor), or `<s> H </s></s> P </s>` when the
-//! hypothesis goes first, and in both orders only the premise is truncated.
+//! Premise/hypothesis tokenization with the `tokenizers` crate: a pair becomes what the
+//! checkpoint's own post-processor makes of it — `<s> P </s></s> H </s>` for RoBERTa and BART,
+//! `[CLS] P [SEP] H [SEP]` with token types 0 then 1 for BERT-likes and DeBERTa — or the same
+//! with the hypothesis first, and in both orders only the premise is truncated.
 
 use std::collections::HashMap;
 
@@ -21,6 +22,9 @@ pub struct EncodedPair {
     /// `<s> P </s></s> H </s>` (or `<s> H </s></s> P </s>`), at most the model's maximum
     /// length.
     pub ids: Vec<u32>,
+    /// Token type (segment) ids, one per id, as the post-processor assigns them (BERT: 0 for
+    /// the first text and its specials, 1 for the second). Empty means all 0.
+    pub type_ids: Vec<u32>,
     /// Whether the premise was cut to fit.
     pub truncated: bool,
     /// How many premise tokens were cut.
@@ -241,6 +245,7 @@ impl PairTokenizer {
         if full_len <= self.max_tokens {
             return Ok(EncodedPair {
                 ids: full.get_ids().to_vec(),
+                type_ids: full.get_type_ids().to_vec(),
                 truncated: false,
                 premise_tokens_dropped: 0,
             });
@@ -259,6 +264,7 @@ impl PairTokenizer {
         let cut = cutting.encode(texts(), true).map_err(err)?;
         let ids = cut.get_ids().to_vec();
         Ok(EncodedPair {
+            type_ids: cut.get_type_ids().to_vec(),
             premise_tokens_dropped: full_len - ids.len(),
             truncated: true,
             ids,

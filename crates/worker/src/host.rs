@@ -228,7 +228,7 @@ async fn load(
         .warm_up()
         .await
         .map_err(|e| format!("the model loaded but cannot run: {e}"))?;
-    let config = model.config();
+    let shape = model.shape();
     let info = ModelInfo {
         id: model.id().clone(),
         labels: model
@@ -238,9 +238,11 @@ async fn load(
             .zip(&model.labels().labels)
             .map(|(name, label)| format!("{name} → {label}"))
             .collect(),
-        max_tokens: config.max_tokens(),
-        layers: config.num_hidden_layers,
-        hidden_size: config.hidden_size,
+        architecture: shape.family.display_name().to_string(),
+        parameters: shape.parameters,
+        max_tokens: shape.max_tokens,
+        layers: shape.layers,
+        hidden_size: shape.hidden_size,
         backend,
         load_ms: Date::now() - started,
     };

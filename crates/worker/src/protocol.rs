@@ -93,9 +93,15 @@ pub struct ModelInfo {
     pub id: ModelId,
     /// The model's labels in its own order, as `config.json`'s `id2label` names them.
     pub labels: Vec<String>,
+    /// The architecture's short name (`RoBERTa`, `BERT`, `DeBERTa-v2/v3`, …).
+    #[serde(default)]
+    pub architecture: String,
+    /// Parameters the network uses (`None`: unknown, or more than a `u64` holds).
+    #[serde(default)]
+    pub parameters: Option<u64>,
     /// Maximum tokens per pair.
     pub max_tokens: usize,
-    /// Encoder layers.
+    /// Transformer layers (encoder and decoder together for BART).
     pub layers: usize,
     /// Hidden size.
     pub hidden_size: usize,
@@ -103,6 +109,45 @@ pub struct ModelInfo {
     pub backend: Backend,
     /// Wall time of loading (parse, upload, warm-up), milliseconds.
     pub load_ms: f64,
+}
+
+impl ModelInfo {
+    /// The model bar's line: architecture, parameters, sizes and load time, e.g.
+    /// `RoBERTa · 124.6 M parameters · 12 layers · hidden 768 · max 512 tokens · loaded in 6.1 s`.
+    pub fn summary(&self) -> String {
+        let mut parts = Vec::new();
+        if !self.architecture.is_empty() {
+            parts.push(self.architecture.clone());
+        }
+        if let Some(n) = self.parameters {
+            parts.push(format!("{} parameters", parameter_count(n)));
+        }
+        parts.push(format!("{} layers", self.layers));
+        parts.push(format!("hidden {}", self.hidden_size));
+        parts.push(format!("max {} tokens", self.max_tokens));
+        parts.push(format!("loaded in {:.1} s", self.load_ms / 1000.0));
+        parts.join(" · ")
+    }
+}
+
+/// A parameter count for people: `124.6 M`, `1.40 B`, or the exact number below a million
+/// with thousands separated (`86,019`).
+pub fn parameter_count(n: u64) -> String {
+    if n >= 1_000_000_000 {
+        format!("{:.2} B", n as f64 / 1e9)
+    } else if n >= 1_000_000 {
+        format!("{:.1} M", n as f64 / 1e6)
+    } else {
+        let digits = n.to_string();
+        let mut out = String::new();
+        for (i, c) in digits.chars().enumerate() {
+            if i > 0 && (digits.len() - i) % 3 == 0 {
+                out.push(',');
+            }
+            out.push(c);
+        }
+        out
+    }
 }
 
 /// Worker → page.
@@ -180,4 +225,20 @@ pub enum Response {
         /// What was wrong.
         message: String,
     },
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parameter_counts_read_as_people_write_them() {
+        assert_eq!(parameter_count(0), "0");
+        assert_eq!(parameter_count(999), "999");
+        assert_eq!(parameter_count(86_019), "86,019");
+        assert_eq!(parameter_count(999_999), "999,999");
+        // roberta-base's classifier: 124,647,939 parameters.
+        assert_eq!(parameter_count(124_647_939), "124.6 M");
+        assert_eq!(parameter_count(1_400_000_000), "1.40 B");
+    }
 }

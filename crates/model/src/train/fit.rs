@@ -137,6 +137,7 @@ pub fn predict(
     let encoded: Vec<EncodedPair> = pairs
         .iter()
         .map(|p| EncodedPair {
+            type_ids: Vec::new(),
             ids: p.ids.clone(),
             truncated: false,
             premise_tokens_dropped: 0,
@@ -258,6 +259,7 @@ pub fn train(
             let encoded: Vec<EncodedPair> = rows
                 .iter()
                 .map(|&r| EncodedPair {
+                    type_ids: Vec::new(),
                     ids: train[r].ids.clone(),
                     truncated: false,
                     premise_tokens_dropped: 0,

@@ -1,0 +1,171 @@
+//! Any supported network behind one type: the family is read from `config.json`, the config
+//! and weights are read the family's way, and scoring sees only [`Network::forward`] and the
+//! [`Shape`] every family reports the same way.
+
+use burn::prelude::*;
+
+use crate::bart::{self, BartConfig, BartForSequenceClassification};
+use crate::batch::Batch;
+use crate::classifier::RobertaForSequenceClassification;
+use crate::config::{LabelMap, RobertaConfig};
+use crate::deberta::{self, DebertaV2Config, DebertaV2ForSequenceClassification};
+use crate::distilbert::DistilBertConfig;
+use crate::error::LoadError;
+use crate::family::Family;
+use crate::loader::load_weights;
+
+/// What scoring, batching and the model bar need to know of a config, whatever the family.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Shape {
+    /// The architecture.
+    pub family: Family,
+    /// Rows of the token embedding table.
+    pub vocab_size: usize,
+    /// Hidden width.
+    pub hidden_size: usize,
+    /// Transformer layers (encoder and decoder layers together for BART).
+    pub layers: usize,
+    /// Attention heads per layer.
+    pub heads: usize,
+    /// Feed-forward width.
+    pub intermediate_size: usize,
+    /// Longest token sequence the model takes, specials included.
+    pub max_tokens: usize,
+    /// The padding id batches are padded with.
+    pub pad_token_id: usize,
+    /// Parameters the config implies (`None`: more than a `u64` holds).
+    pub parameters: Option<u64>,
+}
+
+/// A loaded network of one of the supported families.
+#[derive(Debug, Clone)]
+pub enum Network {
+    /// RoBERTa, XLM-RoBERTa, BERT, ELECTRA, DistilBERT.
+    Encoder {
+        /// The network.
+        network: RobertaForSequenceClassification,
+        /// Its config (the encoder families' common keys).
+        config: RobertaConfig,
+    },
+    /// DeBERTa-v2 and v3.
+    DebertaV2(Box<DebertaV2ForSequenceClassification>),
+    /// BART.
+    Bart(Box<BartForSequenceClassification>),
+}
+
+/// A network with its shape and label map, as [`load`] returns it.
+#[derive(Debug, Clone)]
+pub struct Loaded {
+    /// The network on its device.
+    pub network: Network,
+    /// Its sizes.
+    pub shape: Shape,
+    /// Its labels.
+    pub labels: LabelMap,
+}
+
+/// A checkpoint's config, parsed the way its family reads it.
+#[derive(Debug, Clone)]
+enum Config {
+    Encoder(RobertaConfig),
+    DebertaV2(DebertaV2Config),
+    Bart(BartConfig),
+}
+
+fn parse(config_json: &[u8]) -> Result<Config, LoadError> {
+    let family = Family::detect(config_json)?;
+    Ok(match family {
+        Family::Roberta | Family::XlmRoberta | Family::Bert | Family::Electra => {
+            Config::Encoder(RobertaConfig::from_json_bytes_as(config_json, family)?)
+        }
+        Family::DistilBert => Config::Encoder(DistilBertConfig::encoder_config(config_json)?),
+        Family::DebertaV2 => Config::DebertaV2(DebertaV2Config::from_json_bytes(config_json)?),
+        Family::Bart => Config::Bart(BartConfig::from_json_bytes(config_json)?),
+    })
+}
+
+/// Reads and checks `config_json` (family, sizes, labels) without touching any weight.
+pub fn check_config(config_json: &[u8]) -> Result<(Shape, LabelMap), LoadError> {
+    match parse(config_json)? {
+        Config::Encoder(c) => encoder_parts(&c),
+        Config::DebertaV2(c) => c.parts(),
+        Config::Bart(c) => c.parts(),
+    }
+}
+
+/// Reads the family from `config_json`, then the config and the weights the family's way.
+pub fn load(config_json: &[u8], weights: &[u8], device: &Device) -> Result<Loaded, LoadError> {
+    match parse(config_json)? {
+        Config::Encoder(c) => load_encoder(c, weights, device),
+        Config::DebertaV2(c) => {
+            let (shape, labels) = c.parts()?;
+            let network = Network::DebertaV2(Box::new(deberta::load(c, weights, device)?));
+            Ok(Loaded {
+                network,
+                shape,
+                labels,
+            })
+        }
+        Config::Bart(c) => {
+            let (shape, labels) = c.parts()?;
+            let network = Network::Bart(Box::new(bart::load(c, weights, device)?));
+            Ok(Loaded {
+                network,
+                shape,
+                labels,
+            })
+        }
+    }
+}
+
+/// Checks `config`, the labels and the weights of an encoder-family checkpoint.
+pub fn encoder_parts(config: &RobertaConfig) -> Result<(Shape, LabelMap), LoadError> {
+    let labels = LabelMap::from_config(config)?;
+    let shape = Shape {
+        family: config.family,
+        vocab_size: config.vocab_size,
+        hidden_size: config.hidden_size,
+        layers: config.num_hidden_layers,
+        heads: config.num_attention_heads,
+        intermediate_size: config.intermediate_size,
+        max_tokens: config.max_tokens(),
+        pad_token_id: config.pad_token_id,
+        parameters: config.parameter_count(),
+    };
+    Ok((shape, labels))
+}
+
+fn load_encoder(
+    config: RobertaConfig,
+    weights: &[u8],
+    device: &Device,
+) -> Result<Loaded, LoadError> {
+    let (shape, labels) = encoder_parts(&config)?;
+    let network = load_weights(&config, weights, device)?;
+    Ok(Loaded {
+        network: Network::Encoder { network, config },
+        shape,
+        labels,
+    })
+}
+
+impl Network {
+    /// Logits `[rows, num_labels]` of one padded batch, in the model's own label order; an
+    /// error only when a batch cannot be run at all (a BART row without `</s>`).
+    pub fn forward(&self, batch: &Batch, device: &Device) -> Result<Tensor<2>, String> {
+        Ok(match self {
+            Self::Encoder { network, config } => {
+                let family = config.family;
+                let inputs = batch.inputs(device, family.positions_after_padding());
+                // RoBERTa-likes put every token in segment 0 (type_vocab_size is 1).
+                let types = match family {
+                    Family::Bert | Family::Electra => Some(inputs.types),
+                    _ => None,
+                };
+                network.forward_typed(inputs.ids, inputs.positions, types, inputs.mask_bias)
+            }
+            Self::DebertaV2(network) => network.forward(batch, device),
+            Self::Bart(network) => network.forward(batch, device)?,
+        })
+    }
+}

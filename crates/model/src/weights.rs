@@ -1,0 +1,225 @@
+//! The tensors of a weight file, indexed by their canonical names (each family's loader says
+//! what a stored name means), checked from the header and converted to f32 tensors on demand.
+//! Shared by every family's loader.
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use burn::prelude::*;
+use safetensors::{Dtype, SafeTensors};
+
+use crate::embeddings::WordChunk;
+use crate::error::LoadError;
+use crate::nn::{Dense, LayerNorm};
+
+/// The stored tensors of one file, by canonical name.
+pub struct Tensors<'a> {
+    by_name: BTreeMap<String, (String, safetensors::tensor::TensorView<'a>)>,
+}
+
+impl<'a> Tensors<'a> {
+    /// Indexes `st` under `canonical(stored name)`; `None` skips a tensor (a buffer, an unused
+    /// pooler). Two stored names with one canonical name are refused as ambiguous.
+    pub fn index(
+        st: &SafeTensors<'a>,
+        canonical: impl Fn(&str) -> Option<String>,
+    ) -> Result<Self, LoadError> {
+        let mut by_name = BTreeMap::new();
+        // Sorted so that errors are deterministic whatever the header order.
+        let mut all = st.tensors();
+        all.sort_by(|a, b| a.0.cmp(&b.0));
+        for (stored, view) in all {
+            let Some(name) = canonical(&stored) else {
+                continue;
+            };
+            // The same weight under two spellings (with and without the prefix) is ambiguous.
+            if by_name.contains_key(&name) {
+                return Err(LoadError::UnexpectedTensor { name: stored });
+            }
+            by_name.insert(name, (stored, view));
+        }
+        Ok(Self { by_name })
+    }
+
+    /// The stored shape under a canonical name.
+    pub fn shape(&self, name: &str) -> Option<&[usize]> {
+        self.by_name.get(name).map(|(_, v)| v.shape())
+    }
+
+    /// Missing, unexpected, dtype and shape checks, all from the header.
+    pub fn check(&self, expected: &BTreeMap<String, Vec<usize>>) -> Result<(), LoadError> {
+        if let Some(name) = expected.keys().find(|n| !self.by_name.contains_key(*n)) {
+            return Err(LoadError::MissingTensor { name: name.clone() });
+        }
+        let known: BTreeSet<&String> = expected.keys().collect();
+        if let Some((_, (stored, _))) = self.by_name.iter().find(|(n, _)| !known.contains(n)) {
+            return Err(LoadError::UnexpectedTensor {
+                name: stored.clone(),
+            });
+        }
+        for (name, want) in expected {
+            let Some((stored, view)) = self.by_name.get(name) else {
+                continue; // unreachable: checked above
+            };
+            if !matches!(view.dtype(), Dtype::F32 | Dtype::F16 | Dtype::BF16) {
+                return Err(LoadError::UnsupportedDtype {
+                    name: stored.clone(),
+                    dtype: view.dtype().to_string(),
+                });
+            }
+            if view.shape() != want.as_slice() {
+                return Err(LoadError::ShapeMismatch {
+                    name: stored.clone(),
+                    expected: want.clone(),
+                    found: view.shape().to_vec(),
+                });
+            }
+        }
+        Ok(())
+    }
+
+    /// The tensor widened to f32, row-major, with its shape.
+    pub fn f32(&self, name: &str) -> Result<(Vec<f32>, Vec<usize>), LoadError> {
+        let shape = self
+            .shape(name)
+            .ok_or_else(|| LoadError::MissingTensor { name: name.into() })?
+            .to_vec();
+        let values = self.f32_range(name, 0, shape.iter().product())?;
+        Ok((values, shape))
+    }
+
+    /// Elements `start..end` (row-major) of the tensor widened to f32: converting a large
+    /// table piece by piece keeps only one piece on the host at a time.
+    pub fn f32_range(&self, name: &str, start: usize, end: usize) -> Result<Vec<f32>, LoadError> {
+        let (stored, view) = self
+            .by_name
+            .get(name)
+            .ok_or_else(|| LoadError::MissingTensor { name: name.into() })?;
+        let width = match view.dtype() {
+            Dtype::F32 => 4,
+            Dtype::F16 | Dtype::BF16 => 2,
+            other => {
+                return Err(LoadError::UnsupportedDtype {
+                    name: stored.clone(),
+                    dtype: other.to_string(),
+                })
+            }
+        };
+        let bytes = view
+            .data()
+            .get(start * width..end * width)
+            .ok_or_else(|| LoadError::WeightsParse(format!("tensor {stored:?} is truncated")))?;
+        Ok(match view.dtype() {
+            Dtype::F32 => bytes
+                .chunks_exact(4)
+                .map(|b| f32::from_le_bytes([b[0], b[1], b[2], b[3]]))
+                .collect(),
+            Dtype::F16 => bytes
+                .chunks_exact(2)
+                .map(|b| half::f16::from_le_bytes([b[0], b[1]]).to_f32())
+                .collect(),
+            _ => bytes
+                .chunks_exact(2)
+                .map(|b| half::bf16::from_le_bytes([b[0], b[1]]).to_f32())
+                .collect(),
+        })
+    }
+
+    /// A 2-d tensor as stored (no transpose).
+    pub fn matrix(&self, name: &str, device: &Device) -> Result<Tensor<2>, LoadError> {
+        let (values, shape) = self.f32(name)?;
+        Ok(Tensor::from_data(TensorData::new(values, shape), device))
+    }
+
+    /// The word table cut into row chunks of at most `max_bytes` (as f32) each.
+    pub fn word_chunks(
+        &self,
+        name: &str,
+        max_bytes: usize,
+        device: &Device,
+    ) -> Result<Vec<WordChunk>, LoadError> {
+        let (rows, width) = match self.shape(name) {
+            Some(&[rows, width]) => (rows, width),
+            _ => return Err(LoadError::MissingTensor { name: name.into() }),
+        };
+        let per_chunk = (max_bytes / 4 / width.max(1)).max(1);
+        (0..rows)
+            .step_by(per_chunk)
+            .map(|start| {
+                let end = (start + per_chunk).min(rows);
+                let part = self.f32_range(name, start * width, end * width)?;
+                Ok(WordChunk {
+                    start,
+                    table: Tensor::from_data(TensorData::new(part, [end - start, width]), device),
+                })
+            })
+            .collect()
+    }
+
+    /// A 1-d tensor.
+    pub fn vector(&self, name: &str, device: &Device) -> Result<Tensor<1>, LoadError> {
+        let (values, shape) = self.f32(name)?;
+        Ok(Tensor::from_data(TensorData::new(values, shape), device))
+    }
+
+    /// A PyTorch `nn.Linear` (`weight [out, in]`) as a [`Dense`] (`[in, out]`). Transposed on the
+    /// host so the device holds a plain row-major matrix.
+    pub fn dense(&self, name: &str, device: &Device) -> Result<Dense, LoadError> {
+        let (w, shape) = self.f32(&format!("{name}.weight"))?;
+        let (out, inp) = (shape[0], shape[1]);
+        Ok(Dense {
+            weight: transposed(&w, out, inp, device),
+            bias: self.vector(&format!("{name}.bias"), device)?,
+        })
+    }
+
+    /// An `nn.Linear(bias=False)` as a [`Dense`] with a zero bias (adding 0 is exact).
+    pub fn dense_no_bias(&self, name: &str, device: &Device) -> Result<Dense, LoadError> {
+        let (w, shape) = self.f32(&format!("{name}.weight"))?;
+        let (out, inp) = (shape[0], shape[1]);
+        Ok(Dense {
+            weight: transposed(&w, out, inp, device),
+            bias: Tensor::zeros([out], device),
+        })
+    }
+
+    /// `{name}.weight` and `{name}.bias` as a LayerNorm.
+    pub fn layer_norm(
+        &self,
+        name: &str,
+        eps: f64,
+        device: &Device,
+    ) -> Result<LayerNorm, LoadError> {
+        Ok(LayerNorm {
+            gamma: self.vector(&format!("{name}.weight"), device)?,
+            beta: self.vector(&format!("{name}.bias"), device)?,
+            eps,
+        })
+    }
+
+    /// Canonical names, sorted.
+    pub fn names(&self) -> impl Iterator<Item = &str> {
+        self.by_name.keys().map(String::as_str)
+    }
+}
+
+/// A row-major `[out, in]` matrix as an `[in, out]` tensor.
+fn transposed(w: &[f32], out: usize, inp: usize, device: &Device) -> Tensor<2> {
+    let mut t = vec![0.0f32; w.len()];
+    for o in 0..out {
+        for i in 0..inp {
+            t[i * out + o] = w[o * inp + i];
+        }
+    }
+    Tensor::from_data(TensorData::new(t, [inp, out]), device)
+}
+
+/// Elements of every tensor in `expected` (`None`: more than a `u64` holds): the parameter
+/// count of a family whose config implies its shapes.
+pub fn element_count(expected: &BTreeMap<String, Vec<usize>>) -> Option<u64> {
+    expected.values().try_fold(0u64, |sum, shape| {
+        let n = shape
+            .iter()
+            .try_fold(1u64, |p, &d| p.checked_mul(d as u64))?;
+        sum.checked_add(n)
+    })
+}
