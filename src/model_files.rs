@@ -47,7 +47,7 @@ pub fn sort_checkpoint_files(names: &[String]) -> Result<CheckpointLayout, Strin
     }
     if weights.is_none() {
         missing.push(if find("pytorch_model.bin").is_some() {
-            "model.safetensors (pytorch_model.bin cannot be read in the browser; convert it to safetensors)"
+            "model.safetensors (pytorch_model.bin cannot be read in the browser: burn's PyTorch reader opens files on disk only; convert the folder once with `tabprobe convert-weights FOLDER`)"
         } else {
             "model.safetensors"
         });

@@ -2,19 +2,21 @@
 //! size (median of repeats after a warm-up), measured by `tabprobe_model::bench`. A
 //! benchmark to run by hand on a quiet machine, not a test.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 use clap::Args;
 use tabprobe_model::bench::{device_by_name, measure};
+use tabprobe_model::Device;
 
 /// Options of `tabprobe bench`.
 #[derive(Args, Debug)]
 pub struct BenchArgs {
-    /// A Hugging Face checkpoint folder: config.json, model.safetensors, and tokenizer.json
+    /// Hugging Face checkpoint folders of any supported family, comma-separated (or the option
+    /// repeated): config.json, model.safetensors (or pytorch_model.bin), and tokenizer.json
     /// (or vocab.json + merges.txt).
-    #[arg(long)]
-    pub model: PathBuf,
+    #[arg(long = "model", value_delimiter = ',', required = true)]
+    pub models: Vec<PathBuf>,
     /// Backends, comma-separated: flex (CPU) and/or wgpu (first Vulkan/Metal/DX12 adapter;
     /// reported as "no adapter" when there is none).
     #[arg(long, value_delimiter = ',', default_value = "flex,wgpu")]
@@ -44,51 +46,70 @@ pub fn run(args: &BenchArgs) -> Result<(), String> {
         return Err("--batch-sizes must be ≥ 1 and --seq-lens ≥ 2".to_string());
     }
     let repeats = args.repeats.max(1);
-    println!("backend\tseq_len\tbatch_size\texamples_per_s_median_of_{repeats}\tbest");
+    println!("model\tarchitecture\tbackend\tseq_len\tbatch_size\texamples_per_s_median_of_{repeats}\tbest");
     for backend in &args.backends {
         let device = match device_by_name(backend) {
             Ok(d) => d,
             Err(e) => {
-                println!("{backend}\t{e}");
+                println!("\t\t{backend}\t{e}");
                 continue;
             }
         };
-        let t = Instant::now();
-        let mut model = crate::probe::load_model(&args.model, &device)?;
-        let c = model.shape().clone();
-        eprintln!(
-            "{} on {backend}: {} ({} parameters), hidden {}, {} layers, {} heads, at most {} tokens; loaded in {:.2?}",
-            model.id().name,
-            c.family.display_name(),
-            c.parameters.map_or_else(|| "?".to_string(), |n| n.to_string()),
-            c.hidden_size,
-            c.layers,
-            c.heads,
-            c.max_tokens,
-            t.elapsed()
-        );
-        let mut measured = Vec::new();
-        for &seq in &args.seq_lens {
-            if seq > c.max_tokens {
-                eprintln!(
-                    "note: {seq} tokens is more than the model takes; measuring {} instead",
-                    c.max_tokens
-                );
-            }
-            // Two requests capped to the same length would only repeat a measurement.
-            let actual = seq.min(c.max_tokens);
-            if measured.contains(&actual) {
-                continue;
-            }
-            measured.push(actual);
-            for &batch in &args.batch_sizes {
-                let r = measure(&mut model, batch, seq, repeats)
-                    .map_err(|e| format!("{} on {backend}: {e}", args.model.display()))?;
-                println!(
-                    "{backend}\t{}\t{}\t{:.2}\t{:.2}",
-                    r.seq_len, r.batch_size, r.median, r.best
-                );
-            }
+        for folder in &args.models {
+            bench_one(args, folder, backend, &device, repeats)?;
+        }
+    }
+    Ok(())
+}
+
+/// One checkpoint on one backend: every sequence length × batch size.
+fn bench_one(
+    args: &BenchArgs,
+    folder: &Path,
+    backend: &str,
+    device: &Device,
+    repeats: usize,
+) -> Result<(), String> {
+    let t = Instant::now();
+    let mut model = crate::probe::load_model(folder, device)?;
+    let c = model.shape().clone();
+    eprintln!(
+        "{} on {backend}: {} ({} parameters), hidden {}, {} layers, {} heads, at most {} tokens; loaded in {:.2?}",
+        model.id().name,
+        c.family.display_name(),
+        c.parameters.map_or_else(|| "?".to_string(), |n| n.to_string()),
+        c.hidden_size,
+        c.layers,
+        c.heads,
+        c.max_tokens,
+        t.elapsed()
+    );
+    let mut measured = Vec::new();
+    for &seq in &args.seq_lens {
+        if seq > c.max_tokens {
+            eprintln!(
+                "note: {seq} tokens is more than the model takes; measuring {} instead",
+                c.max_tokens
+            );
+        }
+        // Two requests capped to the same length would only repeat a measurement.
+        let actual = seq.min(c.max_tokens);
+        if measured.contains(&actual) {
+            continue;
+        }
+        measured.push(actual);
+        for &batch in &args.batch_sizes {
+            let r = measure(&mut model, batch, seq, repeats)
+                .map_err(|e| format!("{} on {backend}: {e}", folder.display()))?;
+            println!(
+                "{}\t{}\t{backend}\t{}\t{}\t{:.2}\t{:.2}",
+                model.id().name,
+                c.family.display_name(),
+                r.seq_len,
+                r.batch_size,
+                r.median,
+                r.best
+            );
         }
     }
     Ok(())

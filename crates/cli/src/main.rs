@@ -50,6 +50,12 @@ enum Command {
     /// Convert published data (INFOTABS, TabFact, Table-BERT, MNLI/SNLI, TabPert, the probing
     /// paper's counterfactual pairs; files, folders or zips) into a dataset JSON.
     Convert(convert::ConvertArgs),
+    /// Write `model.safetensors` next to a checkpoint's `pytorch_model.bin`, so the browser
+    /// (which cannot read PyTorch's format) can load the folder.
+    ConvertWeights {
+        /// The checkpoint folder holding `pytorch_model.bin`.
+        folder: PathBuf,
+    },
     /// Write the JSON Schema of the dataset format.
     Schema {
         /// Where to write it.
@@ -128,6 +134,21 @@ fn run(cli: Cli) -> Result<(), String> {
                 dataset.tables.len(),
                 dataset.examples.len()
             );
+            Ok(())
+        }
+        Command::ConvertWeights { folder } => {
+            let bin = folder.join("pytorch_model.bin");
+            let out = folder.join("model.safetensors");
+            if out.exists() {
+                return Err(format!(
+                    "{} exists already; nothing to convert",
+                    out.display()
+                ));
+            }
+            let bytes = tabprobe_model::pytorch::safetensors_from_pytorch_file(&bin)
+                .map_err(|e| e.to_string())?;
+            std::fs::write(&out, &bytes).map_err(|e| format!("{}: {e}", out.display()))?;
+            println!("wrote {} ({} bytes)", out.display(), bytes.len());
             Ok(())
         }
         Command::Schema { out } => {

@@ -150,6 +150,19 @@ pub fn run(args: &PredictArgs) -> Result<(), String> {
     let text = crate::io::read_text(&args.input)?;
     let mut model = crate::probe::load_model(&args.model, &Device::flex())?;
     model.set_batch_size(args.batch_size);
+    let shape = model.shape();
+    eprintln!(
+        "{}: {} ({}), {} parameters, {} layers, hidden {}, at most {} tokens",
+        model.id().name,
+        shape.family.display_name(),
+        shape.family.class_name(),
+        shape
+            .parameters
+            .map_or_else(|| "more than 2^64".to_string(), |n| n.to_string()),
+        shape.layers,
+        shape.hidden_size,
+        shape.max_tokens
+    );
 
     let file = args.input.display().to_string();
     let mut items = Vec::new();
