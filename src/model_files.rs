@@ -53,7 +53,15 @@ pub fn sort_checkpoint_files(names: &[String]) -> Result<CheckpointLayout, Strin
         });
     }
     if tokenizer.is_none() {
-        missing.push("tokenizer.json (or vocab.json and merges.txt)");
+        missing.push(
+            if find("spm.model").is_some() || find("vocab.txt").is_some() {
+                "tokenizer.json (spm.model and vocab.txt alone cannot be read here: the tokenizers \
+             library reads tokenizer.json; write one with transformers: \
+             AutoTokenizer.from_pretrained(folder).save_pretrained(folder))"
+            } else {
+                "tokenizer.json (or vocab.json and merges.txt)"
+            },
+        );
     }
     match (config, weights, tokenizer) {
         (Some(config), Some(weights), Some(tokenizer)) => Ok(CheckpointLayout {
@@ -125,6 +133,19 @@ mod tests {
         );
         assert_eq!(checkpoint_name(&n), "roberta-nli");
         assert_eq!(checkpoint_name(&names(&["config.json"])), "model");
+    }
+
+    #[test]
+    fn a_sentencepiece_or_wordpiece_vocabulary_alone_is_explained() {
+        for alone in ["spm.model", "vocab.txt"] {
+            let e = sort_checkpoint_files(&names(&["config.json", "model.safetensors", alone]))
+                .unwrap_err();
+            assert!(
+                e.contains("spm.model and vocab.txt alone cannot be read here"),
+                "{e}"
+            );
+            assert!(e.contains("save_pretrained(folder)"), "{e}");
+        }
     }
 
     #[test]

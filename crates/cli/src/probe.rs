@@ -237,7 +237,17 @@ pub fn load_model(dir: &Path, device: &Device) -> Result<NliModel, String> {
         TokenizerFiles::Json(&json)
     } else {
         vocab = read("vocab.json").map_err(|e| {
-            format!("{e} (the folder has no tokenizer.json either, so vocab.json + merges.txt are needed)")
+            let alone = ["spm.model", "vocab.txt"].into_iter().find(|f| dir.join(f).exists());
+            match alone {
+                Some(f) => format!(
+                    "{e} (the folder has no tokenizer.json either; its {f} alone cannot be read: \
+                     the tokenizers library reads tokenizer.json, which transformers writes with \
+                     AutoTokenizer.from_pretrained(folder).save_pretrained(folder))"
+                ),
+                None => format!(
+                    "{e} (the folder has no tokenizer.json either, so vocab.json + merges.txt are needed)"
+                ),
+            }
         })?;
         merges = read("merges.txt")?;
         TokenizerFiles::VocabMerges {

@@ -906,6 +906,63 @@ fn predict_reproduces_the_golden_logits_of_the_tiny_model() {
     assert!(max_diff <= 1e-4, "max |Δlogit| {max_diff:e}");
 }
 
+/// Every other family's tiny checkpoint (`crates/model/tests/golden/families/`) through
+/// `tabprobe predict`: its golden logits within 1e-4, and the architecture and parameter count
+/// on stderr. `bert-bin` holds only `pytorch_model.bin`, read through the CLI's conversion.
+#[test]
+fn predict_reproduces_the_golden_logits_of_every_family() {
+    let families = manifest().join("../model/tests/golden/families");
+    let golden: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(families.join("golden.json")).unwrap())
+            .unwrap();
+    let pairs = golden["pairs"].as_array().unwrap();
+    let dir = scratch("predict-families");
+    let mut input = String::new();
+    for p in pairs {
+        let line = serde_json::json!({"premise": p["premise"], "hypothesis": p["hypothesis"]});
+        input.push_str(&format!("{line}\n"));
+    }
+    let in_path = dir.join("pairs.jsonl");
+    std::fs::write(&in_path, input).unwrap();
+    let mut runs: Vec<(String, &str)> = golden["families"]
+        .as_object()
+        .unwrap()
+        .keys()
+        .map(|k| (k.clone(), k.as_str()))
+        .collect();
+    runs.push(("bert-bin".to_string(), "bert"));
+    for (folder, family) in &runs {
+        let f = &golden["families"][*family];
+        let out_path = dir.join(format!("{folder}.jsonl"));
+        let (_, err) = ok(&[
+            "predict",
+            "--model",
+            s(&families.join(folder)),
+            "--input",
+            s(&in_path),
+            "--out",
+            s(&out_path),
+        ]);
+        let class = f["architecture"].as_str().unwrap();
+        let params = f["parameter_count"].as_u64().unwrap();
+        assert!(
+            err.contains(&format!("({class}), {params} parameters")),
+            "{folder}: {err}"
+        );
+        let out = predictions(&std::fs::read_to_string(&out_path).unwrap());
+        let want = f["logits"].as_array().unwrap();
+        assert_eq!(out.len(), want.len(), "{folder}");
+        let mut max_diff: f64 = 0.0;
+        for (o, w) in out.iter().zip(want) {
+            for (a, b) in logits(o).iter().zip(w.as_array().unwrap()) {
+                max_diff = max_diff.max((a - b.as_f64().unwrap()).abs());
+            }
+        }
+        eprintln!("predict {folder}: max |Δlogit| vs transformers = {max_diff:.3e}");
+        assert!(max_diff <= 1e-4, "{folder}: max |Δlogit| {max_diff:e}");
+    }
+}
+
 #[test]
 fn predict_table_lines_equal_the_same_pairs_given_as_text() {
     let dir = scratch("predict-table");
@@ -1025,14 +1082,16 @@ fn predict_bad_lines_name_the_file_and_the_line() {
     assert!(err.contains("no pairs to score"), "{err}");
 }
 
-/// `tabprobe bench` once on the tiny model: the shape of the table only, never the speed
-/// (a benchmark, not a timed test).
+/// `tabprobe bench` once on the tiny RoBERTa and the tiny DeBERTa-v3 (every family runs
+/// through it): the shape of the table only, never the speed (a benchmark, not a timed test).
 #[test]
 fn bench_prints_one_row_per_configuration() {
+    let deberta = manifest().join("../model/tests/golden/families/deberta-v3");
+    let models = format!("{},{}", s(&tiny()), s(&deberta));
     let (out, err) = ok(&[
         "bench",
         "--model",
-        s(&tiny()),
+        &models,
         "--backends",
         "flex",
         "--batch-sizes",
@@ -1046,6 +1105,8 @@ fn bench_prints_one_row_per_configuration() {
     assert_eq!(
         lines[0],
         [
+            "model",
+            "architecture",
             "backend",
             "seq_len",
             "batch_size",
@@ -1053,21 +1114,22 @@ fn bench_prints_one_row_per_configuration() {
             "best"
         ]
     );
-    let rows: Vec<(&str, &str, &str)> = lines[1..].iter().map(|r| (r[0], r[1], r[2])).collect();
-    // 500 tokens is capped at the tiny model's 96, and said so; 96 is then not run twice.
-    assert_eq!(
-        rows,
-        [
-            ("flex", "16", "1"),
-            ("flex", "16", "3"),
-            ("flex", "96", "1"),
-            ("flex", "96", "3")
-        ]
-    );
+    let rows: Vec<[&str; 5]> = lines[1..]
+        .iter()
+        .map(|r| [r[0], r[1], r[2], r[3], r[4]])
+        .collect();
+    // 500 tokens is capped at the tiny models' 96, and said so; 96 is then not run twice.
+    let mut want = Vec::new();
+    for (name, arch) in [("tiny-f32", "RoBERTa"), ("deberta-v3", "DeBERTa-v2/v3")] {
+        for (seq, batch) in [("16", "1"), ("16", "3"), ("96", "1"), ("96", "3")] {
+            want.push([name, arch, "flex", seq, batch]);
+        }
+    }
+    assert_eq!(rows, want);
     assert!(err.contains("measuring 96 instead"), "{err}");
     for r in &lines[1..] {
-        assert_eq!(r.len(), 5);
-        assert!(r[3].parse::<f64>().unwrap() > 0.0 && r[4].parse::<f64>().unwrap() > 0.0);
+        assert_eq!(r.len(), 7);
+        assert!(r[5].parse::<f64>().unwrap() > 0.0 && r[6].parse::<f64>().unwrap() > 0.0);
     }
     let err = fails(&["bench", "--model", s(&tiny()), "--backends", "cuda"]);
     assert!(err.contains("unknown backend \"cuda\""), "{err}");

@@ -1,10 +1,12 @@
-//! RoBERTa-family NLI sequence classifier in burn, generic over the device (CPU `flex`,
-//! WebGPU/Vulkan `wgpu`): Hugging Face checkpoints loaded from bytes, pair tokenization with
-//! premise-only truncation in either pair order, and batched scoring behind `tabprobe_core`'s
+//! NLI sequence classifiers in burn — RoBERTa, XLM-RoBERTa, BERT, ELECTRA, DistilBERT,
+//! DeBERTa-v2/v3 and BART ([`Family`]) — generic over the device (CPU `flex`, WebGPU/Vulkan
+//! `wgpu`): Hugging Face checkpoints loaded from bytes, pair tokenization with premise-only
+//! truncation in either pair order, and batched scoring behind `tabprobe_core`'s
 //! [`PairScorer`].
 //!
-//! The reference implementation is `transformers`' `RobertaForSequenceClassification`; the
-//! golden tests in `tests/golden.rs` hold this crate to it.
+//! The reference implementation is each family's `…ForSequenceClassification` in
+//! `transformers`; the golden tests in `tests/golden.rs` (RoBERTa) and `tests/families.rs`
+//! (the others) hold this crate to it.
 //!
 //! In the browser (a Web Worker), everything goes through [`NliModel`]:
 //!
