@@ -321,47 +321,37 @@ impl RobertaConfig {
             why: why.to_string(),
         };
         let id2label_len = self.id2label.as_ref().map_or(0, BTreeMap::len);
-        for (key, value, limit) in [
-            ("vocab_size", self.vocab_size, MAX_VOCAB_SIZE),
-            ("hidden_size", self.hidden_size, MAX_HIDDEN_SIZE),
-            ("embedding_size", self.embedding_width(), MAX_HIDDEN_SIZE),
-            ("num_hidden_layers", self.num_hidden_layers, MAX_LAYERS),
-            ("num_attention_heads", self.num_attention_heads, MAX_HEADS),
-            (
-                "intermediate_size",
-                self.intermediate_size,
-                MAX_INTERMEDIATE_SIZE,
-            ),
-            ("type_vocab_size", self.type_vocab_size, MAX_TYPE_VOCAB_SIZE),
-            (
-                "max_position_embeddings",
-                self.max_position_embeddings,
-                MAX_POSITIONS,
-            ),
-            ("num_labels", self.num_labels.unwrap_or(0), MAX_LABELS),
-            ("id2label", id2label_len, MAX_LABELS),
-        ] {
-            if value > limit {
-                return Err(LoadError::ConfigOverLimit {
-                    key: key.to_string(),
-                    value: value as u64,
-                    limit: limit as u64,
-                });
-            }
-        }
-        for (key, value) in [
-            ("vocab_size", self.vocab_size),
-            ("hidden_size", self.hidden_size),
-            ("embedding_size", self.embedding_width()),
-            ("num_hidden_layers", self.num_hidden_layers),
-            ("num_attention_heads", self.num_attention_heads),
-            ("intermediate_size", self.intermediate_size),
-            ("type_vocab_size", self.type_vocab_size),
-        ] {
-            if value == 0 {
-                return Err(unsupported(key, "0".into(), "must be positive"));
-            }
-        }
+        check_sizes(
+            &[
+                ("vocab_size", self.vocab_size, MAX_VOCAB_SIZE),
+                ("hidden_size", self.hidden_size, MAX_HIDDEN_SIZE),
+                ("embedding_size", self.embedding_width(), MAX_HIDDEN_SIZE),
+                ("num_hidden_layers", self.num_hidden_layers, MAX_LAYERS),
+                ("num_attention_heads", self.num_attention_heads, MAX_HEADS),
+                (
+                    "intermediate_size",
+                    self.intermediate_size,
+                    MAX_INTERMEDIATE_SIZE,
+                ),
+                ("type_vocab_size", self.type_vocab_size, MAX_TYPE_VOCAB_SIZE),
+                (
+                    "max_position_embeddings",
+                    self.max_position_embeddings,
+                    MAX_POSITIONS,
+                ),
+                ("num_labels", self.num_labels.unwrap_or(0), MAX_LABELS),
+                ("id2label", id2label_len, MAX_LABELS),
+            ],
+            &[
+                ("vocab_size", self.vocab_size),
+                ("hidden_size", self.hidden_size),
+                ("embedding_size", self.embedding_width()),
+                ("num_hidden_layers", self.num_hidden_layers),
+                ("num_attention_heads", self.num_attention_heads),
+                ("intermediate_size", self.intermediate_size),
+                ("type_vocab_size", self.type_vocab_size),
+            ],
+        )?;
         if !self.hidden_size.is_multiple_of(self.num_attention_heads) {
             return Err(unsupported(
                 "num_attention_heads",
@@ -401,14 +391,7 @@ impl RobertaConfig {
                 "only RoBERTa's absolute position embeddings are implemented",
             ));
         }
-        if !(self.layer_norm_eps.is_finite() && self.layer_norm_eps > 0.0) {
-            return Err(unsupported(
-                "layer_norm_eps",
-                self.layer_norm_eps.to_string(),
-                "must be a positive number",
-            ));
-        }
-        Ok(())
+        check_layer_norm_eps(self.layer_norm_eps)
     }
 }
 
@@ -451,6 +434,19 @@ pub fn check_sizes(
         }
     }
     Ok(())
+}
+
+/// Refuses a LayerNorm epsilon that is not a positive number.
+pub fn check_layer_norm_eps(eps: f64) -> Result<(), LoadError> {
+    if eps.is_finite() && eps > 0.0 {
+        Ok(())
+    } else {
+        Err(LoadError::UnsupportedConfig {
+            key: "layer_norm_eps".into(),
+            value: eps.to_string(),
+            why: "must be a positive number".into(),
+        })
+    }
 }
 
 /// Refuses weights smaller than `parameters` at [`MIN_BYTES_PER_PARAMETER`] bytes each.

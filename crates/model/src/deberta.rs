@@ -34,9 +34,9 @@ use serde::Deserialize;
 
 use crate::batch::{Batch, MAX_TENSOR_BYTES};
 use crate::config::{
-    check_sizes, check_weights_len, label_count, HiddenAct, LabelMap, MAX_HEADS, MAX_HIDDEN_SIZE,
-    MAX_INTERMEDIATE_SIZE, MAX_LABELS, MAX_LAYERS, MAX_POSITIONS, MAX_TYPE_VOCAB_SIZE,
-    MAX_VOCAB_SIZE,
+    check_layer_norm_eps, check_sizes, check_weights_len, label_count, HiddenAct, LabelMap,
+    MAX_HEADS, MAX_HIDDEN_SIZE, MAX_INTERMEDIATE_SIZE, MAX_LABELS, MAX_LAYERS, MAX_POSITIONS,
+    MAX_TYPE_VOCAB_SIZE, MAX_VOCAB_SIZE,
 };
 use crate::embeddings::{word_vectors, WordChunk};
 use crate::encoder::FeedForward;
@@ -317,14 +317,7 @@ impl DebertaV2Config {
                 "must be at least 4 to fit [CLS] P [SEP] H [SEP]",
             ));
         }
-        if !(self.layer_norm_eps.is_finite() && self.layer_norm_eps > 0.0) {
-            return Err(unsupported(
-                "layer_norm_eps",
-                self.layer_norm_eps.to_string(),
-                "must be a positive number",
-            ));
-        }
-        Ok(())
+        check_layer_norm_eps(self.layer_norm_eps)
     }
 
     /// Every tensor the network needs, by its name without `deberta.`, in PyTorch layout.

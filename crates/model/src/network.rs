@@ -43,9 +43,9 @@ pub enum Network {
     /// RoBERTa, XLM-RoBERTa, BERT, ELECTRA, DistilBERT.
     Encoder {
         /// The network.
-        network: RobertaForSequenceClassification,
+        network: Box<RobertaForSequenceClassification>,
         /// Its config (the encoder families' common keys).
-        config: RobertaConfig,
+        config: Box<RobertaConfig>,
     },
     /// DeBERTa-v2 and v3.
     DebertaV2(Box<DebertaV2ForSequenceClassification>),
@@ -143,7 +143,10 @@ fn load_encoder(
     let (shape, labels) = encoder_parts(&config)?;
     let network = load_weights(&config, weights, device)?;
     Ok(Loaded {
-        network: Network::Encoder { network, config },
+        network: Network::Encoder {
+            network: Box::new(network),
+            config: Box::new(config),
+        },
         shape,
         labels,
     })

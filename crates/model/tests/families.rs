@@ -6,6 +6,8 @@
 
 mod common;
 
+use common::max_abs_diff;
+
 use std::collections::BTreeMap;
 
 use serde::Deserialize;
@@ -99,17 +101,6 @@ fn pairs(g: &Golden, order: PairOrder, indices: Option<&[usize]>) -> Vec<Pair> {
             order,
         })
         .collect()
-}
-
-fn max_abs_diff(got: &[Vec<f32>], want: &[Vec<f32>]) -> f32 {
-    assert_eq!(got.len(), want.len());
-    got.iter()
-        .zip(want)
-        .flat_map(|(g, w)| {
-            assert_eq!(g.len(), w.len());
-            g.iter().zip(w).map(|(a, b)| (a - b).abs())
-        })
-        .fold(0.0, f32::max)
 }
 
 /// Token ids, type ids and truncation of `transformers`' tokenizer, in both orders.

@@ -4,24 +4,13 @@
 
 mod common;
 
-use common::{block_on, golden, load_variant, read, Golden};
+use common::{block_on, golden, load_variant, max_abs_diff, read, Golden};
 use tabprobe_core::label::{Label, LabelSet};
 use tabprobe_model::{Device, NliModel, PairTokenizer};
 
 /// f32 logits tolerance (the bar). f16/bf16 checkpoints are widened to f32 on load and
 /// compared with references computed from the same widened weights, so the same bar applies.
 const TOL: f32 = 1e-4;
-
-fn max_abs_diff(got: &[Vec<f32>], want: &[Vec<f32>]) -> f32 {
-    assert_eq!(got.len(), want.len());
-    got.iter()
-        .zip(want)
-        .flat_map(|(g, w)| {
-            assert_eq!(g.len(), w.len());
-            g.iter().zip(w).map(|(a, b)| (a - b).abs())
-        })
-        .fold(0.0, f32::max)
-}
 
 /// Scores every golden pair through tokenization and padded batches; returns
 /// (max |Δlogit|, max |Δprob| in canonical order).

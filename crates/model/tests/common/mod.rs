@@ -89,3 +89,15 @@ pub fn block_on<F: std::future::Future>(fut: F) -> F::Output {
         std::thread::yield_now();
     }
 }
+
+/// The largest |a − b| over two tables of logits of the same shape.
+pub fn max_abs_diff(got: &[Vec<f32>], want: &[Vec<f32>]) -> f32 {
+    assert_eq!(got.len(), want.len());
+    got.iter()
+        .zip(want)
+        .flat_map(|(g, w)| {
+            assert_eq!(g.len(), w.len());
+            g.iter().zip(w).map(|(a, b)| (a - b).abs())
+        })
+        .fold(0.0, f32::max)
+}
