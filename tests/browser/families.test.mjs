@@ -2,7 +2,7 @@
 // transformers (crates/model/tests/golden/families/, written by make_golden_families.py) is
 // picked as files, loaded in the worker, named with its architecture and parameter count in the
 // model bar, and its logits for the golden pairs equal transformers' within 1e-4 — on the CPU
-// fallback for every family and on WebGPU for DeBERTa (the family with gathers and its own
+// fallback for every family and on WebGPU for both DeBERTa fixtures (gathers, its own
 // attention) and BART (the encoder-decoder).
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
@@ -94,10 +94,10 @@ test('CPU fallback: every family loads through the page and matches transformers
   }
 });
 
-test('WebGPU: DeBERTa-v3 and BART match transformers within 1e-4', async () => {
+test('WebGPU: DeBERTa-v3, DeBERTa-v2 and BART match transformers within 1e-4', async () => {
   const browser = await launch(['--enable-unsafe-webgpu']);
   try {
-    await checkFamilies(browser, ['deberta-v3', 'bart'], /^WebGPU$/, '41-families-webgpu');
+    await checkFamilies(browser, ['deberta-v3', 'deberta-v2', 'bart'], /^WebGPU$/, '41-families-webgpu');
   } finally {
     await browser.close();
   }

@@ -743,6 +743,18 @@ mod tests {
     }
 
     #[test]
+    fn pos_att_type_reads_as_a_list_or_the_older_string() {
+        let parse = |json: &str| serde_json::from_str::<DebertaV2Config>(json).unwrap();
+        let joined = parse(r#"{"relative_attention": true, "pos_att_type": "P2C | c2p"}"#);
+        let list = parse(r#"{"relative_attention": true, "pos_att_type": ["c2p"]}"#);
+        assert!(joined.uses("p2c") && joined.uses("c2p"));
+        assert!(list.uses("c2p") && !list.uses("p2c"));
+        // Without relative attention neither term is used, whatever the list says.
+        let off = parse(r#"{"relative_attention": false, "pos_att_type": ["c2p", "p2c"]}"#);
+        assert!(!off.uses("c2p") && !off.uses("p2c"));
+    }
+
+    #[test]
     fn relative_index_is_shifted_and_clamped() {
         let config: DebertaV2Config = serde_json::from_str(
             r#"{"relative_attention": true, "position_buckets": 4, "max_relative_positions": -1,

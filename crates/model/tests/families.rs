@@ -219,6 +219,11 @@ fn deberta_v3_matches_transformers() {
 }
 
 #[test]
+fn deberta_v2_matches_transformers() {
+    check_family("deberta-v2", &Device::flex(), "flex");
+}
+
+#[test]
 fn bart_matches_transformers() {
     check_family("bart", &Device::flex(), "flex");
 }

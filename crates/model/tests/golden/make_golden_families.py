@@ -4,7 +4,8 @@
 Creates a tiny *random* `…ForSequenceClassification` of each family with Hugging Face
 `transformers` (nothing is downloaded from any hub) — BERT, DistilBERT, ELECTRA (embedding width
 16 < hidden 32, so the projection is used), XLM-RoBERTa, DeBERTa-v3 (relative attention with 32
-log buckets at lengths up to 96, shared keys, no absolute positions) and BART — with a tokenizer
+log buckets at lengths up to 96, shared keys, no absolute positions), a DeBERTa-v2-style one
+(absolute positions, token types, separate position projections, no buckets) and BART — with a tokenizer
 trained on the demo dataset's text, saves each as a Hugging Face folder, and writes the
 reference token ids, type ids, truncation and logits that `crates/model/tests/families.rs` and
 `tests/browser/families.test.mjs` compare against.
@@ -107,6 +108,10 @@ def main():
         "electra": (tf.ElectraConfig(vocab_size=1000, embedding_size=16, hidden_size=32, num_hidden_layers=2, num_attention_heads=4, intermediate_size=64, max_position_embeddings=MAX, id2label={0: "ENTAILMENT", 1: "NEUTRAL", 2: "CONTRADICTION"}, **common), tf.ElectraForSequenceClassification, wordpiece, "ElectraTokenizerFast"),
         "xlm-roberta": (tf.XLMRobertaConfig(vocab_size=1000, hidden_size=32, num_hidden_layers=2, num_attention_heads=4, intermediate_size=64, max_position_embeddings=MAX + 2, type_vocab_size=1, pad_token_id=1, bos_token_id=0, eos_token_id=2, layer_norm_eps=1e-5, id2label={0: "contradiction", 1: "neutral", 2: "entailment"}, **common), tf.XLMRobertaForSequenceClassification, lambda: unigram(["<s>", "<pad>", "</s>", "<unk>", "<mask>"], "roberta"), "XLMRobertaTokenizerFast"),
         "deberta-v3": (tf.DebertaV2Config(vocab_size=1000, hidden_size=32, num_hidden_layers=2, num_attention_heads=4, intermediate_size=64, max_position_embeddings=MAX, type_vocab_size=0, relative_attention=True, position_buckets=32, max_relative_positions=-1, pos_att_type=["p2c", "c2p"], norm_rel_ebd="layer_norm", share_att_key=True, position_biased_input=False, pad_token_id=0, id2label={0: "contradiction", 1: "entailment", 2: "neutral"}, **common), tf.DebertaV2ForSequenceClassification, lambda: unigram(["[PAD]", "[CLS]", "[SEP]", "[UNK]", "[MASK]"], "deberta"), "DebertaV2TokenizerFast"),
+        # DeBERTa-v2 style: absolute positions and token types added, separate position
+        # projections (pos_key_proj / pos_query_proj), no log buckets (distances clamped at
+        # 40 < 96 tokens), "p2c|c2p" as a string, narrower embeddings projected (embed_proj).
+        "deberta-v2": (tf.DebertaV2Config(vocab_size=1000, hidden_size=32, embedding_size=16, num_hidden_layers=2, num_attention_heads=4, intermediate_size=64, max_position_embeddings=MAX, type_vocab_size=2, relative_attention=True, position_buckets=-1, max_relative_positions=40, pos_att_type="p2c|c2p", norm_rel_ebd="none", share_att_key=False, position_biased_input=True, pad_token_id=0, id2label={0: "entailment", 1: "neutral", 2: "contradiction"}, **common), tf.DebertaV2ForSequenceClassification, lambda: unigram(["[PAD]", "[CLS]", "[SEP]", "[UNK]", "[MASK]"], "deberta"), "DebertaV2TokenizerFast"),
         "bart": (tf.BartConfig(vocab_size=1000, d_model=32, encoder_layers=2, decoder_layers=2, encoder_attention_heads=4, decoder_attention_heads=4, encoder_ffn_dim=64, decoder_ffn_dim=64, max_position_embeddings=MAX, scale_embedding=False, pad_token_id=1, bos_token_id=0, eos_token_id=2, decoder_start_token_id=2, id2label={0: "contradiction", 1: "neutral", 2: "entailment"}, **common), tf.BartForSequenceClassification, bpe, "BartTokenizerFast"),
     }
     out = {"generator": "crates/model/tests/golden/make_golden_families.py", "torch": torch.__version__, "transformers": tf.__version__, "pairs": pairs, "families": {}}
@@ -125,7 +130,7 @@ def main():
         specials = {"bert": dict(cls_token="[CLS]", sep_token="[SEP]", pad_token="[PAD]", unk_token="[UNK]", mask_token="[MASK]"),
                     "deberta": dict(cls_token="[CLS]", sep_token="[SEP]", pad_token="[PAD]", unk_token="[UNK]", mask_token="[MASK]", bos_token="[CLS]", eos_token="[SEP]"),
                     "roberta": dict(bos_token="<s>", eos_token="</s>", sep_token="</s>", cls_token="<s>", unk_token="<unk>", pad_token="<pad>", mask_token="<mask>")}
-        kind = "bert" if name in ("bert", "distilbert", "electra") else "deberta" if name == "deberta-v3" else "roberta"
+        kind = "bert" if name in ("bert", "distilbert", "electra") else "deberta" if name.startswith("deberta") else "roberta"
         hf_tok = getattr(tf, tok_cls)(tokenizer_object=raw, model_max_length=MAX, **specials[kind])
         hf_tok.save_pretrained(d)
         tok = tf.AutoTokenizer.from_pretrained(d)
