@@ -7,7 +7,7 @@
 # --locked`). Seeds each corpus from tests/fixtures/import (probe_set: from fuzz/seeds/probe_set,
 # small datasets with the running example and the texts of issue #11, and the product-format
 # fixtures; share_view: from fuzz/seeds/share_view, links, result files and raw results;
-# model_load: the tiny golden checkpoints of crates/model/tests/golden in its input format, see
+# model_load: the tiny golden checkpoints of crates/model/tests/golden (every family) in its input format, see
 # model_seeds, plus earlier findings from fuzz/seeds/model_load). model_load builds without a
 # sanitizer (burn under ASan builds and runs too slowly on this machine) but with debug
 # assertions, so overflow is a crash. Every run asserts no panic, caps
@@ -52,6 +52,19 @@ model_seeds() {
         cat "$g/$v/model.safetensors"
       } >"$dir/golden-$v-mode$mode"
     done
+  done
+  # Every other family (BERT, DistilBERT, ELECTRA, XLM-R, DeBERTa, BART), with its own
+  # tokenizer.json (mode 1).
+  for f in "$g"/families/*/; do
+    [ -f "$f/model.safetensors" ] || continue
+    {
+      printf '\001'
+      le32 "$(stat -c %s "$f/config.json")"
+      cat "$f/config.json"
+      le32 "$(stat -c %s "$f/tokenizer.json")"
+      cat "$f/tokenizer.json"
+      cat "$f/model.safetensors"
+    } >"$dir/family-$(basename "$f")"
   done
 }
 

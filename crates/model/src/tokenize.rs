@@ -73,9 +73,10 @@ impl PairTokenizer {
     /// replaced: length comes from the model, padding is done per batch.
     pub fn from_json_bytes(bytes: &[u8], max_tokens: usize) -> Result<Self, LoadError> {
         // `tokenizers` 0.23.2 panics (`expect("Helper")`) on a syntax error inside the
-        // "decoder" object, so the JSON syntax is checked first (found by the model_load fuzz
-        // target).
-        serde_json::from_slice::<serde::de::IgnoredAny>(bytes)
+        // "decoder" object, and on a string there that does not decode (a lone surrogate such
+        // as "\uDFFF"), so the whole file is parsed first, strings decoded (both found by the
+        // model_load fuzz target; `IgnoredAny` skipped strings without decoding them).
+        serde_json::from_slice::<serde_json::Value>(bytes)
             .map_err(|e| LoadError::Tokenizer(format!("tokenizer.json is not valid JSON: {e}")))?;
         let tok = Tokenizer::from_bytes(bytes)
             .map_err(|e| LoadError::Tokenizer(format!("tokenizer.json: {e}")))?;
@@ -275,6 +276,17 @@ impl PairTokenizer {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_string_that_does_not_decode_inside_the_decoder_is_an_error_not_a_panic() {
+        // A lone surrogate escape: valid JSON syntax, not a Unicode string.
+        let json = br#"{"decoder": {"type": "Metaspace", "replacement": "\uDFFF"}}"#;
+        let e = PairTokenizer::from_json_bytes(json, 8).unwrap_err();
+        assert!(
+            matches!(&e, LoadError::Tokenizer(m) if m.contains("tokenizer.json")),
+            "{e}"
+        );
+    }
 
     #[test]
     fn a_syntax_error_inside_the_decoder_is_an_error_not_a_panic() {
