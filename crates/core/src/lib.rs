@@ -9,6 +9,7 @@ pub mod edit;
 pub mod export;
 pub mod glossary;
 pub mod import;
+pub mod inoculation;
 pub mod json;
 pub mod label;
 pub mod linearize;
