@@ -6,6 +6,7 @@
 mod bench;
 mod convert;
 mod demo;
+mod inoculate;
 mod io;
 mod linearize;
 mod model_card;
@@ -91,9 +92,13 @@ enum Command {
     Train(train::TrainArgs),
     /// Accuracy of a model on INFOTABS splits next to the majority baseline.
     Evaluate(train::EvaluateArgs),
-    /// Print the paper-style tables of a run file (and optionally write them as CSV).
+    /// Fine-tune a model on a probe run's challenge items (paper §7) and write the before/after
+    /// tables and the fine-tuned checkpoints.
+    Inoculate(inoculate::InoculateArgs),
+    /// Print the paper-style tables of a run file or an inoculation result (and optionally
+    /// write them as CSV).
     Report {
-        /// The run file written by `tabprobe probe`.
+        /// The run file written by `tabprobe probe`, or `inoculation.json`.
         run: PathBuf,
         /// Also write one CSV file per table into this folder.
         #[arg(long)]
@@ -203,6 +208,7 @@ fn run(cli: Cli) -> Result<(), String> {
         Command::TrainTokenizer(args) => train::run_tokenizer(&args),
         Command::Train(args) => train::run_train(&args),
         Command::Evaluate(args) => train::run_evaluate(&args),
+        Command::Inoculate(args) => inoculate::run(&args),
         Command::Report {
             run,
             csv,

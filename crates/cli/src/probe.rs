@@ -211,8 +211,45 @@ pub fn rules(path: Option<&Path>) -> Result<RuleSet, String> {
     Ok(rules)
 }
 
-/// Reads a checkpoint folder and loads it on `device`.
-pub fn load_model(dir: &Path, device: &Device) -> Result<NliModel, String> {
+/// A checkpoint folder's files, read.
+pub struct Checkpoint {
+    /// The folder's name.
+    pub name: String,
+    /// `config.json`.
+    pub config: Vec<u8>,
+    /// `model.safetensors` (converted in memory from `pytorch_model.bin` when that is all).
+    pub weights: Vec<u8>,
+    /// `tokenizer.json`, or `vocab.json` and `merges.txt`.
+    pub tokenizer: CheckpointTokenizer,
+}
+
+/// The tokenizer files of a [`Checkpoint`].
+pub enum CheckpointTokenizer {
+    /// `tokenizer.json`.
+    Json(Vec<u8>),
+    /// `vocab.json` and `merges.txt`.
+    VocabMerges(Vec<u8>, Vec<u8>),
+}
+
+impl Checkpoint {
+    /// The files as the model crate takes them.
+    pub fn files(&self) -> ModelFiles<'_> {
+        ModelFiles {
+            config_json: &self.config,
+            weights: &self.weights,
+            tokenizer: match &self.tokenizer {
+                CheckpointTokenizer::Json(json) => TokenizerFiles::Json(json),
+                CheckpointTokenizer::VocabMerges(vocab, merges) => TokenizerFiles::VocabMerges {
+                    vocab_json: vocab,
+                    merges_txt: merges,
+                },
+            },
+        }
+    }
+}
+
+/// Reads a checkpoint folder's files (sizes bounded by [`crate::io::read_model_file`]).
+pub fn read_checkpoint(dir: &Path) -> Result<Checkpoint, String> {
     let read =
         |name: &str| -> Result<Vec<u8>, String> { crate::io::read_model_file(&dir.join(name)) };
     if !dir.is_dir() {
@@ -230,13 +267,10 @@ pub fn load_model(dir: &Path, device: &Device) -> Result<NliModel, String> {
     } else {
         read("model.safetensors")?
     };
-    let tokenizer_json = dir.join("tokenizer.json");
-    let (json, vocab, merges);
-    let tokenizer = if tokenizer_json.exists() {
-        json = read("tokenizer.json")?;
-        TokenizerFiles::Json(&json)
+    let tokenizer = if dir.join("tokenizer.json").exists() {
+        CheckpointTokenizer::Json(read("tokenizer.json")?)
     } else {
-        vocab = read("vocab.json").map_err(|e| {
+        let vocab = read("vocab.json").map_err(|e| {
             let alone = ["spm.model", "vocab.txt"].into_iter().find(|f| dir.join(f).exists());
             match alone {
                 Some(f) => format!(
@@ -249,27 +283,26 @@ pub fn load_model(dir: &Path, device: &Device) -> Result<NliModel, String> {
                 ),
             }
         })?;
-        merges = read("merges.txt")?;
-        TokenizerFiles::VocabMerges {
-            vocab_json: &vocab,
-            merges_txt: &merges,
-        }
+        CheckpointTokenizer::VocabMerges(vocab, read("merges.txt")?)
     };
     let name = dir
         .canonicalize()
         .ok()
         .and_then(|p| p.file_name().map(|n| n.to_string_lossy().into_owned()))
         .unwrap_or_else(|| dir.display().to_string());
-    NliModel::load(
-        &name,
-        ModelFiles {
-            config_json: &config,
-            weights: &weights,
-            tokenizer,
-        },
-        device,
-    )
-    .map_err(|e| format!("{}: cannot load the model: {e}", dir.display()))
+    Ok(Checkpoint {
+        name,
+        config,
+        weights,
+        tokenizer,
+    })
+}
+
+/// Reads a checkpoint folder and loads it on `device`.
+pub fn load_model(dir: &Path, device: &Device) -> Result<NliModel, String> {
+    let checkpoint = read_checkpoint(dir)?;
+    NliModel::load(&checkpoint.name, checkpoint.files(), device)
+        .map_err(|e| format!("{}: cannot load the model: {e}", dir.display()))
 }
 
 /// Runs `tabprobe probe`.

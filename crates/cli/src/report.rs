@@ -4,6 +4,7 @@
 use std::io::Write;
 use std::path::Path;
 
+use tabprobe_core::inoculation::{tables, InoculationResult, INOCULATION_FORMAT};
 use tabprobe_core::report::{render_csv, render_text, sections_with, ReportOptions};
 use tabprobe_core::run::{parse_run, RunResult};
 
@@ -17,7 +18,11 @@ pub fn read_run(path: &Path) -> Result<RunResult, String> {
 /// Runs `tabprobe report`; `include_heuristic` counts unreviewed heuristic items in Tables 4,
 /// 7 and 8 and the label-preserving transition sets (see [`ReportOptions`]).
 pub fn run(path: &Path, csv: Option<&Path>, include_heuristic: bool) -> Result<(), String> {
-    let run = read_run(path)?;
+    let text = crate::io::read_run_text(path)?;
+    if is_inoculation(&text) {
+        return inoculation(path, &text, csv);
+    }
+    let run = parse_run(&path.display().to_string(), &text)?;
     let sections = sections_with(&run, &ReportOptions { include_heuristic });
     // CSV first, so piping the text into `head` (which closes stdout early) still writes them.
     if let Some(dir) = csv {
@@ -27,8 +32,36 @@ pub fn run(path: &Path, csv: Option<&Path>, include_heuristic: bool) -> Result<(
         eprintln!("wrote {} CSV files to {}", sections.len(), dir.display());
     }
     let text: Vec<String> = sections.iter().map(render_text).collect();
+    print_out(&text.join("\n"))
+}
+
+/// Whether a file's `format` marker says it is an inoculation result.
+fn is_inoculation(text: &str) -> bool {
+    #[derive(serde::Deserialize)]
+    struct Marker {
+        format: Option<String>,
+    }
+    serde_json::from_str::<Marker>(text)
+        .ok()
+        .and_then(|m| m.format)
+        .is_some_and(|f| f == INOCULATION_FORMAT)
+}
+
+/// `tabprobe report inoculation.json`: the before/after tables, the grid and the outcomes;
+/// with `--csv DIR`, `DIR/inoculation.csv`.
+fn inoculation(path: &Path, text: &str, csv: Option<&Path>) -> Result<(), String> {
+    let result = InoculationResult::parse(&path.display().to_string(), text)?;
+    if let Some(dir) = csv {
+        let file = dir.join("inoculation.csv");
+        crate::io::write(&file, &tables::render_csv(&result))?;
+        eprintln!("wrote {}", file.display());
+    }
+    print_out(tables::render_text(&result).trim_end())
+}
+
+fn print_out(text: &str) -> Result<(), String> {
     let mut out = std::io::stdout().lock();
-    match writeln!(out, "{}", text.join("\n")) {
+    match writeln!(out, "{text}") {
         // A reader that stopped reading is not an error of ours.
         Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => {
             Err(format!("cannot write to stdout: {e}"))

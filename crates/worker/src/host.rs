@@ -13,9 +13,13 @@ use std::collections::{HashMap, HashSet};
 use std::rc::Rc;
 
 use js_sys::Date;
+use tabprobe_core::inoculation::{
+    InoculationPlan, InoculationProgress, InoculationResult, InoculationSettings,
+};
 use tabprobe_core::probe::ProbeSet;
 use tabprobe_core::run::{ProbeRun, RunResult};
 use tabprobe_core::scoring::{Pair, PairScore};
+use tabprobe_model::train::inoculate::{inoculate, Pace, CANCELLED};
 use tabprobe_model::{Device, ModelFiles, NliModel, TokenizerFiles};
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
@@ -30,10 +34,76 @@ use crate::transport;
 /// 0 for the time of 32 pairs, then jump by 32.)
 const BATCHES_PER_CHUNK: usize = 1;
 
+/// A loaded checkpoint's files, kept for fine-tuning (inoculation needs the bytes, not only
+/// the network built from them).
+struct SlotFiles {
+    name: String,
+    tokenizer: TokenizerParts,
+    /// `config.json`, `model.safetensors`, then the tokenizer part(s).
+    parts: Vec<Vec<u8>>,
+}
+
+impl SlotFiles {
+    fn model_files(&self) -> Result<ModelFiles<'_>, String> {
+        let part = |i: usize| {
+            self.parts
+                .get(i)
+                .map(Vec::as_slice)
+                .ok_or_else(|| format!("the checkpoint lacks file part {i}"))
+        };
+        Ok(ModelFiles {
+            config_json: part(0)?,
+            weights: part(1)?,
+            tokenizer: match self.tokenizer {
+                TokenizerParts::Json => TokenizerFiles::Json(part(2)?),
+                TokenizerParts::VocabMerges => TokenizerFiles::VocabMerges {
+                    vocab_json: part(2)?,
+                    merges_txt: part(3)?,
+                },
+            },
+        })
+    }
+
+    /// The same checkpoint with other weights.
+    fn with_weights(&self, name: String, weights: &[u8]) -> SlotFiles {
+        let mut parts = self.parts.clone();
+        if let Some(w) = parts.get_mut(1) {
+            *w = weights.to_vec();
+        }
+        SlotFiles {
+            name,
+            tokenizer: self.tokenizer,
+            parts,
+        }
+    }
+
+    fn file_names(&self) -> Vec<String> {
+        let tokenizer: &[&str] = match self.tokenizer {
+            TokenizerParts::Json => &["tokenizer.json"],
+            TokenizerParts::VocabMerges => &["vocab.json", "merges.txt"],
+        };
+        ["config.json", "model.safetensors"]
+            .iter()
+            .chain(tokenizer)
+            .map(|s| s.to_string())
+            .collect()
+    }
+}
+
+/// The checkpoints an inoculation kept: the base files and `(size, weights)` per size.
+struct Inoculated {
+    base: Rc<SlotFiles>,
+    checkpoints: Vec<(usize, Vec<u8>)>,
+}
+
 #[derive(Default)]
 struct Host {
     device: Option<(Device, Backend)>,
     models: HashMap<u32, Rc<NliModel>>,
+    /// Per slot, the files of its model.
+    files: HashMap<u32, Rc<SlotFiles>>,
+    /// Per inoculation job, its kept checkpoints (until the page closes).
+    inoculated: HashMap<u64, Inoculated>,
     /// Slots whose model asked for the test panic ([`crate::outputs::TEST_PANIC_KEY`]).
     panic_on_score: HashSet<u32>,
     /// Per slot, the id of the latest load requested: only it may take the slot.
@@ -69,10 +139,19 @@ pub fn report_panic(message: &str) {
 }
 
 fn post(response: &Response) {
+    post_with_parts(response, &[]);
+}
+
+/// Posts `response` with byte parts (transferred, not copied through JSON).
+fn post_with_parts(response: &Response, parts: &[Vec<u8>]) {
     let Ok(scope) = js_sys::global().dyn_into::<DedicatedWorkerGlobalScope>() else {
         return;
     };
-    match transport::encode(response, Vec::new()) {
+    let parts = parts
+        .iter()
+        .map(|p| js_sys::Uint8Array::from(p.as_slice()))
+        .collect();
+    match transport::encode(response, parts) {
         Ok((message, transfer)) => {
             if let Err(e) = scope.post_message_with_transfer(&message, &transfer) {
                 web_sys::console::error_2(&"tabprobe worker: cannot post".into(), &e);
@@ -91,37 +170,80 @@ fn handle(host: Rc<RefCell<Host>>, request: Request, parts: Vec<Vec<u8>>) {
             batch_size,
             load: load_id,
         } => {
-            host.borrow_mut().latest_load.insert(slot, load_id);
-            wasm_bindgen_futures::spawn_local(async move {
-                let panics = parts.first().is_some_and(|c| test_panic_requested(c));
-                let result = load(&host, &name, tokenizer, batch_size, parts).await;
-                let latest = host.borrow().latest_load.get(&slot) == Some(&load_id);
-                let response = match result {
-                    Ok(_) if !latest => Response::LoadFailed {
-                        slot,
-                        load: load_id,
-                        message: "replaced by a newer load".to_string(),
+            let files = SlotFiles {
+                name,
+                tokenizer,
+                parts,
+            };
+            start_load(host, slot, load_id, batch_size, files);
+        }
+        Request::LoadInoculated {
+            job,
+            size,
+            slot,
+            batch_size,
+            load: load_id,
+        } => {
+            let files = host.borrow().inoculated.get(&job).and_then(|i| {
+                let (_, weights) = i.checkpoints.iter().find(|(n, _)| *n == size)?;
+                let name = format!("{} inoculated n={size}", i.base.name);
+                Some(i.base.with_weights(name, weights))
+            });
+            match files {
+                Some(files) => start_load(host, slot, load_id, batch_size, files),
+                None => post(&Response::LoadFailed {
+                    slot,
+                    load: load_id,
+                    message: format!(
+                        "this page no longer holds the n = {size} checkpoint of that inoculation \
+                         (fine-tuned weights live until the page is closed or the worker \
+                         restarts): run the inoculation again"
+                    ),
+                }),
+            }
+        }
+        Request::ExportInoculated { request, job, size } => {
+            let found = host.borrow().inoculated.get(&job).and_then(|i| {
+                let (_, weights) = i.checkpoints.iter().find(|(n, _)| *n == size)?;
+                Some(i.base.with_weights(String::new(), weights))
+            });
+            match found {
+                Some(files) => post_with_parts(
+                    &Response::CheckpointFiles {
+                        request,
+                        names: files.file_names(),
                     },
-                    Ok((model, info)) => {
-                        let mut h = host.borrow_mut();
-                        h.models.insert(slot, Rc::new(model));
-                        if panics {
-                            h.panic_on_score.insert(slot);
-                        } else {
-                            h.panic_on_score.remove(&slot);
-                        }
-                        Response::ModelLoaded {
-                            slot,
-                            load: load_id,
-                            info,
-                        }
-                    }
-                    Err(message) => Response::LoadFailed {
-                        slot,
-                        load: load_id,
+                    &files.parts,
+                ),
+                None => post(&Response::ScoreFailed {
+                    job: request,
+                    message: format!(
+                        "this page no longer holds the n = {size} checkpoint (fine-tuned weights \
+                         live until the page is closed or the worker restarts)"
+                    ),
+                    cancelled: false,
+                }),
+            }
+        }
+        Request::Inoculate {
+            job,
+            slot,
+            run,
+            settings,
+        } => {
+            wasm_bindgen_futures::spawn_local(async move {
+                let response = match inoculate_job(&host, job, slot, &run, &settings).await {
+                    Ok(result) => Response::InoculationFinished {
+                        job,
+                        result: Box::new(result),
+                    },
+                    Err(message) => Response::ScoreFailed {
+                        job,
+                        cancelled: message == CANCELLED,
                         message,
                     },
                 };
+                host.borrow_mut().cancelled.remove(&job);
                 post(&response);
             });
         }
@@ -169,6 +291,51 @@ fn handle(host: Rc<RefCell<Host>>, request: Request, parts: Vec<Vec<u8>>) {
     }
 }
 
+/// Loads `files` into `slot` (answered by [`Response::ModelLoaded`] or
+/// [`Response::LoadFailed`]); only the latest load requested for a slot takes it.
+fn start_load(
+    host: Rc<RefCell<Host>>,
+    slot: u32,
+    load_id: u64,
+    batch_size: usize,
+    files: SlotFiles,
+) {
+    host.borrow_mut().latest_load.insert(slot, load_id);
+    wasm_bindgen_futures::spawn_local(async move {
+        let panics = files.parts.first().is_some_and(|c| test_panic_requested(c));
+        let result = load(&host, &files, batch_size).await;
+        let latest = host.borrow().latest_load.get(&slot) == Some(&load_id);
+        let response = match result {
+            Ok(_) if !latest => Response::LoadFailed {
+                slot,
+                load: load_id,
+                message: "replaced by a newer load".to_string(),
+            },
+            Ok((model, info)) => {
+                let mut h = host.borrow_mut();
+                h.models.insert(slot, Rc::new(model));
+                h.files.insert(slot, Rc::new(files));
+                if panics {
+                    h.panic_on_score.insert(slot);
+                } else {
+                    h.panic_on_score.remove(&slot);
+                }
+                Response::ModelLoaded {
+                    slot,
+                    load: load_id,
+                    info,
+                }
+            }
+            Err(message) => Response::LoadFailed {
+                slot,
+                load: load_id,
+                message,
+            },
+        };
+        post(&response);
+    });
+}
+
 /// The device, initialised on first use: WebGPU if the browser offers an adapter, else CPU.
 async fn device(host: &Rc<RefCell<Host>>) -> (Device, Backend) {
     if let Some(d) = host.borrow().device.clone() {
@@ -193,36 +360,24 @@ async fn device(host: &Rc<RefCell<Host>>) -> (Device, Backend) {
 
 async fn load(
     host: &Rc<RefCell<Host>>,
-    name: &str,
-    tokenizer: TokenizerParts,
+    files: &SlotFiles,
     batch_size: usize,
-    parts: Vec<Vec<u8>>,
 ) -> Result<(NliModel, ModelInfo), String> {
     let started = Date::now();
-    let expected = match tokenizer {
+    let expected = match files.tokenizer {
         TokenizerParts::Json => 3,
         TokenizerParts::VocabMerges => 4,
     };
-    if parts.len() != expected {
+    if files.parts.len() != expected {
         return Err(format!(
             "expected {expected} files for this checkpoint, received {}",
-            parts.len()
+            files.parts.len()
         ));
     }
-    let tokenizer = match tokenizer {
-        TokenizerParts::Json => TokenizerFiles::Json(&parts[2]),
-        TokenizerParts::VocabMerges => TokenizerFiles::VocabMerges {
-            vocab_json: &parts[2],
-            merges_txt: &parts[3],
-        },
-    };
+    let name = files.name.as_str();
     let (device, backend) = device(host).await;
-    let files = ModelFiles {
-        config_json: &parts[0],
-        weights: &parts[1],
-        tokenizer,
-    };
-    let mut model = NliModel::load(name, files, &device).map_err(|e| e.to_string())?;
+    let mut model =
+        NliModel::load(name, files.model_files()?, &device).map_err(|e| e.to_string())?;
     model.set_batch_size(batch_size);
     model
         .warm_up()
@@ -282,6 +437,75 @@ async fn run_probe(
         gloo_timers::future::TimeoutFuture::new(0).await;
     }
     run.finish(model.id().clone()).map_err(|e| e.to_string())
+}
+
+/// Paces an inoculation in the worker: posts progress (at most every 100 ms), yields to the
+/// event loop so a [`Request::Cancel`] can land, and stops when one has.
+struct WorkerPace {
+    host: Rc<RefCell<Host>>,
+    job: u64,
+    last_post: f64,
+}
+
+impl Pace for WorkerPace {
+    async fn progress(&mut self, progress: &InoculationProgress) -> bool {
+        let now = Date::now();
+        if now - self.last_post >= 100.0 {
+            self.last_post = now;
+            post(&Response::InoculationProgress {
+                job: self.job,
+                progress: progress.clone(),
+            });
+        }
+        gloo_timers::future::TimeoutFuture::new(0).await;
+        !self.host.borrow().cancelled.contains(&self.job)
+    }
+}
+
+/// Seconds on the page's clock (`Instant` does not run in wasm).
+fn seconds() -> f64 {
+    Date::now() / 1000.0
+}
+
+/// Inoculates the model in `slot` (SPEC §4.9) and keeps its checkpoints under `job`.
+async fn inoculate_job(
+    host: &Rc<RefCell<Host>>,
+    job: u64,
+    slot: u32,
+    run: &RunResult,
+    settings: &InoculationSettings,
+) -> Result<InoculationResult, String> {
+    let files = host
+        .borrow()
+        .files
+        .get(&slot)
+        .cloned()
+        .ok_or_else(|| format!("no model is loaded in slot {slot}"))?;
+    let plan = InoculationPlan::new(run, settings)?;
+    let (device, _) = device(host).await;
+    let mut pace = WorkerPace {
+        host: host.clone(),
+        job,
+        last_post: 0.0,
+    };
+    let output = inoculate(
+        &files.name,
+        files.model_files()?,
+        &device,
+        run,
+        &plan,
+        seconds,
+        &mut pace,
+    )
+    .await?;
+    host.borrow_mut().inoculated.insert(
+        job,
+        Inoculated {
+            base: files,
+            checkpoints: output.checkpoints,
+        },
+    );
+    Ok(output.result)
 }
 
 /// The model in `slot`; panics when it carries the test hook (see the module docs).

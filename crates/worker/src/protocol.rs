@@ -3,6 +3,7 @@
 //! names them, so they are neither copied through JSON nor cloned.
 
 use serde::{Deserialize, Serialize};
+use tabprobe_core::inoculation::{InoculationProgress, InoculationResult, InoculationSettings};
 use tabprobe_core::probe::ProbeSet;
 use tabprobe_core::run::RunResult;
 use tabprobe_core::scoring::{ModelId, Pair, PairScore};
@@ -56,6 +57,44 @@ pub enum Request {
         slot: u32,
         /// The generated items and the distinct pairs to score.
         set: Box<ProbeSet>,
+    },
+    /// Fine-tune the model in `slot` on `run`'s challenge items (SPEC §4.9); answered by
+    /// [`Response::InoculationProgress`] messages and one [`Response::InoculationFinished`]
+    /// or [`Response::ScoreFailed`] (also after a cancel). The kept checkpoints stay in the
+    /// worker under `job` for [`Request::LoadInoculated`] and [`Request::ExportInoculated`].
+    Inoculate {
+        /// Caller-chosen job id.
+        job: u64,
+        /// The model to fine-tune.
+        slot: u32,
+        /// The probe run whose items form the challenge set.
+        run: Box<RunResult>,
+        /// Probes, sizes, learning rates, epochs, seed.
+        settings: InoculationSettings,
+    },
+    /// Load the checkpoint inoculation `job` kept for sample size `size` into `slot`;
+    /// answered like [`Request::LoadModel`].
+    LoadInoculated {
+        /// The inoculation's job id.
+        job: u64,
+        /// Which size's checkpoint.
+        size: usize,
+        /// The slot to load it into.
+        slot: u32,
+        /// Pairs per forward pass.
+        batch_size: usize,
+        /// Caller-chosen load id (see [`Request::LoadModel`]).
+        load: u64,
+    },
+    /// Send back the Hugging Face files of the checkpoint inoculation `job` kept for `size`;
+    /// answered by [`Response::CheckpointFiles`] or [`Response::ScoreFailed`].
+    ExportInoculated {
+        /// A new job id for this request.
+        request: u64,
+        /// The inoculation's job id.
+        job: u64,
+        /// Which size's checkpoint.
+        size: usize,
     },
     /// Stop `job` after the batch in flight.
     Cancel {
@@ -203,6 +242,28 @@ pub enum Response {
         result: Box<RunResult>,
         /// Wall time of scoring, milliseconds.
         elapsed_ms: f64,
+    },
+    /// Where inoculation `job` stands.
+    InoculationProgress {
+        /// The job.
+        job: u64,
+        /// Phase, work and time.
+        progress: InoculationProgress,
+    },
+    /// Inoculation `job` finished.
+    InoculationFinished {
+        /// The job.
+        job: u64,
+        /// Tables, grid and every evaluated item.
+        result: Box<InoculationResult>,
+    },
+    /// The files of an inoculated checkpoint: byte parts in the order of `names`.
+    CheckpointFiles {
+        /// The [`Request::ExportInoculated`]'s `request` id.
+        request: u64,
+        /// File names (`config.json`, `model.safetensors`, `tokenizer.json` or `vocab.json` and
+        /// `merges.txt`).
+        names: Vec<String>,
     },
     /// `job` failed or was cancelled.
     ScoreFailed {

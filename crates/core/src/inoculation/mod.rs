@@ -9,6 +9,7 @@
 
 pub mod outcome;
 pub mod plan;
+pub mod progress;
 pub mod result;
 pub mod tables;
 
@@ -18,6 +19,7 @@ use crate::probe::ProbeKind;
 
 pub use outcome::{outcome, Outcome};
 pub use plan::{ChallengeItem, InoculationPlan, Sample};
+pub use progress::{InoculationProgress, Phase};
 pub use result::INOCULATION_VERSION;
 pub use result::{
     EvaluatedItem, GridPoint, InoculationResult, ItemClass, ModelEvaluation, INOCULATION_FORMAT,

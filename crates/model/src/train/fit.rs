@@ -2,8 +2,6 @@
 //! `<s>` logits, AdamW steps, periodic dev accuracy with early stopping, and the best
 //! checkpoint kept as `model.safetensors` bytes.
 
-use std::time::Instant;
-
 use burn::prelude::*;
 use burn::tensor::loss::cross_entropy_with_logits;
 use tabprobe_core::rng::Rng;
@@ -14,7 +12,7 @@ use crate::config::RobertaConfig;
 use crate::loader::load_weights;
 use crate::tokenize::EncodedPair;
 use crate::train::optimize::{learning_rate, track, AdamWSteps};
-use crate::train::params::to_safetensors;
+use crate::train::params::to_safetensors_async;
 
 /// One tokenized training or evaluation pair with its gold label as a model output index.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -92,6 +90,8 @@ pub struct TrainOutcome {
     pub best_accuracy: f64,
     /// The step it was taken at.
     pub best_step: usize,
+    /// The epoch it was taken in (1-based).
+    pub best_epoch: usize,
     /// Every evaluation as (step, dev accuracy).
     pub evals: Vec<(usize, f64)>,
     /// Optimisation steps run.
@@ -127,22 +127,15 @@ pub fn epoch_batches(
     batches
 }
 
-/// The model's output index with the highest logit for every pair (first index on ties).
-pub fn predict(
+/// The model's output index with the highest logit for every pair (first index on ties),
+/// reading the logits back asynchronously (so it runs in the browser too).
+pub async fn predict_async(
     network: &RobertaForSequenceClassification,
     config: &RobertaConfig,
     pairs: &[LabelledPair],
     batch_size: usize,
 ) -> Result<Vec<usize>, String> {
-    let encoded: Vec<EncodedPair> = pairs
-        .iter()
-        .map(|p| EncodedPair {
-            type_ids: Vec::new(),
-            ids: p.ids.clone(),
-            truncated: false,
-            premise_tokens_dropped: 0,
-        })
-        .collect();
+    let encoded: Vec<EncodedPair> = pairs.iter().map(LabelledPair::encoded).collect();
     let device = network.device();
     let mut out = vec![0usize; pairs.len()];
     let budget = |seq| {
@@ -157,7 +150,9 @@ pub fn predict(
         let (ids, pos, mask) = batch.tensors(&device);
         let logits = network
             .forward(ids, pos, mask)
-            .into_data()
+            .into_data_async()
+            .await
+            .map_err(|e| format!("reading logits failed: {e:?}"))?
             .try_into_vec::<f32>()
             .map_err(|e| format!("reading logits failed: {e:?}"))?;
         let n = logits.len() / batch.rows.len().max(1);
@@ -174,6 +169,28 @@ pub fn predict(
     Ok(out)
 }
 
+/// [`predict_async`], blocking (native only).
+#[cfg(not(target_family = "wasm"))]
+pub fn predict(
+    network: &RobertaForSequenceClassification,
+    config: &RobertaConfig,
+    pairs: &[LabelledPair],
+    batch_size: usize,
+) -> Result<Vec<usize>, String> {
+    futures_lite::future::block_on(predict_async(network, config, pairs, batch_size))
+}
+
+impl LabelledPair {
+    fn encoded(&self) -> EncodedPair {
+        EncodedPair {
+            type_ids: Vec::new(),
+            ids: self.ids.clone(),
+            truncated: false,
+            premise_tokens_dropped: 0,
+        }
+    }
+}
+
 /// Fraction of pairs whose prediction equals the gold label (0 for no pairs).
 pub fn accuracy(predicted: &[usize], pairs: &[LabelledPair]) -> f64 {
     if pairs.is_empty() {
@@ -187,11 +204,310 @@ pub fn accuracy(predicted: &[usize], pairs: &[LabelledPair]) -> f64 {
     right as f64 / pairs.len() as f64
 }
 
-/// Trains the model `weights` (a `model.safetensors` of shape `config`: a fresh one from
-/// [`super::initial_weights`] or a checkpoint to fine-tune) on `train` and returns the
-/// checkpoint with the best accuracy on `dev`. `device` is the plain device (e.g.
-/// `Device::flex()`); training runs on its autodiff wrapper. Dropout is not applied (every
-/// forward is deterministic), so overfitting is held back by early stopping alone.
+/// A training run as a state machine, so that the browser can await every read-back, report
+/// progress and take a cancel between steps: [`Trainer::step`] runs one optimisation step (and
+/// the dev evaluation that falls after it), [`Trainer::finish`] gives the outcome. The same
+/// machine drives the native [`train`].
+///
+/// It trains the model `weights` (a `model.safetensors` of shape `config`: a fresh one from
+/// [`super::initial_weights`] or a checkpoint to fine-tune) on the training pairs and keeps
+/// the checkpoint with the best accuracy on the dev pairs. Training runs on the autodiff
+/// wrapper of `device`. Dropout is not applied (every forward is deterministic), so
+/// overfitting is held back by early stopping alone.
+pub struct Trainer {
+    config: RobertaConfig,
+    plain: Device,
+    autodiff: Device,
+    network: RobertaForSequenceClassification,
+    optimizer: AdamWSteps,
+    train: Vec<LabelledPair>,
+    dev: Vec<LabelledPair>,
+    options: TrainOptions,
+    labels: usize,
+    lengths: Vec<usize>,
+    per_epoch: usize,
+    total: usize,
+    warmup: usize,
+    eval_at: Vec<usize>,
+    epoch: usize,
+    batches: Vec<Vec<usize>>,
+    next_batch: usize,
+    outcome: TrainOutcome,
+    window: (f64, usize),
+    since_best: usize,
+    clock: fn() -> f64,
+    started: f64,
+    done: bool,
+}
+
+impl Trainer {
+    /// Loads `weights` for training. `clock` gives seconds (any origin): steps per second in
+    /// the events are measured with it (`std::time::Instant` does not run in the browser;
+    /// natively [`native_clock`]).
+    pub fn new(
+        config: &RobertaConfig,
+        weights: &[u8],
+        train: Vec<LabelledPair>,
+        dev: Vec<LabelledPair>,
+        options: &TrainOptions,
+        device: &Device,
+        clock: fn() -> f64,
+    ) -> Result<Trainer, String> {
+        if train.is_empty() {
+            return Err("no training pairs".into());
+        }
+        let plain = device.clone().without_autodiff();
+        let autodiff = plain.clone().autodiff();
+        let mut network = load_weights(config, weights, &autodiff).map_err(|e| e.to_string())?;
+        track(&mut network);
+        let labels = config.num_labels();
+        if let Some(bad) = train.iter().chain(&dev).find(|p| p.label >= labels) {
+            return Err(format!(
+                "label index {} but the model has {labels} outputs",
+                bad.label
+            ));
+        }
+        let lengths: Vec<usize> = train.iter().map(|p| p.ids.len()).collect();
+        let batch_size = options.batch_size.max(1);
+        let per_epoch = train.len().div_ceil(batch_size);
+        let planned = per_epoch * options.epochs.max(1);
+        let total = options.max_steps.map_or(planned, |m| m.min(planned));
+        let warmup = (total as f64 * options.warmup_fraction).round() as usize;
+        let evals = options.evals_per_epoch.max(1);
+        let eval_at: Vec<usize> = (1..=evals)
+            .map(|k| (per_epoch * k).div_ceil(evals))
+            .collect();
+        let started = clock();
+        Ok(Trainer {
+            config: config.clone(),
+            plain,
+            autodiff,
+            network,
+            optimizer: AdamWSteps::new(options.weight_decay, options.max_grad_norm),
+            batches: epoch_batches(&lengths, batch_size, options.seed, 0),
+            train,
+            dev,
+            options: options.clone(),
+            labels,
+            lengths,
+            per_epoch,
+            total,
+            warmup,
+            eval_at,
+            epoch: 0,
+            next_batch: 0,
+            outcome: TrainOutcome {
+                weights: Vec::new(),
+                best_accuracy: f64::NEG_INFINITY,
+                best_step: 0,
+                best_epoch: 0,
+                evals: Vec::new(),
+                steps: 0,
+                first_loss: f64::NAN,
+                last_loss: f64::NAN,
+                examples_seen: 0,
+                stopped: "all epochs done".into(),
+            },
+            window: (0.0, 0),
+            since_best: 0,
+            clock,
+            started,
+            done: false,
+        })
+    }
+
+    /// Whether training has ended (all epochs, the step limit, or early stopping).
+    pub fn is_done(&self) -> bool {
+        self.done
+    }
+
+    /// Steps planned in all (every epoch, or the step limit).
+    pub fn total_steps(&self) -> usize {
+        self.total
+    }
+
+    /// Steps in one epoch.
+    pub fn steps_per_epoch(&self) -> usize {
+        self.per_epoch
+    }
+
+    /// Steps run so far.
+    pub fn steps(&self) -> usize {
+        self.outcome.steps
+    }
+
+    /// The current epoch (0-based).
+    pub fn epoch(&self) -> usize {
+        self.epoch
+    }
+
+    /// Runs the next optimisation step and, when one falls due, the dev evaluation; returns
+    /// what happened. Does nothing once [`Trainer::is_done`].
+    pub async fn step(&mut self) -> Result<Vec<Event>, String> {
+        let mut events = Vec::new();
+        if self.done {
+            return Ok(events);
+        }
+        if self.outcome.steps >= self.total {
+            self.outcome.stopped = format!("step limit {} reached", self.total);
+            self.done = true;
+            return Ok(events);
+        }
+        if self.next_batch >= self.batches.len() {
+            self.epoch += 1;
+            if self.epoch >= self.options.epochs.max(1) {
+                self.done = true;
+                return Ok(events);
+            }
+            self.batches = epoch_batches(
+                &self.lengths,
+                self.options.batch_size.max(1),
+                self.options.seed,
+                self.epoch,
+            );
+            self.next_batch = 0;
+        }
+        let i = self.next_batch;
+        self.next_batch += 1;
+        let rows = self.batches[i].clone();
+        let labels = self.labels;
+        let encoded: Vec<EncodedPair> = rows.iter().map(|&r| self.train[r].encoded()).collect();
+        let mut targets = vec![0.0f32; rows.len() * labels];
+        for (k, &r) in rows.iter().enumerate() {
+            targets[k * labels + self.train[r].label] = 1.0;
+        }
+        let n = rows.len();
+        let batches = plan_batches(&encoded, n, self.config.pad_token_id as u32, |_| usize::MAX);
+        let Some(batch) = batches.into_iter().next() else {
+            return Ok(events);
+        };
+        // plan_batches sorts rows by length: reorder the targets the same way.
+        let mut sorted_targets = Vec::with_capacity(targets.len());
+        for &k in &batch.rows {
+            sorted_targets.extend_from_slice(&targets[k * labels..(k + 1) * labels]);
+        }
+        let (ids, pos, mask) = batch.tensors(&self.autodiff);
+        let logits = self.network.forward(ids, pos, mask);
+        let target =
+            Tensor::<2>::from_data(TensorData::new(sorted_targets, [n, labels]), &self.autodiff);
+        let loss = cross_entropy_with_logits(logits, target);
+        let loss_value =
+            loss.clone()
+                .inner()
+                .into_scalar_async::<f32>()
+                .await
+                .map_err(|e| format!("reading the loss failed: {e:?}"))? as f64;
+        if !loss_value.is_finite() {
+            return Err(format!(
+                "the loss became {loss_value} at step {}",
+                self.outcome.steps + 1
+            ));
+        }
+        let mut grads = loss.backward();
+        let lr = learning_rate(
+            self.outcome.steps,
+            self.total,
+            self.warmup,
+            self.options.learning_rate,
+        );
+        self.optimizer.step(&mut self.network, &mut grads, lr);
+        self.outcome.steps += 1;
+        self.outcome.examples_seen += n;
+        self.window.0 += loss_value;
+        self.window.1 += 1;
+        let steps = self.outcome.steps;
+        if steps.is_multiple_of(self.options.log_every.max(1)) || steps == self.total {
+            let secs = ((self.clock)() - self.started).max(1e-9);
+            let mean = self.window.0 / self.window.1 as f64;
+            if self.outcome.first_loss.is_nan() {
+                self.outcome.first_loss = mean;
+            }
+            self.outcome.last_loss = mean;
+            events.push(Event::Step {
+                step: steps,
+                total: self.total,
+                loss: mean,
+                learning_rate: lr,
+                steps_per_second: steps as f64 / secs,
+                examples_per_second: self.outcome.examples_seen as f64 / secs,
+            });
+            self.window = (0.0, 0);
+        }
+        if self.eval_at.contains(&(i + 1)) || steps == self.total {
+            let (acc, bytes) = self.evaluate().await?;
+            let best = acc > self.outcome.best_accuracy;
+            self.outcome.evals.push((steps, acc));
+            events.push(Event::Eval {
+                step: steps,
+                epoch: self.epoch as f64 + (i + 1) as f64 / self.per_epoch as f64,
+                accuracy: acc,
+                best,
+            });
+            if best {
+                self.outcome.best_accuracy = acc;
+                self.outcome.best_step = steps;
+                self.outcome.best_epoch = self.epoch + 1;
+                self.outcome.weights = bytes;
+                self.since_best = 0;
+            } else {
+                self.since_best += 1;
+                if self.since_best >= self.options.patience.max(1) {
+                    self.outcome.stopped = format!(
+                        "early stop: no better dev accuracy in {} evaluation(s)",
+                        self.since_best
+                    );
+                    self.done = true;
+                }
+            }
+        }
+        if steps >= self.total && !self.done {
+            if self.total < self.per_epoch * self.options.epochs.max(1) {
+                self.outcome.stopped = format!("step limit {} reached", self.total);
+            }
+            self.done = true;
+        }
+        Ok(events)
+    }
+
+    /// Dev accuracy of the current weights, with the weights as `model.safetensors` bytes.
+    async fn evaluate(&self) -> Result<(f64, Vec<u8>), String> {
+        let bytes = to_safetensors_async(&self.network).await?;
+        let eval_net =
+            load_weights(&self.config, &bytes, &self.plain).map_err(|e| e.to_string())?;
+        let acc = accuracy(
+            &predict_async(&eval_net, &self.config, &self.dev, 32).await?,
+            &self.dev,
+        );
+        Ok((acc, bytes))
+    }
+
+    /// The outcome: the best checkpoint (or, when no evaluation ran, the current weights with
+    /// their dev accuracy).
+    pub async fn finish(mut self) -> Result<TrainOutcome, String> {
+        if self.outcome.weights.is_empty() {
+            let (acc, bytes) = self.evaluate().await?;
+            self.outcome.evals.push((self.outcome.steps, acc));
+            self.outcome.best_accuracy = acc;
+            self.outcome.best_step = self.outcome.steps;
+            self.outcome.best_epoch = self.outcome.steps.div_ceil(self.per_epoch.max(1));
+            self.outcome.weights = bytes;
+        }
+        Ok(self.outcome)
+    }
+}
+
+/// Seconds since the first call (native only): the clock [`train`] gives [`Trainer`].
+#[cfg(not(target_family = "wasm"))]
+pub fn native_clock() -> f64 {
+    static ORIGIN: std::sync::OnceLock<std::time::Instant> = std::sync::OnceLock::new();
+    ORIGIN
+        .get_or_init(std::time::Instant::now)
+        .elapsed()
+        .as_secs_f64()
+}
+
+/// Trains to the end with [`Trainer`], blocking (native only): the CLI's `tabprobe train`.
+#[cfg(not(target_family = "wasm"))]
 pub fn train(
     config: &RobertaConfig,
     weights: &[u8],
@@ -201,153 +517,21 @@ pub fn train(
     device: &Device,
     on_event: &mut dyn FnMut(&Event),
 ) -> Result<TrainOutcome, String> {
-    if train.is_empty() {
-        return Err("no training pairs".into());
-    }
-    let plain = device.clone().without_autodiff();
-    let autodiff = plain.clone().autodiff();
-    let mut network = load_weights(config, weights, &autodiff).map_err(|e| e.to_string())?;
-    track(&mut network);
-    let labels = config.num_labels();
-    if let Some(bad) = train.iter().chain(dev).find(|p| p.label >= labels) {
-        return Err(format!(
-            "label index {} but the model has {labels} outputs",
-            bad.label
-        ));
-    }
-    let lengths: Vec<usize> = train.iter().map(|p| p.ids.len()).collect();
-    let batch_size = options.batch_size.max(1);
-    let per_epoch = train.len().div_ceil(batch_size);
-    let planned = per_epoch * options.epochs.max(1);
-    let total = options.max_steps.map_or(planned, |m| m.min(planned));
-    let warmup = (total as f64 * options.warmup_fraction).round() as usize;
-    let evals = options.evals_per_epoch.max(1);
-    let eval_at: Vec<usize> = (1..=evals)
-        .map(|k| (per_epoch * k).div_ceil(evals))
-        .collect();
-    let mut optimizer = AdamWSteps::new(options.weight_decay, options.max_grad_norm);
-
-    let evaluate = |network: &RobertaForSequenceClassification| -> Result<(f64, Vec<u8>), String> {
-        let bytes = to_safetensors(network)?;
-        let eval_net = load_weights(config, &bytes, &plain).map_err(|e| e.to_string())?;
-        let acc = accuracy(&predict(&eval_net, config, dev, 32)?, dev);
-        Ok((acc, bytes))
-    };
-
-    let start = Instant::now();
-    let mut outcome = TrainOutcome {
-        weights: Vec::new(),
-        best_accuracy: f64::NEG_INFINITY,
-        best_step: 0,
-        evals: Vec::new(),
-        steps: 0,
-        first_loss: f64::NAN,
-        last_loss: f64::NAN,
-        examples_seen: 0,
-        stopped: "all epochs done".into(),
-    };
-    let (mut window_loss, mut window_steps, mut since_best) = (0.0f64, 0usize, 0usize);
-    'epochs: for epoch in 0..options.epochs.max(1) {
-        for (i, rows) in epoch_batches(&lengths, batch_size, options.seed, epoch)
-            .into_iter()
-            .enumerate()
-        {
-            if outcome.steps >= total {
-                outcome.stopped = format!("step limit {total} reached");
-                break 'epochs;
-            }
-            let encoded: Vec<EncodedPair> = rows
-                .iter()
-                .map(|&r| EncodedPair {
-                    type_ids: Vec::new(),
-                    ids: train[r].ids.clone(),
-                    truncated: false,
-                    premise_tokens_dropped: 0,
-                })
-                .collect();
-            let mut targets = vec![0.0f32; rows.len() * labels];
-            for (k, &r) in rows.iter().enumerate() {
-                targets[k * labels + train[r].label] = 1.0;
-            }
-            let n = rows.len();
-            let batches = plan_batches(&encoded, n, config.pad_token_id as u32, |_| usize::MAX);
-            let Some(batch) = batches.into_iter().next() else {
-                continue;
-            };
-            // plan_batches sorts rows by length: reorder the targets the same way.
-            let mut sorted_targets = Vec::with_capacity(targets.len());
-            for &k in &batch.rows {
-                sorted_targets.extend_from_slice(&targets[k * labels..(k + 1) * labels]);
-            }
-            let (ids, pos, mask) = batch.tensors(&autodiff);
-            let logits = network.forward(ids, pos, mask);
-            let target =
-                Tensor::<2>::from_data(TensorData::new(sorted_targets, [n, labels]), &autodiff);
-            let loss = cross_entropy_with_logits(logits, target);
-            let loss_value = loss.clone().inner().into_scalar::<f32>() as f64;
-            if !loss_value.is_finite() {
-                return Err(format!(
-                    "the loss became {loss_value} at step {}",
-                    outcome.steps + 1
-                ));
-            }
-            let mut grads = loss.backward();
-            let lr = learning_rate(outcome.steps, total, warmup, options.learning_rate);
-            optimizer.step(&mut network, &mut grads, lr);
-            outcome.steps += 1;
-            outcome.examples_seen += n;
-            window_loss += loss_value;
-            window_steps += 1;
-            if outcome.steps.is_multiple_of(options.log_every.max(1)) || outcome.steps == total {
-                let secs = start.elapsed().as_secs_f64().max(1e-9);
-                let mean = window_loss / window_steps as f64;
-                if outcome.first_loss.is_nan() {
-                    outcome.first_loss = mean;
-                }
-                outcome.last_loss = mean;
-                on_event(&Event::Step {
-                    step: outcome.steps,
-                    total,
-                    loss: mean,
-                    learning_rate: lr,
-                    steps_per_second: outcome.steps as f64 / secs,
-                    examples_per_second: outcome.examples_seen as f64 / secs,
-                });
-                (window_loss, window_steps) = (0.0, 0);
-            }
-            if eval_at.contains(&(i + 1)) || outcome.steps == total {
-                let (acc, bytes) = evaluate(&network)?;
-                let best = acc > outcome.best_accuracy;
-                outcome.evals.push((outcome.steps, acc));
-                on_event(&Event::Eval {
-                    step: outcome.steps,
-                    epoch: epoch as f64 + (i + 1) as f64 / per_epoch as f64,
-                    accuracy: acc,
-                    best,
-                });
-                if best {
-                    outcome.best_accuracy = acc;
-                    outcome.best_step = outcome.steps;
-                    outcome.weights = bytes;
-                    since_best = 0;
-                } else {
-                    since_best += 1;
-                    if since_best >= options.patience.max(1) {
-                        outcome.stopped = format!(
-                            "early stop: no better dev accuracy in {since_best} evaluation(s)"
-                        );
-                        break 'epochs;
-                    }
-                }
+    let mut trainer = Trainer::new(
+        config,
+        weights,
+        train.to_vec(),
+        dev.to_vec(),
+        options,
+        device,
+        native_clock,
+    )?;
+    futures_lite::future::block_on(async {
+        while !trainer.is_done() {
+            for event in trainer.step().await? {
+                on_event(&event);
             }
         }
-    }
-    if outcome.weights.is_empty() {
-        let (acc, bytes) = evaluate(&network)?;
-        outcome.evals.push((outcome.steps, acc));
-        outcome.best_accuracy = acc;
-        outcome.best_step = outcome.steps;
-        outcome.weights = bytes;
-    }
-    Ok(outcome)
+        trainer.finish().await
+    })
 }

@@ -8,13 +8,19 @@
 
 pub mod fit;
 pub mod init;
+pub mod inoculate;
 pub mod optimize;
 pub mod params;
 pub mod tokenizer;
 
 pub use fit::{
-    accuracy, epoch_batches, predict, train, Event, LabelledPair, TrainOptions, TrainOutcome,
+    accuracy, epoch_batches, predict_async, Event, LabelledPair, TrainOptions, TrainOutcome,
+    Trainer,
 };
+#[cfg(not(target_family = "wasm"))]
+pub use fit::{native_clock, predict, train};
 pub use init::initial_weights;
+#[cfg(not(target_family = "wasm"))]
 pub use params::to_safetensors;
+pub use params::to_safetensors_async;
 pub use tokenizer::{train_tokenizer, SPECIAL_TOKENS};

@@ -69,14 +69,15 @@ impl AdamWSteps {
     }
 
     /// Applies one step with learning rate `lr` using the gradients of `grads`, replacing the
-    /// model's tensors with the updated ones (still tracked for the next step). Returns the
-    /// global gradient norm before clipping.
+    /// model's tensors with the updated ones (still tracked for the next step). The global
+    /// gradient norm and the clipping factor stay on the device (no read-back, so a step never
+    /// blocks; in the browser a blocking read would panic).
     pub fn step(
         &mut self,
         model: &mut RobertaForSequenceClassification,
         grads: &mut Gradients,
         lr: f64,
-    ) -> f32 {
+    ) {
         let mut taken = Vec::new();
         let mut squares: Option<Tensor<1>> = None;
         let mut add = |s: Tensor<1>| {
@@ -103,11 +104,12 @@ impl AdamWSteps {
                 },
             })
         });
-        let norm = squares
-            .map(|s| s.into_scalar::<f32>().sqrt())
-            .unwrap_or(0.0);
+        let Some(squares) = squares else {
+            return;
+        };
         // As clip_grad_norm_: scale by max / (norm + 1e-6) when that is below 1.
-        let scale = (self.max_grad_norm / (norm + 1e-6)).min(1.0);
+        let norm = squares.sqrt().add_scalar(1e-6);
+        let scale: Tensor<1> = (norm.ones_like() * self.max_grad_norm / norm).clamp_max(1.0);
         if self.states.is_empty() {
             self.states = taken
                 .iter()
@@ -131,19 +133,20 @@ impl AdamWSteps {
             };
             match (param, grad, state) {
                 (ParamMut::Vector(t), Grad::Vector(g), State::Vector(s)) => {
-                    let (updated, next) = optim.step(lr, t.clone().inner(), g * scale, s.take());
+                    let g = g * scale.clone();
+                    let (updated, next) = optim.step(lr, t.clone().inner(), g, s.take());
                     *s = next;
                     *t = Tensor::from_inner(updated).require_grad();
                 }
                 (ParamMut::Matrix(t, _), Grad::Matrix(g), State::Matrix(s)) => {
-                    let (updated, next) = optim.step(lr, t.clone().inner(), g * scale, s.take());
+                    let g = g * scale.clone().reshape([1, 1]);
+                    let (updated, next) = optim.step(lr, t.clone().inner(), g, s.take());
                     *s = next;
                     *t = Tensor::from_inner(updated).require_grad();
                 }
                 _ => {}
             }
         });
-        norm
     }
 }
 

@@ -117,65 +117,77 @@ struct HostTensor {
     bytes: Vec<u8>,
 }
 
-fn host_values<const D: usize>(t: &Tensor<D>) -> Result<Vec<f32>, String> {
-    t.clone()
-        .inner()
-        .into_data()
+async fn host_values<const D: usize>(t: Tensor<D>) -> Result<Vec<f32>, String> {
+    t.inner()
+        .into_data_async()
+        .await
+        .map_err(|e| format!("reading a weight back failed: {e:?}"))?
         .try_into_vec::<f32>()
         .map_err(|e| format!("reading a weight back failed: {e:?}"))
 }
 
+/// A parameter taken out of the model to be read back.
+enum Taken {
+    Vector(Tensor<1>),
+    Matrix(Tensor<2>, Layout),
+}
+
 /// Writes the model as `model.safetensors` bytes (f32, little-endian, `{"format": "pt"}`
 /// metadata) with `RobertaForSequenceClassification`'s names and PyTorch layouts, so that
-/// both [`crate::loader::load_weights`] and `transformers` read it. Native only: it blocks on
-/// reading every tensor back.
-pub fn to_safetensors(model: &RobertaForSequenceClassification) -> Result<Vec<u8>, String> {
+/// both [`crate::loader::load_weights`] and `transformers` read it. Reads every tensor back
+/// asynchronously, so it runs in the browser too.
+pub async fn to_safetensors_async(
+    model: &RobertaForSequenceClassification,
+) -> Result<Vec<u8>, String> {
     let mut model = model.clone();
+    let mut taken: Vec<(String, Taken)> = Vec::new();
+    for_each_param(&mut model, |name, param| {
+        taken.push((
+            name.to_string(),
+            match param {
+                ParamMut::Vector(t) => Taken::Vector(t.clone()),
+                ParamMut::Matrix(t, layout) => Taken::Matrix(t.clone(), layout),
+            },
+        ))
+    });
     let mut order: Vec<String> = Vec::new();
     let mut tensors: HashMap<String, HostTensor> = HashMap::new();
-    let mut failure: Option<String> = None;
-    for_each_param(&mut model, |name, param| {
-        if failure.is_some() {
-            return;
-        }
-        let read = match param {
-            ParamMut::Vector(t) => host_values(t).map(|v| (v, t.dims().to_vec())),
-            ParamMut::Matrix(t, layout) => host_values(t).map(|v| {
+    for (name, param) in taken {
+        let (values, shape) = match param {
+            Taken::Vector(t) => {
+                let dims = t.dims().to_vec();
+                (host_values(t).await, dims)
+            }
+            Taken::Matrix(t, layout) => {
                 let [rows, cols] = t.dims();
-                match layout {
-                    Layout::Same => (v, vec![rows, cols]),
-                    Layout::Transposed => {
+                let v = host_values(t).await;
+                match (layout, v) {
+                    (Layout::Transposed, Ok(v)) => {
                         let mut out = vec![0.0f32; v.len()];
                         for r in 0..rows {
                             for c in 0..cols {
                                 out[c * rows + r] = v[r * cols + c];
                             }
                         }
-                        (out, vec![cols, rows])
+                        (Ok(out), vec![cols, rows])
                     }
-                }
-            }),
-        };
-        match read {
-            Err(e) => failure = Some(format!("{name}: {e}")),
-            Ok((values, shape)) => {
-                let bytes: Vec<u8> = values.iter().flat_map(|x| x.to_le_bytes()).collect();
-                match tensors.get_mut(name) {
-                    // Another row chunk of the word table: append its rows.
-                    Some(existing) => {
-                        existing.shape[0] += shape[0];
-                        existing.bytes.extend(bytes);
-                    }
-                    None => {
-                        order.push(name.to_string());
-                        tensors.insert(name.to_string(), HostTensor { shape, bytes });
-                    }
+                    (_, v) => (v, vec![rows, cols]),
                 }
             }
+        };
+        let values = values.map_err(|e| format!("{name}: {e}"))?;
+        let bytes: Vec<u8> = values.iter().flat_map(|x| x.to_le_bytes()).collect();
+        match tensors.get_mut(&name) {
+            // Another row chunk of the word table: append its rows.
+            Some(existing) => {
+                existing.shape[0] += shape[0];
+                existing.bytes.extend(bytes);
+            }
+            None => {
+                order.push(name.clone());
+                tensors.insert(name, HostTensor { shape, bytes });
+            }
         }
-    });
-    if let Some(e) = failure {
-        return Err(e);
     }
     let stored = order
         .into_iter()
@@ -188,6 +200,12 @@ pub fn to_safetensors(model: &RobertaForSequenceClassification) -> Result<Vec<u8
         })
         .collect();
     write_f32(stored)
+}
+
+/// [`to_safetensors_async`], blocking (native only).
+#[cfg(not(target_family = "wasm"))]
+pub fn to_safetensors(model: &RobertaForSequenceClassification) -> Result<Vec<u8>, String> {
+    futures_lite::future::block_on(to_safetensors_async(model))
 }
 
 /// Serialises `(canonical name, shape, little-endian f32 bytes)` as a `model.safetensors` with
