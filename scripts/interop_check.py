@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Interoperability check for the bundled demo models (issue 7, item 5).
+"""Interoperability check for the bundled demo models (issue 7, item 5) and inoculated ones.
 
 Proof that what tabprobe writes is a real Hugging Face checkpoint: for each model folder it
   1. asks the product (`tabprobe evaluate --logits`) for the token ids and logits of the first
@@ -18,6 +18,7 @@ Usage (from the repository root):
   python3 -m pip install -r scripts/requirements-interop.txt
   python3 scripts/interop_check.py                     # both models of public/models/index.json
   python3 scripts/interop_check.py --pairs 50 --tabprobe target/release/tabprobe
+  python3 scripts/interop_check.py --inoculated inoculated/   # also `tabprobe inoculate`'s output
 """
 
 import argparse
@@ -91,6 +92,9 @@ def main():
     ap.add_argument("--pairs", type=int, default=50)
     ap.add_argument("--tolerance", type=float, default=1e-4)
     ap.add_argument("--tabprobe", help="a built tabprobe binary (default: cargo run)")
+    ap.add_argument("--inoculated", help="also check every n<size>/ checkpoint folder that "
+                    "`tabprobe inoculate --out DIR` wrote in DIR (fine-tuned from the manifest's "
+                    "default model, read with its linearization)")
     args = ap.parse_args()
     if not os.path.isdir(args.infotabs):
         print(f"skipped: INFOTABS data not found at {args.infotabs}")
@@ -100,6 +104,18 @@ def main():
     cmd = tabprobe_command(args.tabprobe)
     results = [check_model(cmd, args.root, m, args.infotabs, args.pairs, args.tolerance)
                for m in manifest["models"]]
+    if args.inoculated:
+        base = next(m for m in manifest["models"] if m.get("role") == "default")
+        folders = sorted(n for n in os.listdir(args.inoculated)
+                         if n.startswith("n") and os.path.isdir(os.path.join(args.inoculated, n)))
+        if not folders:
+            print(f"{args.inoculated}: no n<size>/ folder to check")
+            results.append(False)
+        for name in folders:
+            entry = {"id": f"inoculated {name}", "linearization": base["linearization"],
+                     "path": os.path.abspath(os.path.join(args.inoculated, name))}
+            results.append(check_model(cmd, args.root, entry, args.infotabs, args.pairs,
+                                       args.tolerance))
     return 0 if all(results) else 1
 
 

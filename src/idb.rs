@@ -2,8 +2,8 @@
 //! object stores, giving way to another tab's upgrade), and reads and writes that resolve only
 //! when the browser says they are done. A write is done when its *transaction* completes
 //! (`oncomplete`), not when a request succeeds: the data can still be lost (quota, abort)
-//! between the two. Used by [`crate::run_store`] (finished runs) and [`crate::work_store`]
-//! (the working dataset and drafts).
+//! between the two. Used by [`crate::run_store`] (finished runs), [`crate::work_store`]
+//! (the working dataset and drafts) and [`crate::inoculation_store`].
 
 use js_sys::{Array, Function, Promise};
 use wasm_bindgen::prelude::*;
@@ -13,15 +13,18 @@ use web_sys::{IdbDatabase, IdbOpenDbRequest, IdbRequest, IdbTransaction, IdbTran
 
 /// The database's name (one per site origin).
 pub const DB_NAME: &str = "tabprobe";
-/// Version 1 held `meta` and `runs`; version 2 adds `work`.
-const DB_VERSION: u32 = 2;
+/// Version 1 held `meta` and `runs`; version 2 adds `work`; version 3 `inoculations`.
+const DB_VERSION: u32 = 3;
 /// Object store: the small list entry of each saved run, keyed by run id.
 pub const META: &str = "meta";
 /// Object store: each saved run as JSON text, keyed by run id.
 pub const RUNS: &str = "runs";
 /// Object store: the working dataset and the editors' drafts (see [`crate::work_store`]).
 pub const WORK: &str = "work";
-const STORES: [&str; 3] = [META, RUNS, WORK];
+/// Object store: inoculation results as JSON text (see [`crate::inoculation_store`]).
+pub const INOCULATIONS: &str = "inoculations";
+
+const STORES: [&str; 4] = [META, RUNS, WORK, INOCULATIONS];
 
 /// A storage failure, worded for the user. `quota` is set when the browser refused for lack
 /// of space (`QuotaExceededError`), so callers can offer a download instead.

@@ -5,6 +5,7 @@ pub mod app;
 pub mod bundled;
 pub mod components;
 pub mod idb;
+pub mod inoculation_store;
 pub mod load;
 pub mod model_files;
 pub mod model_load;

@@ -429,8 +429,19 @@ pub fn cancel_run(runs: RunsState) {
 
 /// Offers `text` as a file download named `name`.
 pub fn download(name: &str, mime: &str, text: &str) {
+    offer(name, gloo::file::Blob::new_with_options(text, Some(mime)));
+}
+
+/// Offers `bytes` as a file download named `name`.
+pub fn download_bytes(name: &str, bytes: &[u8]) {
+    offer(
+        name,
+        gloo::file::Blob::new_with_options(bytes, Some("application/octet-stream")),
+    );
+}
+
+fn offer(name: &str, blob: gloo::file::Blob) {
     use wasm_bindgen::JsCast;
-    let blob = gloo::file::Blob::new_with_options(text, Some(mime));
     let url = gloo::file::ObjectUrl::from(blob);
     let Some(doc) = web_sys::window().and_then(|w| w.document()) else {
         return;

@@ -13,6 +13,7 @@ use std::rc::Rc;
 
 use futures::channel::oneshot;
 use js_sys::Uint8Array;
+use tabprobe_core::inoculation::{InoculationProgress, InoculationResult, InoculationSettings};
 use tabprobe_core::probe::ProbeSet;
 use tabprobe_core::run::RunResult;
 use tabprobe_core::scoring::{Pair, PairScore};
@@ -80,6 +81,15 @@ struct Pending {
     loads: HashMap<u64, oneshot::Sender<Result<ModelInfo, String>>>,
     jobs: HashMap<u64, Job<Vec<PairScore>>>,
     runs: HashMap<u64, Job<RunResult>>,
+    inoculations: HashMap<u64, InoculationJob>,
+    /// Checkpoint exports waiting for their files, by request id.
+    exports: HashMap<u64, oneshot::Sender<Result<Vec<(String, Vec<u8>)>, String>>>,
+}
+
+/// An inoculation waiting for its result.
+struct InoculationJob {
+    done: oneshot::Sender<Result<InoculationResult, ScoreFailure>>,
+    progress: Box<dyn Fn(InoculationProgress)>,
 }
 
 impl Pending {
@@ -99,6 +109,15 @@ impl Pending {
                 message: message.to_string(),
                 cancelled: false,
             }));
+        }
+        for (_, job) in self.inoculations.drain() {
+            let _ = job.done.send(Err(ScoreFailure {
+                message: message.to_string(),
+                cancelled: false,
+            }));
+        }
+        for (_, tx) in self.exports.drain() {
+            let _ = tx.send(Err(message.to_string()));
         }
     }
 
@@ -227,7 +246,7 @@ impl WorkerClient {
                     Ok((Response::Panicked { message }, _)) => {
                         pending.borrow_mut().panic = Some(message);
                     }
-                    Ok((response, _)) => dispatch(&pending, response),
+                    Ok((response, parts)) => dispatch(&pending, response, parts),
                     Err(e) => web_sys::console::error_1(
                         &format!("tabprobe: unreadable worker message: {e}").into(),
                     ),
@@ -371,15 +390,136 @@ impl WorkerClient {
         )
     }
 
+    /// Starts inoculating the model in `slot` on `run`'s challenge items (SPEC §4.9). Returns
+    /// the job id (for [`WorkerClient::cancel`], [`WorkerClient::load_inoculated`] and
+    /// [`WorkerClient::export_inoculated`]) and a future of the result.
+    pub fn inoculate(
+        &self,
+        slot: u32,
+        run: RunResult,
+        settings: InoculationSettings,
+        progress: impl Fn(InoculationProgress) + 'static,
+    ) -> Result<
+        (
+            u64,
+            futures::future::LocalBoxFuture<'static, Result<InoculationResult, ScoreFailure>>,
+        ),
+        String,
+    > {
+        let (tx, rx) = oneshot::channel();
+        let job = {
+            let mut p = self.pending.borrow_mut();
+            let job = p.next_id();
+            p.inoculations.insert(
+                job,
+                InoculationJob {
+                    done: tx,
+                    progress: Box::new(progress),
+                },
+            );
+            job
+        };
+        self.send(
+            &Request::Inoculate {
+                job,
+                slot,
+                run: Box::new(run),
+                settings,
+            },
+            Vec::new(),
+        )?;
+        let result = async move {
+            rx.await.map_err(|_| ScoreFailure {
+                message: "the model worker stopped answering".into(),
+                cancelled: false,
+            })?
+        };
+        Ok((job, Box::pin(result)))
+    }
+
+    /// Loads the checkpoint inoculation `job` kept for `size` into `slot`.
+    pub async fn load_inoculated(
+        &self,
+        job: u64,
+        size: usize,
+        slot: u32,
+        batch_size: usize,
+    ) -> Result<ModelInfo, String> {
+        let (tx, rx) = oneshot::channel();
+        let load = {
+            let mut p = self.pending.borrow_mut();
+            let load = p.next_id();
+            p.loads.insert(load, tx);
+            load
+        };
+        self.send(
+            &Request::LoadInoculated {
+                job,
+                size,
+                slot,
+                batch_size,
+                load,
+            },
+            Vec::new(),
+        )?;
+        rx.await
+            .map_err(|_| "the model worker stopped answering".to_string())?
+    }
+
+    /// The Hugging Face files (name, bytes) of the checkpoint inoculation `job` kept for
+    /// `size`.
+    pub async fn export_inoculated(
+        &self,
+        job: u64,
+        size: usize,
+    ) -> Result<Vec<(String, Vec<u8>)>, String> {
+        let (tx, rx) = oneshot::channel();
+        let request = {
+            let mut p = self.pending.borrow_mut();
+            let request = p.next_id();
+            p.exports.insert(request, tx);
+            request
+        };
+        self.send(
+            &Request::ExportInoculated { request, job, size },
+            Vec::new(),
+        )?;
+        rx.await
+            .map_err(|_| "the model worker stopped answering".to_string())?
+    }
+
     /// Asks the worker to stop `job` after the chunk in flight.
     pub fn cancel(&self, job: u64) -> Result<(), String> {
         self.send(&Request::Cancel { job }, Vec::new())
     }
 }
 
-fn dispatch(pending: &Rc<RefCell<Pending>>, response: Response) {
+fn dispatch(pending: &Rc<RefCell<Pending>>, response: Response, parts: Vec<Vec<u8>>) {
     let mut p = pending.borrow_mut();
     match response {
+        Response::InoculationProgress { job, progress } => {
+            if let Some(j) = p.inoculations.get(&job) {
+                (j.progress)(progress);
+            }
+        }
+        Response::InoculationFinished { job, result } => {
+            if let Some(j) = p.inoculations.remove(&job) {
+                let _ = j.done.send(Ok(*result));
+            }
+        }
+        Response::CheckpointFiles { request, names } => {
+            if let Some(tx) = p.exports.remove(&request) {
+                let _ = tx.send(if names.len() == parts.len() {
+                    Ok(names.into_iter().zip(parts).collect())
+                } else {
+                    Err(format!(
+                        "the worker sent {} files for {} names",
+                        parts.len(),
+                        names.len()
+                    ))
+                });
+            }
+        }
         Response::ModelLoaded { load, info, .. } => {
             if let Some(tx) = p.loads.remove(&load) {
                 let _ = tx.send(Ok(info));
@@ -424,6 +564,10 @@ fn dispatch(pending: &Rc<RefCell<Pending>>, response: Response) {
                 let _ = j.done.send(Err(ScoreFailure { message, cancelled }));
             } else if let Some(r) = p.runs.remove(&job) {
                 let _ = r.done.send(Err(ScoreFailure { message, cancelled }));
+            } else if let Some(i) = p.inoculations.remove(&job) {
+                let _ = i.done.send(Err(ScoreFailure { message, cancelled }));
+            } else if let Some(tx) = p.exports.remove(&job) {
+                let _ = tx.send(Err(message));
             }
         }
         Response::BadRequest { message } => {

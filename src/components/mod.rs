@@ -5,6 +5,8 @@ pub mod evidence_view;
 pub mod file_drop;
 pub mod glossary_term;
 pub mod import_summary;
+pub mod inoculation_panel;
+pub mod inoculation_result;
 pub mod item_list;
 pub mod kept_note;
 pub mod label_badge;

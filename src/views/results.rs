@@ -22,6 +22,7 @@ use tabprobe_core::run::RunResult;
 use tabprobe_core::Label;
 
 use crate::components::evidence_view::EvidenceView;
+use crate::components::inoculation_panel::InoculationPanel;
 use crate::components::item_list::{Drill, ItemList};
 use crate::components::kept_note::local_time;
 use crate::components::score_plot::ScorePlot;
@@ -779,6 +780,7 @@ fn RunReport(saved: Arc<SavedRun>) -> impl IntoView {
         ("table8", "Table 8", table8.is_some()),
         ("evidence", "Evidence", evidence.is_some()),
         ("word-order", "Word order", word_order.is_some()),
+        ("inoculation", "Inoculation", true),
     ]
     .into_iter()
     .filter(|(_, _, has)| *has)
@@ -814,6 +816,7 @@ fn RunReport(saved: Arc<SavedRun>) -> impl IntoView {
             {table8}
             {evidence}
             {word_order}
+            <InoculationPanel run=main.clone() run_id=saved.meta.id.clone()/>
             <section class="result-part">
                 <h2>"All tables and CSV"</h2>
                 {all_tables}

@@ -1134,3 +1134,93 @@ fn bench_prints_one_row_per_configuration() {
     let err = fails(&["bench", "--model", s(&tiny()), "--backends", "cuda"]);
     assert!(err.contains("unknown backend \"cuda\""), "{err}");
 }
+
+/// `tabprobe inoculate` on a row-deletion run of the fixture writes the result and one
+/// Hugging Face folder per size; `tabprobe report` prints the tables and outcomes from the
+/// file and writes them as CSV; sizes beyond the trainable items are refused with the counts.
+#[test]
+fn inoculate_writes_checkpoints_and_report_prints_the_tables() {
+    let dir = scratch("inoculate");
+    let run = dir.join("run.json");
+    ok(&[
+        "probe",
+        "--dataset",
+        s(&fixture()),
+        "--model",
+        s(&tiny()),
+        "--probes",
+        "row_deletion,irrelevant_row_deletion",
+        "--out",
+        s(&run),
+    ]);
+    let result = read_run(&run);
+    let out = dir.join("out");
+    let (stdout, stderr) = ok(&[
+        "inoculate",
+        "--model",
+        s(&tiny()),
+        "--run",
+        s(&run),
+        "--dataset",
+        s(&fixture()),
+        "--sizes",
+        "2,4",
+        "--lrs",
+        "1e-3",
+        "--epochs",
+        "2",
+        "--out",
+        s(&out),
+    ]);
+    assert!(stderr.contains("challenge set:"), "{stderr}");
+    for size in ["n2", "n4"] {
+        for file in ["config.json", "model.safetensors", "tokenizer.json"] {
+            assert!(out.join(size).join(file).is_file(), "{size}/{file} missing");
+        }
+    }
+    assert!(
+        stdout.contains("Original test sets (as Tables 9 and 11)"),
+        "{stdout}"
+    );
+    assert!(stdout.contains("n = 4: "), "{stdout}");
+    let file = out.join("inoculation.json");
+    let parsed = tabprobe_core::inoculation::InoculationResult::parse(
+        "inoculation.json",
+        &std::fs::read_to_string(&file).unwrap(),
+    )
+    .unwrap();
+    assert_eq!(parsed.models.len(), 3);
+    assert_eq!(parsed.run_model, result.model);
+    // The kept checkpoint on disk is the one the result names.
+    let weights = std::fs::read(out.join("n4/model.safetensors")).unwrap();
+    let sha: String = {
+        use sha2::Digest;
+        sha2::Sha256::digest(&weights)
+            .iter()
+            .map(|b| format!("{b:02x}"))
+            .collect()
+    };
+    assert_eq!(parsed.models[2].weights_sha256, sha);
+    // `tabprobe report` reads the result file: the same text, and the CSV.
+    let csv_dir = dir.join("csv");
+    let (report, _) = ok(&["report", s(&file), "--csv", s(&csv_dir)]);
+    assert_eq!(
+        report.trim_end(),
+        tabprobe_core::inoculation::tables::render_text(&parsed).trim_end()
+    );
+    let csv = std::fs::read_to_string(csv_dir.join("inoculation.csv")).unwrap();
+    assert!(csv.starts_with("table,split,samples,learning_rate,column,correct,total,accuracy\n"));
+    // Too large a sample: refused, naming the counts.
+    let err = fails(&[
+        "inoculate",
+        "--model",
+        s(&tiny()),
+        "--run",
+        s(&run),
+        "--sizes",
+        "1000",
+        "--out",
+        s(&dir.join("none")),
+    ]);
+    assert!(err.contains("n = 1000 needs 1000 items"), "{err}");
+}
