@@ -299,6 +299,33 @@ impl WorkerClient {
         files: CheckpointBytes,
         batch_size: usize,
     ) -> Result<ModelInfo, String> {
+        let (tokenizer, mut parts) = match files.tokenizer {
+            TokenizerBytes::Json(t) => (TokenizerParts::Json, vec![t]),
+            TokenizerBytes::VocabMerges(v, m) => (TokenizerParts::VocabMerges, vec![v, m]),
+        };
+        parts.insert(0, files.weights);
+        parts.insert(0, files.config_json);
+        let name = files.name;
+        self.load_with(
+            |load| Request::LoadModel {
+                slot,
+                name,
+                tokenizer,
+                batch_size,
+                load,
+            },
+            parts,
+        )
+        .await
+    }
+
+    /// Sends the load request `make` builds for a fresh load id (with byte `parts`) and waits
+    /// for its [`Response::ModelLoaded`] or [`Response::LoadFailed`].
+    async fn load_with(
+        &self,
+        make: impl FnOnce(u64) -> Request,
+        parts: Vec<Vec<u8>>,
+    ) -> Result<ModelInfo, String> {
         let (tx, rx) = oneshot::channel();
         let load = {
             let mut p = self.pending.borrow_mut();
@@ -306,20 +333,7 @@ impl WorkerClient {
             p.loads.insert(load, tx);
             load
         };
-        let (tokenizer, mut parts) = match files.tokenizer {
-            TokenizerBytes::Json(t) => (TokenizerParts::Json, vec![t]),
-            TokenizerBytes::VocabMerges(v, m) => (TokenizerParts::VocabMerges, vec![v, m]),
-        };
-        parts.insert(0, files.weights);
-        parts.insert(0, files.config_json);
-        let request = Request::LoadModel {
-            slot,
-            name: files.name,
-            tokenizer,
-            batch_size,
-            load,
-        };
-        self.send(&request, parts)?;
+        self.send(&make(load), parts)?;
         rx.await
             .map_err(|_| "the model worker stopped answering".to_string())?
     }
@@ -445,15 +459,8 @@ impl WorkerClient {
         slot: u32,
         batch_size: usize,
     ) -> Result<ModelInfo, String> {
-        let (tx, rx) = oneshot::channel();
-        let load = {
-            let mut p = self.pending.borrow_mut();
-            let load = p.next_id();
-            p.loads.insert(load, tx);
-            load
-        };
-        self.send(
-            &Request::LoadInoculated {
+        self.load_with(
+            |load| Request::LoadInoculated {
                 job,
                 size,
                 slot,
@@ -461,9 +468,8 @@ impl WorkerClient {
                 load,
             },
             Vec::new(),
-        )?;
-        rx.await
-            .map_err(|_| "the model worker stopped answering".to_string())?
+        )
+        .await
     }
 
     /// The Hugging Face files (name, bytes) of the checkpoint inoculation `job` kept for

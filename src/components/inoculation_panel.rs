@@ -9,9 +9,7 @@ use std::sync::Arc;
 
 use leptos::prelude::*;
 use leptos::task::spawn_local;
-use tabprobe_core::inoculation::{
-    InoculationPlan, InoculationProgress, InoculationSettings, Phase,
-};
+use tabprobe_core::inoculation::{InoculationPlan, InoculationProgress, InoculationSettings};
 use tabprobe_core::probe::ProbeKind;
 use tabprobe_core::run::RunResult;
 
@@ -236,7 +234,7 @@ pub fn InoculationPanel(
             let (what, pct, elapsed, remaining) = match &progress {
                 None => ("starting…".to_string(), 0.0, String::new(), "—".to_string()),
                 Some(p) => (
-                    describe(&p.phase),
+                    p.phase.describe(),
                     100.0 * p.fraction(),
                     duration(1000.0 * p.elapsed),
                     p.remaining()
@@ -325,36 +323,5 @@ pub fn InoculationPanel(
             {move || (!store_problems.get().is_empty()).then(|| view! { <p class="problem" data-testid="inoculation-store-error">{store_problems.get().join("; ")}</p> })}
             {saved_list}
         </section>
-    }
-}
-
-/// One line about the phase, e.g. `n = 100, lr 1e-5 (run 3 of 9): epoch 2 of 30, step 18 of
-/// 390, loss 0.612, dev 58.1%`.
-fn describe(phase: &Phase) -> String {
-    match phase {
-        Phase::Evaluating { model, done, total } => {
-            let who = if *model == 0 {
-                "the model before inoculation".to_string()
-            } else {
-                format!("fine-tuned model {model}")
-            };
-            format!("evaluating {who}: {done} of {total} pairs")
-        }
-        Phase::Training {
-            run,
-            runs,
-            size,
-            learning_rate,
-            epoch,
-            epochs,
-            step,
-            steps,
-            loss,
-            dev_accuracy,
-        } => format!(
-            "n = {size}, lr {learning_rate:e} (run {run} of {runs}): epoch {epoch} of {epochs}, step {step} of {steps}, loss {}, dev {}",
-            loss.map_or("—".into(), |l| format!("{l:.3}")),
-            dev_accuracy.map_or("—".into(), |a| format!("{:.1}%", 100.0 * a))
-        ),
     }
 }

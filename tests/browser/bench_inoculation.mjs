@@ -20,6 +20,12 @@ try {
     const box = page.getByTestId(`split-${s}`);
     if ((await box.isChecked()) !== (s === 'dev')) await box.click();
   }
+  // Only the row-deletion probe: its items are the challenge set.
+  for (const box of await page.locator('[data-testid^="probe-"][type="checkbox"]').all()) {
+    const name = (await box.getAttribute('data-testid')).slice('probe-'.length);
+    if ((await box.isChecked()) !== (name === 'row_deletion')) await box.click();
+  }
+  await page.getByTestId('count-items').filter({ hasNotText: /^0$/ }).waitFor();
   let t = Date.now();
   await page.getByTestId('run').click();
   await page.getByTestId('run-report').waitFor({ timeout: 1_800_000 });
@@ -28,6 +34,10 @@ try {
   await writeFile(join(out, 'run.json'), await readFile(await runFile.path()));
   await page.getByTestId('inoculation').scrollIntoViewIfNeeded();
   await page.getByTestId('inoculation-sizes').fill('100');
+  for (const box of await page.getByTestId('inoculation-probe').all()) {
+    if ((await box.isChecked()) !== ((await box.getAttribute('data-probe')) === 'row_deletion')) await box.click();
+  }
+  console.log(`plan: ${await page.getByTestId('inoculation-plan').innerText()}`);
   t = Date.now();
   await page.getByTestId('inoculate').click();
   await page.getByTestId('inoculation-result').waitFor({ timeout: 3_600_000 });

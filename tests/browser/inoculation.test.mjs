@@ -212,7 +212,8 @@ test('WebGPU: the worker fine-tunes on the GPU path; cancel keeps nothing; the d
     });
     await page.locator('[data-testid="download-inoculated"][data-size="4"]').click();
     await all;
-    const name = (f) => `tiny-f32-inoculated-n4-${f}`;
+    // Picked files carry no folder name: the model is called "model".
+    const name = (f) => `${result.model.name}-inoculated-n4-${f}`;
     assert.deepEqual([...got.keys()].sort(), ['config.json', 'model.safetensors', 'tokenizer.json'].map(name));
     assert.deepEqual(got.get(name('config.json')), await readFile(join(tiny, 'config.json')));
     const sha = (await import('node:crypto')).createHash('sha256').update(got.get(name('model.safetensors'))).digest('hex');

@@ -272,7 +272,8 @@ test('jump links only for the sections a run has', async () => {
     const { page, errors } = await openDemo(width);
     await runProbes(page, ['premise_removal']);
     const toc = await page.getByTestId('toc-link').evaluateAll((as) => as.map((a) => a.dataset.section));
-    assert.deepEqual(toc, ['accuracy', 'graphs']);
+    // Inoculation is offered for every finished run (its panel says when nothing can be trained on).
+    assert.deepEqual(toc, ['accuracy', 'graphs', 'inoculation']);
     for (const id of ['scores', 'evidence', 'word-order', 'table8']) assert.equal(await page.locator(`#${id}`).count(), 0, id);
     await snap(page, `reading-toc-${width}`);
     assert.deepEqual(errors, []);

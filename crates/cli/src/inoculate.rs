@@ -7,8 +7,8 @@ use std::path::{Path, PathBuf};
 
 use clap::Args;
 use tabprobe_core::inoculation::tables::render_text;
+use tabprobe_core::inoculation::InoculationProgress;
 use tabprobe_core::inoculation::{InoculationPlan, InoculationSettings};
-use tabprobe_core::inoculation::{InoculationProgress, Phase};
 use tabprobe_core::probe::ProbeKind;
 use tabprobe_model::bench::device_by_name;
 use tabprobe_model::train::inoculate::{inoculate_blocking, Pace};
@@ -74,28 +74,7 @@ impl Pace for Stderr {
     async fn progress(&mut self, p: &InoculationProgress) -> bool {
         if p.elapsed - self.last >= 5.0 {
             self.last = p.elapsed;
-            let what = match &p.phase {
-                Phase::Evaluating { model, done, total } => {
-                    format!("evaluating model {model}: {done}/{total} pairs")
-                }
-                Phase::Training {
-                    run,
-                    runs,
-                    size,
-                    learning_rate,
-                    epoch,
-                    step,
-                    steps,
-                    loss,
-                    dev_accuracy,
-                    ..
-                } => format!(
-                    "run {run}/{runs} n={size} lr={learning_rate:e} epoch {epoch} step {step}/{steps} loss {} dev {}",
-                    loss.map_or("–".into(), |l| format!("{l:.4}")),
-                    dev_accuracy.map_or("–".into(), |a| format!("{:.2}%", 100.0 * a))
-                ),
-            };
-            eprintln!("[{:>6.1}s] {what}", p.elapsed);
+            eprintln!("[{:>6.1}s] {}", p.elapsed, p.phase.describe());
         }
         true
     }

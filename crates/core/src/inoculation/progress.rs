@@ -54,6 +54,41 @@ pub enum Phase {
     },
 }
 
+impl Phase {
+    /// One line for a progress display, e.g. `n = 100, lr 1e-5 (run 3 of 9): epoch 2 of 30,
+    /// step 18 of 390, loss 0.612, dev 58.1%` or `evaluating fine-tuned model 1: 400 of 3446
+    /// pairs`.
+    pub fn describe(&self) -> String {
+        match self {
+            Phase::Evaluating { model, done, total } => {
+                let who = if *model == 0 {
+                    "the model before inoculation".to_string()
+                } else {
+                    format!("fine-tuned model {model}")
+                };
+                format!("evaluating {who}: {done} of {total} pairs")
+            }
+            Phase::Training {
+                run,
+                runs,
+                size,
+                learning_rate,
+                epoch,
+                epochs,
+                step,
+                steps,
+                loss,
+                dev_accuracy,
+            } => format!(
+                "n = {size}, lr {learning_rate:e} (run {run} of {runs}): epoch {epoch} of {epochs}, \
+                 step {step} of {steps}, loss {}, dev {}",
+                loss.map_or("—".into(), |l| format!("{l:.3}")),
+                dev_accuracy.map_or("—".into(), |a| format!("{:.1}%", 100.0 * a))
+            ),
+        }
+    }
+}
+
 impl InoculationProgress {
     /// Seconds left, extrapolated from the pace so far (`None` before any work is done).
     /// Early stopping usually ends sooner than planned, so it errs long.
@@ -96,5 +131,21 @@ mod tests {
             ..p
         };
         assert_eq!(start.remaining(), None);
+        let training = Phase::Training {
+            run: 3,
+            runs: 9,
+            size: 100,
+            learning_rate: 1e-5,
+            epoch: 2,
+            epochs: 30,
+            step: 18,
+            steps: 390,
+            loss: Some(0.6123),
+            dev_accuracy: Some(0.5806),
+        };
+        assert_eq!(
+            training.describe(),
+            "n = 100, lr 1e-5 (run 3 of 9): epoch 2 of 30, step 18 of 390, loss 0.612, dev 58.1%"
+        );
     }
 }
