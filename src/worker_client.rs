@@ -56,15 +56,15 @@ pub enum TokenizerBytes {
     VocabMerges(Vec<u8>, Vec<u8>),
 }
 
-type Progress = Box<dyn Fn(usize, usize)>;
-
 /// The future of a job's result and its elapsed milliseconds.
 pub type JobResult<T> = futures::future::LocalBoxFuture<'static, Result<(T, f64), ScoreFailure>>;
 
-/// A job waiting for its result `T` (scores, or a run file) and the elapsed milliseconds.
-struct Job<T> {
+/// A job waiting for its result `T` (scores, a run file, an inoculation result) and the
+/// elapsed milliseconds; `P` is what its progress reports carry (pairs done and total, or an
+/// inoculation's phase).
+struct Job<T, P = (usize, usize)> {
     done: oneshot::Sender<Result<(T, f64), ScoreFailure>>,
-    progress: Progress,
+    progress: Box<dyn Fn(P)>,
 }
 
 #[derive(Default)]
@@ -81,15 +81,9 @@ struct Pending {
     loads: HashMap<u64, oneshot::Sender<Result<ModelInfo, String>>>,
     jobs: HashMap<u64, Job<Vec<PairScore>>>,
     runs: HashMap<u64, Job<RunResult>>,
-    inoculations: HashMap<u64, InoculationJob>,
+    inoculations: HashMap<u64, Job<InoculationResult, InoculationProgress>>,
     /// Checkpoint exports waiting for their files, by request id.
     exports: HashMap<u64, oneshot::Sender<Result<Vec<(String, Vec<u8>)>, String>>>,
-}
-
-/// An inoculation waiting for its result.
-struct InoculationJob {
-    done: oneshot::Sender<Result<InoculationResult, ScoreFailure>>,
-    progress: Box<dyn Fn(InoculationProgress)>,
 }
 
 impl Pending {
@@ -348,17 +342,17 @@ impl WorkerClient {
     ) -> Result<(u64, JobResult<Vec<PairScore>>), String> {
         self.start_job(
             |p| &mut p.jobs,
-            progress,
+            move |(done, total)| progress(done, total),
             move |job| Request::Score { job, slot, pairs },
         )
     }
 
     /// Registers a job in the table `table` picks, sends the request `make` builds for its
     /// id, and returns the id with a future of the job's result.
-    fn start_job<T: 'static>(
+    fn start_job<T: 'static, P>(
         &self,
-        table: fn(&mut Pending) -> &mut HashMap<u64, Job<T>>,
-        progress: impl Fn(usize, usize) + 'static,
+        table: fn(&mut Pending) -> &mut HashMap<u64, Job<T, P>>,
+        progress: impl Fn(P) + 'static,
         make: impl FnOnce(u64) -> Request,
     ) -> Result<(u64, JobResult<T>), String> {
         let (tx, rx) = oneshot::channel();
@@ -395,7 +389,7 @@ impl WorkerClient {
     ) -> Result<(u64, JobResult<RunResult>), String> {
         self.start_job(
             |p| &mut p.runs,
-            progress,
+            move |(done, total)| progress(done, total),
             move |job| Request::RunProbe {
                 job,
                 slot,
@@ -413,42 +407,17 @@ impl WorkerClient {
         run: RunResult,
         settings: InoculationSettings,
         progress: impl Fn(InoculationProgress) + 'static,
-    ) -> Result<
-        (
-            u64,
-            futures::future::LocalBoxFuture<'static, Result<InoculationResult, ScoreFailure>>,
-        ),
-        String,
-    > {
-        let (tx, rx) = oneshot::channel();
-        let job = {
-            let mut p = self.pending.borrow_mut();
-            let job = p.next_id();
-            p.inoculations.insert(
-                job,
-                InoculationJob {
-                    done: tx,
-                    progress: Box::new(progress),
-                },
-            );
-            job
-        };
-        self.send(
-            &Request::Inoculate {
+    ) -> Result<(u64, JobResult<InoculationResult>), String> {
+        self.start_job(
+            |p| &mut p.inoculations,
+            progress,
+            move |job| Request::Inoculate {
                 job,
                 slot,
                 run: Box::new(run),
                 settings,
             },
-            Vec::new(),
-        )?;
-        let result = async move {
-            rx.await.map_err(|_| ScoreFailure {
-                message: "the model worker stopped answering".into(),
-                cancelled: false,
-            })?
-        };
-        Ok((job, Box::pin(result)))
+        )
     }
 
     /// Loads the checkpoint inoculation `job` kept for `size` into `slot`.
@@ -510,7 +479,8 @@ fn dispatch(pending: &Rc<RefCell<Pending>>, response: Response, parts: Vec<Vec<u
         }
         Response::InoculationFinished { job, result } => {
             if let Some(j) = p.inoculations.remove(&job) {
-                let _ = j.done.send(Ok(*result));
+                let elapsed_ms = 1000.0 * result.seconds;
+                let _ = j.done.send(Ok((*result, elapsed_ms)));
             }
         }
         Response::CheckpointFiles { request, names } => {
@@ -538,9 +508,9 @@ fn dispatch(pending: &Rc<RefCell<Pending>>, response: Response, parts: Vec<Vec<u
         }
         Response::Progress { job, done, total } => {
             if let Some(j) = p.jobs.get(&job) {
-                (j.progress)(done, total);
+                (j.progress)((done, total));
             } else if let Some(r) = p.runs.get(&job) {
-                (r.progress)(done, total);
+                (r.progress)((done, total));
             }
         }
         Response::RunFinished {

@@ -160,7 +160,7 @@ pub fn InoculationPanel(
         let refresh = refresh.clone();
         spawn_local(async move {
             match done.await {
-                Ok(result) => {
+                Ok((result, _)) => {
                     let created_ms = js_sys::Date::now();
                     let id = format!("{run_id}/{created_ms:.0}");
                     SESSION_JOBS.with(|j| j.borrow_mut().insert(id.clone(), job));
