@@ -56,6 +56,9 @@ pub enum TokenizerBytes {
     VocabMerges(Vec<u8>, Vec<u8>),
 }
 
+/// Files as (name, bytes), e.g. a fine-tuned checkpoint's Hugging Face folder.
+type NamedFiles = Vec<(String, Vec<u8>)>;
+
 /// The future of a job's result and its elapsed milliseconds.
 pub type JobResult<T> = futures::future::LocalBoxFuture<'static, Result<(T, f64), ScoreFailure>>;
 
@@ -83,7 +86,7 @@ struct Pending {
     runs: HashMap<u64, Job<RunResult>>,
     inoculations: HashMap<u64, Job<InoculationResult, InoculationProgress>>,
     /// Checkpoint exports waiting for their files, by request id.
-    exports: HashMap<u64, oneshot::Sender<Result<Vec<(String, Vec<u8>)>, String>>>,
+    exports: HashMap<u64, oneshot::Sender<Result<NamedFiles, String>>>,
 }
 
 impl Pending {
