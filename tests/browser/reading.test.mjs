@@ -140,7 +140,7 @@ test('results read without the paper: tooltips, %, the Tables 4/7 plot, graph la
 
     // Jump links: exactly the sections on the page, each leading to one.
     const toc = await page.getByTestId('toc-link').evaluateAll((as) => as.map((a) => a.dataset.section));
-    assert.deepEqual(toc, ['accuracy', 'graphs', 'scores', 'table8', 'evidence', 'word-order']);
+    assert.deepEqual(toc, ['accuracy', 'graphs', 'scores', 'table8', 'evidence', 'word-order', 'inoculation']);
     for (const id of toc) assert.equal(await page.locator(`#${id}`).count(), 1, id);
 
     // Tooltips on the paper's shorthand, on hover and on focus, with the glossary link.
