@@ -11,7 +11,9 @@ echo "== native tests (cargo test --workspace)"
 cargo test --workspace --exclude tabprobe
 
 echo "== cluster files without a cluster (Slurm array, Kubernetes Indexed Job: shards merged = single run)"
-scripts/simulate-cluster.sh
+# The CLI the native tests just built (cargo test builds it for the CLI's integration tests);
+# a plain `cargo build -p tabprobe-cli` would compile burn again with other features.
+TABPROBE="${CARGO_TARGET_DIR:-$PWD/target}/debug/tabprobe" scripts/simulate-cluster.sh
 
 echo "== same seed, same bytes in wasm32 (core's determinism test under Node)"
 cargo test -p tabprobe-core --target wasm32-unknown-unknown --test determinism
