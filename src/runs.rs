@@ -100,7 +100,7 @@ pub struct RunsState {
 
 impl RunsState {
     /// Empty state; call [`RunsState::refresh`] to read the saved runs.
-    pub fn new() -> RunsState {
+    pub(crate) fn new() -> RunsState {
         RunsState {
             form: RwSignal::new(RunnerForm::default()),
             status: RwSignal::new(RunStatus::Idle),
@@ -125,12 +125,6 @@ impl RunsState {
     /// Whether a run is under way.
     pub fn running(&self) -> bool {
         matches!(self.status.get(), RunStatus::Running { .. })
-    }
-}
-
-impl Default for RunsState {
-    fn default() -> Self {
-        RunsState::new()
     }
 }
 

@@ -52,7 +52,9 @@ pub enum LoadProblem {
     },
 }
 
-/// Signals every view can reach with `use_context::<AppState>()`.
+/// Signals every view can reach with `expect_context::<AppState>()`. Made once, by the app
+/// root (no `Default`): a view outside the root fails loudly instead of working on a second,
+/// empty state.
 #[derive(Clone, Copy)]
 pub struct AppState {
     /// The dataset on screen; replaced only by a dataset that validated.
@@ -250,7 +252,7 @@ pub enum ModelStatus {
 
 impl AppState {
     /// Empty state: nothing loaded, no problems.
-    pub fn new() -> AppState {
+    pub(crate) fn new() -> AppState {
         AppState {
             dataset: RwSignal::new(None),
             problem: RwSignal::new(None),
@@ -315,11 +317,5 @@ impl AppState {
         } else {
             self.second_model_status
         }
-    }
-}
-
-impl Default for AppState {
-    fn default() -> Self {
-        AppState::new()
     }
 }

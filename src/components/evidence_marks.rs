@@ -15,7 +15,7 @@ pub fn EvidenceMarks(
     /// is the example's own table (a probe item's perturbed table has other row numbers).
     table: tabprobe_core::Table,
 ) -> impl IntoView {
-    let state = use_context::<AppState>().unwrap_or_default();
+    let state = expect_context::<AppState>();
     let id = StoredValue::new(example_id);
     let table = StoredValue::new(table);
     // Tracked, not read once: a draft restored after a reload mounts the editor before the

@@ -22,7 +22,7 @@ fn files_of(list: Option<web_sys::FileList>) -> Vec<web_sys::File> {
 /// a page-wide drop overlay (datasets, published data and checkpoint files alike).
 #[component]
 pub fn FileLoader() -> impl IntoView {
-    let state = use_context::<AppState>().unwrap_or_default();
+    let state = expect_context::<AppState>();
     let dragging = RwSignal::new(false);
     let pending = RwSignal::new(None::<PendingImport>);
 

@@ -11,7 +11,7 @@ use crate::state::AppState;
 /// A dialog over the page while an import waits for the user's choice.
 #[component]
 pub fn ImportSummary(pending: RwSignal<Option<PendingImport>>) -> impl IntoView {
-    let state = use_context::<AppState>().unwrap_or_default();
+    let state = expect_context::<AppState>();
     move || {
         pending.get().map(|p| {
             let has_dataset = state.dataset.with_untracked(Option::is_some);

@@ -49,7 +49,7 @@ pub fn InoculationPanel(
     /// The saved run's id (results are stored under it).
     run_id: String,
 ) -> impl IntoView {
-    let state = use_context::<AppState>().unwrap_or_default();
+    let state = expect_context::<AppState>();
     let mut present: Vec<ProbeKind> = run.items.iter().map(|i| i.probe).collect();
     present.sort();
     present.dedup();

@@ -184,7 +184,7 @@ fn lr_text(lr: Option<f64>) -> String {
 
 /// Load / download buttons per kept size, while this page's worker holds the weights.
 fn checkpoint_buttons(saved: Arc<SavedInoculation>) -> impl IntoView {
-    let state = use_context::<AppState>().unwrap_or_default();
+    let state = expect_context::<AppState>();
     let message = RwSignal::new(None::<String>);
     let loaded = RwSignal::new(false);
     let Some(job) = session_job(&saved.id) else {

@@ -462,7 +462,7 @@ pub fn ItemList(
     /// Closes the panel.
     on_close: Callback<()>,
 ) -> impl IntoView {
-    let state = use_context::<AppState>().unwrap_or_default();
+    let state = expect_context::<AppState>();
     let Some(selecting) = drill.selecting_run(&runs) else {
         return view! { <p class="empty">"That model's run is not in this result."</p> }.into_any();
     };

@@ -32,7 +32,7 @@ fn DiscardButton(state: AppState, label: &'static str) -> impl IntoView {
 /// The notes under the header.
 #[component]
 pub fn KeptNote() -> impl IntoView {
-    let state = use_context::<AppState>().unwrap_or_default();
+    let state = expect_context::<AppState>();
     let kept = state.kept;
     let restored = move || {
         kept.restored.get().map(|(ms, file)| {
@@ -82,7 +82,7 @@ pub fn KeptNote() -> impl IntoView {
 /// A short status for the header: whether the work is kept.
 #[component]
 pub fn KeptStatus() -> impl IntoView {
-    let state = use_context::<AppState>().unwrap_or_default();
+    let state = expect_context::<AppState>();
     let kept = state.kept;
     let status = move || {
         if kept.error.with(Option::is_some) || kept.drafts_error.with(Option::is_some) {

@@ -50,7 +50,7 @@ impl LiveScore {
 /// Scores `pair` with the model in slot 0 whenever it (or the model) changes, after
 /// [`DEBOUNCE_MS`] of quiet. The returned signal always describes the latest input.
 pub fn use_live_score(pair: Signal<Result<Pair, String>>) -> ReadSignal<LiveScore> {
-    let state = use_context::<AppState>().unwrap_or_default();
+    let state = expect_context::<AppState>();
     let (live, set_live) = signal(LiveScore::NoModel);
     let timer = StoredValue::new_local(None::<Timeout>);
     let running = StoredValue::new(None::<u64>);

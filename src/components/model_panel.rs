@@ -42,7 +42,7 @@ fn offer_bundled(state: AppState, slot: u32, path: &str) -> bool {
 /// The model bar above the dataset browser.
 #[component]
 pub fn ModelPanel() -> impl IntoView {
-    let state = use_context::<AppState>().unwrap_or_default();
+    let state = expect_context::<AppState>();
     let on_pick = move |ev: leptos::ev::Event| {
         let files = picked_files(&ev);
         if !files.is_empty() {
@@ -167,7 +167,7 @@ pub fn ModelPanel() -> impl IntoView {
 /// results; Table 8 uses it as the hypothesis-only model.
 #[component]
 fn SecondModelPanel() -> impl IntoView {
-    let state = use_context::<AppState>().unwrap_or_default();
+    let state = expect_context::<AppState>();
     let on_pick = move |ev: leptos::ev::Event| {
         let files = picked_files(&ev);
         if !files.is_empty() {
@@ -246,7 +246,7 @@ fn reload_hint(model: &LostModel) -> &'static str {
 /// The notice shown after the model worker crashed, until dismissed.
 #[component]
 fn WorkerCrashNotice() -> impl IntoView {
-    let state = use_context::<AppState>().unwrap_or_default();
+    let state = expect_context::<AppState>();
     move || {
         state.worker.crash.get().map(|crash| {
             let reloadable = crash.lost.iter().any(LostModel::reloadable);

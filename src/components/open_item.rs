@@ -26,7 +26,7 @@ pub fn work_item_of(example: &Example, table: &Table) -> WorkItem {
 /// Two small buttons that open `example` (judged against `table`) for hand editing.
 #[component]
 pub fn OpenItemButtons(example: Example, table: Table) -> impl IntoView {
-    let state = use_context::<AppState>().unwrap_or_default();
+    let state = expect_context::<AppState>();
     let item = work_item_of(&example, &table);
     let open = move |route: Route| {
         let item = item.clone();

@@ -56,7 +56,7 @@ pub fn HypothesisList(
     set: LabelSet,
     chosen: RwSignal<Option<usize>>,
 ) -> impl IntoView {
-    let state = use_context::<AppState>().unwrap_or_default();
+    let state = expect_context::<AppState>();
     let scores = RwSignal::new(Vec::<Option<PairScore>>::new());
     let scoring = RwSignal::new(Scoring::Idle);
     let generation = StoredValue::new(0u64);

@@ -8,7 +8,7 @@ use crate::state::{AppState, LoadProblem};
 /// Shows the last load's problems until dismissed or until a load succeeds.
 #[component]
 pub fn ProblemsPanel() -> impl IntoView {
-    let state = use_context::<AppState>().unwrap_or_default();
+    let state = expect_context::<AppState>();
     let kept = move || {
         state.dataset.with(|d| match d {
             Some(d) => format!(

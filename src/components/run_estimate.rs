@@ -80,8 +80,8 @@ fn measure(state: AppState, runs: RunsState, slot: u32, model: ModelInfo) {
 /// The estimate for `passes` forward passes per model (measuring a model first if needed).
 #[component]
 pub fn RunEstimate(passes: usize) -> impl IntoView {
-    let state = use_context::<AppState>().unwrap_or_default();
-    let runs = use_context::<RunsState>().unwrap_or_default();
+    let state = expect_context::<AppState>();
+    let runs = expect_context::<RunsState>();
     let models = Memo::new(move |_| runs.form.with(|f| run_models(&state, f)));
     Effect::new(move |_| {
         if runs.running() || passes == 0 {

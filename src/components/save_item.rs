@@ -71,7 +71,7 @@ pub fn SaveItem(
     label: RwSignal<Option<Label>>,
     set: LabelSet,
 ) -> impl IntoView {
-    let state = use_context::<AppState>().unwrap_or_default();
+    let state = expect_context::<AppState>();
     let outcome = RwSignal::new(None::<Result<String, String>>);
     let on_save = move |_| {
         let result = item.get_untracked().and_then(|it| {

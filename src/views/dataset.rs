@@ -16,7 +16,7 @@ use crate::state::{AppState, LoadedDataset};
 /// The dataset screen.
 #[component]
 pub fn DatasetView() -> impl IntoView {
-    let state = use_context::<AppState>().unwrap_or_default();
+    let state = expect_context::<AppState>();
     move || match state.dataset.get() {
         Some(loaded) => view! { <Browser loaded=loaded/> }.into_any(),
         None => {

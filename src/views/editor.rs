@@ -25,7 +25,7 @@ use crate::state::{AppState, EditorDraft, WorkItem};
 /// The editor screen: the work item, or what to do to get one.
 #[component]
 pub fn EditorView() -> impl IntoView {
-    let state = use_context::<AppState>().unwrap_or_default();
+    let state = expect_context::<AppState>();
     move || match state.work_item.get() {
         Some(item) => view! { <Editor item=item/> }.into_any(),
         None => view! { <NoWorkItem what="table editor"/> }.into_any(),
@@ -34,7 +34,7 @@ pub fn EditorView() -> impl IntoView {
 
 #[component]
 fn Editor(item: WorkItem) -> impl IntoView {
-    let state = use_context::<AppState>().unwrap_or_default();
+    let state = expect_context::<AppState>();
     let set = label_set(state);
     let original = item.table.clone();
     // The unsaved draft of this item, kept across navigation and reloads (state, session).

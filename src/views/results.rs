@@ -44,7 +44,7 @@ fn hash_run_id() -> Option<String> {
 /// The results screen: `#/results` lists saved runs, `#/results/<id>` shows one.
 #[component]
 pub fn ResultsView() -> impl IntoView {
-    let runs = use_context::<RunsState>().unwrap_or_default();
+    let runs = expect_context::<RunsState>();
     let id = RwSignal::new(hash_run_id());
     let handle = window_event_listener(leptos::ev::hashchange, move |_| id.set(hash_run_id()));
     on_cleanup(move || handle.remove());

@@ -34,7 +34,7 @@ const SUGGESTION_SEED: u64 = 0;
 /// The rewriter screen: the work item, or what to do to get one.
 #[component]
 pub fn RewriterView() -> impl IntoView {
-    let state = use_context::<AppState>().unwrap_or_default();
+    let state = expect_context::<AppState>();
     move || match state.work_item.get() {
         Some(item) => view! { <Rewriter item=item/> }.into_any(),
         None => view! { <NoWorkItem what="hypothesis rewriter"/> }.into_any(),
@@ -97,7 +97,7 @@ fn suggestions_for(state: AppState, item: &WorkItem) -> Result<Vec<Perturbation>
 
 #[component]
 fn Rewriter(item: WorkItem) -> impl IntoView {
-    let state = use_context::<AppState>().unwrap_or_default();
+    let state = expect_context::<AppState>();
     let set = label_set(state);
     let relevant = annotated_rows(state, &item);
     // The unsaved rewrite of this item, kept across navigation and reloads (state, session).

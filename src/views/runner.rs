@@ -141,8 +141,8 @@ fn RulesEditor(runs: RunsState) -> impl IntoView {
 /// The runner screen.
 #[component]
 pub fn RunnerView() -> impl IntoView {
-    let state = use_context::<AppState>().unwrap_or_default();
-    let runs = use_context::<RunsState>().unwrap_or_default();
+    let state = expect_context::<AppState>();
+    let runs = expect_context::<RunsState>();
     let form = runs.form;
     let has_relevance = move || {
         state.dataset.with(|d| {

@@ -113,7 +113,7 @@ fn PremiseView(premise: Premise) -> impl IntoView {
 
 #[component]
 fn SharedResultView(result: SharedResult) -> impl IntoView {
-    let state = use_context::<AppState>().unwrap_or_default();
+    let state = expect_context::<AppState>();
     // Everything shown comes from the pure page model (core `share::view`), fuzzed natively.
     let page = SharePage::new(&result);
     let r = result;

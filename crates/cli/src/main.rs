@@ -6,6 +6,8 @@
 mod bench;
 mod convert;
 mod demo;
+mod evaluate;
+mod infotabs_split;
 mod inoculate;
 mod io;
 mod linearize;
@@ -15,6 +17,7 @@ mod probe;
 mod report;
 mod shard;
 mod train;
+mod train_tokenizer;
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -87,11 +90,11 @@ enum Command {
     /// Measure examples/s of a model per backend, sequence length and batch size.
     Bench(bench::BenchArgs),
     /// Train a byte-level BPE tokenizer on INFOTABS train text.
-    TrainTokenizer(train::TokenizerArgs),
+    TrainTokenizer(train_tokenizer::TokenizerArgs),
     /// Train a RoBERTa NLI classifier on INFOTABS train (from scratch or from a checkpoint).
     Train(train::TrainArgs),
     /// Accuracy of a model on INFOTABS splits next to the majority baseline.
-    Evaluate(train::EvaluateArgs),
+    Evaluate(evaluate::EvaluateArgs),
     /// Fine-tune a model on a probe run's challenge items (paper §7) and write the before/after
     /// tables and the fine-tuned checkpoints.
     Inoculate(inoculate::InoculateArgs),
@@ -205,9 +208,9 @@ fn run(cli: Cli) -> Result<(), String> {
         Command::Merge(args) => shard::run_merge(&args),
         Command::Predict(args) => predict::run(&args),
         Command::Bench(args) => bench::run(&args),
-        Command::TrainTokenizer(args) => train::run_tokenizer(&args),
+        Command::TrainTokenizer(args) => train_tokenizer::run_tokenizer(&args),
         Command::Train(args) => train::run_train(&args),
-        Command::Evaluate(args) => train::run_evaluate(&args),
+        Command::Evaluate(args) => evaluate::run_evaluate(&args),
         Command::Inoculate(args) => inoculate::run(&args),
         Command::Report {
             run,

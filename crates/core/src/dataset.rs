@@ -87,6 +87,27 @@ pub struct Example {
     pub operation: Option<String>,
 }
 
+impl Example {
+    /// An example of `split` with an id, a hypothesis and a gold label, and nothing else yet:
+    /// the caller sets its table or premise (and whatever else its format carries).
+    pub fn plain(id: String, hypothesis: String, label: Label, split: &str) -> Example {
+        Example {
+            id: Some(id),
+            table: None,
+            premise: None,
+            hypothesis,
+            label,
+            split: Some(split.to_string()),
+            relevant_rows: None,
+            relevance_votes: None,
+            categories: Vec::new(),
+            annotator: None,
+            derived_from: None,
+            operation: None,
+        }
+    }
+}
+
 /// One annotator's relevant-row ballot for one example.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]

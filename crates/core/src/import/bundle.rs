@@ -269,259 +269,318 @@ fn describe(p: &Piece) -> String {
     }
 }
 
-/// Puts the pieces together.
+/// Puts the pieces together, one stage after the other: the pieces that carry tables and
+/// examples of their own first, then the ones that need the tables (TabFact statements,
+/// Table-BERT rows, counterfactual pairs, TabPert rows), the split filter, the examples whose
+/// table no file held, the side files, and a last check of the relevant rows.
 fn assemble(
     name: String,
     pieces: Vec<(String, Piece)>,
     options: &ImportOptions,
     report: &mut ImportReport,
 ) -> Result<Dataset, ImportError> {
-    let mut d = Dataset::new(name);
-    let mut table_index: HashMap<String, usize> = HashMap::new();
-    let mut add_table =
-        |d: &mut Dataset, report: &mut ImportReport, t: Table, file: &str| match table_index
-            .get(t.id())
-        {
-            Some(&i) if d.tables[i] == t => {}
-            Some(_) => report.skip(
+    let mut a = Assembly::new(name, report);
+    let waiting = a.sort(pieces)?;
+    a.add_statements(waiting.statements, &waiting.split_lists);
+    a.add_table_bert(waiting.table_bert);
+    for p in &waiting.pairs {
+        a.d.examples.extend(pair_examples(p));
+    }
+    a.add_tabpert(waiting.tabpert)?;
+    a.keep_splits(&options.splits);
+    a.drop_unmatched();
+    a.note_reasoning(&waiting.reasoning);
+    a.note_validation(&waiting.validation);
+    apply_votes(&mut a.d, waiting.votes, &a.table_index, a.report)?;
+    a.check_relevant_rows()?;
+    a.finish()
+}
+
+/// The pieces that wait for every table to be loaded, by kind, with the file each came from.
+#[derive(Default)]
+struct Waiting {
+    split_lists: Vec<(String, HashSet<String>)>,
+    statements: Vec<(String, Vec<tabfact::TableStatements>)>,
+    table_bert: Vec<(String, Vec<tablebert::TableBertRow>)>,
+    reasoning: Vec<infotabs::ReasoningRow>,
+    validation: Vec<infotabs::ValidationRow>,
+    pairs: Vec<CounterfactualPair>,
+    tabpert: Vec<(String, Vec<tabpert::TabpertRow>)>,
+    votes: Vec<(String, Vec<relevance_csv::RelevanceVote>)>,
+}
+
+/// The dataset being put together.
+struct Assembly<'r> {
+    d: Dataset,
+    /// Position of each table id in `d.tables`.
+    table_index: HashMap<String, usize>,
+    report: &'r mut ImportReport,
+    /// Files whose format is two-way (TabFact) and three-way; the dataset is two-way only
+    /// when every source is.
+    two_way_sources: usize,
+    three_way_sources: usize,
+}
+
+impl<'r> Assembly<'r> {
+    fn new(name: String, report: &'r mut ImportReport) -> Self {
+        Assembly {
+            d: Dataset::new(name),
+            table_index: HashMap::new(),
+            report,
+            two_way_sources: 0,
+            three_way_sources: 0,
+        }
+    }
+
+    /// Adds a table, unless one with its id is already loaded (the first is kept; a different
+    /// content is reported).
+    fn add_table(&mut self, t: Table, file: &str) {
+        match self.table_index.get(t.id()) {
+            Some(&i) if self.d.tables[i] == t => {}
+            Some(_) => self.report.skip(
                 "table id already loaded with different content (the first was kept)",
                 format!("{file}: {}", t.id()),
             ),
             None => {
-                table_index.insert(t.id().to_string(), d.tables.len());
-                d.tables.push(t);
+                self.table_index
+                    .insert(t.id().to_string(), self.d.tables.len());
+                self.d.tables.push(t);
             }
-        };
-    let mut two_way_sources = 0;
-    let mut three_way_sources = 0;
-    let mut split_lists: Vec<(String, HashSet<String>)> = Vec::new();
-    let mut statements = Vec::new();
-    let mut table_bert = Vec::new();
-    let mut reasoning = Vec::new();
-    let mut validation = Vec::new();
-    let mut pairs = Vec::new();
-    let mut tabpert_rows = Vec::new();
-    let mut votes = Vec::new();
-    for (file, piece) in pieces {
-        match piece {
-            Piece::Product(p) => {
-                if p.label_set == LabelSet::TwoWay {
-                    two_way_sources += 1;
-                } else {
-                    three_way_sources += 1;
-                }
-                if d.description.is_empty() {
-                    d.description = p.description;
-                }
-                for t in p.tables {
-                    add_table(&mut d, report, t, &file);
-                }
-                // The file validated against its own tables, but a table id loaded earlier
-                // with other content wins (see `add_table`): the example's relevant rows must
-                // still point into the table it will be probed with.
-                let by_id: HashMap<&str, &Table> = d.tables.iter().map(|t| (t.id(), t)).collect();
-                for (j, e) in p.examples.iter().enumerate() {
-                    let table = e.table.as_deref().and_then(|id| by_id.get(id).copied());
-                    if let Some(problem) = relevant_row_problem(e, table) {
-                        return Err(ImportError::new(
-                            &file,
-                            format!("$.examples[{j}].relevant_rows[{}]", problem.0),
-                            problem.1,
-                        ));
-                    }
-                }
-                d.examples.extend(p.examples);
-            }
-            Piece::Table(t) => add_table(&mut d, report, t, &file),
-            Piece::Examples(e) => {
-                three_way_sources += 1;
-                d.examples.extend(e);
-            }
-            Piece::Statements(s) => {
-                two_way_sources += 1;
-                statements.push((file, s));
-            }
-            Piece::SplitIds(split, ids) => split_lists.push((split, ids.into_iter().collect())),
-            Piece::TableBert(split, rows) => {
-                two_way_sources += 1;
-                table_bert.push((file, split, rows));
-            }
-            Piece::Reasoning(r) => reasoning.extend(r),
-            Piece::Validation(v) => validation.extend(v),
-            Piece::Counterfactual(p) => {
-                three_way_sources += 1;
-                pairs.extend(p);
-            }
-            Piece::Tabpert(r) => {
-                three_way_sources += 1;
-                tabpert_rows.push((file, r));
-            }
-            Piece::Votes(v) => votes.push((file, v)),
         }
     }
-    split_lists.sort_by_key(|(s, _)| tabfact::split_rank(s));
 
-    // TabFact statements: captions onto their tables, the split from the id lists.
-    for (file, tables) in statements {
-        for ts in tables {
-            if let Some(&i) = table_index.get(&ts.table) {
-                if let Table::Relational(r) = &mut d.tables[i] {
-                    if r.caption.is_empty() {
-                        r.caption = ts.caption.clone();
-                    }
+    /// Takes in the tables and examples the pieces carry and keeps the rest waiting.
+    fn sort(&mut self, pieces: Vec<(String, Piece)>) -> Result<Waiting, ImportError> {
+        let mut w = Waiting::default();
+        for (file, piece) in pieces {
+            match piece {
+                Piece::Product(p) => self.add_product(p, &file)?,
+                Piece::Table(t) => self.add_table(t, &file),
+                Piece::Examples(e) => {
+                    self.three_way_sources += 1;
+                    self.d.examples.extend(e);
                 }
-            }
-            let split = if split_lists.is_empty() {
-                Some(stem(&file).to_string())
-            } else {
-                match split_lists.iter().find(|(_, ids)| ids.contains(&ts.table)) {
-                    Some((s, _)) => Some(s.clone()),
-                    None => {
-                        for _ in &ts.statements {
-                            report.skip(
-                                "table is in none of the split lists given",
-                                format!("{file}: {}", ts.table),
-                            );
-                        }
-                        continue;
-                    }
+                Piece::Statements(s) => {
+                    self.two_way_sources += 1;
+                    w.statements.push((file, s));
                 }
-            };
-            for (i, (text, label)) in ts.statements.into_iter().enumerate() {
-                d.examples.push(Example {
-                    id: Some(format!("{}-{}", ts.table, i + 1)),
-                    table: Some(ts.table.clone()),
-                    premise: None,
-                    hypothesis: text,
-                    label,
-                    split: split.clone(),
-                    relevant_rows: None,
-                    relevance_votes: None,
-                    categories: Vec::new(),
-                    annotator: None,
-                    derived_from: None,
-                    operation: None,
-                });
+                Piece::SplitIds(split, ids) => {
+                    w.split_lists.push((split, ids.into_iter().collect()))
+                }
+                Piece::TableBert(split, rows) => {
+                    self.two_way_sources += 1;
+                    w.table_bert.push((split, rows));
+                }
+                Piece::Reasoning(r) => w.reasoning.extend(r),
+                Piece::Validation(v) => w.validation.extend(v),
+                Piece::Counterfactual(p) => {
+                    self.three_way_sources += 1;
+                    w.pairs.extend(p);
+                }
+                Piece::Tabpert(r) => {
+                    self.three_way_sources += 1;
+                    w.tabpert.push((file, r));
+                }
+                Piece::Votes(v) => w.votes.push((file, v)),
             }
         }
+        w.split_lists.sort_by_key(|(s, _)| tabfact::split_rank(s));
+        Ok(w)
     }
-    // Table-BERT rows: on the table when it was given, else on Table-BERT's own linearization.
-    let mut linearized_premises = 0;
-    for (_file, split, rows) in table_bert {
-        for r in rows {
-            let has_table = table_index.contains_key(&r.table);
-            if !has_table {
-                linearized_premises += 1;
-            }
-            d.examples.push(Example {
-                id: Some(format!("{split}-{}", r.line)),
-                table: has_table.then(|| r.table.clone()),
-                premise: (!has_table).then_some(r.linearized),
-                hypothesis: r.statement,
-                label: r.label,
-                split: Some(split.clone()),
-                relevant_rows: None,
-                relevance_votes: None,
-                categories: Vec::new(),
-                annotator: None,
-                derived_from: None,
-                operation: None,
-            });
+
+    /// A dataset in the product's own format: its tables and examples.
+    fn add_product(&mut self, p: Dataset, file: &str) -> Result<(), ImportError> {
+        if p.label_set == LabelSet::TwoWay {
+            self.two_way_sources += 1;
+        } else {
+            self.three_way_sources += 1;
         }
-    }
-    if linearized_premises > 0 {
-        report.notes.push(format!(
-            "{linearized_premises} Table-BERT statements use Table-BERT's linearized columns as a text premise (their table CSV was not among the files)"
-        ));
-    }
-    // The probing paper's pairs: original and edited table, the label flips.
-    for p in &pairs {
-        d.examples.extend(pair_examples(p));
-    }
-    // TabPert: relevant row keys → row indices of the table.
-    let mut seen_tabpert = HashSet::new();
-    let mut tabpert_n = 0;
-    for (file, rows) in tabpert_rows {
-        for r in rows {
-            let at = format!("{file}:line {}", r.line);
-            let Some(label) = r.label else {
-                report.skip("empty label cell (TabPert)", at);
-                continue;
-            };
-            if r.hypothesis.trim().is_empty() {
+        if self.d.description.is_empty() {
+            self.d.description = p.description;
+        }
+        for t in p.tables {
+            self.add_table(t, file);
+        }
+        // The file validated against its own tables, but a table id loaded earlier with other
+        // content wins (see `add_table`): the example's relevant rows must still point into
+        // the table it will be probed with.
+        let by_id: HashMap<&str, &Table> = self.d.tables.iter().map(|t| (t.id(), t)).collect();
+        for (j, e) in p.examples.iter().enumerate() {
+            let table = e.table.as_deref().and_then(|id| by_id.get(id).copied());
+            if let Some(problem) = relevant_row_problem(e, table) {
                 return Err(ImportError::new(
-                    &file,
-                    format!("line {}", r.line),
-                    "empty hypothesis; expected the hypothesis text",
+                    file,
+                    format!("$.examples[{j}].relevant_rows[{}]", problem.0),
+                    problem.1,
                 ));
             }
-            if !seen_tabpert.insert((r.table.clone(), r.hypothesis.clone(), label)) {
-                report.skip(
-                    "same table, hypothesis and label as an earlier TabPert row",
-                    at,
-                );
-                continue;
-            }
-            let keys = r.relevant_keys.unwrap_or_else(|| {
-                report.skip(
-                    "table_rows is not a list like ['Died', 'Born'] (relevant rows left out)",
-                    at.clone(),
-                );
-                Vec::new()
-            });
-            let relevant_rows = match table_index.get(&r.table).map(|&i| &d.tables[i]) {
-                Some(Table::KeyValue(t)) if !keys.is_empty() => {
-                    // Keys are compared without surrounding spaces: the release has
-                    // `'Current constitution '` for the table's `Current constitution `.
-                    let idx: Option<Vec<usize>> = keys
-                        .iter()
-                        .map(|k| t.rows.iter().position(|row| row.key.trim() == k.trim()))
-                        .collect();
-                    if idx.is_none() {
-                        report.skip(
-                            "relevant row key not in the table (relevant rows left out)",
-                            at.clone(),
-                        );
+        }
+        self.d.examples.extend(p.examples);
+        Ok(())
+    }
+
+    /// TabFact statements: captions onto their tables, the split from the id lists (else the
+    /// file's stem).
+    fn add_statements(
+        &mut self,
+        statements: Vec<(String, Vec<tabfact::TableStatements>)>,
+        split_lists: &[(String, HashSet<String>)],
+    ) {
+        for (file, tables) in statements {
+            for ts in tables {
+                if let Some(&i) = self.table_index.get(&ts.table) {
+                    if let Table::Relational(r) = &mut self.d.tables[i] {
+                        if r.caption.is_empty() {
+                            r.caption = ts.caption.clone();
+                        }
                     }
-                    idx.map(|mut v| {
-                        v.sort_unstable();
-                        v.dedup();
-                        v
-                    })
                 }
-                _ => None,
-            };
-            tabpert_n += 1;
-            d.examples.push(Example {
-                id: Some(format!("tabpert-{tabpert_n}")),
-                table: Some(r.table),
-                premise: None,
-                hypothesis: r.hypothesis,
-                label,
-                split: Some("tabpert".to_string()),
-                relevant_rows,
-                relevance_votes: None,
-                categories: Vec::new(),
-                annotator: None,
-                derived_from: None,
-                operation: None,
-            });
+                let split = if split_lists.is_empty() {
+                    stem(&file).to_string()
+                } else {
+                    match split_lists.iter().find(|(_, ids)| ids.contains(&ts.table)) {
+                        Some((s, _)) => s.clone(),
+                        None => {
+                            for _ in &ts.statements {
+                                self.report.skip(
+                                    "table is in none of the split lists given",
+                                    format!("{file}: {}", ts.table),
+                                );
+                            }
+                            continue;
+                        }
+                    }
+                };
+                for (i, (text, label)) in ts.statements.into_iter().enumerate() {
+                    let mut e =
+                        Example::plain(format!("{}-{}", ts.table, i + 1), text, label, &split);
+                    e.table = Some(ts.table.clone());
+                    self.d.examples.push(e);
+                }
+            }
         }
     }
 
-    // Split filter.
-    if !options.splits.is_empty() {
+    /// Table-BERT rows: on the table when it was given, else on Table-BERT's own linearization
+    /// as a text premise.
+    fn add_table_bert(&mut self, table_bert: Vec<(String, Vec<tablebert::TableBertRow>)>) {
+        let mut linearized_premises = 0;
+        for (split, rows) in table_bert {
+            for r in rows {
+                let has_table = self.table_index.contains_key(&r.table);
+                if !has_table {
+                    linearized_premises += 1;
+                }
+                let mut e =
+                    Example::plain(format!("{split}-{}", r.line), r.statement, r.label, &split);
+                e.table = has_table.then(|| r.table.clone());
+                e.premise = (!has_table).then_some(r.linearized);
+                self.d.examples.push(e);
+            }
+        }
+        if linearized_premises > 0 {
+            self.report.notes.push(format!(
+                "{linearized_premises} Table-BERT statements use Table-BERT's linearized columns as a text premise (their table CSV was not among the files)"
+            ));
+        }
+    }
+
+    /// TabPert rows: relevant row keys → row indices of the table; rows without a label or
+    /// repeated are skipped, an empty hypothesis is an error on its line.
+    fn add_tabpert(
+        &mut self,
+        tabpert: Vec<(String, Vec<tabpert::TabpertRow>)>,
+    ) -> Result<(), ImportError> {
+        let mut seen = HashSet::new();
+        let mut n = 0;
+        for (file, rows) in tabpert {
+            for r in rows {
+                let at = format!("{file}:line {}", r.line);
+                let Some(label) = r.label else {
+                    self.report.skip("empty label cell (TabPert)", at);
+                    continue;
+                };
+                if r.hypothesis.trim().is_empty() {
+                    return Err(ImportError::new(
+                        &file,
+                        format!("line {}", r.line),
+                        "empty hypothesis; expected the hypothesis text",
+                    ));
+                }
+                if !seen.insert((r.table.clone(), r.hypothesis.clone(), label)) {
+                    self.report.skip(
+                        "same table, hypothesis and label as an earlier TabPert row",
+                        at,
+                    );
+                    continue;
+                }
+                let keys = match r.relevant_keys {
+                    Some(keys) => keys,
+                    None => {
+                        self.report.skip(
+                            "table_rows is not a list like ['Died', 'Born'] (relevant rows left out)",
+                            at.clone(),
+                        );
+                        Vec::new()
+                    }
+                };
+                let relevant_rows = self.rows_of_keys(&r.table, &keys, &at);
+                n += 1;
+                let mut e = Example::plain(format!("tabpert-{n}"), r.hypothesis, label, "tabpert");
+                e.table = Some(r.table);
+                e.relevant_rows = relevant_rows;
+                self.d.examples.push(e);
+            }
+        }
+        Ok(())
+    }
+
+    /// The sorted row indices of `keys` in key-value table `table`; `None` when a key is not
+    /// in it (reported at `at`), when there are no keys or the table is not key-value.
+    fn rows_of_keys(&mut self, table: &str, keys: &[String], at: &str) -> Option<Vec<usize>> {
+        let t = match self.table_index.get(table).map(|&i| &self.d.tables[i]) {
+            Some(Table::KeyValue(t)) if !keys.is_empty() => t,
+            _ => return None,
+        };
+        // Keys are compared without surrounding spaces: the release has
+        // `'Current constitution '` for the table's `Current constitution `.
+        let idx: Option<Vec<usize>> = keys
+            .iter()
+            .map(|k| t.rows.iter().position(|row| row.key.trim() == k.trim()))
+            .collect();
+        match idx {
+            Some(mut v) => {
+                v.sort_unstable();
+                v.dedup();
+                Some(v)
+            }
+            None => {
+                self.report.skip(
+                    "relevant row key not in the table (relevant rows left out)",
+                    at.to_string(),
+                );
+                None
+            }
+        }
+    }
+
+    /// Keeps only the examples of `splits` (all when empty) and the tables they use.
+    fn keep_splits(&mut self, splits: &[String]) {
+        if splits.is_empty() {
+            return;
+        }
+        let d = &mut self.d;
         let before = d.examples.len();
         d.examples.retain(|e| {
             e.split
                 .as_ref()
-                .is_some_and(|s| options.splits.iter().any(|k| k == s))
+                .is_some_and(|s| splits.iter().any(|k| k == s))
         });
         let dropped = before - d.examples.len();
         if dropped > 0 {
-            report.notes.push(format!(
+            self.report.notes.push(format!(
                 "{dropped} examples of other splits left out (kept: {})",
-                options.splits.join(", ")
+                splits.join(", ")
             ));
         }
         let used: HashSet<&str> = d
@@ -532,38 +591,51 @@ fn assemble(
         let before = d.tables.len();
         d.tables.retain(|t| used.contains(t.id()));
         if before > d.tables.len() {
-            report.notes.push(format!(
+            self.report.notes.push(format!(
                 "{} tables no kept example uses left out",
                 before - d.tables.len()
             ));
         }
-        table_index = d
+        self.table_index = d
             .tables
             .iter()
             .enumerate()
             .map(|(i, t)| (t.id().to_string(), i))
             .collect();
     }
-    // Examples whose table no file held.
-    d.examples.retain(|e| match &e.table {
-        Some(id) if !table_index.contains_key(id) => {
-            *report.unmatched_table_ids.entry(id.clone()).or_insert(0) += 1;
-            false
-        }
-        _ => true,
-    });
-    // Counterfactual examples whose original was dropped lose their link.
-    let ids: HashSet<String> = d.examples.iter().filter_map(|e| e.id.clone()).collect();
-    for e in &mut d.examples {
-        if e.derived_from.as_ref().is_some_and(|o| !ids.contains(o)) {
-            e.derived_from = None;
+
+    /// Drops the examples whose table no file held (counted in the report); counterfactual
+    /// examples whose original was dropped lose their link.
+    fn drop_unmatched(&mut self) {
+        let (table_index, report) = (&self.table_index, &mut *self.report);
+        self.d.examples.retain(|e| match &e.table {
+            Some(id) if !table_index.contains_key(id) => {
+                *report.unmatched_table_ids.entry(id.clone()).or_insert(0) += 1;
+                false
+            }
+            _ => true,
+        });
+        let ids: HashSet<String> = self
+            .d
+            .examples
+            .iter()
+            .filter_map(|e| e.id.clone())
+            .collect();
+        for e in &mut self.d.examples {
+            if e.derived_from.as_ref().is_some_and(|o| !ids.contains(o)) {
+                e.derived_from = None;
+            }
         }
     }
 
-    // Side files onto the examples.
-    if !reasoning.is_empty() {
-        let applied = infotabs::apply_reasoning(&mut d.examples, &reasoning);
-        let keys: HashSet<(&str, &str)> = d
+    /// Reasoning categories onto the examples they name, with a note of how many matched.
+    fn note_reasoning(&mut self, reasoning: &[infotabs::ReasoningRow]) {
+        if reasoning.is_empty() {
+            return;
+        }
+        let applied = infotabs::apply_reasoning(&mut self.d.examples, reasoning);
+        let keys: HashSet<(&str, &str)> = self
+            .d
             .examples
             .iter()
             .filter_map(|e| Some((e.table.as_deref()?, e.hypothesis.as_str())))
@@ -572,13 +644,20 @@ fn assemble(
             .iter()
             .filter(|r| !keys.contains(&(r.table.as_str(), r.hypothesis.as_str())))
             .count();
-        report.notes.push(format!(
+        self.report.notes.push(format!(
             "reasoning categories put on {applied} examples ({} rows read, {unmatched} of them match no example)",
             reasoning.len()
         ));
     }
-    if !validation.is_empty() {
-        let by_key: HashMap<(&str, &str), Label> = d
+
+    /// Validation labels are not put on the examples; the note says how many match one and
+    /// how often the validators' majority is the gold label.
+    fn note_validation(&mut self, validation: &[infotabs::ValidationRow]) {
+        if validation.is_empty() {
+            return;
+        }
+        let by_key: HashMap<(&str, &str), Label> = self
+            .d
             .examples
             .iter()
             .filter_map(|e| Some(((e.table.as_deref()?, e.hypothesis.as_str()), e.label)))
@@ -590,49 +669,65 @@ fn assemble(
                 Some(*gold == v.majority)
             })
             .collect();
-        report.notes.push(format!(
+        self.report.notes.push(format!(
             "validation labels: {} of {} rows match an example; the validators' majority equals the gold label on {} of them",
             matched.len(),
             validation.len(),
             matched.iter().filter(|m| **m).count()
         ));
     }
-    apply_votes(&mut d, votes, &table_index, report)?;
-    // Every path above keeps relevant rows inside their table; this says where if one did not.
-    let by_id: HashMap<&str, &Table> = d.tables.iter().map(|t| (t.id(), t)).collect();
-    for (j, e) in d.examples.iter().enumerate() {
-        let table = e.table.as_deref().and_then(|id| by_id.get(id).copied());
-        if let Some((k, message)) = relevant_row_problem(e, table) {
-            return Err(ImportError::new(
-                report.files.first().map(|f| f.name.as_str()).unwrap_or(""),
-                format!(
-                    "example {} ($.examples[{j}].relevant_rows[{k}] of the imported dataset)",
-                    e.id.as_deref().unwrap_or("without id")
-                ),
-                message,
-            ));
+
+    /// Every stage keeps relevant rows inside their table; this says where if one did not.
+    fn check_relevant_rows(&self) -> Result<(), ImportError> {
+        let by_id: HashMap<&str, &Table> = self.d.tables.iter().map(|t| (t.id(), t)).collect();
+        for (j, e) in self.d.examples.iter().enumerate() {
+            let table = e.table.as_deref().and_then(|id| by_id.get(id).copied());
+            if let Some((k, message)) = relevant_row_problem(e, table) {
+                return Err(ImportError::new(
+                    self.first_file(),
+                    format!(
+                        "example {} ($.examples[{j}].relevant_rows[{k}] of the imported dataset)",
+                        e.id.as_deref().unwrap_or("without id")
+                    ),
+                    message,
+                ));
+            }
         }
+        Ok(())
     }
 
-    if d.examples.is_empty() && d.tables.is_empty() {
-        let hint = match report.unmatched_table_ids.keys().next() {
-            Some(id) => format!(
-                "every example names a table none of the files holds (e.g. {id}); add the table files"
-            ),
-            None => "the files hold no tables and no examples".to_string(),
-        };
-        return Err(ImportError::new(
-            report.files.first().map(|f| f.name.as_str()).unwrap_or(""),
-            "all files",
-            format!("nothing to load: {hint}"),
-        ));
+    /// The name of the first file read (errors about the whole import are placed there).
+    fn first_file(&self) -> &str {
+        self.report
+            .files
+            .first()
+            .map(|f| f.name.as_str())
+            .unwrap_or("")
     }
-    d.label_set = if two_way_sources > 0 && three_way_sources == 0 {
-        LabelSet::TwoWay
-    } else {
-        LabelSet::ThreeWay
-    };
-    Ok(d)
+
+    /// The dataset, or an error when nothing was loaded; two-way only when every source is.
+    fn finish(self) -> Result<Dataset, ImportError> {
+        if self.d.examples.is_empty() && self.d.tables.is_empty() {
+            let hint = match self.report.unmatched_table_ids.keys().next() {
+                Some(id) => format!(
+                    "every example names a table none of the files holds (e.g. {id}); add the table files"
+                ),
+                None => "the files hold no tables and no examples".to_string(),
+            };
+            return Err(ImportError::new(
+                self.first_file(),
+                "all files",
+                format!("nothing to load: {hint}"),
+            ));
+        }
+        let mut d = self.d;
+        d.label_set = if self.two_way_sources > 0 && self.three_way_sources == 0 {
+            LabelSet::TwoWay
+        } else {
+            LabelSet::ThreeWay
+        };
+        Ok(d)
+    }
 }
 
 /// The first relevant row of `e` that is not a row of `table` (the table it will be probed

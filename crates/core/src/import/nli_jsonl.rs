@@ -81,20 +81,9 @@ pub fn parse(file: &str, split: &str, text: &str) -> Result<NliLines, ImportErro
             .and_then(Value::as_str)
             .map(str::to_string)
             .unwrap_or_else(|| format!("{split}-{n}"));
-        out.examples.push(Example {
-            id: Some(id),
-            table: None,
-            premise: Some(premise.to_string()),
-            hypothesis: hypothesis.to_string(),
-            label,
-            split: Some(split.to_string()),
-            relevant_rows: None,
-            relevance_votes: None,
-            categories: Vec::new(),
-            annotator: None,
-            derived_from: None,
-            operation: None,
-        });
+        let mut e = Example::plain(id, hypothesis.to_string(), label, split);
+        e.premise = Some(premise.to_string());
+        out.examples.push(e);
     }
     Ok(out)
 }

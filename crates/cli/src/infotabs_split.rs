@@ -1,0 +1,110 @@
+//! INFOTABS splits as premise/hypothesis text pairs, for `tabprobe train-tokenizer`,
+//! `tabprobe train` and `tabprobe evaluate`: the premise is a table through one of core's
+//! linearizations, or empty (hypothesis-only models).
+
+use std::collections::BTreeMap;
+use std::path::Path;
+
+use serde::Serialize;
+use tabprobe_core::import::infotabs::{parse_split_tsv, parse_table};
+use tabprobe_core::linearize::{linearize, Linearization};
+use tabprobe_core::{Label, Table};
+
+use crate::io;
+
+/// INFOTABS split names as the files spell them (`infotabs_<name>.tsv`).
+pub const SPLITS: [&str; 5] = ["train", "dev", "test_alpha1", "test_alpha2", "test_alpha3"];
+
+/// The premise a model reads: a linearized table, or nothing (hypothesis-only models).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Premise {
+    /// The table through one of core's linearizations.
+    Table(Linearization),
+    /// The empty premise.
+    None,
+}
+
+impl Premise {
+    /// `none` or a linearization name (`paragraph`, `infotabs_compat`, …).
+    pub fn parse(name: &str) -> Result<Premise, String> {
+        if name == "none" {
+            return Ok(Premise::None);
+        }
+        Linearization::from_name(name)
+            .map(Premise::Table)
+            .ok_or_else(|| {
+                let known: Vec<&str> = Linearization::ALL.iter().map(|l| l.as_str()).collect();
+                format!(
+                    "--linearization: unknown {name:?}; expected none or one of {}",
+                    known.join(", ")
+                )
+            })
+    }
+
+    /// The name [`Premise::parse`] reads.
+    pub fn name(self) -> &'static str {
+        match self {
+            Premise::Table(l) => l.as_str(),
+            Premise::None => "none",
+        }
+    }
+}
+
+/// One INFOTABS pair as text.
+#[derive(Debug, Clone, Serialize)]
+pub struct TextPair {
+    /// The premise text ("" for hypothesis-only).
+    pub premise: String,
+    /// The hypothesis.
+    pub hypothesis: String,
+    /// The gold label.
+    pub label: Label,
+}
+
+/// Reads an INFOTABS split (`train`, `dev`, `test_alpha1`, …) as premise/hypothesis pairs,
+/// linearizing every table once. `limit` keeps the first pairs in file order.
+pub fn read_split(
+    infotabs: &Path,
+    split: &str,
+    premise: Premise,
+    limit: Option<usize>,
+) -> Result<Vec<TextPair>, String> {
+    let path = infotabs.join(format!("maindata/infotabs_{split}.tsv"));
+    let mut examples = parse_split_tsv(&path.display().to_string(), split, &io::read_text(&path)?)
+        .map_err(|e| e.to_string())?;
+    if let Some(n) = limit {
+        examples.truncate(n);
+    }
+    let mut premises: BTreeMap<String, String> = BTreeMap::new();
+    let mut out = Vec::with_capacity(examples.len());
+    for e in examples {
+        let text = match (premise, &e.table) {
+            (Premise::None, _) => String::new(),
+            (Premise::Table(strategy), Some(id)) => match premises.get(id) {
+                Some(t) => t.clone(),
+                None => {
+                    let table_path = infotabs.join(format!("tables/json/{id}.json"));
+                    let table = parse_table(
+                        &table_path.display().to_string(),
+                        id,
+                        &io::read_text(&table_path)?,
+                    )
+                    .map_err(|e| e.to_string())?;
+                    let t = linearize(&Table::KeyValue(table), strategy)
+                        .map_err(|e| format!("{}: {e}", table_path.display()))?;
+                    premises.insert(id.clone(), t.clone());
+                    t
+                }
+            },
+            (Premise::Table(_), None) => {
+                return Err(format!("{}: a pair has no table id", path.display()))
+            }
+        };
+        out.push(TextPair {
+            premise: text,
+            hypothesis: e.hypothesis,
+            label: e.label,
+        });
+    }
+    Ok(out)
+}
