@@ -1,13 +1,9 @@
 //! Reusable pieces of the page.
 
 pub mod evidence_marks;
-pub mod evidence_view;
 pub mod file_drop;
 pub mod glossary_term;
 pub mod import_summary;
-pub mod inoculation_panel;
-pub mod inoculation_result;
-pub mod item_list;
 pub mod kept_note;
 pub mod label_badge;
 pub mod live_prediction;
@@ -20,11 +16,9 @@ pub mod progress_bar;
 pub mod row_editor;
 pub mod run_estimate;
 pub mod save_item;
-pub mod score_plot;
 pub mod score_tables;
 pub mod share_button;
 pub mod table_diff;
 pub mod table_view;
 pub mod transition_graph;
-pub mod word_order_view;
 pub mod workbench;

@@ -82,6 +82,15 @@ pub struct ModelId {
     pub label_set: LabelSet,
 }
 
+impl ModelId {
+    /// How the model is named on screen: its name and the first 8 hex digits of its weight
+    /// hash (two checkpoints picked as files are both called "model").
+    pub fn label(&self) -> String {
+        let hash: String = self.weights_sha256.chars().take(8).collect();
+        format!("{} ({hash})", self.name)
+    }
+}
+
 /// A model failure while scoring, as text a user can act on.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error("scoring failed: {0}")]
@@ -119,6 +128,16 @@ mod tests {
             r#"{"premise":"P","hypothesis":"H","order":"hypothesis_first"}"#
         );
         assert_eq!(serde_json::from_str::<Pair>(&json).unwrap(), h);
+    }
+
+    #[test]
+    fn model_label_is_the_name_and_eight_hash_digits() {
+        let m = ModelId {
+            name: "model".into(),
+            weights_sha256: "0123456789abcdef".into(),
+            label_set: LabelSet::ThreeWay,
+        };
+        assert_eq!(m.label(), "model (01234567)");
     }
 
     #[test]

@@ -483,7 +483,7 @@ pub fn ItemList(
         .collect();
     let model_heads = runs
         .iter()
-        .map(|r| view! { <th scope="col">{crate::views::results::model_label(r)}</th> })
+        .map(|r| view! { <th scope="col">{r.model.label()}</th> })
         .collect::<Vec<_>>();
     let rows = chosen
         .into_iter()
@@ -495,7 +495,7 @@ pub fn ItemList(
                 .map(|r| {
                     let same = r.items.iter().find(|i| i.id == item.id);
                     // In a narrow window the cells stack and each shows its column's name.
-                    let label = crate::views::results::model_label(r);
+                    let label = r.model.label();
                     match same {
                         Some(i) => {
                             let t = r.transition(i);

@@ -13,7 +13,7 @@ use tabprobe_core::inoculation::{InoculationPlan, InoculationProgress, Inoculati
 use tabprobe_core::probe::ProbeKind;
 use tabprobe_core::run::RunResult;
 
-use crate::components::inoculation_result::InoculationResultView;
+use super::inoculation_result::InoculationResultView;
 use crate::components::progress_bar::duration;
 use crate::inoculation_store::{self, SavedInoculation};
 use crate::state::AppState;

@@ -4,6 +4,17 @@
 //! per-example view, word-order metrics with the Ω_x curve and the BLEU-2 chart, and the
 //! per-category breakdowns. Numbers drill down to their items; the run exports as JSON and
 //! every table as CSV.
+//!
+//! The components only this page shows live here beside it: the evidence view, the item list
+//! that figures drill down to, the Tables 4/7 score plot, the word-order figures, and the
+//! inoculation panel and result.
+
+mod evidence_view;
+mod inoculation_panel;
+mod inoculation_result;
+mod item_list;
+mod score_plot;
+mod word_order_view;
 
 use std::sync::Arc;
 
@@ -21,18 +32,16 @@ use tabprobe_core::report::{sections, sections_with, table1_section, ReportOptio
 use tabprobe_core::run::RunResult;
 use tabprobe_core::Label;
 
-use crate::components::evidence_view::EvidenceView;
-use crate::components::inoculation_panel::InoculationPanel;
-use crate::components::item_list::{Drill, ItemList};
 use crate::components::kept_note::local_time;
-use crate::components::score_plot::ScorePlot;
 use crate::components::score_tables::{set_title, InvalidTable, SectionTable};
 use crate::components::transition_graph::TransitionGraphSvg;
-use crate::components::word_order_view::{
-    omega_examples, summary_cell_examples, BleuChart, OmegaCurve,
-};
 use crate::run_store::{self, SavedRun};
 use crate::runs::{download, RunsState};
+use evidence_view::EvidenceView;
+use inoculation_panel::InoculationPanel;
+use item_list::{Drill, ItemList};
+use score_plot::ScorePlot;
+use word_order_view::{omega_examples, summary_cell_examples, BleuChart, OmegaCurve};
 
 fn hash_run_id() -> Option<String> {
     let hash = web_sys::window()?.location().hash().ok()?;
@@ -173,7 +182,7 @@ fn UnsavedRun(runs: RunsState) -> impl IntoView {
                 view! {
                     <button class="small" data-testid="download-unsaved" on:click=move |_| {
                         if let Ok(text) = serde_json::to_string_pretty(&*r) { download(&name, "application/json", &text) }
-                    }>{format!("Download the unsaved run file — {}", model_label(&r))}</button>
+                    }>{format!("Download the unsaved run file — {}", r.model.label())}</button>
                 }
             })
             .collect::<Vec<_>>();
@@ -186,13 +195,6 @@ fn in_category<'a>(run: &'a RunResult, c: &'a Option<String>) -> impl Fn(&ProbeI
         c.as_ref()
             .is_none_or(|c| run.example_of(it).is_some_and(|e| e.categories.contains(c)))
     }
-}
-
-/// How a model is named on screen: its name and the start of its weight hash (two
-/// checkpoints picked as files are both called "model").
-pub fn model_label(run: &RunResult) -> String {
-    let hash: String = run.model.weights_sha256.chars().take(8).collect();
-    format!("{} ({hash})", run.model.name)
 }
 
 fn file_stem(run: &RunResult) -> String {
@@ -282,7 +284,7 @@ fn SetBlock(
                 });
                 view! {
                     <div class="model-column" data-testid="model-column" data-model=run.model.name.clone()>
-                        <h4 class="model-title">{model_label(run)}</h4>
+                        <h4 class="model-title">{run.model.label()}</h4>
                         <div class="figures">{figures}</div>
                         {table.map(|t| view! { <InvalidTable table=t on_cell=on_cell/> })}
                     </div>
@@ -520,7 +522,7 @@ fn RunReport(saved: Arc<SavedRun>) -> impl IntoView {
                     .map(|s| {
                         let mut s = s.clone();
                         if runs.len() > 1 {
-                            s.title = format!("{} — {}", s.title, model_label(r));
+                            s.title = format!("{} — {}", s.title, r.model.label());
                         }
                         section_table(s, prefix.clone(), drill, Source::of(&runs, m), false)
                     })
@@ -536,7 +538,7 @@ fn RunReport(saved: Arc<SavedRun>) -> impl IntoView {
             view! {
                 <button class="small" data-testid="export-json" on:click=move |_| {
                     if let Ok(text) = serde_json::to_string_pretty(&*r) { download(&name, "application/json", &text) }
-                }>{format!("Run file (JSON) — {}", model_label(&r))}</button>
+                }>{format!("Run file (JSON) — {}", r.model.label())}</button>
             }
         })
         .collect::<Vec<_>>();
@@ -621,7 +623,7 @@ fn RunReport(saved: Arc<SavedRun>) -> impl IntoView {
                     .filter(|s| s.file == "table4_scores" || s.file == "table7_scores")
                     .map(|mut s| {
                         if many {
-                            s.title = format!("{} — {}", s.title, model_label(r));
+                            s.title = format!("{} — {}", s.title, r.model.label());
                         }
                         // The bars first: the table below holds the same numbers.
                         let plot = view! { <ScorePlot section=s.clone()/> };
@@ -736,10 +738,10 @@ fn RunReport(saved: Arc<SavedRun>) -> impl IntoView {
                 });
                 view! {
                     <div class="model-column">
-                        <h4 class="model-title">{model_label(r)}</h4>
+                        <h4 class="model-title">{r.model.label()}</h4>
                         <div class="figures">
                             <OmegaCurve run=r.clone() on_point=on_point/>
-                            <BleuChart bins=m.bleu_bins model=model_label(r) on_bin=on_bin/>
+                            <BleuChart bins=m.bleu_bins model=r.model.label() on_bin=on_bin/>
                         </div>
                     </div>
                 }
@@ -766,7 +768,7 @@ fn RunReport(saved: Arc<SavedRun>) -> impl IntoView {
                 .collect::<Vec<_>>();
             view! {
                 <details class="all-tables">
-                    <summary>{format!("Every table of the report, with the breakdowns by split and category — {}", model_label(r))}</summary>
+                    <summary>{format!("Every table of the report, with the breakdowns by split and category — {}", r.model.label())}</summary>
                     {tables}
                 </details>
             }

@@ -14,7 +14,7 @@ use tabprobe_core::inoculation::tables::{
 };
 use tabprobe_core::inoculation::{Cell, Column, InoculationResult};
 
-use crate::components::inoculation_panel::session_job;
+use super::inoculation_panel::session_job;
 use crate::inoculation_store::SavedInoculation;
 use crate::model_load::DEFAULT_BATCH_SIZE;
 use crate::runs::{download, download_bytes};

@@ -133,7 +133,7 @@ pub fn OmegaCurve(
                 <polyline points=points class="line"/>
                 {dots}
             </svg>
-            <figcaption>{format!("Ω_x — {}", crate::views::results::model_label(&run))}</figcaption>
+            <figcaption>{format!("Ω_x — {}", run.model.label())}</figcaption>
         </figure>
     }
 }

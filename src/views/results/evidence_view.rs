@@ -131,7 +131,7 @@ pub fn EvidenceView(
             .iter()
             .zip(&at)
             .map(|(r, q)| {
-                let label = crate::views::results::model_label(r);
+                let label = r.model.label();
                 match q.and_then(|q| r.examples.get(q)) {
                     Some(e) => {
                         let before = r.original_prediction(e);
