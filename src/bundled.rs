@@ -1,5 +1,5 @@
 //! The site's bundled demo models: `models/index.json` is fetched on start; a missing
-//! manifest (404) means the site ships none. The `default` model is loaded into slot 0 with
+//! manifest (404) means the site ships none. The `default` model is loaded as the main model with
 //! its linearization unless the user has already started a load; the `second` one is offered
 //! in the model bar.
 
@@ -7,6 +7,7 @@ use leptos::prelude::*;
 use tabprobe_core::models_manifest::{
     parse_models_manifest, BundledModel, ManifestLinearization, ModelRole,
 };
+use tabprobe_worker::protocol::Slot;
 
 use crate::model_load::{auto_load_model_url, load_model_url_into};
 use crate::state::{AppState, ModelStatus};
@@ -56,15 +57,15 @@ pub async fn load_bundled_models(state: AppState) {
         if let Some(l) = model.linearize_settings() {
             state.linearization.set(l);
         }
-        auto_load_model_url(state, 0, model.path.clone()).await;
-        record_bundled(state, 0, &model);
+        auto_load_model_url(state, Slot::Main, model.path.clone()).await;
+        record_bundled(state, Slot::Main, &model);
     }
 }
 
 /// Loads a bundled model into `slot` on the user's request (and applies its linearization
-/// when it goes into slot 0).
-pub async fn load_bundled_into(state: AppState, slot: u32, model: BundledModel) {
-    if slot == 0 {
+/// when it goes into the main slot).
+pub async fn load_bundled_into(state: AppState, slot: Slot, model: BundledModel) {
+    if slot == Slot::Main {
         if let Some(l) = model.linearize_settings() {
             state.linearization.set(l);
         }
@@ -78,7 +79,7 @@ pub async fn load_bundled_into(state: AppState, slot: u32, model: BundledModel) 
 
 /// Records that the model in `slot` is the bundled `model` (a reload after a worker crash then
 /// goes through the manifest entry), unless the load failed or another load took the slot.
-fn record_bundled(state: AppState, slot: u32, model: &BundledModel) {
+fn record_bundled(state: AppState, slot: Slot, model: &BundledModel) {
     if matches!(
         state.status_of(slot).get_untracked(),
         ModelStatus::Failed(_)
@@ -100,8 +101,8 @@ fn record_bundled(state: AppState, slot: u32, model: &BundledModel) {
 
 /// Records the model now in `slot` as one that reads the hypothesis alone, unless the load
 /// failed (the slot then still holds the previous model).
-fn mark_hypothesis_only(state: AppState, slot: u32) {
-    let (loaded, status) = if slot == 0 {
+fn mark_hypothesis_only(state: AppState, slot: Slot) {
+    let (loaded, status) = if slot == Slot::Main {
         (state.model, state.model_status)
     } else {
         (state.second_model, state.second_model_status)

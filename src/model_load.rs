@@ -12,6 +12,7 @@
 
 use js_sys::{Reflect, Uint8Array};
 use leptos::prelude::*;
+use tabprobe_worker::protocol::Slot;
 use wasm_bindgen::{JsCast, JsValue};
 use wasm_bindgen_futures::JsFuture;
 
@@ -41,14 +42,14 @@ pub const MODEL_CACHE: &str = "tabprobe-models-v1";
 #[derive(Clone, Copy)]
 struct Ticket {
     state: AppState,
-    slot: u32,
+    slot: Slot,
     generation: u64,
 }
 
 impl Ticket {
     /// Starts a load into `slot`, superseding any load still under way there.
-    fn new(state: AppState, slot: u32) -> Ticket {
-        let i = usize::from(slot != 0);
+    fn new(state: AppState, slot: Slot) -> Ticket {
+        let i = slot.index();
         let mut generation = 0;
         state.load_generation.update_value(|g| {
             g[i] += 1;
@@ -64,7 +65,7 @@ impl Ticket {
     }
 
     fn current(&self) -> bool {
-        self.state.load_generation.get_value()[usize::from(self.slot != 0)] == self.generation
+        self.state.load_generation.get_value()[self.slot.index()] == self.generation
     }
 
     /// Sets the slot's status line, unless a newer load owns it.
@@ -76,8 +77,8 @@ impl Ticket {
 }
 
 /// Whether any load into `slot` has started (by the user or automatically).
-pub fn slot_ever_loaded(state: AppState, slot: u32) -> bool {
-    state.load_generation.get_value()[usize::from(slot != 0)] > 0
+pub fn slot_ever_loaded(state: AppState, slot: Slot) -> bool {
+    state.load_generation.get_value()[slot.index()] > 0
 }
 
 /// Sends checkpoint bytes to the worker's slot and records the outcome (and, for a reload
@@ -118,13 +119,13 @@ pub fn looks_like_checkpoint(files: &[web_sys::File]) -> bool {
     })
 }
 
-/// Reads the picked or dropped checkpoint files and loads them into slot 0.
+/// Reads the picked or dropped checkpoint files and loads them as the main model.
 pub async fn load_model_files(state: AppState, files: Vec<web_sys::File>) {
-    load_model_files_into(state, 0, files).await
+    load_model_files_into(state, Slot::Main, files).await
 }
 
 /// Reads the picked or dropped checkpoint files and loads them into `slot`.
-pub async fn load_model_files_into(state: AppState, slot: u32, files: Vec<web_sys::File>) {
+pub async fn load_model_files_into(state: AppState, slot: Slot, files: Vec<web_sys::File>) {
     let ticket = Ticket::new(state, slot);
     // Files from a folder carry their relative path; plain picks only a name.
     let names: Vec<String> = files
@@ -189,7 +190,7 @@ pub async fn load_model_files_into(state: AppState, slot: u32, files: Vec<web_sy
 
 /// Stops the load under way in `slot` (a download stops at its next chunk; bytes already on
 /// their way to the worker are loaded but not used): the slot keeps the model it had.
-pub fn cancel_load(state: AppState, slot: u32) {
+pub fn cancel_load(state: AppState, slot: Slot) {
     // A newer generation makes the running load stale: it gives up and touches nothing.
     Ticket::new(state, slot);
     state
@@ -197,20 +198,20 @@ pub fn cancel_load(state: AppState, slot: u32) {
         .set(ModelStatus::Failed("loading cancelled".to_string()));
 }
 
-/// Downloads (or takes from the cache) the checkpoint at `base` and loads it into slot 0.
+/// Downloads (or takes from the cache) the checkpoint at `base` and loads it as the main model.
 pub async fn load_model_url(state: AppState, base: String) {
-    load_model_url_into(state, 0, base).await
+    load_model_url_into(state, Slot::Main, base).await
 }
 
 /// Downloads (or takes from the cache) the checkpoint at `base` and loads it into `slot`.
-pub async fn load_model_url_into(state: AppState, slot: u32, base: String) {
+pub async fn load_model_url_into(state: AppState, slot: Slot, base: String) {
     let ticket = Ticket::new(state, slot);
     load_url(ticket, base).await
 }
 
 /// Loads the bundled model at `base` into `slot` unless the user has started a load there:
 /// the automatic start-up load. A user load that starts later supersedes it.
-pub async fn auto_load_model_url(state: AppState, slot: u32, base: String) {
+pub async fn auto_load_model_url(state: AppState, slot: Slot, base: String) {
     if slot_ever_loaded(state, slot) {
         return;
     }

@@ -14,7 +14,7 @@ use tabprobe_core::rules::RuleSet;
 use crate::run_store::{self, RunMeta, SavedRun};
 use crate::state::AppState;
 use crate::worker_client::client;
-use tabprobe_worker::protocol::ModelInfo;
+use tabprobe_worker::protocol::{ModelInfo, Slot};
 
 /// What the runner is doing.
 #[derive(Clone, Debug, PartialEq)]
@@ -147,11 +147,16 @@ pub fn probe_set(
 
 /// The models a run of `form` scores, with their slots: the main model, and the second when
 /// asked for and loaded (tracked).
-pub fn run_models(state: &AppState, form: &RunnerForm) -> Vec<(u32, ModelInfo)> {
-    let mut models: Vec<(u32, ModelInfo)> = state.model.get().map(|m| (0, m)).into_iter().collect();
+pub fn run_models(state: &AppState, form: &RunnerForm) -> Vec<(Slot, ModelInfo)> {
+    let mut models: Vec<(Slot, ModelInfo)> = state
+        .model
+        .get()
+        .map(|m| (Slot::Main, m))
+        .into_iter()
+        .collect();
     if form.use_second {
         if let Some(second) = state.second_model.get() {
-            models.push((1, second));
+            models.push((Slot::Second, second));
         }
     }
     models
@@ -169,8 +174,8 @@ pub fn run_estimate_s(state: &AppState, passes: &[(ModelInfo, usize)]) -> Option
 
 /// Whether the model in `slot` was trained on the hypothesis alone (see
 /// [`AppState::hypothesis_only_weights`]).
-pub fn reads_hypothesis_only(state: &AppState, slot: u32) -> bool {
-    let loaded = if slot == 0 {
+pub fn reads_hypothesis_only(state: &AppState, slot: Slot) -> bool {
+    let loaded = if slot == Slot::Main {
         state.model
     } else {
         state.second_model
@@ -193,18 +198,18 @@ pub fn start_run(state: AppState, runs: RunsState) {
     let form = runs.form.get_untracked();
     // The main model first, then the second when asked for and loaded.
     let infos = untrack(|| run_models(&state, &form));
-    if infos.first().is_none_or(|(slot, _)| *slot != 0) {
+    if infos.first().is_none_or(|(slot, _)| *slot != Slot::Main) {
         runs.status.set(RunStatus::Failed(
             "load a model first (model bar above)".into(),
         ));
         return;
     }
-    let models: Vec<(u32, String)> = infos.iter().map(|(s, m)| (*s, m.id.name.clone())).collect();
+    let models: Vec<(Slot, String)> = infos.iter().map(|(s, m)| (*s, m.id.name.clone())).collect();
     // The second model also scores every hypothesis alone: Table 8's hypothesis-only column.
     let sets: Result<Vec<ProbeSet>, String> = models
         .iter()
         .map(|&(slot, _)| {
-            let mut set = probe_set(&state, &form, slot == 1)?;
+            let mut set = probe_set(&state, &form, slot == Slot::Second)?;
             if reads_hypothesis_only(&state, slot) {
                 // A model trained on the hypothesis alone is shown what it was trained on.
                 for pair in &mut set.pairs {

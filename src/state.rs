@@ -11,7 +11,7 @@ use tabprobe_core::models_manifest::ModelsManifest;
 use tabprobe_core::summary::DatasetSummary;
 use tabprobe_core::{Dataset, DatasetError, Label, Table};
 
-use tabprobe_worker::protocol::ModelInfo;
+use tabprobe_worker::protocol::{ModelInfo, Slot};
 
 /// A dataset that passed validation, with the counts the browser shows.
 #[derive(Clone)]
@@ -63,13 +63,13 @@ pub struct AppState {
     pub problem: RwSignal<Option<LoadProblem>>,
     /// The file being read right now, for a status line.
     pub loading: RwSignal<Option<String>>,
-    /// The model in worker slot 0, once loaded; replaced only by a model that loaded.
+    /// The model in `Slot::Main`, once loaded; replaced only by a model that loaded.
     pub model: RwSignal<Option<ModelInfo>>,
     /// What the model loader is doing or why it failed.
     pub model_status: RwSignal<ModelStatus>,
     /// How tables become premise text for the model.
     pub linearization: RwSignal<LinearizeSettings>,
-    /// The model in worker slot 1 (a second model to compare with, e.g. hypothesis-only).
+    /// The model in `Slot::Second` (a second model to compare with, e.g. hypothesis-only).
     pub second_model: RwSignal<Option<ModelInfo>>,
     /// The second model loader's state line.
     pub second_model_status: RwSignal<ModelStatus>,
@@ -302,8 +302,8 @@ impl AppState {
     }
 
     /// The loaded-model signal of worker `slot` (0 = main, anything else = second).
-    pub fn model_in(&self, slot: u32) -> RwSignal<Option<ModelInfo>> {
-        if slot == 0 {
+    pub fn model_in(&self, slot: Slot) -> RwSignal<Option<ModelInfo>> {
+        if slot == Slot::Main {
             self.model
         } else {
             self.second_model
@@ -311,8 +311,8 @@ impl AppState {
     }
 
     /// The loader status signal of worker `slot`.
-    pub fn status_of(&self, slot: u32) -> RwSignal<ModelStatus> {
-        if slot == 0 {
+    pub fn status_of(&self, slot: Slot) -> RwSignal<ModelStatus> {
+        if slot == Slot::Main {
             self.model_status
         } else {
             self.second_model_status

@@ -21,7 +21,7 @@ use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 use web_sys::{ErrorEvent, MessageEvent, Worker};
 
-use tabprobe_worker::protocol::{ModelInfo, Request, Response, TokenizerParts};
+use tabprobe_worker::protocol::{ModelInfo, Request, Response, Slot, TokenizerParts};
 use tabprobe_worker::transport;
 
 /// Trunk's loader shim for the `worker` binary (see `index.html`).
@@ -292,7 +292,7 @@ impl WorkerClient {
     /// fail with "replaced by a newer load".
     pub async fn load_model(
         &self,
-        slot: u32,
+        slot: Slot,
         files: CheckpointBytes,
         batch_size: usize,
     ) -> Result<ModelInfo, String> {
@@ -339,7 +339,7 @@ impl WorkerClient {
     /// [`WorkerClient::cancel`]) and a future of the scores and the elapsed milliseconds.
     pub fn score(
         &self,
-        slot: u32,
+        slot: Slot,
         pairs: Vec<Pair>,
         progress: impl Fn(usize, usize) + 'static,
     ) -> Result<(u64, JobResult<Vec<PairScore>>), String> {
@@ -386,7 +386,7 @@ impl WorkerClient {
     /// a cancelled run still resolves to `Ok`, with `cancelled_at` set.
     pub fn run_probe(
         &self,
-        slot: u32,
+        slot: Slot,
         set: ProbeSet,
         progress: impl Fn(usize, usize) + 'static,
     ) -> Result<(u64, JobResult<RunResult>), String> {
@@ -406,7 +406,7 @@ impl WorkerClient {
     /// [`WorkerClient::export_inoculated`]) and a future of the result.
     pub fn inoculate(
         &self,
-        slot: u32,
+        slot: Slot,
         run: RunResult,
         settings: InoculationSettings,
         progress: impl Fn(InoculationProgress) + 'static,
@@ -428,7 +428,7 @@ impl WorkerClient {
         &self,
         job: u64,
         size: usize,
-        slot: u32,
+        slot: Slot,
         batch_size: usize,
     ) -> Result<ModelInfo, String> {
         self.load_with(

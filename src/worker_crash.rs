@@ -9,6 +9,7 @@
 use leptos::prelude::*;
 use leptos::task::spawn_local;
 use tabprobe_core::models_manifest::BundledModel;
+use tabprobe_worker::protocol::Slot;
 
 use crate::bundled::load_bundled_into;
 use crate::model_load::load_model_url_into;
@@ -30,7 +31,7 @@ pub enum ModelSource {
 #[derive(Clone, Debug, PartialEq)]
 pub struct LostModel {
     /// Worker slot (0 = main, 1 = second).
-    pub slot: u32,
+    pub slot: Slot,
     /// Its name as the model bar showed it.
     pub name: String,
     /// Where it came from; `None` when unknown.
@@ -80,13 +81,12 @@ impl WorkerHealth {
     }
 
     /// Records where the model now loaded in `slot` came from.
-    pub fn record_source(&self, slot: u32, source: ModelSource) {
-        self.sources
-            .update(|s| s[usize::from(slot != 0)] = Some(source));
+    pub fn record_source(&self, slot: Slot, source: ModelSource) {
+        self.sources.update(|s| s[slot.index()] = Some(source));
     }
 
     /// A model is back in `slot`: it is no longer listed as lost.
-    pub fn reloaded(&self, slot: u32) {
+    pub fn reloaded(&self, slot: Slot) {
         self.crash.update(|c| {
             if let Some(c) = c {
                 c.lost.retain(|m| m.slot != slot);
@@ -95,27 +95,26 @@ impl WorkerHealth {
     }
 
     /// Whether the model in `slot` came from a URL that `matches`.
-    pub fn source_is_url(&self, slot: u32, matches: impl Fn(&str) -> bool) -> bool {
+    pub fn source_is_url(&self, slot: Slot, matches: impl Fn(&str) -> bool) -> bool {
         matches!(self.source(slot), Some(ModelSource::Url(u)) if matches(&u))
     }
 
-    fn source(&self, slot: u32) -> Option<ModelSource> {
-        self.sources
-            .with_untracked(|s| s[usize::from(slot != 0)].clone())
+    fn source(&self, slot: Slot) -> Option<ModelSource> {
+        self.sources.with_untracked(|s| s[slot.index()].clone())
     }
 
     /// Notes the URL load under way in `slot`: from the base URL `url`, or (`None`) none — a
     /// load from files started, or the URL load ended.
-    pub fn load_started(&self, slot: u32, url: Option<String>) {
+    pub fn load_started(&self, slot: Slot, url: Option<String>) {
         self.loading_url
-            .update(|u| u[usize::from(slot != 0)] = url.map(|u| base_of(&u)));
+            .update(|u| u[slot.index()] = url.map(|u| base_of(&u)));
     }
 
     /// Whether the checkpoint at the base URL `path` is the one loaded in `slot` (the caller
     /// checks that the slot still holds a model), and whether it is the URL load under way
     /// there (tracked).
-    pub fn loaded_or_loading(&self, slot: u32, path: &str) -> (bool, bool) {
-        let i = usize::from(slot != 0);
+    pub fn loaded_or_loading(&self, slot: Slot, path: &str) -> (bool, bool) {
+        let i = slot.index();
         let path = base_of(path);
         let loaded = self.sources.with(|s| match &s[i] {
             Some(ModelSource::Url(u)) => base_of(u) == path,
@@ -150,7 +149,7 @@ fn crashed(state: AppState, message: String) {
     web_sys::console::warn_1(&format!("tabprobe: {message}").into());
     let health = state.worker;
     let mut lost = Vec::new();
-    for slot in [0u32, 1] {
+    for slot in Slot::ALL {
         if let Some(info) = state.model_in(slot).get_untracked() {
             lost.push(LostModel {
                 slot,

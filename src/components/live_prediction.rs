@@ -1,5 +1,5 @@
 //! Live predictions for the editor and the rewriter: a pair is scored by the model in worker
-//! slot 0 a moment after it stops changing (debounced), superseded jobs are cancelled, and a
+//! the main slot a moment after it stops changing (debounced), superseded jobs are cancelled, and a
 //! card shows the label and probabilities with what the user expects.
 
 use gloo::timers::callback::Timeout;
@@ -7,6 +7,7 @@ use leptos::prelude::*;
 use leptos::task::spawn_local;
 use tabprobe_core::scoring::{Pair, PairScore};
 use tabprobe_core::{Label, LabelSet};
+use tabprobe_worker::protocol::Slot;
 
 use crate::components::predictions::Prediction;
 use crate::state::AppState;
@@ -47,7 +48,7 @@ impl LiveScore {
     }
 }
 
-/// Scores `pair` with the model in slot 0 whenever it (or the model) changes, after
+/// Scores `pair` with the main model whenever it (or the model) changes, after
 /// [`DEBOUNCE_MS`] of quiet. The returned signal always describes the latest input.
 pub fn use_live_score(pair: Signal<Result<Pair, String>>) -> ReadSignal<LiveScore> {
     let state = expect_context::<AppState>();
@@ -83,7 +84,7 @@ pub fn use_live_score(pair: Signal<Result<Pair, String>>) -> ReadSignal<LiveScor
         };
         set_live.set(LiveScore::Pending);
         let fire = move || {
-            let started = client().and_then(|c| c.score(0, vec![pair], |_, _| {}));
+            let started = client().and_then(|c| c.score(Slot::Main, vec![pair], |_, _| {}));
             match started {
                 Err(e) => {
                     set_live.try_set(LiveScore::Failed(e));

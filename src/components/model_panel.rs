@@ -1,6 +1,6 @@
 //! The model bar: load a Hugging Face checkpoint (files or a folder) into the worker, see
 //! what is loaded (name, weight hash, labels, backend) and choose the linearization; below
-//! it, the second model (slot 1) to compare with — e.g. the bundled hypothesis-only model.
+//! it, the second model (`Slot::Second`) to compare with — e.g. the bundled hypothesis-only model.
 //! When the model worker has crashed, a notice above both says so and offers to reload the
 //! models it unloaded.
 
@@ -10,6 +10,7 @@ use tabprobe_core::linearize::{Linearization, LinearizeSettings, PairOrder};
 use wasm_bindgen::JsCast;
 
 use tabprobe_core::models_manifest::ModelRole;
+use tabprobe_worker::protocol::Slot;
 
 use crate::bundled::load_bundled_into;
 use crate::model_load::{cancel_load, load_model_files, load_model_files_into, load_model_url};
@@ -33,7 +34,7 @@ fn picked_files(ev: &leptos::ev::Event) -> Vec<web_sys::File> {
 
 /// Whether the model bar offers the bundled model at `path` for `slot`: not while it is the
 /// load under way there, nor once it is the model loaded there (tracked).
-fn offer_bundled(state: AppState, slot: u32, path: &str) -> bool {
+fn offer_bundled(state: AppState, slot: Slot, path: &str) -> bool {
     let (loaded, loading) = state.worker.loaded_or_loading(slot, path);
     let present = state.model_in(slot).with(|m| m.is_some());
     !(loading || loaded && present)
@@ -66,7 +67,7 @@ pub fn ModelPanel() -> impl IntoView {
         ModelStatus::Idle => None,
         ModelStatus::Loading(s) => Some(view! {
             <span class="model-status loading" data-testid="model-status">{s}</span>
-            <button class="small" data-testid="model-cancel-load" on:click=move |_| cancel_load(state, 0)>"Cancel"</button>
+            <button class="small" data-testid="model-cancel-load" on:click=move |_| cancel_load(state, Slot::Main)>"Cancel"</button>
         }.into_any()),
         ModelStatus::Failed(s) => Some(
             view! {
@@ -148,12 +149,12 @@ pub fn ModelPanel() -> impl IntoView {
                     <option value="hypothesis_first" selected=move || state.linearization.get().order == PairOrder::HypothesisFirst>"hypothesis first"</option>
                 </select>
             </label>
-            {move || state.bundled.get().and_then(|m| m.with_role(ModelRole::Default).cloned()).filter(|b| offer_bundled(state, 0, &b.path)).map(|b| {
+            {move || state.bundled.get().and_then(|m| m.with_role(ModelRole::Default).cloned()).filter(|b| offer_bundled(state, Slot::Main, &b.path)).map(|b| {
                 let title = b.card_text();
                 let b2 = b.clone();
                 view! {
                     <button class="small" title=title data-testid="load-bundled-default"
-                        on:click=move |_| spawn_local(load_bundled_into(state, 0, b2.clone()))>
+                        on:click=move |_| spawn_local(load_bundled_into(state, Slot::Main, b2.clone()))>
                         {format!("Load bundled {}", b.name)}
                     </button>
                 }
@@ -163,7 +164,7 @@ pub fn ModelPanel() -> impl IntoView {
     }
 }
 
-/// The second model (worker slot 1): shown side by side with the main model in probe
+/// The second model (`Slot::Second`): shown side by side with the main model in probe
 /// results; Table 8 uses it as the hypothesis-only model.
 #[component]
 fn SecondModelPanel() -> impl IntoView {
@@ -171,7 +172,7 @@ fn SecondModelPanel() -> impl IntoView {
     let on_pick = move |ev: leptos::ev::Event| {
         let files = picked_files(&ev);
         if !files.is_empty() {
-            spawn_local(load_model_files_into(state, 1, files));
+            spawn_local(load_model_files_into(state, Slot::Second, files));
         }
     };
     let info = move || {
@@ -192,7 +193,7 @@ fn SecondModelPanel() -> impl IntoView {
         ModelStatus::Idle => None,
         ModelStatus::Loading(s) => Some(view! {
             <span class="model-status loading" data-testid="model2-status">{s}</span>
-            <button class="small" data-testid="model2-cancel-load" on:click=move |_| cancel_load(state, 1)>"Cancel"</button>
+            <button class="small" data-testid="model2-cancel-load" on:click=move |_| cancel_load(state, Slot::Second)>"Cancel"</button>
         }.into_any()),
         ModelStatus::Failed(s) => Some(view! { <span class="model-status failed" data-testid="model2-error" role="alert">{s}</span> }.into_any()),
     }
@@ -202,13 +203,13 @@ fn SecondModelPanel() -> impl IntoView {
             .bundled
             .get()
             .and_then(|m| m.with_role(ModelRole::Second).cloned())
-            .filter(|b| offer_bundled(state, 1, &b.path))
+            .filter(|b| offer_bundled(state, Slot::Second, &b.path))
             .map(|b| {
                 let title = b.card_text();
                 let b2 = b.clone();
                 view! {
                     <button class="small" title=title data-testid="load-bundled-second"
-                        on:click=move |_| spawn_local(load_bundled_into(state, 1, b2.clone()))>
+                        on:click=move |_| spawn_local(load_bundled_into(state, Slot::Second, b2.clone()))>
                         {format!("Load the bundled hypothesis-only model ({}) as second model", b.name)}
                     </button>
                 }
@@ -254,7 +255,7 @@ fn WorkerCrashNotice() -> impl IntoView {
                 .lost
                 .iter()
                 .map(|m| {
-                    let which = if m.slot == 0 { "model" } else { "second model" };
+                    let which = if m.slot == Slot::Main { "model" } else { "second model" };
                     view! {
                         <li data-testid="worker-lost-model">
                             {format!("{which} {}: {}", m.name, reload_hint(m))}

@@ -7,6 +7,7 @@ use leptos::task::spawn_local;
 use tabprobe_core::linearize::LinearizeSettings;
 use tabprobe_core::scoring::{Pair, PairScore};
 use tabprobe_core::{Example, Label, LabelSet, Table};
+use tabprobe_worker::protocol::Slot;
 
 use crate::components::label_badge::LabelBadge;
 use crate::components::open_item::OpenItemButtons;
@@ -94,7 +95,7 @@ pub fn HypothesisList(
             scoring.set(Scoring::Running { done: 0, total });
             state.pace.live.set(Some((0, total)));
             let started = client().and_then(|c| {
-                c.score(0, batch, move |done, total| {
+                c.score(Slot::Main, batch, move |done, total| {
                     if generation.try_get_value() == Some(this) {
                         scoring.try_set(Scoring::Running { done, total });
                         state.pace.live.try_set(Some((done, total)));

@@ -6,7 +6,7 @@
 
 use leptos::prelude::*;
 use leptos::task::spawn_local;
-use tabprobe_worker::protocol::ModelInfo;
+use tabprobe_worker::protocol::{ModelInfo, Slot};
 
 use crate::components::progress_bar::duration;
 use crate::model_load::DEFAULT_BATCH_SIZE;
@@ -29,7 +29,7 @@ fn about(seconds: f64) -> String {
 
 /// Starts a speed measurement of the model in `slot` on the first pairs of the form's probe
 /// set, unless one was already started for it.
-fn measure(state: AppState, runs: RunsState, slot: u32, model: ModelInfo) {
+fn measure(state: AppState, runs: RunsState, slot: Slot, model: ModelInfo) {
     let key = rate_key(&model);
     if state
         .pace
@@ -39,7 +39,7 @@ fn measure(state: AppState, runs: RunsState, slot: u32, model: ModelInfo) {
         return;
     }
     let form = runs.form.get_untracked();
-    let Ok(mut set) = probe_set(&state, &form, slot == 1) else {
+    let Ok(mut set) = probe_set(&state, &form, slot == Slot::Second) else {
         return;
     };
     if reads_hypothesis_only(&state, slot) {

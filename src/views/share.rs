@@ -13,6 +13,7 @@ use tabprobe_core::share::view::{
 };
 use tabprobe_core::share::{decode, from_file, SharedResult, MAX_RESULT_FILE_BYTES};
 use tabprobe_core::Label;
+use tabprobe_worker::protocol::Slot;
 
 use crate::components::label_badge::LabelBadge;
 use crate::components::model_panel::ModelPanel;
@@ -165,7 +166,7 @@ fn SharedResultView(result: SharedResult) -> impl IntoView {
             .with_untracked(|m| m.as_ref().map(|m| m.id.weights_sha256.clone()))
             .unwrap_or_default();
         rerun.set(None);
-        match crate::worker_client::client().and_then(|c| c.score(0, pairs, |_, _| {})) {
+        match crate::worker_client::client().and_then(|c| c.score(Slot::Main, pairs, |_, _| {})) {
             Err(e) => rerun.set(Some(Err(e))),
             Ok((_, fut)) => spawn_local(async move {
                 let out = fut.await.map(|(s, _)| (s, sha)).map_err(|f| f.message);

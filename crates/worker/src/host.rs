@@ -26,7 +26,7 @@ use wasm_bindgen::JsCast;
 use web_sys::{DedicatedWorkerGlobalScope, MessageEvent};
 
 use crate::outputs::{check_scores, test_panic_requested};
-use crate::protocol::{Backend, ModelInfo, Request, Response, TokenizerParts};
+use crate::protocol::{Backend, ModelInfo, Request, Response, Slot, TokenizerParts};
 use crate::transport;
 
 /// Batches per chunk between two progress messages (and cancel checks): one, so progress
@@ -99,15 +99,15 @@ struct Inoculated {
 #[derive(Default)]
 struct Host {
     device: Option<(Device, Backend)>,
-    models: HashMap<u32, Rc<NliModel>>,
+    models: HashMap<Slot, Rc<NliModel>>,
     /// Per slot, the files of its model.
-    files: HashMap<u32, Rc<SlotFiles>>,
+    files: HashMap<Slot, Rc<SlotFiles>>,
     /// Per inoculation job, its kept checkpoints (until the page closes).
     inoculated: HashMap<u64, Inoculated>,
     /// Slots whose model asked for the test panic ([`crate::outputs::TEST_PANIC_KEY`]).
-    panic_on_score: HashSet<u32>,
+    panic_on_score: HashSet<Slot>,
     /// Per slot, the id of the latest load requested: only it may take the slot.
-    latest_load: HashMap<u32, u64>,
+    latest_load: HashMap<Slot, u64>,
     cancelled: HashSet<u64>,
 }
 
@@ -295,7 +295,7 @@ fn handle(host: Rc<RefCell<Host>>, request: Request, parts: Vec<Vec<u8>>) {
 /// [`Response::LoadFailed`]); only the latest load requested for a slot takes it.
 fn start_load(
     host: Rc<RefCell<Host>>,
-    slot: u32,
+    slot: Slot,
     load_id: u64,
     batch_size: usize,
     files: SlotFiles,
@@ -410,7 +410,7 @@ async fn load(
 async fn run_probe(
     host: &Rc<RefCell<Host>>,
     job: u64,
-    slot: u32,
+    slot: Slot,
     set: ProbeSet,
 ) -> Result<RunResult, String> {
     let model = model_in(host, slot)?;
@@ -471,7 +471,7 @@ fn seconds() -> f64 {
 async fn inoculate_job(
     host: &Rc<RefCell<Host>>,
     job: u64,
-    slot: u32,
+    slot: Slot,
     run: &RunResult,
     settings: &InoculationSettings,
 ) -> Result<InoculationResult, String> {
@@ -480,7 +480,7 @@ async fn inoculate_job(
         .files
         .get(&slot)
         .cloned()
-        .ok_or_else(|| format!("no model is loaded in slot {slot}"))?;
+        .ok_or_else(|| format!("no model is loaded as the {slot}"))?;
     let plan = InoculationPlan::new(run, settings)?;
     let (device, _) = device(host).await;
     let mut pace = WorkerPace {
@@ -509,7 +509,7 @@ async fn inoculate_job(
 }
 
 /// The model in `slot`; panics when it carries the test hook (see the module docs).
-fn model_in(host: &Rc<RefCell<Host>>, slot: u32) -> Result<Rc<NliModel>, String> {
+fn model_in(host: &Rc<RefCell<Host>>, slot: Slot) -> Result<Rc<NliModel>, String> {
     let host = host.borrow();
     if host.panic_on_score.contains(&slot) {
         panic!("tabprobe_test_panic: this model's config.json asks the worker to panic on scoring (a test fixture)");
@@ -517,13 +517,13 @@ fn model_in(host: &Rc<RefCell<Host>>, slot: u32) -> Result<Rc<NliModel>, String>
     host.models
         .get(&slot)
         .cloned()
-        .ok_or_else(|| format!("no model is loaded in slot {slot}"))
+        .ok_or_else(|| format!("no model is loaded as the {slot}"))
 }
 
 async fn score(
     host: &Rc<RefCell<Host>>,
     job: u64,
-    slot: u32,
+    slot: Slot,
     pairs: &[Pair],
 ) -> Result<Vec<PairScore>, (String, bool)> {
     let model = model_in(host, slot).map_err(|m| (m, false))?;

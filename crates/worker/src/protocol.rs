@@ -8,6 +8,40 @@ use tabprobe_core::probe::ProbeSet;
 use tabprobe_core::run::RunResult;
 use tabprobe_core::scoring::{ModelId, Pair, PairScore};
 
+/// A model slot of the worker: the main model, and a second model to compare with (e.g. the
+/// bundled hypothesis-only one).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Slot {
+    /// The model the page works with: live predictions, probe runs, inoculation.
+    Main,
+    /// The model compared with it in probe runs (Table 8's hypothesis-only column).
+    Second,
+}
+
+impl Slot {
+    /// Both slots, main first.
+    pub const ALL: [Slot; 2] = [Slot::Main, Slot::Second];
+
+    /// The slot's position in per-slot arrays (`[main, second]`).
+    pub fn index(self) -> usize {
+        match self {
+            Slot::Main => 0,
+            Slot::Second => 1,
+        }
+    }
+}
+
+impl std::fmt::Display for Slot {
+    /// `main model` or `second model`, as the page names them.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            Slot::Main => "main model",
+            Slot::Second => "second model",
+        })
+    }
+}
+
 /// Which tokenizer files accompany a [`Request::LoadModel`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 pub enum TokenizerParts {
@@ -23,8 +57,8 @@ pub enum Request {
     /// Load a checkpoint into `slot`. Byte parts: `config.json`, `model.safetensors`, then the
     /// tokenizer part(s).
     LoadModel {
-        /// Model slot (0 = the main model, 1 = a second model to compare with).
-        slot: u32,
+        /// The model slot.
+        slot: Slot,
         /// Human name, e.g. the folder name.
         name: String,
         /// Which tokenizer files follow the weights.
@@ -43,7 +77,7 @@ pub enum Request {
         /// Caller-chosen job id.
         job: u64,
         /// Which model.
-        slot: u32,
+        slot: Slot,
         /// Pairs to score, in order.
         pairs: Vec<Pair>,
     },
@@ -54,7 +88,7 @@ pub enum Request {
         /// Caller-chosen job id.
         job: u64,
         /// Which model.
-        slot: u32,
+        slot: Slot,
         /// The generated items and the distinct pairs to score.
         set: Box<ProbeSet>,
     },
@@ -66,7 +100,7 @@ pub enum Request {
         /// Caller-chosen job id.
         job: u64,
         /// The model to fine-tune.
-        slot: u32,
+        slot: Slot,
         /// The probe run whose items form the challenge set.
         run: Box<RunResult>,
         /// Probes, sizes, learning rates, epochs, seed.
@@ -80,7 +114,7 @@ pub enum Request {
         /// Which size's checkpoint.
         size: usize,
         /// The slot to load it into.
-        slot: u32,
+        slot: Slot,
         /// Pairs per forward pass.
         batch_size: usize,
         /// Caller-chosen load id (see [`Request::LoadModel`]).
@@ -198,7 +232,7 @@ pub enum Response {
     /// The model in `slot` is ready.
     ModelLoaded {
         /// The slot it was loaded into.
-        slot: u32,
+        slot: Slot,
         /// The request's load id.
         #[serde(default)]
         load: u64,
@@ -208,7 +242,7 @@ pub enum Response {
     /// Loading into `slot` failed; the slot keeps its previous model.
     LoadFailed {
         /// The slot.
-        slot: u32,
+        slot: Slot,
         /// The request's load id.
         #[serde(default)]
         load: u64,

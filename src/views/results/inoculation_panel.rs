@@ -12,6 +12,7 @@ use leptos::task::spawn_local;
 use tabprobe_core::inoculation::{InoculationPlan, InoculationProgress, InoculationSettings};
 use tabprobe_core::probe::ProbeKind;
 use tabprobe_core::run::RunResult;
+use tabprobe_worker::protocol::Slot;
 
 use super::inoculation_result::InoculationResultView;
 use crate::components::progress_bar::duration;
@@ -138,7 +139,7 @@ pub fn InoculationPanel(
                 return;
             }
         };
-        let started = c.inoculate(0, (*start_run).clone(), settings, move |p| {
+        let started = c.inoculate(Slot::Main, (*start_run).clone(), settings, move |p| {
             let _ = status.try_update(|s| {
                 if let Status::Running { progress, .. } = s {
                     *progress = Some(p);

@@ -13,6 +13,7 @@ use tabprobe_core::inoculation::tables::{
     challenge_splits, format_percent, heading, split_name, splits, CHALLENGE_COLUMNS,
 };
 use tabprobe_core::inoculation::{Cell, Column, InoculationResult};
+use tabprobe_worker::protocol::Slot;
 
 use super::inoculation_panel::session_job;
 use crate::inoculation_store::SavedInoculation;
@@ -205,15 +206,15 @@ fn checkpoint_buttons(saved: Arc<SavedInoculation>) -> impl IntoView {
                 message.set(Some(format!("loading n = {size} as the second model…")));
                 spawn_local(async move {
                     let result = match client() {
-                        Ok(c) => c.load_inoculated(job, size, 1, DEFAULT_BATCH_SIZE).await,
+                        Ok(c) => c.load_inoculated(job, size, Slot::Second, DEFAULT_BATCH_SIZE).await,
                         Err(e) => Err(e),
                     };
                     match result {
                         Ok(info) => {
                             let label = info.id.name.clone();
                             state.second_model.set(Some(info));
-                            state.worker.record_source(1, ModelSource::Files);
-                            state.worker.reloaded(1);
+                            state.worker.record_source(Slot::Second, ModelSource::Files);
+                            state.worker.reloaded(Slot::Second);
                             let _ = message.try_set(Some(format!("{label} is loaded as the second model: the Probe runner runs it beside the main model on any probe.")));
                             let _ = loaded.try_set(true);
                         }
