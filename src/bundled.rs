@@ -10,7 +10,7 @@ use tabprobe_core::models_manifest::{
 use tabprobe_worker::protocol::Slot;
 
 use crate::model_load::{auto_load_model_url, load_model_url_into};
-use crate::state::{AppState, ModelStatus};
+use crate::state::{AppState, ModelStatus, SlotState};
 use crate::worker_crash::{watch_worker, ModelSource};
 
 /// Where the manifest is served (copied from `public/models/` by Trunk).
@@ -81,13 +81,13 @@ pub async fn load_bundled_into(state: AppState, slot: Slot, model: BundledModel)
 /// goes through the manifest entry), unless the load failed or another load took the slot.
 fn record_bundled(state: AppState, slot: Slot, model: &BundledModel) {
     if matches!(
-        state.status_of(slot).get_untracked(),
+        state.slot(slot).status.get_untracked(),
         ModelStatus::Failed(_)
     ) {
         return;
     }
     let base = |p: &str| p.trim_end_matches('/').to_string();
-    let loaded_here = state.model_in(slot).with_untracked(|m| m.is_some());
+    let loaded_here = state.slot(slot).model.with_untracked(|m| m.is_some());
     if loaded_here
         && state
             .worker
@@ -102,11 +102,10 @@ fn record_bundled(state: AppState, slot: Slot, model: &BundledModel) {
 /// Records the model now in `slot` as one that reads the hypothesis alone, unless the load
 /// failed (the slot then still holds the previous model).
 fn mark_hypothesis_only(state: AppState, slot: Slot) {
-    let (loaded, status) = if slot == Slot::Main {
-        (state.model, state.model_status)
-    } else {
-        (state.second_model, state.second_model_status)
-    };
+    let SlotState {
+        model: loaded,
+        status,
+    } = state.slot(slot);
     if matches!(status.get_untracked(), ModelStatus::Failed(_)) {
         return;
     }

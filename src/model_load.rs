@@ -71,7 +71,7 @@ impl Ticket {
     /// Sets the slot's status line, unless a newer load owns it.
     fn status(&self, status: ModelStatus) {
         if self.current() {
-            self.state.status_of(self.slot).set(status);
+            self.state.slot(self.slot).status.set(status);
         }
     }
 }
@@ -100,7 +100,7 @@ async fn hand_to_worker(ticket: Ticket, bytes: CheckpointBytes, source: ModelSou
     }
     match result {
         Ok(info) => {
-            ticket.state.model_in(ticket.slot).set(Some(info));
+            ticket.state.slot(ticket.slot).model.set(Some(info));
             ticket.state.worker.record_source(ticket.slot, source);
             ticket.state.worker.reloaded(ticket.slot);
             ticket.status(ModelStatus::Idle);
@@ -194,7 +194,8 @@ pub fn cancel_load(state: AppState, slot: Slot) {
     // A newer generation makes the running load stale: it gives up and touches nothing.
     Ticket::new(state, slot);
     state
-        .status_of(slot)
+        .slot(slot)
+        .status
         .set(ModelStatus::Failed("loading cancelled".to_string()));
 }
 

@@ -149,13 +149,14 @@ pub fn probe_set(
 /// asked for and loaded (tracked).
 pub fn run_models(state: &AppState, form: &RunnerForm) -> Vec<(Slot, ModelInfo)> {
     let mut models: Vec<(Slot, ModelInfo)> = state
+        .slot(Slot::Main)
         .model
         .get()
         .map(|m| (Slot::Main, m))
         .into_iter()
         .collect();
     if form.use_second {
-        if let Some(second) = state.second_model.get() {
+        if let Some(second) = state.slot(Slot::Second).model.get() {
             models.push((Slot::Second, second));
         }
     }
@@ -175,12 +176,7 @@ pub fn run_estimate_s(state: &AppState, passes: &[(ModelInfo, usize)]) -> Option
 /// Whether the model in `slot` was trained on the hypothesis alone (see
 /// [`AppState::hypothesis_only_weights`]).
 pub fn reads_hypothesis_only(state: &AppState, slot: Slot) -> bool {
-    let loaded = if slot == Slot::Main {
-        state.model
-    } else {
-        state.second_model
-    };
-    loaded.with_untracked(|m| {
+    state.slot(slot).model.with_untracked(|m| {
         m.as_ref().is_some_and(|m| {
             state
                 .hypothesis_only_weights
@@ -313,7 +309,7 @@ pub fn start_run(state: AppState, runs: RunsState) {
                     let stop = result.cancelled_at.is_some();
                     // This run's speed is the next estimate's.
                     let scored = result.cancelled_at.map_or(pairs, |p| p.done);
-                    if let Some(info) = state.model_in(slot).get_untracked() {
+                    if let Some(info) = state.slot(slot).model.get_untracked() {
                         state.pace.record(&info, scored, ms);
                     }
                     results.push(result);

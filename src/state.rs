@@ -52,6 +52,24 @@ pub enum LoadProblem {
     },
 }
 
+/// One model slot of the worker, as the page shows it.
+#[derive(Clone, Copy)]
+pub struct SlotState {
+    /// The model in the slot, once loaded; replaced only by a model that loaded.
+    pub model: RwSignal<Option<ModelInfo>>,
+    /// What the slot's loader is doing or why it failed.
+    pub status: RwSignal<ModelStatus>,
+}
+
+impl SlotState {
+    fn new() -> SlotState {
+        SlotState {
+            model: RwSignal::new(None),
+            status: RwSignal::new(ModelStatus::Idle),
+        }
+    }
+}
+
 /// Signals every view can reach with `expect_context::<AppState>()`. Made once, by the app
 /// root (no `Default`): a view outside the root fails loudly instead of working on a second,
 /// empty state.
@@ -63,16 +81,11 @@ pub struct AppState {
     pub problem: RwSignal<Option<LoadProblem>>,
     /// The file being read right now, for a status line.
     pub loading: RwSignal<Option<String>>,
-    /// The model in `Slot::Main`, once loaded; replaced only by a model that loaded.
-    pub model: RwSignal<Option<ModelInfo>>,
-    /// What the model loader is doing or why it failed.
-    pub model_status: RwSignal<ModelStatus>,
+    /// Per model slot (`[main, second]`, see [`AppState::slot`]): the loaded model and what
+    /// its loader is doing.
+    pub slots: [SlotState; 2],
     /// How tables become premise text for the model.
     pub linearization: RwSignal<LinearizeSettings>,
-    /// The model in `Slot::Second` (a second model to compare with, e.g. hypothesis-only).
-    pub second_model: RwSignal<Option<ModelInfo>>,
-    /// The second model loader's state line.
-    pub second_model_status: RwSignal<ModelStatus>,
     /// The site's bundled models (`models/index.json`), `None` when the site has none.
     pub bundled: RwSignal<Option<ModelsManifest>>,
     /// Weight hashes (SHA-256) of loaded models that were trained on the hypothesis alone
@@ -257,12 +270,9 @@ impl AppState {
             dataset: RwSignal::new(None),
             problem: RwSignal::new(None),
             loading: RwSignal::new(None),
-            model: RwSignal::new(None),
-            model_status: RwSignal::new(ModelStatus::Idle),
+            slots: [SlotState::new(), SlotState::new()],
             linearization: RwSignal::new(LinearizeSettings::default()),
             work_item: RwSignal::new(None),
-            second_model: RwSignal::new(None),
-            second_model_status: RwSignal::new(ModelStatus::Idle),
             bundled: RwSignal::new(None),
             hypothesis_only_weights: RwSignal::new(Vec::new()),
             load_generation: StoredValue::new([0, 0]),
@@ -301,21 +311,8 @@ impl AppState {
         self.load_generation_data.update_value(|g| *g += 1);
     }
 
-    /// The loaded-model signal of worker `slot` (0 = main, anything else = second).
-    pub fn model_in(&self, slot: Slot) -> RwSignal<Option<ModelInfo>> {
-        if slot == Slot::Main {
-            self.model
-        } else {
-            self.second_model
-        }
-    }
-
-    /// The loader status signal of worker `slot`.
-    pub fn status_of(&self, slot: Slot) -> RwSignal<ModelStatus> {
-        if slot == Slot::Main {
-            self.model_status
-        } else {
-            self.second_model_status
-        }
+    /// The state of model slot `slot`.
+    pub fn slot(&self, slot: Slot) -> SlotState {
+        self.slots[slot.index()]
     }
 }

@@ -150,13 +150,13 @@ fn crashed(state: AppState, message: String) {
     let health = state.worker;
     let mut lost = Vec::new();
     for slot in Slot::ALL {
-        if let Some(info) = state.model_in(slot).get_untracked() {
+        if let Some(info) = state.slot(slot).model.get_untracked() {
             lost.push(LostModel {
                 slot,
                 name: info.id.name.clone(),
                 source: health.source(slot),
             });
-            state.model_in(slot).set(None);
+            state.slot(slot).model.set(None);
         }
         // A load under way has failed with the crash message and says so on its own line.
     }

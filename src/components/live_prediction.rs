@@ -66,7 +66,7 @@ pub fn use_live_score(pair: Signal<Result<Pair, String>>) -> ReadSignal<LiveScor
         }
     };
     Effect::new(move |_| {
-        let model = state.model.get();
+        let model = state.slot(Slot::Main).model.get();
         let pair = pair.get();
         stop();
         generation.update_value(|g| *g += 1);

@@ -36,7 +36,7 @@ fn picked_files(ev: &leptos::ev::Event) -> Vec<web_sys::File> {
 /// load under way there, nor once it is the model loaded there (tracked).
 fn offer_bundled(state: AppState, slot: Slot, path: &str) -> bool {
     let (loaded, loading) = state.worker.loaded_or_loading(slot, path);
-    let present = state.model_in(slot).with(|m| m.is_some());
+    let present = state.slot(slot).model.with(|m| m.is_some());
     !(loading || loaded && present)
 }
 
@@ -51,7 +51,7 @@ pub fn ModelPanel() -> impl IntoView {
         }
     };
     let info = move || {
-        state.model.get().map(|m| {
+        state.slot(Slot::Main).model.get().map(|m| {
             let short = m.id.weights_sha256.chars().take(12).collect::<String>();
             view! {
                 <span class="model-name" data-testid="model-name">{m.id.name.clone()}</span>
@@ -63,7 +63,7 @@ pub fn ModelPanel() -> impl IntoView {
         })
     };
     let status = move || {
-        match state.model_status.get() {
+        match state.slot(Slot::Main).status.get() {
         ModelStatus::Idle => None,
         ModelStatus::Loading(s) => Some(view! {
             <span class="model-status loading" data-testid="model-status">{s}</span>
@@ -73,7 +73,7 @@ pub fn ModelPanel() -> impl IntoView {
             view! {
                 <span class="model-status failed" data-testid="model-error" role="alert">
                     {s}
-                    {move || state.model.get().map(|m| format!(" — {} is still loaded.", m.id.name))}
+                    {move || state.slot(Slot::Main).model.get().map(|m| format!(" — {} is still loaded.", m.id.name))}
                 </span>
             }
             .into_any(),
@@ -120,7 +120,7 @@ pub fn ModelPanel() -> impl IntoView {
         <WorkerCrashNotice/>
         <section class="model-panel" data-testid="model-panel">
             <strong>"Model"</strong>
-            {move || state.model.with(|m| m.is_none()).then(|| view! { <span class="muted">"none loaded"</span> })}
+            {move || state.slot(Slot::Main).model.with(|m| m.is_none()).then(|| view! { <span class="muted">"none loaded"</span> })}
             {info}
             {status}
             {move || state.pace.live.get().map(|(done, total)| view! {
@@ -176,7 +176,7 @@ fn SecondModelPanel() -> impl IntoView {
         }
     };
     let info = move || {
-        state.second_model.get().map(|m| {
+        state.slot(Slot::Second).model.get().map(|m| {
             let short = m.id.weights_sha256.chars().take(12).collect::<String>();
             view! {
                 <span class="model-name" data-testid="model2-name">{m.id.name.clone()}</span>
@@ -189,7 +189,7 @@ fn SecondModelPanel() -> impl IntoView {
         })
     };
     let status = move || {
-        match state.second_model_status.get() {
+        match state.slot(Slot::Second).status.get() {
         ModelStatus::Idle => None,
         ModelStatus::Loading(s) => Some(view! {
             <span class="model-status loading" data-testid="model2-status">{s}</span>
@@ -218,7 +218,7 @@ fn SecondModelPanel() -> impl IntoView {
     view! {
         <section class="model-panel second" data-testid="model2-panel">
             <strong>"Second model"</strong>
-            {move || state.second_model.with(|m| m.is_none()).then(|| view! {
+            {move || state.slot(Slot::Second).model.with(|m| m.is_none()).then(|| view! {
                 <span class="muted">"none — optional: compared side by side in probe results; Table 8 uses it as the hypothesis-only model"</span>
             })}
             {info}

@@ -73,7 +73,7 @@ pub fn HypothesisList(
         let examples = examples.clone();
         let source = source.clone();
         Effect::new(move |_| {
-            let model = state.model.get();
+            let model = state.slot(Slot::Main).model.get();
             let settings = state.linearization.get();
             cancel_running();
             generation.update_value(|g| *g += 1);

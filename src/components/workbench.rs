@@ -8,6 +8,7 @@ use tabprobe_core::probe::Expectation;
 use tabprobe_core::scoring::Pair;
 use tabprobe_core::share::{SharedInput, SharedPredictions, SharedResult};
 use tabprobe_core::{Label, LabelSet, Table};
+use tabprobe_worker::protocol::Slot;
 
 use crate::components::live_prediction::{LiveScore, ScoreCard};
 use crate::components::save_item::SaveItem;
@@ -130,7 +131,7 @@ pub fn work_result(
         rule: None,
         expectation: asserted.map(|l| Expectation::Label { labels: vec![l] }),
         certainty: None,
-        model: state.model.get().map(|m| m.id),
+        model: state.slot(Slot::Main).model.get().map(|m| m.id),
         predictions,
         other_models: Vec::new(),
         linearization: state.linearization.get(),

@@ -9,6 +9,7 @@ use tabprobe_core::probe::word_order::PermutationTarget;
 use tabprobe_core::probe::ProbeKind;
 use tabprobe_core::rules::{Operation, RuleSet};
 use tabprobe_core::Label;
+use tabprobe_worker::protocol::Slot;
 
 use crate::components::model_panel::ModelPanel;
 use crate::components::progress_bar::{duration, ProgressBar};
@@ -250,7 +251,8 @@ pub fn RunnerView() -> impl IntoView {
         has.then(|| probe_set(&state, &f, false).map(|s| s.counts()))
     });
     let models_running = move || {
-        let second = form.with(|f| f.use_second) && state.second_model.with(|m| m.is_some());
+        let second =
+            form.with(|f| f.use_second) && state.slot(Slot::Second).model.with(|m| m.is_some());
         if second {
             2
         } else {
@@ -296,7 +298,7 @@ pub fn RunnerView() -> impl IntoView {
     };
     let can_run = move || {
         !runs.running()
-            && state.model.with(|m| m.is_some())
+            && state.slot(Slot::Main).model.with(|m| m.is_some())
             && matches!(preview.get(), Some(Ok(c)) if c.forward_passes > 0)
     };
     let status = move || {
@@ -344,7 +346,7 @@ pub fn RunnerView() -> impl IntoView {
     }
     };
     let second_box = move || {
-        state.second_model.get().map(|m| {
+        state.slot(Slot::Second).model.get().map(|m| {
             view! {
                 <label class="check">
                     <input type="checkbox" data-testid="use-second" prop:checked=move || form.with(|f| f.use_second)
@@ -410,7 +412,7 @@ pub fn RunnerView() -> impl IntoView {
                 <aside class="runner-side">
                     <h2>"Before running"</h2>
                     {counts}
-                    {move || state.model.with(|m| m.is_none()).then(|| view! { <p class="hint" data-testid="runner-no-model">"Load a model in the model bar to run."</p> })}
+                    {move || state.slot(Slot::Main).model.with(|m| m.is_none()).then(|| view! { <p class="hint" data-testid="runner-no-model">"Load a model in the model bar to run."</p> })}
                     <div class="run-buttons">
                         <button class="primary" data-testid="run" disabled=move || !can_run() on:click=move |_| start_run(state, runs)>"Run probes"</button>
                         <button data-testid="cancel" disabled=move || !runs.running() || cancelling() on:click=move |_| cancel_run(runs)>

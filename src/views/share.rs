@@ -149,7 +149,7 @@ fn SharedResultView(result: SharedResult) -> impl IntoView {
     let rerun = RwSignal::new(None::<Result<(Vec<PairScore>, String), String>>);
     // Results of another model would be mislabelled: a new model clears them.
     Effect::new(move |_| {
-        state.model.track();
+        state.slot(Slot::Main).model.track();
         rerun.set(None);
     });
     let pairs = rerun_pairs(&r);
@@ -162,6 +162,7 @@ fn SharedResultView(result: SharedResult) -> impl IntoView {
             }
         };
         let sha = state
+            .slot(Slot::Main)
             .model
             .with_untracked(|m| m.as_ref().map(|m| m.id.weights_sha256.clone()))
             .unwrap_or_default();
@@ -190,7 +191,7 @@ fn SharedResultView(result: SharedResult) -> impl IntoView {
     let linearization_text = page.linearization.clone();
     let link_model = page.model.clone();
     let hash_warning = move || {
-        let loaded = state.model.get()?;
+        let loaded = state.slot(Slot::Main).model.get()?;
         let same = link_model.as_ref().map(|m| m.weights_sha256.as_str())
             == Some(loaded.id.weights_sha256.as_str());
         (!same).then(|| {
@@ -216,7 +217,7 @@ fn SharedResultView(result: SharedResult) -> impl IntoView {
                 let (b, a) = (it.next(), it.next());
                 view! {
                     <table class="share-predictions" data-testid="rerun-predictions">
-                        <caption>{state.model.with_untracked(|m| m.as_ref().map(|m| format!("Re-run with {}", m.id.name)))}</caption>
+                        <caption>{state.slot(Slot::Main).model.with_untracked(|m| m.as_ref().map(|m| format!("Re-run with {}", m.id.name)))}</caption>
                         <tr><th scope="row">"original"</th>{prediction_cell(b, r_gold, "rerun-before")}</tr>
                         <tr><th scope="row">"edited"</th>{prediction_cell(a, expected_after, "rerun-after")}</tr>
                     </table>
@@ -339,10 +340,10 @@ fn SharedResultView(result: SharedResult) -> impl IntoView {
                 <p class="muted">{format!("The re-run reads the tables as this result did ({}), whatever the premise-text setting below says.", linearization_text)}</p>
                 <ModelPanel/>
                 {hash_warning}
-                <button class="button" data-testid="rerun" on:click=on_rerun disabled=move || state.model.with(|m| m.is_none())>
+                <button class="button" data-testid="rerun" on:click=on_rerun disabled=move || state.slot(Slot::Main).model.with(|m| m.is_none())>
                     "Re-run with the loaded model"
                 </button>
-                {move || state.model.with(|m| m.is_none()).then(|| view! { <span class="muted">" Load a model above to re-run these two items."</span> })}
+                {move || state.slot(Slot::Main).model.with(|m| m.is_none()).then(|| view! { <span class="muted">" Load a model above to re-run these two items."</span> })}
                 {rerun_view}
             </div>
         </section>

@@ -126,7 +126,7 @@ pub fn InoculationPanel(
     let start_id = run_id.clone();
     let start = move |_| {
         let Ok(settings) = settings() else { return };
-        if state.model.get_untracked().is_none() {
+        if state.slot(Slot::Main).model.get_untracked().is_none() {
             status.set(Status::Failed(
                 "load a model first: inoculation fine-tunes the main model".into(),
             ));
