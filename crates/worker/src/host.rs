@@ -111,7 +111,7 @@ struct Host {
     cancelled: HashSet<u64>,
 }
 
-/// Installs the message handler on the worker's global scope. Called once by `bin/worker.rs`.
+/// Installs the message handler on the worker's global scope. Called once by the worker binary (`src/main.rs`).
 pub fn start() {
     let Ok(scope) = js_sys::global().dyn_into::<DedicatedWorkerGlobalScope>() else {
         web_sys::console::error_1(&"tabprobe worker: not running in a dedicated worker".into());
