@@ -6,8 +6,10 @@
 use leptos::prelude::*;
 use tabprobe_core::glossary::with_unit;
 use tabprobe_core::metrics::invalid::NOT_APPLICABLE_TWO_WAY;
-use tabprobe_core::metrics::{InvalidTransitionTable, TransitionSet};
-use tabprobe_core::report::{num, operation_name, paper_table, render_csv, Section, ALL};
+use tabprobe_core::metrics::InvalidTransitionTable;
+use tabprobe_core::report::{
+    num, operation_name, paper_table, render_csv, ItemSelector, Section, ALL,
+};
 use tabprobe_core::rules::Operation;
 use tabprobe_core::Label;
 
@@ -23,19 +25,9 @@ pub fn operation_title(op: Operation) -> String {
     )
 }
 
-/// How the page names a transition set: `relevant row deletion — one relevant row deleted
-/// (Table 6)`; single-operation sets keep their operation's name.
-pub fn set_title(set: TransitionSet) -> String {
-    format!(
-        "{} — {} ({})",
-        set.as_str().replace('_', " "),
-        set.describe(),
-        set.paper_table()
-    )
-}
-
-/// One report section as an HTML table with a CSV button. `on_row` (when given) makes rows
-/// clickable: it receives the row's cells.
+/// One report section as an HTML table with a CSV button. With `on_items`, the figures core
+/// put items behind drill down: a row that counts one set of items is clickable as a whole,
+/// a row whose columns count different sets (the word-order summary) cell by cell.
 #[component]
 pub fn SectionTable(
     /// The section.
@@ -43,19 +35,16 @@ pub fn SectionTable(
     /// A prefix for the CSV file name (e.g. the model's name).
     #[prop(default = String::new())]
     file_prefix: String,
-    /// Drill-down on a row.
+    /// Drill-down: receives the items behind the row or cell clicked.
     #[prop(optional)]
-    on_row: Option<Callback<Vec<String>>>,
-    /// Drill-down on a cell (instead of the row): receives the row's cells and the column's
-    /// header; used where each column counts different items.
-    #[prop(optional)]
-    on_cell: Option<Callback<(Vec<String>, String)>>,
+    on_items: Option<Callback<ItemSelector>>,
 ) -> impl IntoView {
     let csv = render_csv(&section);
+    let stem = section.file();
     let file = if file_prefix.is_empty() {
-        format!("{}.csv", section.file)
+        format!("{stem}.csv")
     } else {
-        format!("{file_prefix}-{}.csv", section.file)
+        format!("{file_prefix}-{stem}.csv")
     };
     let header = section
         .header
@@ -67,6 +56,7 @@ pub fn SectionTable(
         .iter()
         .map(|row| {
             let cells = row
+                .cells
                 .iter()
                 .zip(&section.header)
                 .enumerate()
@@ -74,7 +64,7 @@ pub fn SectionTable(
                     let text = if c.is_empty() {
                         "–".to_string()
                     } else {
-                        with_unit(&section.file, h, c)
+                        with_unit(&stem, h, c)
                     };
                     // A row name that is shorthand (`pooled`) is explained like a header; the
                     // group `all` is plain (the column `all` of evidence selection is not).
@@ -83,9 +73,13 @@ pub fn SectionTable(
                     } else {
                         text.into_any()
                     };
-                    match on_cell {
-                        Some(cb) => {
-                            let arg = (row.clone(), h.clone());
+                    let cell_items = row
+                        .cell_items
+                        .iter()
+                        .find(|(k, _)| *k == col)
+                        .map(|(_, items)| items.clone());
+                    match on_items.zip(cell_items) {
+                        Some((cb, arg)) => {
                             let arg2 = arg.clone();
                             view! {
                                 <td class="clickable" tabindex="0" title="show the items behind this number" data-testid="section-cell" data-column=h.clone()
@@ -100,10 +94,9 @@ pub fn SectionTable(
                     }
                 })
                 .collect::<Vec<_>>();
-            match on_row {
-                Some(cb) => {
-                    let r = row.clone();
-                    let r2 = row.clone();
+            match on_items.zip(row.items.clone()) {
+                Some((cb, r)) => {
+                    let r2 = r.clone();
                     view! {
                         <tr class="clickable" tabindex="0" title="show the items behind this row"
                             on:click=move |_| cb.run(r.clone())
@@ -123,7 +116,7 @@ pub fn SectionTable(
         .map(|n| view! { <p class="note">{n.clone()}</p> })
         .collect::<Vec<_>>();
     view! {
-        <div class="report-section" data-testid="report-section" data-file=section.file.clone()>
+        <div class="report-section" data-testid="report-section" data-file=stem.clone()>
             <div class="section-head">
                 <h4>{section.title.clone()}</h4>
                 <button class="small" data-testid="csv" on:click=move |_| download(&file, "text/csv", &csv)>"CSV"</button>

@@ -27,7 +27,7 @@ pub fn run(path: &Path, csv: Option<&Path>, include_heuristic: bool) -> Result<(
     // CSV first, so piping the text into `head` (which closes stdout early) still writes them.
     if let Some(dir) = csv {
         for s in &sections {
-            crate::io::write(&dir.join(format!("{}.csv", s.file)), &render_csv(s))?;
+            crate::io::write(&dir.join(format!("{}.csv", s.file())), &render_csv(s))?;
         }
         eprintln!("wrote {} CSV files to {}", sections.len(), dir.display());
     }

@@ -88,6 +88,7 @@ pub fn score_plot(section: &Section) -> Option<BarPlot> {
     let rows: Vec<&Vec<String>> = section
         .rows
         .iter()
+        .map(|r| &r.cells)
         .filter(|r| r.get(g).map(String::as_str) == Some(ALL))
         .collect();
     let mut probes: Vec<String> = Vec::new();
@@ -178,11 +179,11 @@ mod tests {
     fn section(rows: Vec<Vec<String>>) -> Section {
         let header = crate::report::SCORE_COLUMNS;
         Section {
+            id: crate::report::SectionId::Table4,
             title: "Table 4".into(),
-            file: "table4_scores".into(),
             notes: vec![],
             header: header.iter().map(|s| s.to_string()).collect(),
-            rows,
+            rows: rows.into_iter().map(crate::report::Row::new).collect(),
         }
     }
 

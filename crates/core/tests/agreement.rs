@@ -89,10 +89,10 @@ fn votes_are_kept_and_agreement_is_computed_by_hand() {
     ));
     let sec = sections(&r)
         .into_iter()
-        .find(|s| s.file == "agreement")
+        .find(|s| s.file() == "agreement")
         .unwrap();
     assert_eq!(
-        sec.rows[0],
+        sec.rows[0].cells,
         [
             "all",
             "2",

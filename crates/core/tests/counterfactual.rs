@@ -312,16 +312,16 @@ fn table8_leaves_neutral_out_and_splits_flipping_from_preserving() {
         .unwrap();
     assert_eq!(r.items.len(), 7);
     let sections = tabprobe_core::report::sections(&r);
-    let get = |file: &str| sections.iter().find(|s| s.file == file);
+    let get = |file: &str| sections.iter().find(|s| s.file() == file);
     let flip = get("table8_paired_label_flipping").expect("a label-flipping Table 8");
     // Rows in the paper's order: ✓✗✗, ✗✓✗, ✓✗✓, ✗✓✓, then the other four.
     assert_eq!(
-        flip.rows[1],
+        flip.rows[1].cells,
         ["all", "wrong", "right", "wrong", "1", "100.00", "yes"]
     );
     assert!(flip.rows[..8]
         .iter()
-        .all(|r| r[4] == "0" || r[2] == "right"));
+        .all(|r| r.cells[4] == "0" || r.cells[2] == "right"));
     assert!(
         flip.notes
             .iter()
@@ -331,14 +331,14 @@ fn table8_leaves_neutral_out_and_splits_flipping_from_preserving() {
     );
     let keep = get("table8_paired_label_preserving").expect("a label-preserving Table 8");
     assert_eq!(
-        keep.rows[1],
+        keep.rows[1].cells,
         ["all", "wrong", "right", "wrong", "3", "75.00", "yes"]
     );
     let row = keep.rows[..8]
         .iter()
-        .find(|r| r[1..4] == ["right", "right", "wrong"])
+        .find(|r| r.cells[1..4] == ["right", "right", "wrong"])
         .unwrap();
-    assert_eq!(row[4..6], ["1", "25.00"]);
+    assert_eq!(row.cells[4..6], ["1", "25.00"]);
     assert!(get("table8_paired").is_none());
     // The same through the API.
     use tabprobe_core::metrics::{paired_checks, paired_table, CounterfactualClass};
@@ -385,13 +385,13 @@ fn table8_leaves_neutral_out_and_splits_flipping_from_preserving() {
     );
     let keep = with
         .iter()
-        .find(|s| s.file == "table8_paired_label_preserving")
+        .find(|s| s.file() == "table8_paired_label_preserving")
         .expect("the label-preserving Table 8");
     let all_count: usize = keep
         .rows
         .iter()
-        .filter(|row| row[0] == "all")
-        .map(|row| row[4].parse::<usize>().unwrap())
+        .filter(|row| row.cells[0] == "all")
+        .map(|row| row.cells[4].parse::<usize>().unwrap())
         .sum();
     assert_eq!(all_count, 4);
     assert!(
@@ -404,12 +404,12 @@ fn table8_leaves_neutral_out_and_splits_flipping_from_preserving() {
     let default = tabprobe_core::report::sections(&r);
     let graph_items = |secs: &[tabprobe_core::report::Section]| -> usize {
         secs.iter()
-            .find(|s| s.file == "graph_label_preserving_counterfactual")
+            .find(|s| s.file() == "graph_label_preserving_counterfactual")
             .map(|s| {
                 s.rows
                     .iter()
-                    .filter(|row| row[0] == "pooled")
-                    .map(|row| row[3].parse::<usize>().unwrap())
+                    .filter(|row| row.cells[0] == "pooled")
+                    .map(|row| row.cells[3].parse::<usize>().unwrap())
                     .sum()
             })
             .unwrap_or(0)
@@ -477,7 +477,7 @@ fn derived_hypothesis_rewrite_is_a_hypothesis_edit_not_a_counterfactual() {
     );
     let files: Vec<String> = tabprobe_core::report::sections(&r)
         .into_iter()
-        .map(|s| s.file)
+        .map(|s| s.file())
         .collect();
     assert!(files.contains(&"invalid_label_preserving_hypothesis".to_string()));
     assert!(!files.iter().any(|f| f.starts_with("table8")), "{files:?}");

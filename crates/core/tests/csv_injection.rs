@@ -2,7 +2,7 @@
 //! cell a spreadsheet would run as a formula gets a leading `'`; plain numbers stay numbers.
 //! `render_csv` is what both `tabprobe report --csv` and the site's CSV buttons write.
 
-use tabprobe_core::report::{csv_field, render_csv, Section};
+use tabprobe_core::report::{csv_field, render_csv, Row, Section, SectionId};
 
 #[test]
 fn formula_cells_are_prefixed_by_hand() {
@@ -38,13 +38,13 @@ fn formula_cells_are_prefixed_by_hand() {
 #[test]
 fn render_csv_neutralises_every_cell_header_included() {
     let s = Section {
+        id: SectionId::Run,
         title: "t".into(),
-        file: "f".into(),
         notes: vec![],
         header: vec!["=group".into(), "score".into()],
         rows: vec![
-            vec!["@evil".into(), "-0.5".into()],
-            vec!["category:plain".into(), "0.25".into()],
+            Row::new(vec!["@evil".into(), "-0.5".into()]),
+            Row::new(vec!["category:plain".into(), "0.25".into()]),
         ],
     };
     assert_eq!(

@@ -17,17 +17,13 @@ mod common;
 
 use common::*;
 use sha2::{Digest, Sha256};
-use tabprobe_core::dataset::Example;
-use tabprobe_core::label::Label;
 use tabprobe_core::metrics::{omega_curve_x, run_word_order_metrics};
-use tabprobe_core::probe::{build_probe_set, ProbeKind, ProbeSettings};
+use tabprobe_core::probe::{build_probe_set, ProbeKind};
 use tabprobe_core::report::{render_csv, sections};
 use tabprobe_core::rules::RuleSet;
 use tabprobe_core::run::ProbeRun;
 use tabprobe_core::run::RunResult;
 use tabprobe_core::scoring::PairScorer;
-use tabprobe_core::table::Table;
-use tabprobe_core::Dataset;
 
 /// SHA-256 of [`word_order_figures`].
 const WORD_ORDER_SHA256: &str = "9b1a88c18397a9305e6cff27e7400cf0a240a6216769c2027d1b949c267f5a2a";
@@ -35,58 +31,9 @@ const WORD_ORDER_SHA256: &str = "9b1a88c18397a9305e6cff27e7400cf0a240a6216769c20
 /// SHA-256 of the run file's JSON (see the module doc).
 const RUN_SHA256: &str = "314865035c2e160e203dac7c89c4223e942825253540a21094a792f1a915c3b8";
 
-fn example(id: &str, table: Option<&str>, premise: Option<&str>, h: &str, label: Label) -> Example {
-    Example {
-        id: Some(id.into()),
-        table: table.map(str::to_string),
-        premise: premise.map(str::to_string),
-        hypothesis: h.into(),
-        label,
-        split: Some("a3".into()),
-        relevant_rows: None,
-        relevance_votes: None,
-        categories: vec!["fixture".into()],
-        annotator: None,
-        derived_from: None,
-        operation: None,
-    }
-}
-
-/// The running example (Figures 1–2, 5–6) plus a shipped counterfactual of H1 and a
-/// plain-text premise, so every probe kind has something to do.
-fn fixture() -> Dataset {
-    let mut d = running_example();
-    let mut cf = breakfast();
-    if let Table::KeyValue(t) = &mut cf {
-        t.id = "T1264_cf".into();
-        t.rows[4].values = vec!["36:06".into()];
-    }
-    d.tables.push(cf);
-    let mut h1cf = example("H1-cf", Some("T1264_cf"), None, H1, Label::Contradict);
-    h1cf.derived_from = Some("H1".into());
-    d.examples.push(h1cf);
-    d.examples.push(example(
-        "M1",
-        None,
-        Some("The new rights are nice enough and everyone really likes the newest benefits."),
-        "Everyone really likes the newest benefits of the new rights.",
-        Label::Entail,
-    ));
-    d.examples.push(example(
-        "K1",
-        Some("T7"),
-        None,
-        "Kind of Blue is not a jazz album released by Columbia in more than 1950.",
-        Label::Contradict,
-    ));
-    d
-}
-
 fn run_result() -> RunResult {
-    let mut s = ProbeSettings::new(ProbeKind::all(), 20220710);
-    s.hypothesis_only = true;
-    s.word_order.q = 6;
-    let set = build_probe_set(&fixture(), &s, &RuleSet::default()).expect("probe set");
+    let set = build_probe_set(&fixture(), &every_probe_settings(), &RuleSet::default())
+        .expect("probe set");
     let kinds: Vec<ProbeKind> = set.counts().per_probe.keys().copied().collect();
     // Every kind but the quantifier probe (no quantifier word in the fixture) has items.
     let missing: Vec<ProbeKind> = ProbeKind::all()
@@ -115,7 +62,7 @@ fn word_order_figures() -> String {
         serde_json::to_string(&run_word_order_metrics(&run, &omega_curve_x())).expect("json");
     for s in sections(&run)
         .iter()
-        .filter(|s| s.file.starts_with("word_order"))
+        .filter(|s| s.file().starts_with("word_order"))
     {
         out.push_str(&render_csv(s));
     }

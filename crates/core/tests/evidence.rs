@@ -116,10 +116,10 @@ fn per_example_cap_leaves_only_complete_examples() {
     // The report counts them and says why.
     let sec = tabprobe_core::report::sections(&r)
         .into_iter()
-        .find(|s| s.file == "evidence")
+        .find(|s| s.file() == "evidence")
         .unwrap();
     assert_eq!(sec.header[2], "incomplete");
-    assert_eq!(&sec.rows[0][..3], ["all", "1", "2"]);
+    assert_eq!(&sec.rows[0].cells[..3], ["all", "1", "2"]);
     assert!(
         sec.notes
             .iter()
@@ -129,12 +129,18 @@ fn per_example_cap_leaves_only_complete_examples() {
     );
     let per = tabprobe_core::report::sections(&r)
         .into_iter()
-        .find(|s| s.file == "evidence_examples")
+        .find(|s| s.file() == "evidence_examples")
         .unwrap();
     let uses: Vec<(&str, &str, &str)> = per
         .rows
         .iter()
-        .map(|row| (row[0].as_str(), row[5].as_str(), row[8].as_str()))
+        .map(|row| {
+            (
+                row.cells[0].as_str(),
+                row.cells[5].as_str(),
+                row.cells[8].as_str(),
+            )
+        })
         .collect();
     assert_eq!(
         uses,
@@ -151,7 +157,7 @@ fn per_example_cap_leaves_only_complete_examples() {
     assert_eq!(incomplete_evidence_where(&r, |_| true).len(), 3);
     let sec = tabprobe_core::report::sections(&r)
         .into_iter()
-        .find(|s| s.file == "evidence")
+        .find(|s| s.file() == "evidence")
         .unwrap();
-    assert_eq!(&sec.rows[0][..4], ["all", "0", "3", ""]);
+    assert_eq!(&sec.rows[0].cells[..4], ["all", "0", "3", ""]);
 }

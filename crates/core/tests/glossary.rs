@@ -62,14 +62,14 @@ fn every_header_is_explained_or_plain() {
         "word_order_omega",
     ] {
         assert!(
-            secs.iter().any(|s| s.file == want),
+            secs.iter().any(|s| s.file() == want),
             "the fixture run has {want}"
         );
     }
     let mut missing = Vec::new();
     for s in &secs {
         // The invalid-transition tables' split columns are split names.
-        let fixed = if s.file.starts_with("invalid_") {
+        let fixed = if s.file().starts_with("invalid_") {
             2
         } else {
             s.header.len()
@@ -78,10 +78,10 @@ fn every_header_is_explained_or_plain() {
             .header
             .iter()
             .take(fixed)
-            .chain(s.header.last().filter(|_| s.file.starts_with("invalid_")))
+            .chain(s.header.last().filter(|_| s.file().starts_with("invalid_")))
         {
             if term(h).is_none() && !PLAIN.contains(&h.as_str()) {
-                missing.push(format!("{}: {h}", s.file));
+                missing.push(format!("{}: {h}", s.file()));
             }
         }
     }
@@ -159,13 +159,13 @@ fn every_share_is_a_percentage() {
     let secs = report();
     // Word order (UNLI reports fractions) is given in % like every other share: the
     // accuracy cell of a run whose examples are all right or all wrong reads 0.00..=100.00.
-    let wo = secs.iter().find(|s| s.file == "word_order").unwrap();
+    let wo = secs.iter().find(|s| s.file() == "word_order").unwrap();
     let acc = wo.header.iter().position(|h| h == "accuracy").unwrap();
-    let v: f64 = wo.rows[0][acc].parse().unwrap();
+    let v: f64 = wo.rows[0].cells[acc].parse().unwrap();
     assert!((0.0..=100.0).contains(&v));
     // The running example's permuted hypotheses: H1, H2, H5 are ENTAIL/CONTRADICT and the
     // fake gets them right on the originals, H3 (NEUTRAL) too: 𝒜 = 100%, not 1.0000.
-    assert_eq!(wo.rows[0][acc], "100.00");
+    assert_eq!(wo.rows[0].cells[acc], "100.00");
     assert_eq!(unit("word_order", "omega_max"), Unit::Percent);
     assert_eq!(unit("word_order", "entropy_c"), Unit::Plain);
     assert_eq!(unit("agreement", "fleiss_kappa"), Unit::Plain);
@@ -181,11 +181,14 @@ fn every_share_is_a_percentage() {
 #[test]
 fn evidence_rows_are_named_by_key_and_counted_from_one() {
     let secs = report();
-    let per = secs.iter().find(|s| s.file == "evidence_examples").unwrap();
+    let per = secs
+        .iter()
+        .find(|s| s.file() == "evidence_examples")
+        .unwrap();
     let human = per.header.iter().position(|h| h == "human_rows").unwrap();
     // H5's evidence is T996's row 1 (0-based), "Length": shown as its key, row 2.
-    let h5 = per.rows.iter().find(|r| r[0] == "H5").unwrap();
-    assert_eq!(h5[human], "Length (row 2)");
+    let h5 = per.rows.iter().find(|r| r.cells[0] == "H5").unwrap();
+    assert_eq!(h5.cells[human], "Length (row 2)");
 }
 
 #[test]
@@ -206,17 +209,17 @@ fn a_single_split_is_named_once() {
     let run = r.finish(fake.model_id()).unwrap();
     let secs = sections(&run);
     assert!(
-        secs.iter().any(|s| s.file == "table4_scores"),
+        secs.iter().any(|s| s.file() == "table4_scores"),
         "Table 4 is checked too"
     );
     for s in secs {
         let first: Vec<&str> = s
             .rows
             .iter()
-            .filter_map(|r| r.first().map(String::as_str))
+            .filter_map(|r| r.cells.first().map(String::as_str))
             .collect();
-        assert!(!first.contains(&"split:paper"), "{}: {first:?}", s.file);
-        if s.file == "table1_accuracy" {
+        assert!(!first.contains(&"split:paper"), "{}: {first:?}", s.file());
+        if s.file() == "table1_accuracy" {
             assert_eq!(
                 first,
                 ["paper"],

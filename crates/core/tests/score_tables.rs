@@ -139,14 +139,14 @@ fn accepted_items_are_scored_against_the_reviewers_label_and_rejected_ones_never
 }
 
 fn section<'a>(secs: &'a [Section], file: &str) -> &'a Section {
-    secs.iter().find(|s| s.file == file).unwrap()
+    secs.iter().find(|s| s.file() == file).unwrap()
 }
 
 fn rows_of<'a>(s: &'a Section, group: &str) -> Vec<Vec<&'a str>> {
     s.rows
         .iter()
-        .filter(|r| r[0] == group)
-        .map(|r| r.iter().map(String::as_str).collect())
+        .filter(|r| r.cells[0] == group)
+        .map(|r| r.cells.iter().map(String::as_str).collect())
         .collect()
 }
 
@@ -437,7 +437,8 @@ fn table1_accuracy_per_split_beside_hypothesis_only_and_majority() {
             "majority_baseline"
         ]
     );
-    assert_eq!(t1.rows, want.map(|r| r.map(String::from)));
+    let cells: Vec<Vec<String>> = t1.rows.iter().map(|r| r.cells.clone()).collect();
+    assert_eq!(cells, want.map(|r| r.map(String::from)));
     // Both loaded models side by side; the hypothesis-only model is named so, and its
     // accuracy is its hypothesis-only figure (everything ENTAIL: H1 only, then H1 of 4).
     let hypo = run_of(&running_example(), &s, true);
@@ -445,7 +446,7 @@ fn table1_accuracy_per_split_beside_hypothesis_only_and_majority() {
     let rows: Vec<Vec<&str>> = t1
         .rows
         .iter()
-        .map(|r| r.iter().map(String::as_str).collect())
+        .map(|r| r.cells.iter().map(String::as_str).collect())
         .collect();
     assert_eq!(rows[0], want[0]);
     assert_eq!(
@@ -480,7 +481,7 @@ fn table1_accuracy_per_split_beside_hypothesis_only_and_majority() {
     );
     let secs = sections(&plain);
     let t1 = section(&secs, "table1_accuracy");
-    assert_eq!(t1.rows[2][4], "");
+    assert_eq!(t1.rows[2].cells[4], "");
     assert!(t1
         .notes
         .iter()
@@ -498,8 +499,8 @@ fn the_run_table_counts_items_by_review_state() {
         overview
             .rows
             .iter()
-            .find(|r| r[0] == k)
-            .map(|r| r[1].as_str())
+            .find(|r| r.cells[0] == k)
+            .map(|r| r.cells[1].as_str())
     };
     assert_eq!(
         ["certain", "heuristic_unreviewed", "accepted", "rejected"]

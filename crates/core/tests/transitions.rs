@@ -135,7 +135,7 @@ fn run_with(
 }
 
 fn section(run: &RunResult, file: &str) -> Option<Section> {
-    sections(run).into_iter().find(|s| s.file == file)
+    sections(run).into_iter().find(|s| s.file() == file)
 }
 
 /// Like the evidence fake, but a hypothesis keeps its label while *any* of its facts is left
@@ -201,7 +201,7 @@ fn table6_single_and_all_relevant_rows_are_separate_tables() {
     // The rows over every example (category blocks follow).
     let rows: Vec<Vec<&str>> = single.rows[..4]
         .iter()
-        .map(|r| r.iter().map(String::as_str).collect())
+        .map(|r| r.cells.iter().map(String::as_str).collect())
         .collect();
     assert_eq!(
         rows,
@@ -214,7 +214,7 @@ fn table6_single_and_all_relevant_rows_are_separate_tables() {
     );
     let all = section(&r, "invalid_all_relevant_rows_deletion").unwrap();
     assert_eq!(all.header, ["group", "before", "a1", "mean"]);
-    assert_eq!(all.rows[0][..3], ["all", "ENTAIL", "0.00"]);
+    assert_eq!(all.rows[0].cells[..3], ["all", "ENTAIL", "0.00"]);
     // The graphs are separate too: the single one has E→E 2 (100%), the other E→N 1.
     let g = set_graph(&r, TransitionSet::RelevantRowDeletion).unwrap();
     let ee = g.pooled.iter().find(|e| e.from == E && e.to == E).unwrap();
@@ -258,7 +258,10 @@ fn label_preserving_rule_judges_counterfactuals_and_is_editable() {
     assert_eq!(t.mean_average, Some(75.0));
     // The report has the table and the graph (the old report had neither).
     let sec = section(&r, "invalid_label_preserving_counterfactual").unwrap();
-    assert_eq!(sec.rows[3], ["all", "Average", "100.00", "50.00", "75.00"]);
+    assert_eq!(
+        sec.rows[3].cells,
+        ["all", "Average", "100.00", "50.00", "75.00"]
+    );
     assert!(section(&r, "graph_label_preserving_counterfactual").is_some());
     // The same items through the rule-keyed API.
     assert_eq!(
@@ -388,7 +391,7 @@ fn two_way_model_marks_neutral_only_rules_not_applicable() {
         assert_eq!(g.not_applicable, [E, C]);
         assert!(g.pooled.iter().all(|e| e.not_applicable));
         let sec = section(&r, &format!("invalid_{}", set.as_str())).unwrap();
-        assert_eq!(sec.rows[0][..3], ["all", "ENTAIL", "n/a"]);
+        assert_eq!(sec.rows[0].cells[..3], ["all", "ENTAIL", "n/a"]);
         assert!(
             sec.notes
                 .iter()
@@ -396,9 +399,13 @@ fn two_way_model_marks_neutral_only_rules_not_applicable() {
             "{:?}",
             sec.notes
         );
-        assert!(!sec.rows.iter().flatten().any(|c| c == "100.00"));
+        assert!(!sec
+            .rows
+            .iter()
+            .flat_map(|r| &r.cells)
+            .any(|c| c == "100.00"));
         let graph = section(&r, &format!("graph_{}", set.as_str())).unwrap();
-        assert!(graph.rows.iter().all(|row| row[5] == "n/a"));
+        assert!(graph.rows.iter().all(|row| row.cells[5] == "n/a"));
     }
     let t = set_invalid_table(&r, TransitionSet::RowDeletion).unwrap();
     assert!(!t.not_applicable);

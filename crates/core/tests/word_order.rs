@@ -165,19 +165,24 @@ fn bag_of_words_model_has_pc_one_and_no_rescues() {
     let secs = sections(&run);
     let curve = secs
         .iter()
-        .find(|s| s.file == "word_order_omega")
+        .find(|s| s.file() == "word_order_omega")
         .expect("an Ω_x section");
     assert_eq!(curve.header, ["group", "x", "omega_x"]);
-    let all: Vec<&Vec<String>> = curve.rows.iter().filter(|r| r[0] == "all").collect();
+    let all: Vec<&Vec<String>> = curve
+        .rows
+        .iter()
+        .map(|r| &r.cells)
+        .filter(|r| r[0] == "all")
+        .collect();
     assert_eq!(all.len(), 20);
     for (k, r) in all.iter().enumerate() {
         assert_eq!(r[1], format!("{:.2}", k as f64 * 0.05));
         assert_eq!(r[2], "80.00");
     }
-    let table = secs.iter().find(|s| s.file == "word_order").unwrap();
+    let table = secs.iter().find(|s| s.file() == "word_order").unwrap();
     let col = |name: &str| table.header.iter().position(|h| h == name).unwrap();
-    assert_eq!(table.rows[0][col("p_c")], "100.00");
-    assert_eq!(table.rows[0][col("p_c_accepted_only")], "100.00");
+    assert_eq!(table.rows[0].cells[col("p_c")], "100.00");
+    assert_eq!(table.rows[0].cells[col("p_c_accepted_only")], "100.00");
     assert_eq!(m.accuracy, 0.8);
     assert_eq!(m.omega_max, 0.8);
     assert_eq!(m.p_c, Some(1.0)); // UNLI: a bag-of-words model has P^c = 100%

@@ -1,358 +1,61 @@
 //! Drill-down: the items behind a number of the results view (an edge of a transition graph,
-//! a cell of an invalid-transition table, a probe's score row, a Table 8 combination, a
-//! set of examples behind an evidence row, a word-order cell or an Ω_x point, a BLEU-2 bin,
-//! every item of the run), listed with what
+//! a cell of an invalid-transition table, a row of a report section, an Ω_x point, a BLEU-2
+//! bin, every item of the run) — core's [`ItemSelector`] of that figure — listed with what
 //! changed, what a correct model does, and every model's `before → after` on the same item.
 //! Each item opens in the table editor or the hypothesis rewriter.
 
-use std::collections::BTreeSet;
 use std::sync::Arc;
 
 use leptos::prelude::*;
-use tabprobe_core::metrics::group::Group;
-use tabprobe_core::metrics::transition_report::{TransitionSet, NO_SPLIT};
-use tabprobe_core::metrics::{paired_checks, CounterfactualClass};
 use tabprobe_core::probe::relevance::relevant_rows_after;
-use tabprobe_core::probe::{Edit, Expectation, Premise, ProbeItem, ProbeKind};
+use tabprobe_core::probe::{Expectation, Premise, ProbeItem};
+use tabprobe_core::report::ItemSelector;
 use tabprobe_core::review::{set_item_review, Decision, ReviewState};
 use tabprobe_core::run::RunResult;
 use tabprobe_core::share::{from_run_item, SharedResult};
-use tabprobe_core::{Label, LabelSet};
+use tabprobe_core::LabelSet;
 
 use crate::components::label_badge::LabelBadge;
 use crate::components::share_button::ShareButton;
 use crate::route::{navigate, Route};
 use crate::state::{AppState, LoadedDataset, WorkItem};
 
-/// Which items to list.
+/// Which items to list: the [`ItemSelector`] of the figure that was opened (core builds it
+/// beside the figure, from the predicates the metric counts with) and whose predictions
+/// select them.
 #[derive(Clone, Debug, PartialEq)]
-pub enum Drill {
-    /// Items of transition set `set` whose transition in model `model`'s run is `from → to`.
-    Edge {
-        /// Which run (0 = main model).
-        model: usize,
-        /// The transition set (its rule judges the items).
-        set: TransitionSet,
-        /// The split (`None` = pooled).
-        split: Option<String>,
-        /// Restrict to a reasoning category.
-        category: Option<String>,
-        /// Before.
-        from: Label,
-        /// After.
-        to: Label,
-    },
-    /// Items of transition set `set`, predicted `before` first, whose after-label is invalid.
-    Invalid {
-        /// Which run.
-        model: usize,
-        /// The transition set.
-        set: TransitionSet,
-        /// The split (`None` = every split).
-        split: Option<String>,
-        /// Restrict to a reasoning category.
-        category: Option<String>,
-        /// The label predicted before (`None` = any).
-        before: Option<Label>,
-    },
-    /// Items of one probe that a row of Tables 4 / 7 counts (not NEUTRAL; certain or
-    /// accepted, and heuristic-unreviewed ones when the table includes them).
-    Probe {
-        /// The probe.
-        probe: ProbeKind,
-        /// Restrict to a split or category (`None` = the row "all").
-        group: Option<Group>,
-        /// Whether the table counted heuristic items nobody reviewed.
-        include_heuristic: bool,
-    },
-    /// Counterfactual items with one combination of Table 8's three checks.
-    Paired {
-        /// Which run's full-model predictions (C-THP, O-THP).
-        model: usize,
-        /// Which run's hypothesis-only predictions (O-Hypo); `model` itself for its own
-        /// empty-premise scores.
-        hypothesis_model: usize,
-        /// Whether the table counted heuristic items nobody reviewed.
-        include_heuristic: bool,
-        /// Which Table 8: label-flipping or label-preserving counterfactuals.
-        class: CounterfactualClass,
-        /// Restrict to a split or category (`None` = the rows "all").
-        group: Option<Group>,
-        /// Right on the counterfactual.
-        c_thp: bool,
-        /// Right on the original.
-        o_thp: bool,
-        /// Hypothesis-only right on the original.
-        o_hypo: bool,
-    },
-    /// Items of `probe` on the examples an example-level figure counts (an evidence row, an
-    /// Ω_x point).
-    Examples {
-        /// Which run counted them.
-        model: usize,
-        /// The probe whose items are listed.
-        probe: ProbeKind,
-        /// The examples' ids.
-        examples: BTreeSet<String>,
-        /// What the figure is, for the heading.
-        what: String,
-    },
-    /// Word-order permutations whose BLEU-2 falls in `[lo, hi)` (`hi` included for the last bin).
-    BleuBin {
-        /// Which run.
-        model: usize,
-        /// Restrict to a split or category (`None` = the rows "all").
-        group: Option<Group>,
-        /// Lower edge.
-        lo: f64,
-        /// Upper edge.
-        hi: f64,
-        /// Whether `hi` is included.
-        last: bool,
-    },
-    /// Every item of the run (the item count of the report head).
-    All,
-    /// Items whose original or perturbed premise was truncated to fit the model (the run
-    /// table's `truncated_pairs`).
-    Truncated,
+pub struct Drill {
+    /// Which run selects (0 = main model).
+    pub model: usize,
+    /// Which run's hypothesis-only predictions Table 8 read (`model` itself for its own
+    /// empty-premise scores).
+    pub hypothesis_model: usize,
+    /// The items behind the figure.
+    pub items: ItemSelector,
 }
 
 impl Drill {
-    /// A heading for the list.
-    pub fn describe(&self) -> String {
-        let split = |s: &Option<String>| s.clone().unwrap_or_else(|| "all splits".into());
-        let cat = |c: &Option<String>| {
-            c.as_ref()
-                .map(|c| format!(", category {c}"))
-                .unwrap_or_default()
-        };
-        let grp = |g: &Option<Group>| {
-            g.as_ref()
-                .map(|g| format!(" ({})", g.label()))
-                .unwrap_or_default()
-        };
-        match self {
-            Drill::Edge {
-                set,
-                split: s,
-                category,
-                from,
-                to,
-                ..
-            } => format!(
-                "{} items predicted {from} before and {to} after ({}{})",
-                crate::components::score_tables::set_title(*set),
-                split(s),
-                cat(category)
-            ),
-            Drill::Invalid {
-                set,
-                split: s,
-                category,
-                before,
-                ..
-            } => format!(
-                "{} items with an invalid transition{} ({}{})",
-                crate::components::score_tables::set_title(*set),
-                before.map(|b| format!(" from {b}")).unwrap_or_default(),
-                split(s),
-                cat(category)
-            ),
-            Drill::Probe {
-                probe,
-                group,
-                include_heuristic,
-            } => {
-                format!(
-                    "{} items counted{}{}",
-                    probe.as_str().replace('_', " "),
-                    if *include_heuristic {
-                        " (unreviewed heuristic items included)"
-                    } else {
-                        ""
-                    },
-                    grp(group)
-                )
-            }
-            Drill::Paired {
-                class,
-                group,
-                c_thp,
-                o_thp,
-                o_hypo,
-                ..
-            } => {
-                let rw = |b: &bool| if *b { "right" } else { "wrong" };
-                format!(
-                    "{} counterfactual items with C-THP {}, O-THP {}, O-Hypo {}{}",
-                    class.as_str().replace('_', "-"),
-                    rw(c_thp),
-                    rw(o_thp),
-                    rw(o_hypo),
-                    grp(group)
-                )
-            }
-            Drill::Examples {
-                probe,
-                examples,
-                what,
-                ..
-            } => format!(
-                "{} items of the {} examples {what}",
-                probe.as_str().replace('_', " "),
-                examples.len()
-            ),
-            Drill::BleuBin { lo, hi, group, .. } => {
-                format!(
-                    "word-order permutations with BLEU-2 from {lo:.2} to {hi:.2}{}",
-                    grp(group)
-                )
-            }
-            Drill::All => "items of the run".into(),
-            Drill::Truncated => {
-                "items whose original or perturbed premise was truncated to fit the model".into()
-            }
+    /// The items of run `model`'s figure.
+    pub fn of(model: usize, items: ItemSelector) -> Self {
+        Drill {
+            model,
+            hypothesis_model: model,
+            items,
         }
     }
 
-    /// Which run's predictions select the items.
-    fn model(&self) -> usize {
-        match self {
-            Drill::Edge { model, .. }
-            | Drill::Invalid { model, .. }
-            | Drill::BleuBin { model, .. }
-            | Drill::Paired { model, .. }
-            | Drill::Examples { model, .. } => *model,
-            _ => 0,
-        }
-    }
-
-    /// The run whose predictions select the items: Table 8 with a second model's
-    /// hypothesis-only scores selects with the main run carrying them (as the table was
-    /// computed); `None` when that run is not in `runs`.
+    /// The run whose predictions select the items: with a second model's hypothesis-only
+    /// scores (Table 8), the main run carrying them, as the table was computed; `None` when
+    /// a run is not in `runs`.
     pub fn selecting_run(&self, runs: &[Arc<RunResult>]) -> Option<Arc<RunResult>> {
-        let run = runs.get(self.model())?;
-        match self {
-            Drill::Paired {
-                model,
-                hypothesis_model,
-                include_heuristic,
-                ..
-            } => {
-                let combined = if hypothesis_model != model {
-                    run.with_hypothesis_model(runs.get(*hypothesis_model)?)
-                        .ok()?
-                } else {
-                    (**run).clone()
-                };
-                // As the table was computed: heuristic items counted when it included them.
-                Some(Arc::new(if *include_heuristic {
-                    tabprobe_core::report::heuristic_counted(&combined)
-                } else {
-                    combined
-                }))
-            }
-            _ => Some(run.clone()),
+        let run = runs.get(self.model)?;
+        if self.hypothesis_model == self.model {
+            return Some(run.clone());
         }
-    }
-
-    /// Whether `item` of `run` is behind the number.
-    pub fn matches(&self, run: &RunResult, item: &ProbeItem) -> bool {
-        let ex = run.example_of(item);
-        let in_split = |s: &Option<String>| {
-            s.as_ref().is_none_or(|s| {
-                ex.and_then(|e| e.split.as_deref()).unwrap_or(NO_SPLIT) == s.as_str()
-            })
-        };
-        let in_cat = |c: &Option<String>| {
-            c.as_ref()
-                .is_none_or(|c| ex.is_some_and(|e| e.categories.contains(c)))
-        };
-        match self {
-            Drill::Edge {
-                set,
-                split,
-                category,
-                from,
-                to,
-                ..
-            } => {
-                let t = run.transition(item);
-                set.contains(run, item)
-                    && in_split(split)
-                    && in_cat(category)
-                    && t.before == *from
-                    && t.after == *to
-            }
-            Drill::Invalid {
-                set,
-                split,
-                category,
-                before,
-                ..
-            } => {
-                let t = run.transition(item);
-                set.contains(run, item)
-                    && in_split(split)
-                    && in_cat(category)
-                    && before.is_none_or(|b| t.before == b)
-                    && run.rules.is_valid(set.operation(), t.before, t.after) == Some(false)
-            }
-            Drill::Probe {
-                probe,
-                group,
-                include_heuristic,
-            } => {
-                // What core's score tables count: not NEUTRAL, and by review state.
-                item.probe == *probe
-                    && item.scored_labels().is_some()
-                    && item.review.is_counted(*include_heuristic)
-                    && ex.is_some_and(|e| {
-                        e.gold != Label::Neutral && group.as_ref().is_none_or(|g| g.contains(e))
-                    })
-            }
-            Drill::Paired {
-                class,
-                group,
-                c_thp,
-                o_thp,
-                o_hypo,
-                ..
-            } => {
-                // Core's own per-item checks: the row lists exactly the items it counts.
-                let (Some(ex), Some(c)) = (ex, paired_checks(run, item)) else {
-                    return false;
-                };
-                c.class == *class
-                    && group.as_ref().is_none_or(|g| g.contains(ex))
-                    && c.c_thp == *c_thp
-                    && c.o_thp == *o_thp
-                    && c.o_hypo == *o_hypo
-            }
-            Drill::Examples {
-                probe, examples, ..
-            } => item.probe == *probe && ex.is_some_and(|e| examples.contains(&e.id)),
-            Drill::BleuBin {
-                lo,
-                hi,
-                last,
-                group,
-                ..
-            } => match &item.edit {
-                // The same binning and grouping as core's word-order metrics (items of an
-                // unknown example are not counted there).
-                Edit::WordsPermuted { bleu2, .. } => {
-                    *bleu2 >= *lo
-                        && (*bleu2 < *hi || (*last && *bleu2 <= *hi))
-                        && ex.is_some_and(|e| group.as_ref().is_none_or(|g| g.contains(e)))
-                }
-                _ => false,
-            },
-            Drill::All => true,
-            Drill::Truncated => [item.original_pair, item.perturbed_pair]
-                .iter()
-                .any(|&p| run.pairs.get(p).is_some_and(|p| p.score.truncated)),
-        }
+        let combined = run
+            .with_hypothesis_model(runs.get(self.hypothesis_model)?)
+            .ok()?;
+        Some(Arc::new(combined))
     }
 }
 
@@ -467,18 +170,18 @@ pub fn ItemList(
         return view! { <p class="empty">"That model's run is not in this result."</p> }.into_any();
     };
     let set = runs[0].label_set;
-    let chosen: Vec<ProbeItem> = selecting
-        .items
+    let selected = drill.items.select(&selecting);
+    let what = drill.items.describe(&selecting, &selected);
+    let chosen: Vec<ProbeItem> = selected
         .iter()
-        .filter(|it| drill.matches(&selecting, it))
-        .cloned()
+        .filter_map(|&i| selecting.items.get(i).cloned())
         .collect();
     let total = chosen.len();
     // The other models' runs, whose predictions a shared item also carries.
     let others: Vec<Arc<RunResult>> = runs
         .iter()
         .enumerate()
-        .filter(|(i, _)| *i != drill.model())
+        .filter(|(i, _)| *i != drill.model)
         .map(|(_, r)| r.clone())
         .collect();
     let model_heads = runs
@@ -567,7 +270,7 @@ pub fn ItemList(
     view! {
         <section class="drill" data-testid="drill" aria-label="items behind the number">
             <header>
-                <h2 class="drill-title" tabindex="-1" node_ref=heading data-testid="drill-title">{format!("{total} {}", drill.describe())}</h2>
+                <h2 class="drill-title" tabindex="-1" node_ref=heading data-testid="drill-title">{format!("{total} {what}")}</h2>
                 {(total > MAX_ROWS).then(|| view! { <span class="muted">{format!(" — the first {MAX_ROWS} are listed; export the run for all")}</span> })}
                 <button class="small close" data-testid="drill-close" on:click=move |_| on_close.run(())>"Close"</button>
             </header>

@@ -20,20 +20,19 @@ use std::sync::Arc;
 
 use leptos::prelude::*;
 use leptos::task::spawn_local;
-use tabprobe_core::metrics::evidence::{evidence_selection, evidence_selection_where};
-use tabprobe_core::metrics::group::{groups, Group};
 use tabprobe_core::metrics::transition_report::{
     set_graph_where, set_invalid_table_where, TransitionSet,
 };
 use tabprobe_core::metrics::word_order::run_word_order_metrics;
-use tabprobe_core::metrics::CounterfactualClass;
 use tabprobe_core::probe::{ProbeItem, ProbeKind};
-use tabprobe_core::report::{sections, sections_with, table1_section, ReportOptions, Section, ALL};
+use tabprobe_core::report::{
+    sections, sections_with, table1_section, ItemSelector, ReportOptions, Section, SectionId,
+};
 use tabprobe_core::run::RunResult;
 use tabprobe_core::Label;
 
 use crate::components::kept_note::local_time;
-use crate::components::score_tables::{set_title, InvalidTable, SectionTable};
+use crate::components::score_tables::{InvalidTable, SectionTable};
 use crate::components::transition_graph::TransitionGraphSvg;
 use crate::run_store::{self, SavedRun};
 use crate::runs::{download, RunsState};
@@ -41,7 +40,7 @@ use evidence_view::EvidenceView;
 use inoculation_panel::InoculationPanel;
 use item_list::{Drill, ItemList};
 use score_plot::ScorePlot;
-use word_order_view::{omega_examples, summary_cell_examples, BleuChart, OmegaCurve};
+use word_order_view::{BleuChart, OmegaCurve};
 
 fn hash_run_id() -> Option<String> {
     let hash = web_sys::window()?.location().hash().ok()?;
@@ -259,14 +258,17 @@ fn SetBlock(
                         .map(|(split, caption, edges)| {
                             let cat = cat.clone();
                             let on_edge = Callback::new(move |(from, to): (Label, Label)| {
-                                drill.set(Some(Drill::Edge {
-                                    model: m,
-                                    set: tset,
-                                    split: split.clone(),
-                                    category: cat.clone(),
-                                    from,
-                                    to,
-                                }))
+                                drill.set(Some(Drill::of(
+                                    m,
+                                    ItemSelector::Edge {
+                                        set: tset,
+                                        split: split.clone(),
+                                        category: cat.clone(),
+                                        from,
+                                        to,
+                                        include_heuristic: false,
+                                    },
+                                )))
                             });
                             view! { <TransitionGraphSvg edges=edges caption=caption set=set on_edge=on_edge/> }
                         })
@@ -274,13 +276,16 @@ fn SetBlock(
                 });
                 let cat2 = cat.clone();
                 let on_cell = Callback::new(move |(split, before): (Option<String>, Option<Label>)| {
-                    drill.set(Some(Drill::Invalid {
-                        model: m,
-                        set: tset,
-                        split,
-                        category: cat2.clone(),
-                        before,
-                    }))
+                    drill.set(Some(Drill::of(
+                        m,
+                        ItemSelector::Invalid {
+                            set: tset,
+                            split,
+                            category: cat2.clone(),
+                            before,
+                            include_heuristic: false,
+                        },
+                    )))
                 });
                 view! {
                     <div class="model-column" data-testid="model-column" data-model=run.model.name.clone()>
@@ -294,7 +299,7 @@ fn SetBlock(
     };
     view! {
         <section class="operation" data-testid="operation" data-operation=tset.as_str()>
-            <h3>{set_title(tset)}</h3>
+            <h3>{tset.title()}</h3>
             <p class="rule" data-testid="rule">{rule}</p>
             <div class="models-side">{columns}</div>
         </section>
@@ -303,201 +308,37 @@ fn SetBlock(
 
 /// Where a section's numbers come from: run `model` of the result (and, for Table 8 computed
 /// with the second model's hypothesis-only scores, run `hypothesis_model`).
-#[derive(Clone)]
+#[derive(Clone, Copy)]
 struct Source {
-    run: Arc<RunResult>,
     model: usize,
     hypothesis_model: usize,
 }
 
 impl Source {
-    fn of(runs: &[Arc<RunResult>], model: usize) -> Self {
+    fn of(model: usize) -> Self {
         Source {
-            run: runs[model].clone(),
             model,
             hypothesis_model: model,
         }
     }
 }
 
-/// The group a report row names in its first cell: `Some(None)` for `all`, `None` when the
-/// run has no such group.
-fn row_group(run: &RunResult, label: &str) -> Option<Option<Group>> {
-    if label == ALL {
-        return Some(None);
-    }
-    groups(run)
-        .into_iter()
-        .find(|g| g.label() == label)
-        .map(Some)
-}
-
-/// The transition set a `graph_<name>` / `invalid_<name>` section is about.
-fn section_set(file: &str, prefix: &str) -> Option<TransitionSet> {
-    TransitionSet::from_name(file.strip_prefix(prefix)?)
-}
-
-/// The counterfactual class of a `table8_paired_<class>` section.
-fn section_class(file: &str) -> Option<CounterfactualClass> {
-    let name = file.strip_prefix("table8_paired_")?;
-    CounterfactualClass::ALL
-        .into_iter()
-        .find(|c| c.as_str() == name)
-}
-
-/// Section rows' drill-down: a probe row of Tables 4/7, a combination of Table 8, a group of
-/// the evidence summary, an example row of the evidence list, an edge row of a graph table,
-/// a row of an invalid-transition table (every split of it).
-fn section_drill(
-    section: &Section,
-    row: &[String],
-    src: &Source,
-    include_heuristic: bool,
-) -> Option<Drill> {
-    let group = || row_group(&src.run, row.first()?);
-    let file = section.file.as_str();
-    if let Some(set) = section_set(file, "graph_") {
-        let split = row.first()?;
-        return Some(Drill::Edge {
-            model: src.model,
-            set,
-            split: (split != "pooled").then(|| split.clone()),
-            category: None,
-            from: Label::from_canonical(row.get(1)?)?,
-            to: Label::from_canonical(row.get(2)?)?,
-        });
-    }
-    if let Some(set) = section_set(file, "invalid_") {
-        let category = match group()? {
-            None => None,
-            Some(Group::Category(c)) => Some(c),
-            Some(Group::Split(_)) => return None,
-        };
-        let before = row.get(1)?;
-        return Some(Drill::Invalid {
-            model: src.model,
-            set,
-            split: None,
-            category,
-            before: if before == "Average" {
-                None
-            } else {
-                Some(Label::from_canonical(before)?)
-            },
-        });
-    }
-    if let Some(class) = section_class(file) {
-        let right = |i: usize| row.get(i).map(|c| c == "right");
-        return Some(Drill::Paired {
-            model: src.model,
-            hypothesis_model: src.hypothesis_model,
-            include_heuristic,
-            class,
-            group: group()?,
-            c_thp: right(1)?,
-            o_thp: right(2)?,
-            o_hypo: right(3)?,
-        });
-    }
-    match file {
-        "table4_scores" | "table7_scores" => {
-            let probe = ProbeKind::from_name(row.get(1)?)?;
-            Some(Drill::Probe {
-                probe,
-                group: group()?,
-                include_heuristic,
-            })
-        }
-        "evidence" => {
-            let g = group()?;
-            let sel = match &g {
-                None => evidence_selection(&src.run),
-                Some(g) => evidence_selection_where(&src.run, |e| g.contains(e)),
-            }?;
-            Some(Drill::Examples {
-                model: src.model,
-                probe: ProbeKind::RowDeletion,
-                examples: sel.per_example.into_iter().map(|e| e.example).collect(),
-                what: format!("compared for evidence selection ({})", row.first()?),
-            })
-        }
-        "evidence_examples" => row.first().map(|e| Drill::Examples {
-            model: src.model,
-            probe: ProbeKind::RowDeletion,
-            examples: [e.clone()].into(),
-            what: format!("of evidence row {e}"),
-        }),
-        "word_order_bleu" => {
-            let lo: f64 = row.get(1)?.parse().ok()?;
-            let hi: f64 = row.get(2)?.parse().ok()?;
-            Some(Drill::BleuBin {
-                model: src.model,
-                group: group()?,
-                lo,
-                hi,
-                last: hi >= 1.0,
-            })
-        }
-        "run" => match row.first()?.as_str() {
-            "examples" | "items" | "pairs" => Some(Drill::All),
-            "truncated_pairs" => Some(Drill::Truncated),
-            _ => None,
-        },
-        _ => None,
-    }
-}
-
-/// A cell of the word-order summary: the word-order items of the examples it counts.
-fn word_order_cell_drill(row: &[String], column: &str, src: &Source) -> Option<Drill> {
-    let group = row_group(&src.run, row.first()?)?;
-    let keep =
-        |e: &tabprobe_core::probe::ProbeExample| group.as_ref().is_none_or(|g| g.contains(e));
-    let (examples, what) = summary_cell_examples(&src.run, keep, column)?;
-    Some(Drill::Examples {
-        model: src.model,
-        probe: ProbeKind::WordOrder,
-        examples,
-        what: format!("{what} — {column} of {}", row.first()?),
-    })
-}
-
+/// A section as a table whose figures drill down to their items (the selectors core put
+/// on its rows and cells).
 fn section_table(
     section: Section,
     prefix: String,
     drill: RwSignal<Option<Drill>>,
     src: Source,
-    include_heuristic: bool,
 ) -> AnyView {
-    let s2 = section.clone();
-    let file = section.file.as_str();
-    let clickable = matches!(
-        file,
-        "table4_scores"
-            | "table7_scores"
-            | "evidence"
-            | "evidence_examples"
-            | "word_order_bleu"
-            | "run"
-    ) || section_class(file).is_some()
-        || section_set(file, "graph_").is_some()
-        || section_set(file, "invalid_").is_some();
-    if file == "word_order" {
-        let cb = Callback::new(move |(row, column): (Vec<String>, String)| {
-            if let Some(d) = word_order_cell_drill(&row, &column, &src) {
-                drill.set(Some(d));
-            }
-        });
-        view! { <SectionTable section=section file_prefix=prefix on_cell=cb/> }.into_any()
-    } else if clickable {
-        let cb = Callback::new(move |row: Vec<String>| {
-            if let Some(d) = section_drill(&s2, &row, &src, include_heuristic) {
-                drill.set(Some(d));
-            }
-        });
-        view! { <SectionTable section=section file_prefix=prefix on_row=cb/> }.into_any()
-    } else {
-        view! { <SectionTable section=section file_prefix=prefix/> }.into_any()
-    }
+    let on_items = Callback::new(move |items: ItemSelector| {
+        drill.set(Some(Drill {
+            model: src.model,
+            hypothesis_model: src.hypothesis_model,
+            items,
+        }))
+    });
+    view! { <SectionTable section=section file_prefix=prefix on_items=on_items/> }.into_any()
 }
 
 /// One saved run in full.
@@ -511,20 +352,20 @@ fn RunReport(saved: Arc<SavedRun>) -> impl IntoView {
     let lin = set.linearization.describe();
     let present = |k: ProbeKind| main.items.iter().any(|it| it.probe == k);
     let per_model_sections: Vec<Vec<Section>> = runs.iter().map(|r| sections(r)).collect();
-    let pick = |files: &[&str]| -> Vec<AnyView> {
+    let pick = |ids: &[SectionId]| -> Vec<AnyView> {
         runs.iter()
             .zip(&per_model_sections)
             .enumerate()
             .flat_map(|(m, (r, secs))| {
                 let prefix = file_stem(r);
                 secs.iter()
-                    .filter(|s| files.contains(&s.file.as_str()))
+                    .filter(|s| ids.contains(&s.id))
                     .map(|s| {
                         let mut s = s.clone();
                         if runs.len() > 1 {
                             s.title = format!("{} — {}", s.title, r.model.label());
                         }
-                        section_table(s, prefix.clone(), drill, Source::of(&runs, m), false)
+                        section_table(s, prefix.clone(), drill, Source::of(m))
                     })
                     .collect::<Vec<_>>()
             })
@@ -602,9 +443,7 @@ fn RunReport(saved: Arc<SavedRun>) -> impl IntoView {
     // Tables 4 and 7 count certain and reviewer-accepted items; unreviewed heuristic items
     // are left out (and counted) unless the reader asks for them.
     let include_heuristic = RwSignal::new(false);
-    let has_scores = per_model_sections[0]
-        .iter()
-        .any(|s| s.file == "table4_scores" || s.file == "table7_scores");
+    let has_scores = per_model_sections[0].iter().any(|s| s.id.is_score_table());
     let score_runs = runs.clone();
     let scores_now = move || {
         let inc = include_heuristic.get();
@@ -617,18 +456,17 @@ fn RunReport(saved: Arc<SavedRun>) -> impl IntoView {
             .flat_map(|(m, r)| {
                 let prefix = file_stem(r);
                 let many = score_runs.len() > 1;
-                let src = Source::of(&score_runs, m);
+                let src = Source::of(m);
                 sections_with(r, &opts)
                     .into_iter()
-                    .filter(|s| s.file == "table4_scores" || s.file == "table7_scores")
+                    .filter(|s| s.id.is_score_table())
                     .map(|mut s| {
                         if many {
                             s.title = format!("{} — {}", s.title, r.model.label());
                         }
                         // The bars first: the table below holds the same numbers.
                         let plot = view! { <ScorePlot section=s.clone()/> };
-                        view! { {plot}{section_table(s, prefix.clone(), drill, src.clone(), inc)} }
-                            .into_any()
+                        view! { {plot}{section_table(s, prefix.clone(), drill, src)} }.into_any()
                     })
                     .collect::<Vec<_>>()
             })
@@ -653,7 +491,7 @@ fn RunReport(saved: Arc<SavedRun>) -> impl IntoView {
         view! {
             <section id="accuracy" class="result-part" data-testid="table1">
                 <h2>"Accuracy (Table 1)"</h2>
-                {section_table(s, file_stem(&main), drill, Source::of(&runs, 0), false)}
+                {section_table(s, file_stem(&main), drill, Source::of(0))}
             </section>
         }
     };
@@ -676,7 +514,7 @@ fn RunReport(saved: Arc<SavedRun>) -> impl IntoView {
                             combined,
                             Source {
                                 hypothesis_model: 1,
-                                ..Source::of(&t8_runs, 0)
+                                ..Source::of(0)
                             },
                         ),
                         Err(e) => {
@@ -684,12 +522,12 @@ fn RunReport(saved: Arc<SavedRun>) -> impl IntoView {
                         }
                     }
                 } else {
-                    ((**main).clone(), Source::of(&t8_runs, 0))
+                    ((**main).clone(), Source::of(0))
                 };
                 sections_with(&run, &opts)
                     .into_iter()
-                    .filter(|s| section_class(&s.file).is_some())
-                    .map(|s| section_table(s, file_stem(main), drill, src.clone(), inc))
+                    .filter(|s| matches!(s.id, SectionId::Table8(_)))
+                    .map(|s| section_table(s, file_stem(main), drill, src))
                     .collect::<Vec<_>>()
             };
             view! {
@@ -700,7 +538,11 @@ fn RunReport(saved: Arc<SavedRun>) -> impl IntoView {
             }
         });
     let evidence = present(ProbeKind::RowDeletion).then(|| {
-        let tables = pick(&["evidence", "evidence_examples", "agreement"]);
+        let tables = pick(&[
+            SectionId::Evidence,
+            SectionId::EvidenceExamples,
+            SectionId::Agreement,
+        ]);
         view! {
             <section id="evidence" class="result-part">
                 <h2>"Evidence selection (§5.3)"</h2>
@@ -715,26 +557,17 @@ fn RunReport(saved: Arc<SavedRun>) -> impl IntoView {
             .enumerate()
             .map(|(model, r)| {
                 let m = run_word_order_metrics(r, &[]);
-                let bins = m.bleu_bins.clone();
-                let on_bin = Callback::new(move |k: usize| {
-                    if let Some(b) = bins.get(k) {
-                        drill.set(Some(Drill::BleuBin {
-                            model,
-                            group: None,
-                            lo: b.lo,
-                            hi: b.hi,
-                            last: k + 1 == bins.len(),
-                        }))
-                    }
-                });
-                let run = r.clone();
-                let on_point = Callback::new(move |x: f64| {
-                    drill.set(Some(Drill::Examples {
+                let on_bin = Callback::new(move |bin: usize| {
+                    drill.set(Some(Drill::of(
                         model,
-                        probe: ProbeKind::WordOrder,
-                        examples: omega_examples(&run, x),
-                        what: format!("counted in Ω_{x:.2} (more than {x:.2} of their permutations get the gold label)"),
-                    }))
+                        ItemSelector::BleuBin { group: None, bin },
+                    )))
+                });
+                let on_point = Callback::new(move |x: f64| {
+                    drill.set(Some(Drill::of(
+                        model,
+                        ItemSelector::Omega { group: None, x },
+                    )))
                 });
                 view! {
                     <div class="model-column">
@@ -747,7 +580,11 @@ fn RunReport(saved: Arc<SavedRun>) -> impl IntoView {
                 }
             })
             .collect::<Vec<_>>();
-        let tables = pick(&["word_order", "word_order_omega", "word_order_bleu"]);
+        let tables = pick(&[
+            SectionId::WordOrder,
+            SectionId::WordOrderOmega,
+            SectionId::WordOrderBleu,
+        ]);
         view! {
             <section id="word-order" class="result-part">
                 <h2>"Word order (UNLI §4)"</h2>
@@ -764,7 +601,7 @@ fn RunReport(saved: Arc<SavedRun>) -> impl IntoView {
             let prefix = file_stem(r);
             let tables = secs
                 .into_iter()
-                .map(|s| section_table(s, prefix.clone(), drill, Source::of(&runs, m), false))
+                .map(|s| section_table(s, prefix.clone(), drill, Source::of(m)))
                 .collect::<Vec<_>>();
             view! {
                 <details class="all-tables">
@@ -803,7 +640,7 @@ fn RunReport(saved: Arc<SavedRun>) -> impl IntoView {
                 <p class="run-meta">
                     {models}
                     <span>{format!(" · {} · seed {} · {lin} · ", saved.meta.dataset, set.seed)}</span>
-                    <button class="link" data-testid="head-count" title="list the items" on:click=move |_| drill.set(Some(Drill::All))>{format!("{} examples · {} items", main.examples.len(), main.items.len())}</button>
+                    <button class="link" data-testid="head-count" title="list the items" on:click=move |_| drill.set(Some(Drill::of(0, ItemSelector::All)))>{format!("{} examples · {} items", main.examples.len(), main.items.len())}</button>
                     <span>{format!(" · {} forward passes", main.pairs.len())}</span>
                 </p>
                 {cancelled}

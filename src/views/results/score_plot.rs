@@ -75,7 +75,7 @@ pub fn ScorePlot(
         .collect::<Vec<_>>();
     let aria = format!("{}: bars with ±sd error bars", section.title);
     Some(view! {
-        <figure class="score-plot" data-testid="score-plot" data-file=section.file.clone()>
+        <figure class="score-plot" data-testid="score-plot" data-file=section.file()>
             <svg viewBox=format!("0 0 {WIDTH} {HEIGHT}") role="img" aria-label=aria>
                 {ticks}
                 <line class="axis" x1=x0 x2=x1 y1=HEIGHT - BOTTOM y2=HEIGHT - BOTTOM/>

@@ -2,13 +2,8 @@
 //! than a fraction x of the permutations get the gold label — and acceptance by BLEU-2 bin
 //! (UNLI Figure 3). One chart per model. Points and bars drill down to their items.
 
-use std::collections::BTreeSet;
-
 use leptos::prelude::*;
-use tabprobe_core::metrics::word_order::{
-    permuted_examples, permuted_examples_where, BleuBin, ExampleSet, PermutedExample,
-};
-use tabprobe_core::probe::{ProbeExample, ProbeKind};
+use tabprobe_core::metrics::word_order::{permuted_examples, BleuBin};
 use tabprobe_core::run::RunResult;
 
 const W: f64 = 320.0;
@@ -46,57 +41,6 @@ fn axes(x_label: &'static str, y_label: &'static str) -> impl IntoView {
 pub fn omega_curve(run: &RunResult) -> Vec<(f64, f64)> {
     let (examples, _) = permuted_examples(run);
     tabprobe_core::metrics::omega_curve(&examples)
-}
-
-/// The permuted examples of `run` that pass `keep`, each with its id, as core's
-/// `permuted_examples_where` lists them.
-pub fn permuted_with_ids(
-    run: &RunResult,
-    keep: impl Fn(&ProbeExample) -> bool,
-) -> Vec<(String, PermutedExample)> {
-    // `permuted_examples_where` lists the permuted examples by position in the run, one per
-    // position holding a word-order item of a kept example: the same positions, in order.
-    let positions: BTreeSet<usize> = run
-        .items
-        .iter()
-        .filter(|it| it.probe == ProbeKind::WordOrder && run.example_of(it).is_some_and(&keep))
-        .map(|it| it.example)
-        .collect();
-    let (examples, _) = permuted_examples_where(run, &keep);
-    positions
-        .into_iter()
-        .zip(examples)
-        .filter_map(|(p, e)| run.examples.get(p).map(|x| (x.id.clone(), e)))
-        .collect()
-}
-
-/// The ids of the examples Ω_x counts: those giving the gold label to more than a share x of
-/// their permutations.
-pub fn omega_examples(run: &RunResult, x: f64) -> BTreeSet<String> {
-    permuted_with_ids(run, |_| true)
-        .into_iter()
-        .filter(|(_, e)| e.share_accepted() > x)
-        .map(|(id, _)| id)
-        .collect()
-}
-
-/// The examples a cell of the word-order summary table counts (column `column` of the row of
-/// `keep`'s group), with words for the heading — core's [`ExampleSet`] for the column, the
-/// same set the metric averages over. `None` for the other columns (`skipped` examples have
-/// no word-order items to list).
-pub fn summary_cell_examples(
-    run: &RunResult,
-    keep: impl Fn(&ProbeExample) -> bool,
-    column: &str,
-) -> Option<(BTreeSet<String>, &'static str)> {
-    let set = ExampleSet::of_column(column)?;
-    let labels = run.model.label_set.labels().len();
-    let ids = permuted_with_ids(run, keep)
-        .into_iter()
-        .filter(|(_, e)| set.contains(e, labels))
-        .map(|(id, _)| id)
-        .collect();
-    Some((ids, set.description()))
 }
 
 /// The Ω_x curve.

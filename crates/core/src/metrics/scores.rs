@@ -14,7 +14,7 @@ use std::collections::BTreeMap;
 use serde::{Deserialize, Serialize};
 
 use crate::label::Label;
-use crate::probe::{ProbeItem, ProbeKind};
+use crate::probe::{ProbeExample, ProbeItem, ProbeKind};
 use crate::review::ReviewState;
 use crate::rng::Rng;
 use crate::run::RunResult;
@@ -129,6 +129,48 @@ pub enum ScoreView {
     HypothesisOnly,
 }
 
+/// What the score tables (Tables 4 and 7) do with one item: count it, or leave it out and
+/// why. [`perturbation_scores_in`] counts with it and the report's item selectors list with
+/// it, so a row and the items it drills to are the same set.
+#[derive(Debug, Clone, PartialEq)]
+pub enum ScoreUse<'r> {
+    /// No label expectation (a transition item) or no example: not a score-table item.
+    Unscored,
+    /// Its example's gold label is NEUTRAL (the tables are "w/o NEUTRAL").
+    Neutral,
+    /// A reviewer rejected it.
+    Rejected,
+    /// A heuristic item nobody reviewed, left out because heuristic items are not included.
+    HeuristicLeftOut,
+    /// Counted against `labels`, its original example being `example`.
+    Counted {
+        /// The original example.
+        example: &'r ProbeExample,
+        /// The labels a correct model gives the item.
+        labels: Vec<Label>,
+    },
+}
+
+/// How the score tables treat `item` (see [`ScoreUse`]); `include_heuristic` counts heuristic
+/// items nobody reviewed.
+pub fn score_use<'r>(
+    run: &'r RunResult,
+    item: &ProbeItem,
+    include_heuristic: bool,
+) -> ScoreUse<'r> {
+    let (Some(labels), Some(example)) = (item.scored_labels(), run.example_of(item)) else {
+        return ScoreUse::Unscored;
+    };
+    if example.gold == Label::Neutral {
+        return ScoreUse::Neutral;
+    }
+    match item.review {
+        ReviewState::Rejected => ScoreUse::Rejected,
+        ReviewState::HeuristicUnreviewed if !include_heuristic => ScoreUse::HeuristicLeftOut,
+        _ => ScoreUse::Counted { example, labels },
+    }
+}
+
 /// Table 4's row for the items of `probes` that pass `keep` (label-expectation items only),
 /// as the full model sees them.
 pub fn perturbation_scores(
@@ -159,24 +201,24 @@ pub fn perturbation_scores_in(
         .iter()
         .filter(|it| probes.contains(&it.probe) && keep(it))
     {
-        let (Some(labels), Some(ex)) = (it.scored_labels(), run.example_of(it)) else {
-            continue;
-        };
-        if ex.gold == Label::Neutral {
-            left_out.neutral += 1;
-            continue;
-        }
-        match it.review {
-            ReviewState::Rejected => {
+        let (ex, labels) = match score_use(run, it, opts.include_heuristic) {
+            ScoreUse::Unscored => continue,
+            ScoreUse::Neutral => {
+                left_out.neutral += 1;
+                continue;
+            }
+            ScoreUse::Rejected => {
                 left_out.rejected += 1;
                 continue;
             }
-            ReviewState::HeuristicUnreviewed if !opts.include_heuristic => {
+            ScoreUse::HeuristicLeftOut => {
                 left_out.heuristic_unreviewed += 1;
                 continue;
             }
-            ReviewState::HeuristicUnreviewed => left_out.heuristic_included += 1,
-            ReviewState::Certain | ReviewState::Accepted { .. } => {}
+            ScoreUse::Counted { example, labels } => (example, labels),
+        };
+        if it.review == ReviewState::HeuristicUnreviewed {
+            left_out.heuristic_included += 1;
         }
         if opts.certain_only && it.review != ReviewState::Certain {
             continue;

@@ -129,6 +129,16 @@ impl TransitionSet {
         }
     }
 
+    /// The set's heading: `row deletion — one row deleted (Table 5)`.
+    pub fn title(self) -> String {
+        format!(
+            "{} — {} ({})",
+            self.as_str().replace('_', " "),
+            self.describe(),
+            self.paper_table()
+        )
+    }
+
     /// The paper table (or section) the set's invalid-transition table mirrors.
     pub fn paper_table(self) -> &'static str {
         match self {
@@ -244,7 +254,9 @@ pub fn heuristic_left_out(run: &RunResult, set: TransitionSet) -> usize {
 /// The split name used for examples without one.
 pub const NO_SPLIT: &str = "all";
 
-fn split_of<'a>(run: &'a RunResult, item: &ProbeItem) -> &'a str {
+/// The split an item is counted in (its example's, or [`NO_SPLIT`]): the column of the
+/// invalid-transition tables and the graph an item enters.
+pub fn split_of<'a>(run: &'a RunResult, item: &ProbeItem) -> &'a str {
     run.example_of(item)
         .and_then(|e| e.split.as_deref())
         .unwrap_or(NO_SPLIT)

@@ -14,7 +14,7 @@ use serde::{Deserialize, Serialize};
 
 use super::entropy::entropy;
 use super::group::{groups, Group};
-use crate::probe::{Edit, ProbeExample, ProbeKind};
+use crate::probe::{Edit, ProbeExample, ProbeItem, ProbeKind};
 use crate::run::RunResult;
 
 /// One example's permutations as the metrics need them.
@@ -90,6 +90,25 @@ pub struct WordOrderMetrics {
 
 /// Bin edges for the BLEU-2 analysis (UNLI's lowest range is 0–0.15).
 pub const BLEU_EDGES: [f64; 7] = [0.0, 0.15, 0.3, 0.45, 0.6, 0.75, 1.0];
+
+/// The BLEU-2 bin (index into the bins of [`BLEU_EDGES`]) a permutation falls in: `lo` ≤
+/// BLEU-2 < `hi`; anything else (1 itself, or a value outside 0..1) in the last bin. The
+/// metric bins with it and the report's drill-down selects with it.
+pub fn bleu_bin(bleu2: f64) -> usize {
+    let last = BLEU_EDGES.len() - 2;
+    BLEU_EDGES
+        .windows(2)
+        .position(|w| bleu2 >= w[0] && bleu2 < w[1])
+        .unwrap_or(last)
+}
+
+/// The BLEU-2 of a word-order item's permutation (0 for an item of another edit).
+pub fn permutation_bleu(item: &ProbeItem) -> f64 {
+    match &item.edit {
+        Edit::WordsPermuted { bleu2, .. } => *bleu2,
+        _ => 0.0,
+    }
+}
 
 fn mean(v: &[f64]) -> Option<f64> {
     (!v.is_empty()).then(|| v.iter().sum::<f64>() / v.len() as f64)
@@ -249,11 +268,7 @@ pub fn word_order_metrics(
         .collect();
     for e in examples {
         for p in &e.permutations {
-            let last = bins.len() - 1;
-            let k = bins
-                .iter()
-                .position(|b| p.2 >= b.lo && p.2 < b.hi)
-                .unwrap_or(last);
+            let k = bleu_bin(p.2);
             bins[k].total += 1;
             bins[k].accepted += usize::from(p.0);
         }
@@ -292,6 +307,16 @@ pub fn permuted_examples_where(
     run: &RunResult,
     keep: impl Fn(&ProbeExample) -> bool,
 ) -> (Vec<PermutedExample>, usize) {
+    let (examples, skipped) = permuted_examples_indexed(run, keep);
+    (examples.into_iter().map(|(_, e)| e).collect(), skipped)
+}
+
+/// [`permuted_examples_where`] with each example's position in `run.examples`: what the
+/// report's drill-down needs to find the word-order items of the examples a figure counts.
+pub fn permuted_examples_indexed(
+    run: &RunResult,
+    keep: impl Fn(&ProbeExample) -> bool,
+) -> (Vec<(usize, PermutedExample)>, usize) {
     let mut by_ex: BTreeMap<usize, PermutedExample> = BTreeMap::new();
     for it in run
         .items
@@ -300,10 +325,6 @@ pub fn permuted_examples_where(
     {
         let Some(ex) = run.example_of(it).filter(|ex| keep(ex)) else {
             continue;
-        };
-        let bleu = match &it.edit {
-            Edit::WordsPermuted { bleu2, .. } => *bleu2,
-            _ => 0.0,
         };
         let entry = by_ex.entry(it.example).or_insert_with(|| PermutedExample {
             original_correct: run.original_prediction(ex) == ex.gold,
@@ -314,9 +335,11 @@ pub fn permuted_examples_where(
             .get(it.perturbed_pair)
             .map(|p| p.score.probs)
             .unwrap_or([0.0; 3]);
-        entry
-            .permutations
-            .push((run.predicted(it.perturbed_pair) == ex.gold, probs, bleu));
+        entry.permutations.push((
+            run.predicted(it.perturbed_pair) == ex.gold,
+            probs,
+            permutation_bleu(it),
+        ));
     }
     // A skip names its example by id; ids of probed examples are unique (`#<index>` when
     // the dataset has none), so the id finds the example's split and categories.
@@ -331,7 +354,7 @@ pub fn permuted_examples_where(
                 .is_some_and(&keep)
         })
         .count();
-    (by_ex.into_values().collect(), skipped)
+    (by_ex.into_iter().collect(), skipped)
 }
 
 /// Word-order metrics of a run.

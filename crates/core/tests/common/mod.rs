@@ -4,6 +4,7 @@
 
 use tabprobe_core::dataset::{Dataset, Example};
 use tabprobe_core::label::{Label, LabelSet};
+use tabprobe_core::probe::{ProbeKind, ProbeSettings};
 use tabprobe_core::scoring::{ModelId, Pair, PairScore, PairScorer, ScoreError};
 use tabprobe_core::table::{KeyValueRow, KeyValueTable, Table};
 
@@ -243,4 +244,66 @@ impl PairScorer for HashFake {
             label_set: LabelSet::ThreeWay,
         }
     }
+}
+
+pub fn example(
+    id: &str,
+    table: Option<&str>,
+    premise: Option<&str>,
+    h: &str,
+    label: Label,
+) -> Example {
+    Example {
+        id: Some(id.into()),
+        table: table.map(str::to_string),
+        premise: premise.map(str::to_string),
+        hypothesis: h.into(),
+        label,
+        split: Some("a3".into()),
+        relevant_rows: None,
+        relevance_votes: None,
+        categories: vec!["fixture".into()],
+        annotator: None,
+        derived_from: None,
+        operation: None,
+    }
+}
+
+/// The running example (Figures 1–2, 5–6) plus a shipped counterfactual of H1 and a
+/// plain-text premise, so every probe kind has something to do.
+pub fn fixture() -> Dataset {
+    let mut d = running_example();
+    let mut cf = breakfast();
+    if let Table::KeyValue(t) = &mut cf {
+        t.id = "T1264_cf".into();
+        t.rows[4].values = vec!["36:06".into()];
+    }
+    d.tables.push(cf);
+    let mut h1cf = example("H1-cf", Some("T1264_cf"), None, H1, Label::Contradict);
+    h1cf.derived_from = Some("H1".into());
+    d.examples.push(h1cf);
+    d.examples.push(example(
+        "M1",
+        None,
+        Some("The new rights are nice enough and everyone really likes the newest benefits."),
+        "Everyone really likes the newest benefits of the new rights.",
+        Label::Entail,
+    ));
+    d.examples.push(example(
+        "K1",
+        Some("T7"),
+        None,
+        "Kind of Blue is not a jazz album released by Columbia in more than 1950.",
+        Label::Contradict,
+    ));
+    d
+}
+
+/// Settings that give every probe kind items on [`fixture`]: all probes, hypothesis-only
+/// scores, six permutations per word-order example.
+pub fn every_probe_settings() -> ProbeSettings {
+    let mut s = ProbeSettings::new(ProbeKind::all(), 20220710);
+    s.hypothesis_only = true;
+    s.word_order.q = 6;
+    s
 }

@@ -12,16 +12,23 @@
 //!
 //! Every figure is computed by [`crate::metrics`]; this module only lays them out.
 
+mod section;
+mod select;
+
+pub use section::{csv_field, render_csv, render_text, Row, Section, SectionId};
+pub use select::ItemSelector;
+
 use crate::label::Label;
 use crate::metrics::invalid::{InvalidTransitionTable, NOT_APPLICABLE_TWO_WAY};
 use crate::metrics::scores::perturbation_scores_by_group_in;
 use crate::metrics::transition_report::heuristic_left_out;
+use crate::metrics::Group;
 use crate::metrics::{
     evidence_selection, evidence_selection_where, groups, incomplete_evidence_where, omega_curve_x,
     paired_table, paired_tables_by_group, perturbation_scores_in, relevance_agreement,
     relevance_agreement_by_group, run_word_order_metrics, run_word_order_metrics_by_group,
     set_graph, set_invalid_table, set_invalid_tables_by_category, CounterfactualClass,
-    EvidenceSelection, LeftOut, MeanSd, PairedError, PairedRow, PerturbationScores,
+    EvidenceSelection, ExampleSet, LeftOut, MeanSd, PairedError, PairedRow, PerturbationScores,
     RelevanceAgreement, SampleOptions, ScoreView, TransitionSet, WordOrderMetrics,
 };
 use crate::probe::{Expectation, ProbeKind};
@@ -34,34 +41,6 @@ pub const ALL: &str = "all";
 
 /// The counterfactual probes of Table 7 and Table 8.
 pub const COUNTERFACTUAL: [ProbeKind; 3] = crate::metrics::transition_report::COUNTERFACTUAL_PROBES;
-
-/// One table of the report: a title, notes, a header and rows of cells. The same cells are
-/// printed as text and written as CSV (`<file>.csv`).
-#[derive(Debug, Clone, PartialEq)]
-pub struct Section {
-    /// Heading, naming the paper table it mirrors.
-    pub title: String,
-    /// File stem of its CSV file.
-    pub file: String,
-    /// Remarks printed under the heading (not in the CSV).
-    pub notes: Vec<String>,
-    /// Column names.
-    pub header: Vec<String>,
-    /// Rows of cells; an empty cell means "no value" (e.g. no items of that kind).
-    pub rows: Vec<Vec<String>>,
-}
-
-impl Section {
-    fn new(title: &str, file: &str, header: &[&str]) -> Section {
-        Section {
-            title: title.to_string(),
-            file: file.to_string(),
-            notes: Vec::new(),
-            header: header.iter().map(|s| s.to_string()).collect(),
-            rows: Vec::new(),
-        }
-    }
-}
 
 /// A percentage or other figure with two decimals.
 pub fn num(x: f64) -> String {
@@ -166,8 +145,8 @@ pub fn sections_with(run: &RunResult, ropts: &ReportOptions) -> Vec<Section> {
         out.push(scores_section(
             run,
             ropts,
+            SectionId::Table4,
             "Table 4 — hypothesis probes: accuracy (mean ± sd over 100 samples of 80%)",
-            "table4_scores",
             &t4,
             &rows,
         ));
@@ -195,8 +174,8 @@ pub fn sections_with(run: &RunResult, ropts: &ReportOptions) -> Vec<Section> {
         out.push(scores_section(
             run,
             ropts,
+            SectionId::Table7,
             "Table 7 — counterfactual tables: accuracy (mean ± sd over 100 samples of 80%)",
-            "table7_scores",
             &t7,
             &rows,
         ));
@@ -212,11 +191,11 @@ pub fn sections_with(run: &RunResult, ropts: &ReportOptions) -> Vec<Section> {
         } else {
             0
         };
-        if let Some(mut s) = invalid_section(judged, set) {
+        if let Some(mut s) = invalid_section(judged, set, ropts.include_heuristic) {
             s.notes.extend(included_note(included));
             out.push(s);
         }
-        if let Some(mut s) = graph_section(judged, set) {
+        if let Some(mut s) = graph_section(judged, set, ropts.include_heuristic) {
             s.notes.extend(included_note(included));
             out.push(s);
         }
@@ -236,7 +215,7 @@ pub fn sections_with(run: &RunResult, ropts: &ReportOptions) -> Vec<Section> {
             .iter()
             .any(|it| CounterfactualClass::of(run, it) == Some(class))
         {
-            let mut s = paired_section(judged, class);
+            let mut s = paired_section(judged, class, ropts.include_heuristic);
             if counted.is_some() {
                 let included = paired_table(run, class)
                     .map(|t| t.heuristic_left_out)
@@ -272,23 +251,31 @@ fn included_note(included: usize) -> Option<String> {
 }
 
 fn overview(run: &RunResult) -> Section {
-    let mut s = Section::new("Run", "run", &["field", "value"]);
+    let mut s = Section::new(SectionId::Run, "Run", &["field", "value"]);
     let s_ = &run.settings;
     let probes: Vec<&str> = s_.probes.iter().map(|p| p.as_str()).collect();
-    let mut kv = |k: &str, v: String| s.rows.push(vec![k.to_string(), v]);
-    kv("model", run.model.name.clone());
-    kv("weights_sha256", run.model.weights_sha256.clone());
-    kv("model_labels", format!("{:?}", run.model.label_set));
-    kv("dataset_labels", format!("{:?}", run.label_set));
-    kv("seed", s_.seed.to_string());
-    kv("probes", probes.join(" "));
+    let kv = |s: &mut Section, k: &str, v: String| s.push(vec![k.to_string(), v]);
+    kv(&mut s, "model", run.model.name.clone());
+    kv(&mut s, "weights_sha256", run.model.weights_sha256.clone());
+    kv(&mut s, "model_labels", format!("{:?}", run.model.label_set));
+    kv(&mut s, "dataset_labels", format!("{:?}", run.label_set));
+    kv(&mut s, "seed", s_.seed.to_string());
+    kv(&mut s, "probes", probes.join(" "));
     kv(
+        &mut s,
         "linearization",
         s_.linearization.strategy.as_str().to_string(),
     );
-    kv("pair_order", format!("{:?}", s_.linearization.order));
-    kv("examples", run.examples.len().to_string());
-    kv("items", run.items.len().to_string());
+    kv(
+        &mut s,
+        "pair_order",
+        format!("{:?}", s_.linearization.order),
+    );
+    kv(&mut s, "examples", run.examples.len().to_string());
+    kv(&mut s, "items", run.items.len().to_string());
+    if let Some(r) = s.rows.last_mut() {
+        r.items = Some(ItemSelector::All);
+    }
     // Review states (issue 11 §4): how many items rest on a heuristic nobody checked.
     let state_count = |name: &str| {
         run.items
@@ -297,10 +284,14 @@ fn overview(run: &RunResult) -> Section {
             .count()
     };
     for name in ["certain", "heuristic_unreviewed", "accepted", "rejected"] {
-        kv(&format!("items_{name}"), state_count(name).to_string());
+        kv(
+            &mut s,
+            &format!("items_{name}"),
+            state_count(name).to_string(),
+        );
     }
-    kv("pairs", run.pairs.len().to_string());
-    kv("skipped", run.skipped.len().to_string());
+    kv(&mut s, "pairs", run.pairs.len().to_string());
+    kv(&mut s, "skipped", run.skipped.len().to_string());
     if !run.unapplied_reviews.is_empty() {
         s.notes.push(format!(
             "{} review(s) of the dataset were not applied: the item they name is now a different perturbation ({})",
@@ -309,7 +300,10 @@ fn overview(run: &RunResult) -> Section {
         ));
     }
     let truncated = run.pairs.iter().filter(|p| p.score.truncated).count();
-    kv("truncated_pairs", truncated.to_string());
+    kv(&mut s, "truncated_pairs", truncated.to_string());
+    if let Some(r) = s.rows.last_mut() {
+        r.items = Some(ItemSelector::Truncated);
+    }
     if truncated > 0 {
         s.notes.push(format!(
             "{truncated} pair(s) had their premise truncated: a probe that edits a part the model never saw is not evidence of anything"
@@ -375,12 +369,12 @@ pub const SCORE_COLUMNS: [&str; 15] = [
 fn scores_section(
     run: &RunResult,
     ropts: &ReportOptions,
+    id: SectionId,
     title: &str,
-    file: &str,
     probes: &[ProbeKind],
     rows: &[(&str, Vec<ProbeKind>)],
 ) -> Section {
-    let mut s = Section::new(title, file, &SCORE_COLUMNS);
+    let mut s = Section::new(id, title, &SCORE_COLUMNS);
     let opts = sample_options_with(run, ropts);
     s.notes.push(format!(
         "one perturbation sampled per original example and kind; sampling seed {}",
@@ -410,14 +404,27 @@ fn scores_section(
             views.push((ScoreView::HypothesisOnly, hypo_label));
         }
         for (view, model) in views {
-            s.rows.push(score_row(
-                ALL,
-                probe_name,
-                model,
-                &perturbation_scores_in(run, kinds, &opts, view, |_| true),
-            ));
+            let items = |group: Option<Group>| ItemSelector::Scored {
+                probes: kinds.to_vec(),
+                group,
+                include_heuristic: ropts.include_heuristic,
+                hypothesis_only: view == ScoreView::HypothesisOnly,
+            };
+            s.rows.push(
+                Row::new(score_row(
+                    ALL,
+                    probe_name,
+                    model,
+                    &perturbation_scores_in(run, kinds, &opts, view, |_| true),
+                ))
+                .counting(items(None)),
+            );
             for (g, sc) in perturbation_scores_by_group_in(run, kinds, &opts, view) {
-                s.rows.push(score_row(&g, probe_name, model, &sc));
+                let row = Row::new(score_row(&g, probe_name, model, &sc));
+                s.rows.push(match group_named(run, &g) {
+                    Some(group) => row.counting(items(Some(group))),
+                    None => row,
+                });
             }
         }
     };
@@ -425,6 +432,11 @@ fn scores_section(
         rows_for(name, kinds);
     }
     s
+}
+
+/// The split or category group a report row names (`split:<name>`, `category:<name>`).
+fn group_named(run: &RunResult, name: &str) -> Option<Group> {
+    groups(run).into_iter().find(|g| g.label() == name)
 }
 
 /// What the score table did with items by review state.
@@ -477,8 +489,8 @@ fn hypothesis_only_note(run: &RunResult, probes: &[ProbeKind]) -> String {
 /// models run on the same probe set; the site passes every loaded model, `sections` one.
 pub fn table1_section(runs: &[&RunResult]) -> Section {
     let mut s = Section::new(
+        SectionId::Table1,
         "Table 1 — accuracy per split beside the hypothesis-only figure and the majority baseline (%)",
-        "table1_accuracy",
         &[
             "split",
             "model",
@@ -570,7 +582,7 @@ pub fn table1_section(runs: &[&RunResult]) -> Section {
             } else {
                 r.model.name.clone()
             };
-            s.rows.push(if n == 0 {
+            s.push(if n == 0 {
                 vec![
                     split.unwrap_or(ALL).to_string(),
                     model,
@@ -596,7 +608,22 @@ pub fn table1_section(runs: &[&RunResult]) -> Section {
     s
 }
 
-fn invalid_rows(group: &str, t: &InvalidTransitionTable) -> Vec<Vec<String>> {
+/// The rows of one invalid-transition table, each listing the invalid items of its `before`
+/// label (the Average row: of any label) in `category` (`None` = every example).
+fn invalid_rows(
+    group: &str,
+    t: &InvalidTransitionTable,
+    set: TransitionSet,
+    category: Option<&str>,
+    include_heuristic: bool,
+) -> Vec<Row> {
+    let items = |before: Option<Label>| ItemSelector::Invalid {
+        set,
+        split: None,
+        category: category.map(str::to_string),
+        before,
+        include_heuristic,
+    };
     let mut rows = Vec::new();
     for r in &t.rows {
         let mut row = vec![group.to_string(), r.label.to_string()];
@@ -608,7 +635,12 @@ fn invalid_rows(group: &str, t: &InvalidTransitionTable) -> Vec<Vec<String>> {
             row.extend(r.per_split.iter().map(|v| opt(*v, num)));
             row.push(opt(r.mean, num));
         }
-        rows.push(row);
+        let row = Row::new(row);
+        rows.push(if r.not_applicable {
+            row
+        } else {
+            row.counting(items(Some(r.label)))
+        });
     }
     let mut avg = vec![group.to_string(), "Average".to_string()];
     if t.not_applicable {
@@ -618,7 +650,12 @@ fn invalid_rows(group: &str, t: &InvalidTransitionTable) -> Vec<Vec<String>> {
         avg.extend(t.average.iter().map(|v| opt(*v, num)));
         avg.push(opt(t.mean_average, num));
     }
-    rows.push(avg);
+    let avg = Row::new(avg);
+    rows.push(if t.not_applicable {
+        avg
+    } else {
+        avg.counting(items(None))
+    });
     rows
 }
 
@@ -670,27 +707,35 @@ fn set_notes(run: &RunResult, set: TransitionSet) -> Vec<String> {
 /// the rows over every example first, then one block per category. Category blocks keep the
 /// overall split columns (a split a category lacks is left empty) so the CSV stays
 /// rectangular. Rows a two-way model cannot be judged on read `n/a`, with a note.
-fn invalid_section(run: &RunResult, set: TransitionSet) -> Option<Section> {
+/// `include_heuristic`: whether `run` counts heuristic items nobody reviewed (the rows' items
+/// are then selected the same way).
+fn invalid_section(
+    run: &RunResult,
+    set: TransitionSet,
+    include_heuristic: bool,
+) -> Option<Section> {
     let t = set_invalid_table(run, set)?;
     let name = set.as_str();
     let mut header = vec!["group", "before"];
     header.extend(t.splits.iter().map(String::as_str));
     header.push("mean");
     let mut s = Section::new(
+        SectionId::Invalid(set),
         &format!(
             "{} — {name} ({}): % invalid transitions by label predicted before",
             set.paper_table(),
             set.describe()
         ),
-        &format!("invalid_{name}"),
         &header,
     );
     s.notes.extend(rule_note(run, set.operation()));
     s.notes.extend(set_notes(run, set));
     s.notes.extend(t.notes.iter().cloned());
-    s.rows.extend(invalid_rows(ALL, &t));
+    s.rows
+        .extend(invalid_rows(ALL, &t, set, None, include_heuristic));
     for (cat, ct) in set_invalid_tables_by_category(run, set) {
-        for mut row in invalid_rows(&format!("category:{cat}"), &ct) {
+        let group = format!("category:{cat}");
+        for mut row in invalid_rows(&group, &ct, set, Some(&cat), include_heuristic) {
             // Re-align the category's split columns under the overall ones.
             let cells: Vec<String> = t
                 .splits
@@ -699,34 +744,38 @@ fn invalid_section(run: &RunResult, set: TransitionSet) -> Option<Section> {
                     ct.splits
                         .iter()
                         .position(|c| c == sp)
-                        .map(|i| row[2 + i].clone())
+                        .map(|i| row.cell(2 + i).to_string())
                         .unwrap_or_default()
                 })
                 .collect();
-            let mean = row.pop().unwrap_or_default();
-            row.truncate(2);
-            row.extend(cells);
-            row.push(mean);
+            let mean = row.cells.pop().unwrap_or_default();
+            row.cells.truncate(2);
+            row.cells.extend(cells);
+            row.cells.push(mean);
             s.rows.push(row);
         }
     }
     Some(s)
 }
 
+/// The `split` cell of a graph's edge rows over every split.
+pub const POOLED: &str = "pooled";
+
 /// The transition graph of a [`TransitionSet`] as edge rows (per split, then pooled); an
 /// edge out of a label a two-way model cannot meet the rule from reads `n/a`, not `INVALID`.
-fn graph_section(run: &RunResult, set: TransitionSet) -> Option<Section> {
+/// `include_heuristic` as for [`invalid_section`].
+fn graph_section(run: &RunResult, set: TransitionSet, include_heuristic: bool) -> Option<Section> {
     let g = set_graph(run, set)?;
     if g.pooled.is_empty() {
         return None;
     }
     let name = set.as_str();
     let mut s = Section::new(
+        SectionId::Graph(set),
         &format!(
             "Transition graph — {name} ({}): edge % of its source node (invalid edges marked)",
             set.describe()
         ),
-        &format!("graph_{name}"),
         &["split", "from", "to", "count", "percent", "valid"],
     );
     s.notes.extend(rule_note(run, set.operation()));
@@ -740,7 +789,15 @@ fn graph_section(run: &RunResult, set: TransitionSet) -> Option<Section> {
     }
     let mut push = |split: &str, edges: &[crate::transitions::TransitionEdge]| {
         for e in edges {
-            s.rows.push(vec![
+            let items = ItemSelector::Edge {
+                set,
+                split: (split != POOLED).then(|| split.to_string()),
+                category: None,
+                from: e.from,
+                to: e.to,
+                include_heuristic,
+            };
+            let cells = vec![
                 split.to_string(),
                 e.from.to_string(),
                 e.to.to_string(),
@@ -754,13 +811,14 @@ fn graph_section(run: &RunResult, set: TransitionSet) -> Option<Section> {
                     "INVALID"
                 }
                 .to_string(),
-            ]);
+            ];
+            s.rows.push(Row::new(cells).counting(items));
         }
     };
     for (split, edges) in &g.splits {
         push(split, edges);
     }
-    push("pooled", &g.pooled);
+    push(POOLED, &g.pooled);
     Some(s)
 }
 
@@ -794,8 +852,8 @@ fn evidence_row_incomplete(group: &str, incomplete: usize) -> Vec<String> {
 /// `incomplete` column and listed (with `uses` = `incomplete`) but enter no figure.
 fn evidence_sections(run: &RunResult) -> Vec<Section> {
     let mut s = Section::new(
+        SectionId::Evidence,
         "Evidence selection (§5.3) — % of ENTAIL/CONTRADICT examples with relevant rows",
-        "evidence",
         &[
             "group",
             "examples",
@@ -824,9 +882,12 @@ fn evidence_sections(run: &RunResult) -> Vec<Section> {
         ));
     }
     match &all {
-        Some(all) => s.rows.push(evidence_row(ALL, all)),
+        Some(all) => s.rows.push(
+            Row::new(evidence_row(ALL, all))
+                .counting(ItemSelector::EvidenceCompared { group: None }),
+        ),
         None if !incomplete.is_empty() => {
-            s.rows.push(evidence_row_incomplete(ALL, incomplete.len()));
+            s.push(evidence_row_incomplete(ALL, incomplete.len()));
         }
         None => {
             s.notes.push(
@@ -838,18 +899,22 @@ fn evidence_sections(run: &RunResult) -> Vec<Section> {
     }
     for g in groups(run) {
         match evidence_selection_where(run, |ex| g.contains(ex)) {
-            Some(e) => s.rows.push(evidence_row(&g.label(), &e)),
+            Some(e) => s.rows.push(Row::new(evidence_row(&g.label(), &e)).counting(
+                ItemSelector::EvidenceCompared {
+                    group: Some(g.clone()),
+                },
+            )),
             None => {
                 let n = incomplete_evidence_where(run, |ex| g.contains(ex)).len();
                 if n > 0 {
-                    s.rows.push(evidence_row_incomplete(&g.label(), n));
+                    s.push(evidence_row_incomplete(&g.label(), n));
                 }
             }
         }
     }
     let mut per = Section::new(
+        SectionId::EvidenceExamples,
         "Evidence selection per example",
-        "evidence_examples",
         &[
             "example",
             "human_rows",
@@ -926,7 +991,10 @@ fn evidence_sections(run: &RunResult) -> Vec<Section> {
     // Run order, so the list reads like the dataset.
     let order = |id: &str| run.examples.iter().position(|x| x.id == id);
     listed.sort_by_key(|(id, _)| order(id));
-    per.rows = listed.into_iter().map(|(_, r)| r).collect();
+    per.rows = listed
+        .into_iter()
+        .map(|(id, r)| Row::new(r).counting(ItemSelector::EvidenceExample { example: id }))
+        .collect();
     vec![s, per]
 }
 
@@ -955,8 +1023,8 @@ fn agreement_row(group: &str, a: &RelevanceAgreement) -> Vec<String> {
 fn agreement_section(run: &RunResult) -> Option<Section> {
     let all = relevance_agreement(run)?;
     let mut s = Section::new(
+        SectionId::Agreement,
         "Relevant-row annotations (§5.2) — inter-annotator agreement",
-        "agreement",
         &[
             "group",
             "examples",
@@ -976,9 +1044,9 @@ fn agreement_section(run: &RunResult) -> Option<Section> {
     s.notes.push(
         "same_rows_3plus: % of examples with ≥ 3 annotators where ≥ 3 of them marked exactly the same set of rows (paper: \"at least 3 out of 5 annotators marked the same relevant rows\", 82.4%); annotators: examples by number of ballots (n×examples)".to_string(),
     );
-    s.rows.push(agreement_row(ALL, &all));
+    s.push(agreement_row(ALL, &all));
     for (g, a) in relevance_agreement_by_group(run) {
-        s.rows.push(agreement_row(&g.label(), &a));
+        s.push(agreement_row(&g.label(), &a));
     }
     Some(s)
 }
@@ -1002,8 +1070,8 @@ fn word_order_row(group: &str, m: &WordOrderMetrics) -> Vec<String> {
 
 fn word_order_sections(run: &RunResult) -> Vec<Section> {
     let mut s = Section::new(
+        SectionId::WordOrder,
         "Word order (UNLI §4) — % of examples (entropy in nats)",
-        "word_order",
         &[
             "group",
             "examples",
@@ -1030,8 +1098,8 @@ fn word_order_sections(run: &RunResult) -> Vec<Section> {
             .to_string(),
     );
     let mut bleu = Section::new(
+        SectionId::WordOrderBleu,
         "Word order — acceptance by BLEU-2 of the permutation (UNLI Figure 3)",
-        "word_order_bleu",
         &[
             "group",
             "bleu2_from",
@@ -1042,57 +1110,99 @@ fn word_order_sections(run: &RunResult) -> Vec<Section> {
         ],
     );
     let mut curve = Section::new(
+        SectionId::WordOrderOmega,
         "Word order — Ω_x curve: share of examples giving the gold label to more than x of their permutations (UNLI Eq. 2, Figure 8)",
-        "word_order_omega",
         &["group", "x", "omega_x"],
     );
     curve
         .notes
         .push("x = 0 is Ω_max; the site's Ω_x chart plots the same points".to_string());
-    let mut add = |group: &str, m: &WordOrderMetrics| {
-        s.rows.push(word_order_row(group, m));
+    // Each column of the summary is computed over its own set of examples (ExampleSet), so
+    // each cell carries its own items.
+    let header = s.header.clone();
+    let mut add = |name: &str, group: Option<Group>, m: &WordOrderMetrics| {
+        let mut row = Row::new(word_order_row(name, m));
+        row.cell_items = header
+            .iter()
+            .enumerate()
+            .filter_map(|(i, column)| {
+                let set = ExampleSet::of_column(column)?;
+                let group = group.clone();
+                Some((i, ItemSelector::WordOrder { group, set }))
+            })
+            .collect();
+        s.rows.push(row);
         for &(x, o) in &m.omega {
-            curve.rows.push(vec![group.to_string(), num(x), pct(o)]);
+            let items = ItemSelector::Omega {
+                group: group.clone(),
+                x,
+            };
+            curve
+                .rows
+                .push(Row::new(vec![name.to_string(), num(x), pct(o)]).counting(items));
         }
-        for b in &m.bleu_bins {
-            bleu.rows.push(vec![
-                group.to_string(),
+        for (bin, b) in m.bleu_bins.iter().enumerate() {
+            let cells = vec![
+                name.to_string(),
                 num(b.lo),
                 num(b.hi),
                 b.total.to_string(),
                 b.accepted.to_string(),
                 opt(b.rate, pct),
-            ]);
+            ];
+            let items = ItemSelector::BleuBin {
+                group: group.clone(),
+                bin,
+            };
+            bleu.rows.push(Row::new(cells).counting(items));
         }
     };
     let xs = omega_curve_x();
-    add(ALL, &run_word_order_metrics(run, &xs));
+    add(ALL, None, &run_word_order_metrics(run, &xs));
     for (g, m) in run_word_order_metrics_by_group(run, &xs) {
-        add(&g.label(), &m);
+        add(&g.label(), Some(g.clone()), &m);
     }
     vec![s, bleu, curve]
 }
 
-fn paired_rows(group: &str, rows: &[PairedRow]) -> Vec<Vec<String>> {
+/// Table 8's rows of one group (`None` = every example), each listing its combination's items.
+fn paired_rows(
+    group: Option<&Group>,
+    rows: &[PairedRow],
+    class: CounterfactualClass,
+    include_heuristic: bool,
+) -> Vec<Row> {
     let mark = |b: bool| if b { "right" } else { "wrong" }.to_string();
+    let name = group.map(Group::label).unwrap_or_else(|| ALL.to_string());
     rows.iter()
         .map(|r| {
-            vec![
-                group.to_string(),
+            let items = ItemSelector::Paired {
+                class,
+                group: group.cloned(),
+                include_heuristic,
+                c_thp: r.c_thp,
+                o_thp: r.o_thp,
+                o_hypo: r.o_hypo,
+            };
+            Row::new(vec![
+                name.clone(),
                 mark(r.c_thp),
                 mark(r.o_thp),
                 mark(r.o_hypo),
                 r.count.to_string(),
                 num(r.percent),
                 if r.in_paper { "yes" } else { "no" }.to_string(),
-            ]
+            ])
+            .counting(items)
         })
         .collect()
 }
 
 /// Table 8 of one class of counterfactuals (`table8_paired_label_flipping`, the paper's, and
 /// `table8_paired_label_preserving`), overall then per split and category; NEUTRAL left out.
-fn paired_section(run: &RunResult, class: CounterfactualClass) -> Section {
+/// `include_heuristic`: whether `run` counts heuristic items nobody reviewed (the rows' items
+/// are then selected the same way).
+fn paired_section(run: &RunResult, class: CounterfactualClass, include_heuristic: bool) -> Section {
     let what = match class {
         CounterfactualClass::LabelFlipping => {
             "label-flipping counterfactuals (hand-made, imported pairs)"
@@ -1102,8 +1212,8 @@ fn paired_section(run: &RunResult, class: CounterfactualClass) -> Section {
         }
     };
     let mut s = Section::new(
+        SectionId::Table8(class),
         &format!("Table 8 — paired analysis of {what} (% of items, NEUTRAL left out)"),
-        &format!("table8_paired_{}", class.as_str()),
         &[
             "group", "c_thp", "o_thp", "o_hypo", "count", "percent", "in_paper",
         ],
@@ -1138,7 +1248,8 @@ fn paired_section(run: &RunResult, class: CounterfactualClass) -> Section {
                     t.neutral_left_out
                 ));
             }
-            s.rows.extend(paired_rows(ALL, &t.rows));
+            s.rows
+                .extend(paired_rows(None, &t.rows, class, include_heuristic));
         }
         Err(PairedError::NoHypothesisOnly) => {
             s.notes.push(
@@ -1154,99 +1265,9 @@ fn paired_section(run: &RunResult, class: CounterfactualClass) -> Section {
     }
     if let Ok(groups) = paired_tables_by_group(run, class) {
         for (g, t) in groups {
-            s.rows.extend(paired_rows(&g.label(), &t.rows));
+            s.rows
+                .extend(paired_rows(Some(&g), &t.rows, class, include_heuristic));
         }
     }
     s
-}
-
-/// The section as aligned text.
-pub fn render_text(s: &Section) -> String {
-    let mut out = format!("## {}\n", s.title);
-    for n in &s.notes {
-        out.push_str(&format!("   ({n})\n"));
-    }
-    if s.rows.is_empty() {
-        out.push_str("   (no rows)\n");
-        return out;
-    }
-    let cols = s.header.len();
-    let mut width = vec![0usize; cols];
-    for row in std::iter::once(&s.header).chain(&s.rows) {
-        for (i, c) in row.iter().enumerate().take(cols) {
-            width[i] = width[i].max(c.chars().count());
-        }
-    }
-    let line = |row: &[String]| {
-        let cells: Vec<String> = row
-            .iter()
-            .enumerate()
-            .map(|(i, c)| {
-                let pad = width.get(i).copied().unwrap_or(0);
-                let c = if c.is_empty() { "-" } else { c.as_str() };
-                format!("{c:<pad$}")
-            })
-            .collect();
-        format!("   {}\n", cells.join("  ").trim_end())
-    };
-    out.push_str(&line(&s.header));
-    for row in &s.rows {
-        out.push_str(&line(row));
-    }
-    out
-}
-
-/// One CSV field: neutralised against formula injection, then quoted (RFC 4180) when it
-/// holds a comma, quote or line break. Every CSV the site and the CLI write goes through it.
-///
-/// A spreadsheet runs a cell starting with `=`, `+`, `-`, `@`, a tab or a carriage return as
-/// a formula; a dataset's text (a key, a category, a model name) can start so. Following
-/// OWASP's CSV-injection rule such a cell is prefixed with `'`, which spreadsheets show as
-/// text. A plain number (`-0.12`, `+3`, `-1e-3`, `-12.5%`) cannot be a formula and is kept as
-/// it is, so negative figures stay numbers.
-pub fn csv_field(cell: &str) -> String {
-    let risky = cell.starts_with(['=', '+', '-', '@', '\t', '\r']) && !is_plain_number(cell);
-    let cell = if risky {
-        format!("'{cell}")
-    } else {
-        cell.to_string()
-    };
-    if cell.contains([',', '"', '\n', '\r']) {
-        format!("\"{}\"", cell.replace('"', "\"\""))
-    } else {
-        cell
-    }
-}
-
-/// `[+-]digits[.digits][e[+-]digits][%]`, nothing else.
-fn is_plain_number(s: &str) -> bool {
-    let s = s.strip_suffix('%').unwrap_or(s);
-    let s = s.strip_prefix(['+', '-']).unwrap_or(s);
-    let (mantissa, exponent) = match s.split_once(['e', 'E']) {
-        Some((m, e)) => (m, Some(e.strip_prefix(['+', '-']).unwrap_or(e))),
-        None => (s, None),
-    };
-    let digits = |d: &str| !d.is_empty() && d.bytes().all(|b| b.is_ascii_digit());
-    let mantissa_ok = match mantissa.split_once('.') {
-        Some((int, frac)) => digits(int) && digits(frac),
-        None => digits(mantissa),
-    };
-    mantissa_ok && exponent.is_none_or(digits)
-}
-
-/// The section as CSV (RFC 4180 quoting, cells neutralised by [`csv_field`]): the bytes
-/// `tabprobe report --csv` writes to `<section.file>.csv` and the site downloads.
-pub fn render_csv(s: &Section) -> String {
-    let line = |row: &[String]| {
-        row.iter()
-            .map(|c| csv_field(c))
-            .collect::<Vec<_>>()
-            .join(",")
-            + "\n"
-    };
-    let mut out = line(&s.header);
-    for row in &s.rows {
-        out.push_str(&line(row));
-    }
-    out
 }

@@ -1,0 +1,453 @@
+//! Issue 15 §1: every figure of the report carries the items it counts. For each section
+//! kind, on a run with every probe kind (the determinism fixture, scored by the hash fake,
+//! with hypothesis-only scores), each row's (or cell's) [`ItemSelector`] is checked against
+//! the figure: an edge's count, an invalid-transition percentage per split, Tables 4 / 7's
+//! example counts, Table 8's combination counts, the examples evidence selection compares,
+//! every word-order figure recomputed from the selected items alone, the Ω_x points and the
+//! BLEU-2 bins. Both readings of the report are checked (heuristic items left out, and
+//! included on request).
+
+mod common;
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use common::*;
+use tabprobe_core::label::Label;
+use tabprobe_core::probe::{build_probe_set, ProbeItem};
+use tabprobe_core::report::{
+    num, pct, sections_with, ItemSelector, ReportOptions, Row, Section, SectionId,
+};
+use tabprobe_core::rules::RuleSet;
+use tabprobe_core::run::{ProbeRun, RunResult};
+use tabprobe_core::scoring::PairScorer;
+
+fn run() -> RunResult {
+    let set = build_probe_set(&fixture(), &every_probe_settings(), &RuleSet::default())
+        .expect("probe set");
+    let mut run = ProbeRun::new(set, 7);
+    run.run(&mut HashFake, |_| {}, || false).expect("run");
+    run.finish(HashFake.model_id()).expect("finish")
+}
+
+fn items<'r>(run: &'r RunResult, sel: &ItemSelector) -> Vec<&'r ProbeItem> {
+    sel.select(run).into_iter().map(|i| &run.items[i]).collect()
+}
+
+fn examples(items: &[&ProbeItem]) -> BTreeSet<usize> {
+    items.iter().map(|it| it.example).collect()
+}
+
+/// A count cell: empty reads 0.
+fn count(cell: &str) -> usize {
+    if cell.is_empty() {
+        0
+    } else {
+        cell.parse()
+            .unwrap_or_else(|_| panic!("not a count: {cell:?}"))
+    }
+}
+
+fn cell<'a>(s: &Section, row: &'a Row, column: &str) -> &'a str {
+    row.cell(
+        s.column(column)
+            .unwrap_or_else(|| panic!("{} has no {column}", s.file())),
+    )
+}
+
+/// Whether the model's prediction on the item's perturbed pair is its example's gold label.
+fn accepted(run: &RunResult, it: &ProbeItem) -> bool {
+    run.example_of(it)
+        .is_some_and(|e| run.predicted(it.perturbed_pair) == e.gold)
+}
+
+fn check_graph(run: &RunResult, s: &Section) -> usize {
+    for row in &s.rows {
+        let sel = row.items.as_ref().expect("every edge row has items");
+        let listed = items(run, sel);
+        assert_eq!(
+            listed.len(),
+            count(cell(s, row, "count")),
+            "{} {:?}",
+            s.file(),
+            row.cells
+        );
+    }
+    s.rows.len()
+}
+
+fn check_invalid(run: &RunResult, s: &Section) -> usize {
+    let mut checked = 0;
+    let splits: Vec<String> = s.header[2..s.header.len() - 1].to_vec();
+    let mut label_rows: BTreeMap<String, usize> = BTreeMap::new();
+    for row in &s.rows {
+        let Some(ItemSelector::Invalid {
+            set,
+            split: None,
+            category,
+            before,
+            include_heuristic,
+        }) = &row.items
+        else {
+            assert!(
+                row.cells.iter().any(|c| c == "n/a"),
+                "{} {:?} has no items",
+                s.file(),
+                row.cells
+            );
+            continue;
+        };
+        let all = items(run, row.items.as_ref().unwrap()).len();
+        match before {
+            Some(before) => {
+                *label_rows.entry(row.cells[0].clone()).or_default() += all;
+                let mut per_split = 0;
+                for (k, split) in splits.iter().enumerate() {
+                    let at = |sel: ItemSelector| items(run, &sel).len();
+                    let invalid = at(ItemSelector::Invalid {
+                        set: *set,
+                        split: Some(split.clone()),
+                        category: category.clone(),
+                        before: Some(*before),
+                        include_heuristic: *include_heuristic,
+                    });
+                    // The cell's denominator: every item of the set, split and category
+                    // predicted `before` first — the edges out of `before`.
+                    let from_before: usize = Label::ALL
+                        .iter()
+                        .map(|&to| {
+                            at(ItemSelector::Edge {
+                                set: *set,
+                                split: Some(split.clone()),
+                                category: category.clone(),
+                                from: *before,
+                                to,
+                                include_heuristic: *include_heuristic,
+                            })
+                        })
+                        .sum();
+                    let want = if from_before == 0 {
+                        String::new()
+                    } else {
+                        num(100.0 * invalid as f64 / from_before as f64)
+                    };
+                    assert_eq!(
+                        row.cell(2 + k),
+                        want,
+                        "{} {:?} split {split}",
+                        s.file(),
+                        row.cells
+                    );
+                    per_split += invalid;
+                    checked += 1;
+                }
+                assert_eq!(all, per_split, "{} {:?}", s.file(), row.cells);
+            }
+            // The Average row lists every invalid item of its group: the label rows' together.
+            None => assert_eq!(Some(&all), label_rows.get(&row.cells[0]), "{}", s.file()),
+        }
+    }
+    checked
+}
+
+fn check_scores(run: &RunResult, s: &Section) -> usize {
+    for row in &s.rows {
+        let sel = row.items.as_ref().expect("every score row has items");
+        let ItemSelector::Scored {
+            hypothesis_only, ..
+        } = sel
+        else {
+            panic!("{sel:?}")
+        };
+        let listed = items(run, sel);
+        let with = |preserving: bool| {
+            let kept: Vec<&ProbeItem> = listed
+                .iter()
+                .copied()
+                .filter(|it| {
+                    let gold = run.example_of(it).unwrap().gold;
+                    it.scored_labels().unwrap().contains(&gold) == preserving
+                })
+                .collect();
+            examples(&kept).len()
+        };
+        let what = format!("{} {:?}", s.file(), row.cells);
+        assert_eq!(with(true), count(cell(s, row, "preserved_n")), "{what}");
+        assert_eq!(with(false), count(cell(s, row, "flipped_n")), "{what}");
+        if !hypothesis_only {
+            assert_eq!(
+                examples(&listed).len(),
+                count(cell(s, row, "original_n")),
+                "{what}"
+            );
+        }
+    }
+    s.rows.len()
+}
+
+fn check_paired(run: &RunResult, s: &Section) -> usize {
+    for row in &s.rows {
+        let sel = row.items.as_ref().expect("every Table 8 row has items");
+        assert_eq!(
+            items(run, sel).len(),
+            count(cell(s, row, "count")),
+            "{:?}",
+            row.cells
+        );
+    }
+    s.rows.len()
+}
+
+fn check_evidence(run: &RunResult, s: &Section) -> usize {
+    let mut checked = 0;
+    for row in &s.rows {
+        if let Some(sel) = &row.items {
+            let listed = items(run, sel);
+            assert_eq!(
+                examples(&listed).len(),
+                count(cell(s, row, "examples")),
+                "{:?}",
+                row.cells
+            );
+            checked += 1;
+        } else {
+            assert_eq!(
+                cell(s, row, "examples"),
+                "0",
+                "{:?}: only an incomplete row has no items",
+                row.cells
+            );
+        }
+    }
+    checked
+}
+
+fn check_evidence_examples(run: &RunResult, s: &Section) -> usize {
+    for row in &s.rows {
+        let sel = row.items.as_ref().expect("every example row has items");
+        let listed = items(run, sel);
+        assert_eq!(examples(&listed).len(), 1);
+        // One row-deletion item per deleted row: `deleted/rows`.
+        let deleted = cell(s, row, "rows_deleted").split('/').next().unwrap_or("");
+        assert_eq!(listed.len(), count(deleted), "{:?}", row.cells);
+        assert!(listed
+            .iter()
+            .all(|it| run.examples[it.example].id == row.cells[0]));
+    }
+    s.rows.len()
+}
+
+/// Per example of the selection: whether it was right unpermuted and its accepted share.
+fn permuted(run: &RunResult, listed: &[&ProbeItem]) -> Vec<(bool, f64)> {
+    let mut by: BTreeMap<usize, (usize, usize)> = BTreeMap::new();
+    for it in listed {
+        let e = by.entry(it.example).or_default();
+        e.0 += usize::from(accepted(run, it));
+        e.1 += 1;
+    }
+    by.into_iter()
+        .map(|(ex, (ok, n))| {
+            let e = &run.examples[ex];
+            (run.original_prediction(e) == e.gold, ok as f64 / n as f64)
+        })
+        .collect()
+}
+
+fn check_word_order(run: &RunResult, s: &Section) -> usize {
+    let mut checked = 0;
+    for row in &s.rows {
+        let of = |column: &str| {
+            let k = s.column(column).unwrap();
+            let sel = row.cell_items.iter().find(|(c, _)| *c == k).map(|(_, s)| s);
+            permuted(
+                run,
+                &items(run, sel.unwrap_or_else(|| panic!("{column} has no items"))),
+            )
+        };
+        let n = of("examples").len();
+        assert_eq!(n, count(cell(s, row, "examples")), "{:?}", row.cells);
+        let share = |k: usize| pct(k as f64 / n as f64);
+        let mean = |v: &[(bool, f64)]| {
+            (!v.is_empty()).then(|| pct(v.iter().map(|e| e.1).sum::<f64>() / v.len() as f64))
+        };
+        let right = of("accuracy").iter().filter(|e| e.0).count();
+        assert_eq!(share(right), cell(s, row, "accuracy"));
+        let any = of("omega_max");
+        assert!(any.iter().all(|e| e.1 > 0.0));
+        assert_eq!(share(any.len()), cell(s, row, "omega_max"));
+        let over = of("omega_rand");
+        assert!(over.iter().all(|e| e.1 > 1.0 / 3.0));
+        assert_eq!(share(over.len()), cell(s, row, "omega_rand"));
+        let d_c = of("p_c");
+        assert!(d_c.iter().all(|e| e.0));
+        assert_eq!(mean(&d_c).unwrap_or_default(), cell(s, row, "p_c"));
+        let d_c_acc = of("p_c_accepted_only");
+        assert!(d_c_acc.iter().all(|e| e.0 && e.1 > 0.0));
+        assert_eq!(
+            mean(&d_c_acc).unwrap_or_default(),
+            cell(s, row, "p_c_accepted_only")
+        );
+        let d_f = of("p_f");
+        assert!(d_f.iter().all(|e| !e.0 && e.1 > 0.0));
+        assert_eq!(mean(&d_f).unwrap_or_default(), cell(s, row, "p_f"));
+        // The entropies average over the same sets as Ω_max, P^c (accepting) and P^f.
+        for (column, set) in [
+            ("entropy_accepted", &any),
+            ("entropy_c", &d_c_acc),
+            ("entropy_f", &d_f),
+        ] {
+            assert_eq!(of(column), *set, "{column}");
+            assert_eq!(set.is_empty(), cell(s, row, column).is_empty(), "{column}");
+        }
+        checked += 10;
+    }
+    checked
+}
+
+fn check_omega(run: &RunResult, s: &Section, all: &BTreeMap<String, usize>) -> usize {
+    for row in &s.rows {
+        let listed = items(run, row.items.as_ref().expect("every Ω_x point has items"));
+        let n = all[&row.cells[0]];
+        assert_eq!(
+            pct(examples(&listed).len() as f64 / n as f64),
+            cell(s, row, "omega_x"),
+            "{:?}",
+            row.cells
+        );
+    }
+    s.rows.len()
+}
+
+fn check_bleu(run: &RunResult, s: &Section) -> usize {
+    for row in &s.rows {
+        let listed = items(run, row.items.as_ref().expect("every bin has items"));
+        assert_eq!(
+            listed.len(),
+            count(cell(s, row, "permutations")),
+            "{:?}",
+            row.cells
+        );
+        let ok = listed.iter().filter(|it| accepted(run, it)).count();
+        assert_eq!(ok, count(cell(s, row, "accepted")), "{:?}", row.cells);
+    }
+    s.rows.len()
+}
+
+fn check_run(run: &RunResult, s: &Section) -> usize {
+    let row = |k: &str| s.rows.iter().find(|r| r.cells[0] == k).unwrap();
+    let all = items(run, row("items").items.as_ref().unwrap());
+    assert_eq!(all.len(), count(&row("items").cells[1]));
+    let truncated = items(run, row("truncated_pairs").items.as_ref().unwrap());
+    let pairs: BTreeSet<usize> = truncated
+        .iter()
+        .flat_map(|it| [it.original_pair, it.perturbed_pair])
+        .filter(|&p| run.pairs[p].score.truncated)
+        .collect();
+    assert!(pairs.len() <= count(&row("truncated_pairs").cells[1]));
+    assert_eq!(truncated.is_empty(), pairs.is_empty());
+    2
+}
+
+/// Every section of `run`'s report, each figure against its items; returns the figures
+/// checked per kind of section.
+fn check_all(run: &RunResult, opts: &ReportOptions) -> BTreeMap<&'static str, usize> {
+    let secs = sections_with(run, opts);
+    // Examples with permutations per group, for Ω_x (its denominator).
+    let word_order_examples: BTreeMap<String, usize> = secs
+        .iter()
+        .filter(|s| s.id == SectionId::WordOrder)
+        .flat_map(|s| {
+            s.rows
+                .iter()
+                .map(|r| (r.cells[0].clone(), count(&r.cells[1])))
+        })
+        .collect();
+    let mut checked: BTreeMap<&'static str, usize> = BTreeMap::new();
+    for s in &secs {
+        let (kind, n) = match s.id {
+            SectionId::Graph(_) => ("graph", check_graph(run, s)),
+            SectionId::Invalid(_) => ("invalid", check_invalid(run, s)),
+            SectionId::Table4 | SectionId::Table7 => ("scores", check_scores(run, s)),
+            SectionId::Table8(_) => ("table8", check_paired(run, s)),
+            SectionId::Evidence => ("evidence", check_evidence(run, s)),
+            SectionId::EvidenceExamples => ("evidence_examples", check_evidence_examples(run, s)),
+            SectionId::WordOrder => ("word_order", check_word_order(run, s)),
+            SectionId::WordOrderOmega => ("omega", check_omega(run, s, &word_order_examples)),
+            SectionId::WordOrderBleu => ("bleu", check_bleu(run, s)),
+            SectionId::Run => ("run", check_run(run, s)),
+            // No items behind these: Table 1 counts examples, agreement counts ballots.
+            SectionId::Table1 | SectionId::Agreement => {
+                assert!(s
+                    .rows
+                    .iter()
+                    .all(|r| r.items.is_none() && r.cell_items.is_empty()));
+                continue;
+            }
+        };
+        *checked.entry(kind).or_default() += n;
+    }
+    checked
+}
+
+#[test]
+fn every_figure_lists_exactly_the_items_it_counts() {
+    let run = run();
+    for include_heuristic in [false, true] {
+        let checked = check_all(&run, &ReportOptions { include_heuristic });
+        // Every kind of section was met, with figures to check.
+        for kind in [
+            "graph",
+            "invalid",
+            "scores",
+            "table8",
+            "evidence",
+            "evidence_examples",
+            "word_order",
+            "omega",
+            "bleu",
+            "run",
+        ] {
+            assert!(
+                checked.get(kind).is_some_and(|&n| n > 0),
+                "no {kind} figure checked: {checked:?}"
+            );
+        }
+    }
+}
+
+#[test]
+fn a_selector_matches_a_figure_worked_by_hand() {
+    // The running example's row deletion under the evidence fake: H1 loses ENTAIL when Genre
+    // (row 3) or Length (row 4) goes, so of its 7 row deletions 2 go ENTAIL → NEUTRAL, and 5
+    // stay ENTAIL → ENTAIL.
+    use tabprobe_core::metrics::TransitionSet;
+    use tabprobe_core::probe::{ProbeKind, ProbeSettings};
+    let d = running_example();
+    let set = build_probe_set(
+        &d,
+        &ProbeSettings::new(vec![ProbeKind::RowDeletion], 1),
+        &RuleSet::default(),
+    )
+    .unwrap();
+    let mut r = ProbeRun::new(set, 5);
+    let mut fake = EvidenceFake::new();
+    r.run(&mut fake, |_| {}, || false).unwrap();
+    let run = r.finish(fake.model_id()).unwrap();
+    let h1 = |from: Label, to: Label| {
+        let sel = ItemSelector::Edge {
+            set: TransitionSet::RowDeletion,
+            split: Some("a1".into()),
+            category: Some("numerical".into()),
+            from,
+            to,
+            include_heuristic: false,
+        };
+        items(&run, &sel)
+            .iter()
+            .map(|it| it.id.clone())
+            .collect::<Vec<_>>()
+    };
+    let to_neutral = h1(Label::Entail, Label::Neutral);
+    assert_eq!(to_neutral.len(), 2, "{to_neutral:?}");
+    assert!(to_neutral.iter().all(|id| id.starts_with("H1/")));
+    assert_eq!(h1(Label::Entail, Label::Entail).len(), 5);
+}
