@@ -4,9 +4,7 @@
 //! in the model bar.
 
 use leptos::prelude::*;
-use tabprobe_core::models_manifest::{
-    parse_models_manifest, BundledModel, ManifestLinearization, ModelRole,
-};
+use tabprobe_core::models_manifest::{parse_models_manifest, BundledModel, ModelRole};
 use tabprobe_worker::protocol::Slot;
 
 use crate::model_load::{auto_load_model_url, load_model_url_into};
@@ -54,10 +52,11 @@ pub async fn load_bundled_models(state: AppState) {
     let default = manifest.with_role(ModelRole::Default).cloned();
     state.bundled.set(Some(manifest));
     if let Some(model) = default {
-        if let Some(l) = model.linearize_settings() {
-            state.linearization.set(l);
-        }
+        apply_linearization(state, Slot::Main, &model);
         auto_load_model_url(state, Slot::Main, model.path.clone()).await;
+        if reads_no_premise(&model) {
+            mark_hypothesis_only(state, Slot::Main);
+        }
         record_bundled(state, Slot::Main, &model);
     }
 }
@@ -65,16 +64,27 @@ pub async fn load_bundled_models(state: AppState) {
 /// Loads a bundled model into `slot` on the user's request (and applies its linearization
 /// when it goes into the main slot).
 pub async fn load_bundled_into(state: AppState, slot: Slot, model: BundledModel) {
-    if slot == Slot::Main {
-        if let Some(l) = model.linearize_settings() {
-            state.linearization.set(l);
-        }
-    }
+    apply_linearization(state, slot, &model);
     load_model_url_into(state, slot, model.path.clone()).await;
-    if trained_on_hypothesis_only(&model) {
+    if reads_no_premise(&model) {
         mark_hypothesis_only(state, slot);
     }
     record_bundled(state, slot, &model);
+}
+
+/// The model bar's linearization becomes the main model's from the manifest (strategy and
+/// order). Whether a model reads a premise at all is the model's, not the bar's: it is
+/// recorded per model ([`mark_hypothesis_only`]) so loading another model later does not
+/// inherit it.
+fn apply_linearization(state: AppState, slot: Slot, model: &BundledModel) {
+    if slot != Slot::Main {
+        return;
+    }
+    if let Some(l) = model.linearize_settings() {
+        if !l.hypothesis_only() {
+            state.linearization.set(l);
+        }
+    }
 }
 
 /// Records that the model in `slot` is the bundled `model` (a reload after a worker crash then
@@ -118,8 +128,10 @@ fn mark_hypothesis_only(state: AppState, slot: Slot) {
     }
 }
 
-/// Whether the manifest says the model was trained with an empty premise (linearization
-/// `none`).
-fn trained_on_hypothesis_only(model: &BundledModel) -> bool {
-    matches!(&model.linearization, Some(ManifestLinearization::Name(n)) if n == "none")
+/// Whether the manifest says the model was trained with an empty premise (core's premise
+/// mode; the manifest names it `none`).
+fn reads_no_premise(model: &BundledModel) -> bool {
+    model
+        .linearize_settings()
+        .is_some_and(|l| l.hypothesis_only())
 }

@@ -128,19 +128,17 @@ impl RunsState {
     }
 }
 
-/// The probe set the form describes on the loaded dataset, with the model bar's
-/// linearization; `hypothesis_only` forces hypothesis-only pairs (the second model's run).
-pub fn probe_set(
-    state: &AppState,
-    form: &RunnerForm,
-    hypothesis_only: bool,
-) -> Result<ProbeSet, String> {
+/// The probe set the form describes on the loaded dataset for the model in `slot`, with the
+/// model bar's linearization (no premise for a model that reads the hypothesis alone). The
+/// second model also scores every hypothesis alone (Table 8's hypothesis-only column).
+pub fn probe_set(state: &AppState, form: &RunnerForm, slot: Slot) -> Result<ProbeSet, String> {
+    let hypothesis_only = slot == Slot::Second;
     let loaded = state
         .dataset
         .get_untracked()
         .ok_or("no dataset is loaded")?;
     let mut settings = form.settings.clone();
-    settings.linearization = state.linearization.get_untracked();
+    settings.linearization = untrack(|| state.linearization_of(slot));
     settings.hypothesis_only |= hypothesis_only;
     build_probe_set(&loaded.dataset, &settings, &form.rules).map_err(|e| e.to_string())
 }
@@ -173,18 +171,6 @@ pub fn run_estimate_s(state: &AppState, passes: &[(ModelInfo, usize)]) -> Option
         .sum()
 }
 
-/// Whether the model in `slot` was trained on the hypothesis alone (see
-/// [`AppState::hypothesis_only_weights`]).
-pub fn reads_hypothesis_only(state: &AppState, slot: Slot) -> bool {
-    state.slot(slot).model.with_untracked(|m| {
-        m.as_ref().is_some_and(|m| {
-            state
-                .hypothesis_only_weights
-                .with_untracked(|w| w.contains(&m.id.weights_sha256))
-        })
-    })
-}
-
 /// Starts a run of the form's probe set: the main model, then (when asked and loaded) the
 /// second model on the same items. The result is saved in IndexedDB and opened.
 pub fn start_run(state: AppState, runs: RunsState) {
@@ -204,16 +190,7 @@ pub fn start_run(state: AppState, runs: RunsState) {
     // The second model also scores every hypothesis alone: Table 8's hypothesis-only column.
     let sets: Result<Vec<ProbeSet>, String> = models
         .iter()
-        .map(|&(slot, _)| {
-            let mut set = probe_set(&state, &form, slot == Slot::Second)?;
-            if reads_hypothesis_only(&state, slot) {
-                // A model trained on the hypothesis alone is shown what it was trained on.
-                for pair in &mut set.pairs {
-                    pair.premise.clear();
-                }
-            }
-            Ok(set)
-        })
+        .map(|&(slot, _)| probe_set(&state, &form, slot))
         .collect();
     let sets = match sets {
         Ok(s) => s,

@@ -6,7 +6,7 @@ use std::sync::Arc;
 use leptos::prelude::*;
 use serde::{Deserialize, Serialize};
 use tabprobe_core::edit::TableDraft;
-use tabprobe_core::linearize::LinearizeSettings;
+use tabprobe_core::linearize::{LinearizeSettings, PremiseMode};
 use tabprobe_core::models_manifest::ModelsManifest;
 use tabprobe_core::summary::DatasetSummary;
 use tabprobe_core::{Dataset, DatasetError, Label, Table};
@@ -89,8 +89,9 @@ pub struct AppState {
     /// The site's bundled models (`models/index.json`), `None` when the site has none.
     pub bundled: RwSignal<Option<ModelsManifest>>,
     /// Weight hashes (SHA-256) of loaded models that were trained on the hypothesis alone
-    /// (a bundled model whose manifest linearization is `none`). Runs give such a model an
-    /// empty premise for every pair: table text is input it never saw in training.
+    /// (a bundled model whose manifest linearization is `none`). Such a model reads pairs in
+    /// core's hypothesis-only premise mode ([`AppState::linearization_of`]): table text is
+    /// input it never saw in training.
     pub hypothesis_only_weights: RwSignal<Vec<String>>,
     /// Per slot, a counter bumped by every load that starts: a load whose number is no longer
     /// the latest gives up, so an automatic load never overwrites a model the user chose.
@@ -314,5 +315,23 @@ impl AppState {
     /// The state of model slot `slot`.
     pub fn slot(&self, slot: Slot) -> SlotState {
         self.slots[slot.index()]
+    }
+
+    /// How the model in `slot` reads a pair (tracked): the model bar's linearization, with
+    /// core's hypothesis-only premise mode for a model trained on the hypothesis alone (see
+    /// [`AppState::hypothesis_only_weights`]). Runs, run estimates, live predictions and
+    /// share links all take it from here.
+    pub fn linearization_of(&self, slot: Slot) -> LinearizeSettings {
+        let mut settings = self.linearization.get();
+        let hypothesis_only = self.slot(slot).model.with(|m| {
+            m.as_ref().is_some_and(|m| {
+                self.hypothesis_only_weights
+                    .with(|w| w.contains(&m.id.weights_sha256))
+            })
+        });
+        if hypothesis_only {
+            settings.premise = PremiseMode::HypothesisOnly;
+        }
+        settings
     }
 }

@@ -74,7 +74,7 @@ pub fn HypothesisList(
         let source = source.clone();
         Effect::new(move |_| {
             let model = state.slot(Slot::Main).model.get();
-            let settings = state.linearization.get();
+            let settings = state.linearization_of(Slot::Main);
             cancel_running();
             generation.update_value(|g| *g += 1);
             let this = generation.get_value();

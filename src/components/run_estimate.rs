@@ -11,7 +11,7 @@ use tabprobe_worker::protocol::{ModelInfo, Slot};
 use crate::components::progress_bar::duration;
 use crate::model_load::DEFAULT_BATCH_SIZE;
 use crate::pace::{backend_short, rate_key, Measuring};
-use crate::runs::{probe_set, reads_hypothesis_only, run_estimate_s, run_models, RunsState};
+use crate::runs::{probe_set, run_estimate_s, run_models, RunsState};
 use crate::state::AppState;
 use crate::worker_client::client;
 
@@ -39,14 +39,9 @@ fn measure(state: AppState, runs: RunsState, slot: Slot, model: ModelInfo) {
         return;
     }
     let form = runs.form.get_untracked();
-    let Ok(mut set) = probe_set(&state, &form, slot == Slot::Second) else {
+    let Ok(mut set) = probe_set(&state, &form, slot) else {
         return;
     };
-    if reads_hypothesis_only(&state, slot) {
-        for pair in &mut set.pairs {
-            pair.premise.clear();
-        }
-    }
     set.pairs.truncate(MEASURE_PAIRS);
     let n = set.pairs.len();
     if n == 0 {

@@ -90,7 +90,7 @@ pub fn live_pair(
     hypothesis: Signal<String>,
 ) -> Signal<Result<Pair, String>> {
     Signal::derive(move || {
-        let s = state.linearization.get();
+        let s = state.linearization_of(Slot::Main);
         table.with(|t| hypothesis.with(|h| s.table_pair(t, h).map_err(|e| e.to_string())))
     })
 }
@@ -134,7 +134,7 @@ pub fn work_result(
         model: state.slot(Slot::Main).model.get().map(|m| m.id),
         predictions,
         other_models: Vec::new(),
-        linearization: state.linearization.get(),
+        linearization: state.linearization_of(Slot::Main),
     }
 }
 

@@ -248,7 +248,7 @@ pub fn RunnerView() -> impl IntoView {
         let f = form.get();
         let _ = state.linearization.get();
         let has = state.dataset.with(|d| d.is_some());
-        has.then(|| probe_set(&state, &f, false).map(|s| s.counts()))
+        has.then(|| probe_set(&state, &f, Slot::Main).map(|s| s.counts()))
     });
     let models_running = move || {
         let second =

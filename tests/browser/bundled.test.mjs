@@ -75,6 +75,11 @@ test('a fresh page loads the bundled default model and scores the opened table; 
     assert.ok(main.pairs.some((p) => p.pair.premise.length > 0), 'the main model reads table text');
     assert.ok(second.pairs.length > 0);
     assert.ok(second.pairs.every((p) => p.pair.premise === ''), 'the hypothesis-only model reads no premise');
+    // It reads them in core's premise mode, which the run file records; without premises the
+    // premise-removal pairs are their originals, so it scores fewer distinct pairs.
+    assert.equal(second.settings.linearization.premise, 'hypothesis_only');
+    assert.equal(main.settings.linearization.premise, undefined);
+    assert.ok(second.pairs.length < main.pairs.length, `${second.pairs.length} < ${main.pairs.length}`);
     await snap(page, '51-bundled-both-models-results');
     // The run table's truncated_pairs row lists exactly the items whose original or perturbed
     // premise was cut. With 256 tokens only some paper tables are cut, so the list is a proper

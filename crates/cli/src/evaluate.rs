@@ -6,11 +6,12 @@ use std::path::{Path, PathBuf};
 
 use clap::Args;
 use serde::Serialize;
+use tabprobe_core::linearize::LinearizeSettings;
 use tabprobe_core::scoring::{Pair, PairOrder};
 use tabprobe_core::Label;
 use tabprobe_model::Device;
 
-use crate::infotabs_split::{read_split, Premise, SPLITS};
+use crate::infotabs_split::{parse_premise, read_split, SPLITS};
 use crate::io;
 
 /// `tabprobe evaluate`.
@@ -68,7 +69,7 @@ pub struct SplitResult {
 
 /// Train's most frequent label (ties: the first in E, N, C order).
 fn majority_label(infotabs: &Path) -> Result<Label, String> {
-    let train = read_split(infotabs, "train", Premise::None, None)?;
+    let train = read_split(infotabs, "train", LinearizeSettings::no_premise(), None)?;
     let count = |l: Label| train.iter().filter(|p| p.label == l).count();
     Ok(Label::ALL.into_iter().fold(
         Label::Entail,
@@ -78,7 +79,7 @@ fn majority_label(infotabs: &Path) -> Result<Label, String> {
 
 /// Scores the splits and prints accuracy and the majority baseline per split.
 pub fn run_evaluate(args: &EvaluateArgs) -> Result<(), String> {
-    let premise = Premise::parse(&args.linearization)?;
+    let premise = parse_premise(&args.linearization)?;
     let mut model = crate::probe::load_model(&args.model, &Device::flex())?;
     model.set_batch_size(32);
     let majority = majority_label(&args.infotabs)?;

@@ -1,13 +1,13 @@
 //! INFOTABS splits as premise/hypothesis text pairs, for `tabprobe train-tokenizer`,
 //! `tabprobe train` and `tabprobe evaluate`: the premise is a table through one of core's
-//! linearizations, or empty (hypothesis-only models).
+//! linearizations, or empty (core's hypothesis-only premise mode, named `none`).
 
 use std::collections::BTreeMap;
 use std::path::Path;
 
 use serde::Serialize;
 use tabprobe_core::import::infotabs::{parse_split_tsv, parse_table};
-use tabprobe_core::linearize::{linearize, Linearization};
+use tabprobe_core::linearize::LinearizeSettings;
 use tabprobe_core::{Label, Table};
 
 use crate::io;
@@ -15,39 +15,14 @@ use crate::io;
 /// INFOTABS split names as the files spell them (`infotabs_<name>.tsv`).
 pub const SPLITS: [&str; 5] = ["train", "dev", "test_alpha1", "test_alpha2", "test_alpha3"];
 
-/// The premise a model reads: a linearized table, or nothing (hypothesis-only models).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Premise {
-    /// The table through one of core's linearizations.
-    Table(Linearization),
-    /// The empty premise.
-    None,
-}
-
-impl Premise {
-    /// `none` or a linearization name (`paragraph`, `infotabs_compat`, …).
-    pub fn parse(name: &str) -> Result<Premise, String> {
-        if name == "none" {
-            return Ok(Premise::None);
-        }
-        Linearization::from_name(name)
-            .map(Premise::Table)
-            .ok_or_else(|| {
-                let known: Vec<&str> = Linearization::ALL.iter().map(|l| l.as_str()).collect();
-                format!(
-                    "--linearization: unknown {name:?}; expected none or one of {}",
-                    known.join(", ")
-                )
-            })
-    }
-
-    /// The name [`Premise::parse`] reads.
-    pub fn name(self) -> &'static str {
-        match self {
-            Premise::Table(l) => l.as_str(),
-            Premise::None => "none",
-        }
-    }
+/// The premise a `--linearization` name gives (`none` or a strategy of core's), premise first.
+pub fn parse_premise(name: &str) -> Result<LinearizeSettings, String> {
+    LinearizeSettings::from_name(name).ok_or_else(|| {
+        format!(
+            "--linearization: unknown {name:?}; expected one of {}",
+            LinearizeSettings::names().join(", ")
+        )
+    })
 }
 
 /// One INFOTABS pair as text.
@@ -66,7 +41,7 @@ pub struct TextPair {
 pub fn read_split(
     infotabs: &Path,
     split: &str,
-    premise: Premise,
+    premise: LinearizeSettings,
     limit: Option<usize>,
 ) -> Result<Vec<TextPair>, String> {
     let path = infotabs.join(format!("maindata/infotabs_{split}.tsv"));
@@ -78,9 +53,10 @@ pub fn read_split(
     let mut premises: BTreeMap<String, String> = BTreeMap::new();
     let mut out = Vec::with_capacity(examples.len());
     for e in examples {
-        let text = match (premise, &e.table) {
-            (Premise::None, _) => String::new(),
-            (Premise::Table(strategy), Some(id)) => match premises.get(id) {
+        let text = match &e.table {
+            // No table is read at all for a model that reads no premise.
+            _ if premise.hypothesis_only() => String::new(),
+            Some(id) => match premises.get(id) {
                 Some(t) => t.clone(),
                 None => {
                     let table_path = infotabs.join(format!("tables/json/{id}.json"));
@@ -90,15 +66,14 @@ pub fn read_split(
                         &io::read_text(&table_path)?,
                     )
                     .map_err(|e| e.to_string())?;
-                    let t = linearize(&Table::KeyValue(table), strategy)
+                    let t = premise
+                        .premise_text(&Table::KeyValue(table))
                         .map_err(|e| format!("{}: {e}", table_path.display()))?;
                     premises.insert(id.clone(), t.clone());
                     t
                 }
             },
-            (Premise::Table(_), None) => {
-                return Err(format!("{}: a pair has no table id", path.display()))
-            }
+            None => return Err(format!("{}: a pair has no table id", path.display())),
         };
         out.push(TextPair {
             premise: text,

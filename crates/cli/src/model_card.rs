@@ -110,8 +110,11 @@ pub fn render(
         .values()
         .map(|s| s.iter().product::<usize>())
         .sum();
+    let reads_no_premise =
+        tabprobe_core::linearize::LinearizeSettings::from_name(&training.linearization)
+            .is_some_and(|l| l.hypothesis_only());
     let premise = match training.linearization.as_str() {
-        "none" => "none — the premise is empty, the model sees `<s> hypothesis </s>` only (a hypothesis-only baseline: whatever it gets right, it gets right without the table)".to_string(),
+        _ if reads_no_premise => "none — the premise is empty, the model sees `<s> hypothesis </s>` only (a hypothesis-only baseline: whatever it gets right, it gets right without the table)".to_string(),
         other => format!("the table linearized by core's `{other}` strategy, then the hypothesis: `<s> premise </s></s> hypothesis </s>`, the premise truncated to fit"),
     };
     let mut s = String::new();

@@ -139,10 +139,7 @@ fn parse_line(
 
 /// Runs `tabprobe predict`.
 pub fn run(args: &PredictArgs) -> Result<(), String> {
-    let settings = LinearizeSettings {
-        strategy: crate::probe::parse_linearization(&args.linearization)?,
-        order: crate::probe::parse_order(&args.order)?,
-    };
+    let settings = crate::probe::parse_linearization(&args.linearization, &args.order)?;
     let dataset = match &args.dataset {
         Some(path) => Some(crate::io::read_dataset(path)?),
         None => None,

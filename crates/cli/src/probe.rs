@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 use clap::Args;
-use tabprobe_core::linearize::{Linearization, LinearizeSettings, PairOrder};
+use tabprobe_core::linearize::{LinearizeSettings, PairOrder};
 use tabprobe_core::probe::word_order::PermutationTarget;
 use tabprobe_core::probe::{build_probe_set, Caps, ProbeKind, ProbeSettings};
 use tabprobe_core::rules::RuleSet;
@@ -49,7 +49,7 @@ pub struct ProbeArgs {
     #[arg(long, value_delimiter = ',')]
     pub splits: Option<Vec<String>>,
     /// Table → text: paragraph, infotabs_compat, horizontal_template, vertical_template,
-    /// concatenation.
+    /// concatenation; or none, for a model that reads the hypothesis alone.
     #[arg(long, default_value = "infotabs_compat")]
     pub linearization: String,
     /// Which text the model reads first: premise_first or hypothesis_first.
@@ -146,14 +146,13 @@ pub fn parse_probes(names: &[String]) -> Result<Vec<ProbeKind>, String> {
     Ok(out)
 }
 
-/// Parses a `--linearization` name.
-pub fn parse_linearization(name: &str) -> Result<Linearization, String> {
-    Linearization::from_name(name).ok_or_else(|| {
-        let known: Vec<&str> = Linearization::ALL.iter().map(|l| l.as_str()).collect();
-        format!(
-            "--linearization: unknown strategy {name:?}; expected one of {}",
-            known.join(", ")
-        )
+/// Parses `--linearization` and `--order`: a strategy's name, or `none` for a model that
+/// reads the hypothesis alone (core's premise mode), in either order.
+pub fn parse_linearization(name: &str, order: &str) -> Result<LinearizeSettings, String> {
+    let settings = crate::infotabs_split::parse_premise(name)?;
+    Ok(LinearizeSettings {
+        order: parse_order(order)?,
+        ..settings
     })
 }
 
@@ -170,8 +169,7 @@ pub fn parse_order(name: &str) -> Result<PairOrder, String> {
 
 /// The probe settings the arguments describe.
 pub fn settings(args: &ProbeArgs) -> Result<ProbeSettings, String> {
-    let strategy = parse_linearization(&args.linearization)?;
-    let order = parse_order(&args.order)?;
+    let linearization = parse_linearization(&args.linearization, &args.order)?;
     let target = match args.word_order_target.as_str() {
         "hypothesis" => PermutationTarget::Hypothesis,
         "premise" => PermutationTarget::Premise,
@@ -187,7 +185,7 @@ pub fn settings(args: &ProbeArgs) -> Result<ProbeSettings, String> {
         per_example: args.cap_per_example,
         per_run: args.cap_per_run,
     };
-    s.linearization = LinearizeSettings { strategy, order };
+    s.linearization = linearization;
     s.permutations = args.permutations;
     s.insertions = args.insertions;
     s.splits = args.splits.clone();

@@ -10,7 +10,7 @@ use tabprobe_core::scoring::PairOrder;
 use tabprobe_model::train::{self, Event, LabelledPair, TrainOptions};
 use tabprobe_model::{Device, PairTokenizer, RobertaConfig};
 
-use crate::infotabs_split::{read_split, Premise, TextPair};
+use crate::infotabs_split::{parse_premise, read_split, TextPair};
 use crate::io;
 
 /// `tabprobe train`.
@@ -178,7 +178,7 @@ fn cpu_seconds() -> Option<f64> {
 /// Trains a model and writes its folder.
 pub fn run_train(args: &TrainArgs) -> Result<(), String> {
     let wall = Instant::now();
-    let premise = Premise::parse(&args.linearization)?;
+    let premise = parse_premise(&args.linearization)?;
     let (config, weights, tokenizer_json) = match &args.init_from {
         Some(dir) => {
             let read = |name: &str| crate::io::read_model_file(&dir.join(name));

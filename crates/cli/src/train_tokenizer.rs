@@ -5,10 +5,10 @@ use std::path::PathBuf;
 use std::time::Instant;
 
 use clap::Args;
-use tabprobe_core::linearize::Linearization;
+use tabprobe_core::linearize::{Linearization, LinearizeSettings};
 use tabprobe_model::train;
 
-use crate::infotabs_split::{read_split, Premise};
+use crate::infotabs_split::read_split;
 use crate::io;
 
 /// `tabprobe train-tokenizer`.
@@ -34,7 +34,10 @@ pub fn run_tokenizer(args: &TokenizerArgs) -> Result<(), String> {
     let pairs = read_split(
         &args.infotabs,
         "train",
-        Premise::Table(Linearization::Paragraph),
+        LinearizeSettings {
+            strategy: Linearization::Paragraph,
+            ..LinearizeSettings::default()
+        },
         None,
     )?;
     let mut texts: Vec<String> = pairs.iter().map(|p| p.hypothesis.clone()).collect();

@@ -1010,6 +1010,51 @@ fn predict_table_lines_equal_the_same_pairs_given_as_text() {
         assert_eq!(from_tables.len(), 2);
         assert_eq!(from_tables, from_texts, "{order}");
     }
+    // `--linearization none` is core's hypothesis-only premise mode: the tables are not read,
+    // so both lines score the hypothesis alone, as a line with an empty premise does.
+    let empty = dir.join("empty.jsonl");
+    std::fs::write(
+        &empty,
+        format!(
+            "{}\n",
+            serde_json::json!({"premise": "", "hypothesis": hyp})
+        ),
+    )
+    .unwrap();
+    let none = |input: &Path| {
+        predictions(
+            &ok(&[
+                "predict",
+                "--model",
+                s(&model),
+                "--input",
+                s(input),
+                "--linearization",
+                "none",
+                "--dataset",
+                s(&dataset_path),
+            ])
+            .0,
+        )
+    };
+    let (tables, alone) = (none(&a), none(&empty));
+    assert_eq!(tables.len(), 2);
+    for t in &tables {
+        assert_eq!(logits(t), logits(&alone[0]));
+    }
+    let with_premise = predictions(
+        &ok(&[
+            "predict",
+            "--model",
+            s(&model),
+            "--input",
+            s(&a),
+            "--dataset",
+            s(&dataset_path),
+        ])
+        .0,
+    );
+    assert_ne!(logits(&with_premise[0]), logits(&alone[0]));
 }
 
 #[test]

@@ -5,7 +5,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::linearize::{Linearization, LinearizeSettings};
+use crate::linearize::LinearizeSettings;
 
 /// The marker in a manifest's `format` field.
 pub const MODELS_FORMAT: &str = "tabprobe-models";
@@ -56,12 +56,7 @@ impl BundledModel {
     pub fn linearize_settings(&self) -> Option<LinearizeSettings> {
         match self.linearization.as_ref()? {
             ManifestLinearization::Settings(s) => Some(*s),
-            ManifestLinearization::Name(n) => {
-                Linearization::from_name(n).map(|strategy| LinearizeSettings {
-                    strategy,
-                    ..LinearizeSettings::default()
-                })
-            }
+            ManifestLinearization::Name(n) => LinearizeSettings::from_name(n),
         }
     }
 
@@ -122,7 +117,7 @@ pub fn parse_models_manifest(file: &str, text: &str) -> Result<ModelsManifest, S
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::linearize::PairOrder;
+    use crate::linearize::{Linearization, PairOrder, PremiseMode};
 
     #[test]
     fn reads_roles_linearizations_and_cards() {
@@ -148,6 +143,17 @@ mod tests {
             )
         );
         assert_eq!(s.card_text(), "hypothesis only");
+        assert_eq!(ls.premise, PremiseMode::Full);
+    }
+
+    #[test]
+    fn the_linearization_none_reads_no_premise() {
+        let text = r#"{"format":"tabprobe-models","version":1,"models":[
+            {"id":"h","name":"H","path":"models/h/","role":"second","linearization":"none"}]}"#;
+        let m = parse_models_manifest("index.json", text).unwrap();
+        let ls = m.models[0].linearize_settings().unwrap();
+        assert_eq!(ls.premise, PremiseMode::HypothesisOnly);
+        assert_eq!(ls.pair("a premise", "H").premise, "");
     }
 
     #[test]

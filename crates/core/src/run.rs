@@ -378,14 +378,26 @@ impl RunResult {
         Ok(())
     }
 
+    /// Whether the run's model read the hypothesis alone: its settings say so
+    /// ([`crate::linearize::PremiseMode::HypothesisOnly`]), or — in a run file written before
+    /// the settings could — every original pair has an empty premise.
+    pub fn reads_hypothesis_only(&self) -> bool {
+        self.settings.linearization.hypothesis_only()
+            || (!self.examples.is_empty()
+                && self.examples.iter().all(|e| {
+                    self.pairs
+                        .get(e.pair)
+                        .is_some_and(|p| p.pair.premise.is_empty())
+                }))
+    }
+
     /// This run with its hypothesis-only scores taken from `second`, a run of another model
     /// (e.g. a separately trained hypothesis-only model, SPEC §2) on the same examples: the
     /// second model's hypothesis-only pairs and scores are appended to this run's pairs, and
     /// Table 8's O-Hypo column then reads the second model. Items take the second model's
     /// score of their perturbed hypothesis alone (Tables 4 and 7's hypothesis-only rows) when
-    /// the second run has it — its item with the same id has a hypothesis-only pair, or its
-    /// perturbed pair has an empty premise (a hypothesis-only model's run, whose premises the
-    /// site clears); otherwise the item has no hypothesis-only score, never this model's.
+    /// the second run has it — its item with the same id has a hypothesis-only pair, or the second
+    /// model reads no premise at all ([`RunResult::reads_hypothesis_only`]); otherwise the item has no hypothesis-only score, never this model's.
     /// `hypothesis_only_model` names the second model.
     pub fn with_hypothesis_model(&self, second: &RunResult) -> Result<RunResult, SubstituteError> {
         if second.hypothesis_only_pairs.len() != second.examples.len() || second.examples.is_empty()
@@ -411,16 +423,16 @@ impl RunResult {
             repointed.push(out.pairs.len() - 1);
         }
         out.hypothesis_only_pairs = repointed;
+        let second_reads_hypothesis = second.reads_hypothesis_only();
         let second_items: std::collections::BTreeMap<&str, usize> = second
             .items
             .iter()
             .filter_map(|it| {
+                // A model that reads no premise scored each item's hypothesis alone already.
                 let p = it.hypothesis_only_pair.or_else(|| {
-                    second
-                        .pairs
-                        .get(it.perturbed_pair)
-                        .is_some_and(|s| s.pair.premise.is_empty())
+                    second_reads_hypothesis
                         .then_some(it.perturbed_pair)
+                        .filter(|&p| p < second.pairs.len())
                 })?;
                 Some((it.id.as_str(), p))
             })

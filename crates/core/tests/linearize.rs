@@ -180,6 +180,7 @@ fn statement_first_order() {
     let s = LinearizeSettings {
         strategy: Linearization::Paragraph,
         order: PairOrder::HypothesisFirst,
+        ..LinearizeSettings::default()
     };
     // The texts stay in their fields (the model truncates `premise` only); the order says
     // which one the model reads first.

@@ -508,3 +508,46 @@ fn the_run_table_counts_items_by_review_state() {
         [Some("1"), Some("0"), Some("0"), Some("1")]
     );
 }
+
+/// Issue 15 §3: a model that reads no premise gets its probe set from core's premise mode —
+/// the same items as the full model, every pair without a premise (so the table probes'
+/// pairs collapse onto their originals, which is what such a model sees), and the run says
+/// it reads the hypothesis alone.
+#[test]
+fn a_hypothesis_only_probe_set_has_the_same_items_and_no_premise() {
+    use tabprobe_core::linearize::PremiseMode;
+    use tabprobe_core::probe::{build_probe_set, ProbeKind, ProbeSettings};
+    use tabprobe_core::rules::RuleSet;
+    let d = running_example();
+    let mut s = ProbeSettings::new(vec![ProbeKind::RowDeletion, ProbeKind::Negation], 3);
+    s.hypothesis_only = true;
+    let full = build_probe_set(&d, &s, &RuleSet::default()).unwrap();
+    s.linearization.premise = PremiseMode::HypothesisOnly;
+    let hypo = build_probe_set(&d, &s, &RuleSet::default()).unwrap();
+    let ids = |set: &tabprobe_core::probe::ProbeSet| {
+        set.items.iter().map(|i| i.id.clone()).collect::<Vec<_>>()
+    };
+    assert_eq!(ids(&full), ids(&hypo));
+    assert!(hypo.pairs.iter().all(|p| p.premise.is_empty()));
+    assert!(full.pairs.iter().any(|p| !p.premise.is_empty()));
+    // A row deletion leaves the hypothesis as it is: without a premise it is its original.
+    for it in hypo
+        .items
+        .iter()
+        .filter(|i| i.probe == ProbeKind::RowDeletion)
+    {
+        assert_eq!(
+            it.perturbed_pair, hypo.examples[it.example].pair,
+            "{}",
+            it.id
+        );
+    }
+    // Four hypotheses and their negations: the only distinct texts left.
+    let negations = hypo
+        .items
+        .iter()
+        .filter(|i| i.probe == ProbeKind::Negation)
+        .count();
+    assert_eq!(hypo.pairs.len(), d.examples.len() + negations);
+    assert!(full.pairs.len() > hypo.pairs.len());
+}

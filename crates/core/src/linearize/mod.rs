@@ -68,14 +68,40 @@ impl Linearization {
     }
 }
 
-/// A linearization strategy and a pair order: everything needed to turn a table and a
-/// hypothesis into the [`Pair`] a model scores.
+/// What of the premise a model reads.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum PremiseMode {
+    /// The premise, linearized with the strategy.
+    #[default]
+    Full,
+    /// No premise at all: every pair's premise is empty, so the model reads the hypothesis
+    /// alone — a model trained that way (a hypothesis-only baseline). Named [`NO_PREMISE`]
+    /// where a linearization name is expected (command lines, model manifests, model cards).
+    HypothesisOnly,
+}
+
+impl PremiseMode {
+    /// The default, full premise (`serde` leaves it out of run files, which keep their bytes).
+    pub fn is_full(&self) -> bool {
+        *self == PremiseMode::Full
+    }
+}
+
+/// The name of [`PremiseMode::HypothesisOnly`] where a linearization name is expected.
+pub const NO_PREMISE: &str = "none";
+
+/// A linearization strategy, a pair order and a premise mode: everything needed to turn a
+/// table and a hypothesis into the [`Pair`] a model scores.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Serialize, Deserialize)]
 pub struct LinearizeSettings {
     /// How the table becomes text.
     pub strategy: Linearization,
     /// Which text comes first.
     pub order: PairOrder,
+    /// Whether the model reads the premise at all.
+    #[serde(default, skip_serializing_if = "PremiseMode::is_full")]
+    pub premise: PremiseMode,
 }
 
 /// Why a table could not be linearized.
@@ -142,20 +168,68 @@ pub fn linearize_units(
 }
 
 impl LinearizeSettings {
-    /// The pair a model scores for a premise text and a hypothesis. The texts stay in their
-    /// own fields whatever the order, and [`Pair::order`] tells the tokenizer which to put
-    /// first: swapping them instead would make the model truncate the hypothesis of a long
-    /// hypothesis-first pair.
+    /// The settings of a model that reads no premise ([`PremiseMode::HypothesisOnly`]).
+    pub fn no_premise() -> LinearizeSettings {
+        LinearizeSettings {
+            premise: PremiseMode::HypothesisOnly,
+            ..LinearizeSettings::default()
+        }
+    }
+
+    /// Settings from a name a person gives: a strategy's name ([`Linearization::as_str`]),
+    /// or [`NO_PREMISE`] for a model that reads the hypothesis alone; premise first.
+    pub fn from_name(name: &str) -> Option<LinearizeSettings> {
+        if name == NO_PREMISE {
+            return Some(LinearizeSettings::no_premise());
+        }
+        Linearization::from_name(name).map(|strategy| LinearizeSettings {
+            strategy,
+            ..LinearizeSettings::default()
+        })
+    }
+
+    /// The name [`LinearizeSettings::from_name`] reads: [`NO_PREMISE`] or the strategy's.
+    pub fn name(&self) -> &'static str {
+        match self.premise {
+            PremiseMode::HypothesisOnly => NO_PREMISE,
+            PremiseMode::Full => self.strategy.as_str(),
+        }
+    }
+
+    /// Every name [`LinearizeSettings::from_name`] reads, for messages.
+    pub fn names() -> Vec<&'static str> {
+        std::iter::once(NO_PREMISE)
+            .chain(Linearization::ALL.iter().map(|l| l.as_str()))
+            .collect()
+    }
+
+    /// Whether the model reads the hypothesis alone.
+    pub fn hypothesis_only(&self) -> bool {
+        self.premise == PremiseMode::HypothesisOnly
+    }
+
+    /// The pair a model scores for a premise text and a hypothesis: the premise is left out
+    /// in [`PremiseMode::HypothesisOnly`]. The texts stay in their own fields whatever the
+    /// order, and [`Pair::order`] tells the tokenizer which to put first: swapping them
+    /// instead would make the model truncate the hypothesis of a long hypothesis-first pair.
     pub fn pair(&self, premise: &str, hypothesis: &str) -> Pair {
         Pair {
-            premise: premise.to_string(),
+            premise: if self.hypothesis_only() {
+                String::new()
+            } else {
+                premise.to_string()
+            },
             hypothesis: hypothesis.to_string(),
             order: self.order,
         }
     }
 
-    /// How the settings read for a person: `infotabs compat, premise first`.
+    /// How the settings read for a person: `infotabs compat, premise first`, or
+    /// `no premise (hypothesis only)`.
     pub fn describe(&self) -> String {
+        if self.hypothesis_only() {
+            return "no premise (hypothesis only)".to_string();
+        }
         format!(
             "{}, {}",
             self.strategy.as_str().replace('_', " "),
@@ -167,9 +241,18 @@ impl LinearizeSettings {
         )
     }
 
+    /// The premise text of `table`: linearized with the strategy, or empty (and not
+    /// linearized at all) when the model reads no premise.
+    pub fn premise_text(&self, table: &Table) -> Result<String, LinearizeError> {
+        if self.hypothesis_only() {
+            return Ok(String::new());
+        }
+        linearize(table, self.strategy)
+    }
+
     /// Linearizes `table` and pairs it with `hypothesis`.
     pub fn table_pair(&self, table: &Table, hypothesis: &str) -> Result<Pair, LinearizeError> {
-        Ok(self.pair(&linearize(table, self.strategy)?, hypothesis))
+        Ok(self.pair(&self.premise_text(table)?, hypothesis))
     }
 }
 
@@ -230,6 +313,7 @@ mod tests {
         let s = LinearizeSettings {
             strategy: Linearization::Paragraph,
             order: PairOrder::HypothesisFirst,
+            ..LinearizeSettings::default()
         };
         let p = s.pair("P", "H");
         assert_eq!((p.premise.as_str(), p.hypothesis.as_str()), ("P", "H"));
@@ -240,5 +324,39 @@ mod tests {
             Linearization::from_name("vertical_template"),
             Some(Linearization::VerticalTemplate)
         );
+    }
+
+    #[test]
+    fn hypothesis_only_pairs_have_no_premise_and_the_name_none() {
+        let s = LinearizeSettings::from_name("none").unwrap();
+        assert!(s.hypothesis_only());
+        assert_eq!(s.name(), "none");
+        assert_eq!(s.pair("P", "H").premise, "");
+        assert_eq!(s.describe(), "no premise (hypothesis only)");
+        // A table that no strategy could linearize is not linearized at all.
+        let bad = Table::KeyValue(crate::table::KeyValueTable {
+            id: "T".into(),
+            title: "T".into(),
+            rows: vec![crate::table::KeyValueRow {
+                key: "k".into(),
+                values: vec![],
+            }],
+        });
+        assert!(LinearizeSettings::default().table_pair(&bad, "H").is_err());
+        assert_eq!(s.table_pair(&bad, "H").unwrap().premise, "");
+        let p = LinearizeSettings::from_name("paragraph").unwrap();
+        assert_eq!(
+            (p.strategy, p.premise),
+            (Linearization::Paragraph, PremiseMode::Full)
+        );
+        assert_eq!(p.name(), "paragraph");
+        assert_eq!(LinearizeSettings::from_name("nothing"), None);
+        // Run files without the field read as the full premise, and it is not written then.
+        let json = serde_json::to_string(&LinearizeSettings::default()).unwrap();
+        assert!(!json.contains(r#""premise":"#), "{json}");
+        let back: LinearizeSettings = serde_json::from_str(&json).unwrap();
+        assert_eq!(back.premise, PremiseMode::Full);
+        let json = serde_json::to_string(&s).unwrap();
+        assert!(json.contains(r#""premise":"hypothesis_only""#), "{json}");
     }
 }

@@ -17,9 +17,7 @@ use super::{
 use crate::counterfactual;
 use crate::dataset::Dataset;
 use crate::label::LabelSet;
-use crate::linearize::{
-    linearize, linearize_units, LinearizeError, LinearizeSettings, PremiseUnits,
-};
+use crate::linearize::{linearize_units, LinearizeError, LinearizeSettings, PremiseUnits};
 use crate::review::ReviewState;
 use crate::rng::Rng;
 use crate::rules::RuleSet;
@@ -200,9 +198,11 @@ impl PairTable {
     }
 }
 
+/// The premise text a model reads: the table linearized, the text, or nothing — always
+/// nothing when the settings read no premise ([`LinearizeSettings::pair`] clears it too).
 fn premise_text(p: &Premise, s: &LinearizeSettings) -> Result<String, LinearizeError> {
     match p {
-        Premise::Table(t) => linearize(t, s.strategy),
+        Premise::Table(t) => s.premise_text(t),
         Premise::Text(t) => Ok(t.clone()),
         Premise::Empty => Ok(String::new()),
     }

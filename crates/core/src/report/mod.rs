@@ -570,14 +570,8 @@ pub fn table1_section(runs: &[&RunResult]) -> Section {
                     best = i;
                 }
             }
-            // A model that reads the hypothesis alone (the site clears its premises) says so.
-            let reads_hypothesis_only = !r.examples.is_empty()
-                && r.examples.iter().all(|e| {
-                    r.pairs
-                        .get(e.pair)
-                        .is_some_and(|p| p.pair.premise.is_empty())
-                });
-            let model = if reads_hypothesis_only {
+            // A model that reads the hypothesis alone says so.
+            let model = if r.reads_hypothesis_only() {
                 format!("{} (hypothesis only)", r.model.name)
             } else {
                 r.model.name.clone()
