@@ -8,13 +8,13 @@ use std::sync::Arc;
 use leptos::prelude::*;
 use leptos::task::spawn_local;
 use tabprobe_core::pace::{estimate_seconds, RemainingClock};
-use tabprobe_core::probe::{build_probe_set, ProbeKind, ProbeSet, ProbeSettings};
+use tabprobe_core::probe::{ProbeCounts, ProbeKind, ProbeSet, ProbeSettings};
 use tabprobe_core::rules::RuleSet;
 
 use crate::run_store::{self, RunMeta, SavedRun};
 use crate::state::AppState;
 use crate::worker_client::client;
-use tabprobe_worker::protocol::{ModelInfo, Slot};
+use tabprobe_worker::protocol::{ModelInfo, ProbeRequest, Slot};
 
 /// What the runner is doing.
 #[derive(Clone, Debug, PartialEq)]
@@ -77,11 +77,27 @@ impl Default for RunnerForm {
     }
 }
 
+/// How long the form must rest before its probe set is counted, ms.
+const COUNT_DEBOUNCE_MS: u32 = 120;
+
+/// The runner's counts of the probe set its form describes (built in the worker).
+#[derive(Clone, Debug, PartialEq)]
+pub enum ProbeCountsState {
+    /// No dataset is loaded.
+    NoDataset,
+    /// The worker is counting the form as it is now (earlier counts are stale).
+    Counting,
+    /// The counts, or why the probe set cannot be built.
+    Ready(Result<ProbeCounts, String>),
+}
+
 /// Runs context: form, status, saved runs.
 #[derive(Clone, Copy)]
 pub struct RunsState {
     /// The form.
     pub form: RwSignal<RunnerForm>,
+    /// The counts of the form's probe set ([`RunsState::recount`]).
+    pub counts: RwSignal<ProbeCountsState>,
     /// The run in progress or the last outcome.
     pub status: RwSignal<RunStatus>,
     /// Saved runs, newest first.
@@ -93,6 +109,8 @@ pub struct RunsState {
     /// The id of the run on screen when the browser refused to save it (quota): the page
     /// offers its download.
     pub unsaved: RwSignal<Option<String>>,
+    /// Bumped by each recount: an answer for an older form is dropped.
+    count_generation: StoredValue<u64>,
     job: StoredValue<Option<u64>>,
     cancel: StoredValue<bool>,
     clock: StoredValue<Option<RemainingClock>>,
@@ -103,6 +121,8 @@ impl RunsState {
     pub(crate) fn new() -> RunsState {
         RunsState {
             form: RwSignal::new(RunnerForm::default()),
+            counts: RwSignal::new(ProbeCountsState::NoDataset),
+            count_generation: StoredValue::new(0),
             status: RwSignal::new(RunStatus::Idle),
             saved: RwSignal::new(Vec::new()),
             current: RwSignal::new(None),
@@ -112,6 +132,35 @@ impl RunsState {
             cancel: StoredValue::new(false),
             clock: StoredValue::new(None),
         }
+    }
+
+    /// Counts the probe set the form describes for the main model, in the worker; the counts
+    /// read [`ProbeCountsState::Counting`] until the answer for this form arrives.
+    pub fn recount(self, state: AppState) {
+        self.count_generation.update_value(|g| *g += 1);
+        let this = self.count_generation.get_value();
+        if state.dataset.with_untracked(|d| d.is_none()) {
+            self.counts.set(ProbeCountsState::NoDataset);
+            return;
+        }
+        self.counts.set(ProbeCountsState::Counting);
+        spawn_local(async move {
+            // Typing a number changes the form on every keystroke: count only the form the
+            // user stopped at, not every one on the way.
+            gloo::timers::future::TimeoutFuture::new(COUNT_DEBOUNCE_MS).await;
+            let current = || self.count_generation.try_get_value() == Some(this);
+            if !current() {
+                return;
+            }
+            let form = self.form.get_untracked();
+            let counts = match (probe_request(&state, &form, Slot::Main), client()) {
+                (Ok(request), Ok(c)) => c.count_probe_set(request).await,
+                (Err(e), _) | (_, Err(e)) => Err(e),
+            };
+            if current() {
+                self.counts.set(ProbeCountsState::Ready(counts));
+            }
+        });
     }
 
     /// Re-reads the list of saved runs.
@@ -128,19 +177,46 @@ impl RunsState {
     }
 }
 
-/// The probe set the form describes on the loaded dataset for the model in `slot`, with the
-/// model bar's linearization (no premise for a model that reads the hypothesis alone). The
-/// second model also scores every hypothesis alone (Table 8's hypothesis-only column).
-pub fn probe_set(state: &AppState, form: &RunnerForm, slot: Slot) -> Result<ProbeSet, String> {
-    let hypothesis_only = slot == Slot::Second;
+/// What the worker builds the probe set of the model in `slot` from: the loaded dataset and
+/// the form, with the model bar's linearization (no premise for a model that reads the
+/// hypothesis alone). The second model also scores every hypothesis alone (Table 8's
+/// hypothesis-only column). The page never builds a whole probe set itself: on the INFOTABS
+/// dev split the row-deletion set alone took the page's thread 0.4 s.
+pub fn probe_request(
+    state: &AppState,
+    form: &RunnerForm,
+    slot: Slot,
+) -> Result<ProbeRequest, String> {
     let loaded = state
         .dataset
         .get_untracked()
         .ok_or("no dataset is loaded")?;
     let mut settings = form.settings.clone();
     settings.linearization = untrack(|| state.linearization_of(slot));
-    settings.hypothesis_only |= hypothesis_only;
-    build_probe_set(&loaded.dataset, &settings, &form.rules).map_err(|e| e.to_string())
+    settings.hypothesis_only |= slot == Slot::Second;
+    Ok(ProbeRequest {
+        dataset: (*loaded.dataset).clone(),
+        settings,
+        rules: form.rules.clone(),
+    })
+}
+
+/// The probe set of the first `examples` examples of the chosen splits only, built on the
+/// page: small enough for its thread (a speed measurement scores a few of its pairs).
+pub fn probe_set_head(
+    state: &AppState,
+    form: &RunnerForm,
+    slot: Slot,
+    examples: usize,
+) -> Result<ProbeSet, String> {
+    let mut request = probe_request(state, form, slot)?;
+    let d = &mut request.dataset;
+    if let Some(splits) = &request.settings.splits {
+        d.examples
+            .retain(|e| e.split.as_ref().is_some_and(|s| splits.contains(s)));
+    }
+    d.examples.truncate(examples);
+    request.build()
 }
 
 /// The models a run of `form` scores, with their slots: the main model, and the second when
@@ -187,26 +263,31 @@ pub fn start_run(state: AppState, runs: RunsState) {
         return;
     }
     let models: Vec<(Slot, String)> = infos.iter().map(|(s, m)| (*s, m.id.name.clone())).collect();
-    // The second model also scores every hypothesis alone: Table 8's hypothesis-only column.
-    let sets: Result<Vec<ProbeSet>, String> = models
+    // The worker builds each model's probe set; the second model also scores every
+    // hypothesis alone: Table 8's hypothesis-only column.
+    let requests: Result<Vec<ProbeRequest>, String> = models
         .iter()
-        .map(|&(slot, _)| probe_set(&state, &form, slot))
+        .map(|&(slot, _)| probe_request(&state, &form, slot))
         .collect();
-    let sets = match sets {
-        Ok(s) => s,
+    let requests = match requests {
+        Ok(r) => r,
         Err(e) => {
             runs.status.set(RunStatus::Failed(e));
             return;
         }
     };
-    let total: usize = sets.iter().map(|s| s.pairs.len()).sum();
+    // The run's size, from the runner's counts (the main model's pairs, for each model) until
+    // the worker reports each model's own.
+    let per_model = match untrack(|| runs.counts.get()) {
+        ProbeCountsState::Ready(Ok(c)) => c.forward_passes,
+        _ => 0,
+    };
+    let model_count = models.len();
+    let total = per_model * model_count;
     let started_ms = js_sys::Date::now();
     // The clock starts from the estimate, when every model has a measured speed.
-    let passes: Vec<(ModelInfo, usize)> = infos
-        .iter()
-        .zip(&sets)
-        .map(|((_, m), s)| (m.clone(), s.pairs.len()))
-        .collect();
+    let passes: Vec<(ModelInfo, usize)> =
+        infos.iter().map(|(_, m)| (m.clone(), per_model)).collect();
     let prior_rate = untrack(|| run_estimate_s(&state, &passes))
         .filter(|s| *s > 0.0)
         .map(|s| total as f64 / s);
@@ -240,22 +321,28 @@ pub fn start_run(state: AppState, runs: RunsState) {
         let mut results = Vec::new();
         let mut failure: Option<String> = None;
         let mut before = 0;
-        for (k, ((slot, name), set)) in models.into_iter().zip(sets).enumerate() {
+        for (k, ((slot, name), request)) in models.into_iter().zip(requests).enumerate() {
             if runs.cancel.get_value() {
                 break;
             }
-            let pairs = set.pairs.len();
             let progress = {
                 let name = name.clone();
-                move |done: usize, _total: usize| {
+                move |done: usize, total_here: usize| {
                     let now = js_sys::Date::now();
+                    // This model's set as the worker built it; the models after it are
+                    // estimated at its size.
+                    let grand_total = before + total_here * (model_count - k);
                     let mut left = None;
                     runs.clock.update_value(|c| {
-                        left = c.as_mut().and_then(|c| c.report(before + done, now));
+                        left = c.as_mut().and_then(|c| {
+                            c.set_total(grand_total);
+                            c.report(before + done, now)
+                        });
                     });
                     runs.status.update(|s| {
                         if let RunStatus::Running {
                             done: d,
+                            total: t,
                             model_index,
                             model,
                             remaining_s,
@@ -263,6 +350,7 @@ pub fn start_run(state: AppState, runs: RunsState) {
                         } = s
                         {
                             *d = before + done;
+                            *t = grand_total;
                             *model_index = k + 1;
                             *model = name.clone();
                             *remaining_s = left;
@@ -270,7 +358,7 @@ pub fn start_run(state: AppState, runs: RunsState) {
                     })
                 }
             };
-            let (job, outcome) = match client.run_probe(slot, set, progress) {
+            let (job, outcome) = match client.run_probe(slot, request, progress) {
                 Ok(j) => j,
                 Err(e) => {
                     runs.status.set(RunStatus::Failed(e));
@@ -285,10 +373,11 @@ pub fn start_run(state: AppState, runs: RunsState) {
                 Ok((result, ms)) => {
                     let stop = result.cancelled_at.is_some();
                     // This run's speed is the next estimate's.
-                    let scored = result.cancelled_at.map_or(pairs, |p| p.done);
+                    let scored = result.cancelled_at.map_or(result.pairs.len(), |p| p.done);
                     if let Some(info) = state.slot(slot).model.get_untracked() {
                         state.pace.record(&info, scored, ms);
                     }
+                    before += scored;
                     results.push(result);
                     if stop {
                         break;
@@ -301,7 +390,6 @@ pub fn start_run(state: AppState, runs: RunsState) {
                     break;
                 }
             }
-            before += pairs;
         }
         runs.job.set_value(None);
         if let Some(message) = failure.clone().filter(|_| results.is_empty()) {

@@ -14,14 +14,14 @@ use std::rc::Rc;
 use futures::channel::oneshot;
 use js_sys::Uint8Array;
 use tabprobe_core::inoculation::{InoculationProgress, InoculationResult, InoculationSettings};
-use tabprobe_core::probe::ProbeSet;
+use tabprobe_core::probe::ProbeCounts;
 use tabprobe_core::run::RunResult;
 use tabprobe_core::scoring::{Pair, PairScore};
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 use web_sys::{ErrorEvent, MessageEvent, Worker};
 
-use tabprobe_worker::protocol::{ModelInfo, Request, Response, Slot, TokenizerParts};
+use tabprobe_worker::protocol::{ModelInfo, ProbeRequest, Request, Response, Slot, TokenizerParts};
 use tabprobe_worker::transport;
 
 /// Trunk's loader shim for the `worker` binary (see `index.html`).
@@ -87,6 +87,8 @@ struct Pending {
     inoculations: HashMap<u64, Job<InoculationResult, InoculationProgress>>,
     /// Checkpoint exports waiting for their files, by request id.
     exports: HashMap<u64, oneshot::Sender<Result<NamedFiles, String>>>,
+    /// Probe-set counts waiting for their answer, by request id.
+    counts: HashMap<u64, oneshot::Sender<Result<ProbeCounts, String>>>,
 }
 
 impl Pending {
@@ -114,6 +116,9 @@ impl Pending {
             }));
         }
         for (_, tx) in self.exports.drain() {
+            let _ = tx.send(Err(message.to_string()));
+        }
+        for (_, tx) in self.counts.drain() {
             let _ = tx.send(Err(message.to_string()));
         }
     }
@@ -387,7 +392,7 @@ impl WorkerClient {
     pub fn run_probe(
         &self,
         slot: Slot,
-        set: ProbeSet,
+        probe: ProbeRequest,
         progress: impl Fn(usize, usize) + 'static,
     ) -> Result<(u64, JobResult<RunResult>), String> {
         self.start_job(
@@ -396,9 +401,30 @@ impl WorkerClient {
             move |job| Request::RunProbe {
                 job,
                 slot,
-                set: Box::new(set),
+                probe: Box::new(probe),
             },
         )
+    }
+
+    /// The counts of the probe set `probe` describes, built in the worker (the page's thread
+    /// stays free while a large dataset expands), or why it cannot be built.
+    pub async fn count_probe_set(&self, probe: ProbeRequest) -> Result<ProbeCounts, String> {
+        let (tx, rx) = oneshot::channel();
+        let request = {
+            let mut p = self.pending.borrow_mut();
+            let request = p.next_id();
+            p.counts.insert(request, tx);
+            request
+        };
+        self.send(
+            &Request::CountProbeSet {
+                request,
+                probe: Box::new(probe),
+            },
+            Vec::new(),
+        )?;
+        rx.await
+            .map_err(|_| "the model worker stopped answering".to_string())?
     }
 
     /// Starts inoculating the model in `slot` on `run`'s challenge items (SPEC §4.9). Returns
@@ -497,6 +523,11 @@ fn dispatch(pending: &Rc<RefCell<Pending>>, response: Response, parts: Vec<Vec<u
                         names.len()
                     ))
                 });
+            }
+        }
+        Response::ProbeCounts { request, counts } => {
+            if let Some(tx) = p.counts.remove(&request) {
+                let _ = tx.send(counts);
             }
         }
         Response::ModelLoaded { load, info, .. } => {

@@ -11,12 +11,16 @@ use tabprobe_worker::protocol::{ModelInfo, Slot};
 use crate::components::progress_bar::duration;
 use crate::model_load::DEFAULT_BATCH_SIZE;
 use crate::pace::{backend_short, rate_key, Measuring};
-use crate::runs::{probe_set, run_estimate_s, run_models, RunsState};
+use crate::runs::{probe_set_head, run_estimate_s, run_models, RunsState};
 use crate::state::AppState;
 use crate::worker_client::client;
 
 /// Pairs a speed measurement scores: two batches, so one slow first batch does not decide.
 pub const MEASURE_PAIRS: usize = 2 * DEFAULT_BATCH_SIZE;
+
+/// The examples (of the chosen splits) whose probe set gives the measured pairs: a table has
+/// about a dozen rows, so a few examples' row deletions fill [`MEASURE_PAIRS`].
+const MEASURE_EXAMPLES: usize = 8;
 
 /// "about 1 min 05 s"; under a second says so.
 fn about(seconds: f64) -> String {
@@ -39,7 +43,8 @@ fn measure(state: AppState, runs: RunsState, slot: Slot, model: ModelInfo) {
         return;
     }
     let form = runs.form.get_untracked();
-    let Ok(mut set) = probe_set(&state, &form, slot) else {
+    // A few examples give the measurement's pairs: the page does not build the whole set.
+    let Ok(mut set) = probe_set_head(&state, &form, slot, MEASURE_EXAMPLES) else {
         return;
     };
     set.pairs.truncate(MEASURE_PAIRS);

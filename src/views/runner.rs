@@ -15,7 +15,7 @@ use crate::components::model_panel::ModelPanel;
 use crate::components::progress_bar::{duration, ProgressBar};
 use crate::components::run_estimate::RunEstimate;
 use crate::components::score_tables::operation_title;
-use crate::runs::{cancel_run, probe_set, start_run, RunStatus, RunnerForm, RunsState};
+use crate::runs::{cancel_run, start_run, ProbeCountsState, RunStatus, RunnerForm, RunsState};
 use crate::state::AppState;
 
 /// What a probe does, in a few words (shown next to its checkbox).
@@ -243,12 +243,13 @@ pub fn RunnerView() -> impl IntoView {
             </label>
         }
     };
-    // The probe set the form describes: its counts are shown before running.
-    let preview = Memo::new(move |_| {
-        let f = form.get();
-        let _ = state.linearization.get();
-        let has = state.dataset.with(|d| d.is_some());
-        has.then(|| probe_set(&state, &f, Slot::Main).map(|s| s.counts()))
+    // The probe set the form describes: the worker counts it (the page's thread stays free
+    // while a large dataset expands), and the counts are shown before running.
+    Effect::new(move |_| {
+        form.track();
+        state.dataset.track();
+        let _ = state.linearization_of(Slot::Main);
+        runs.recount(state);
     });
     let models_running = move || {
         let second =
@@ -260,10 +261,11 @@ pub fn RunnerView() -> impl IntoView {
         }
     };
     let counts = move || {
-        match preview.get() {
-        None => view! { <p class="empty" data-testid="runner-no-dataset">"No dataset loaded — load one on the Dataset screen (the demo loads by itself)."</p> }.into_any(),
-        Some(Err(e)) => view! { <p class="problem" data-testid="runner-counts-error">{e}</p> }.into_any(),
-        Some(Ok(c)) => {
+        match runs.counts.get() {
+        ProbeCountsState::NoDataset => view! { <p class="empty" data-testid="runner-no-dataset">"No dataset loaded — load one on the Dataset screen (the demo loads by itself)."</p> }.into_any(),
+        ProbeCountsState::Counting => view! { <p class="muted" data-testid="runner-counting">"counting the probe set…"</p> }.into_any(),
+        ProbeCountsState::Ready(Err(e)) => view! { <p class="problem" data-testid="runner-counts-error">{e}</p> }.into_any(),
+        ProbeCountsState::Ready(Ok(c)) => {
             let per = c
                 .per_probe
                 .iter()
@@ -299,7 +301,7 @@ pub fn RunnerView() -> impl IntoView {
     let can_run = move || {
         !runs.running()
             && state.slot(Slot::Main).model.with(|m| m.is_some())
-            && matches!(preview.get(), Some(Ok(c)) if c.forward_passes > 0)
+            && matches!(runs.counts.get(), ProbeCountsState::Ready(Ok(c)) if c.forward_passes > 0)
     };
     let status = move || {
         match runs.status.get() {

@@ -7,7 +7,7 @@ import { fileURLToPath } from 'node:url';
 import { after } from 'node:test';
 import { chromium } from 'playwright-core';
 
-const root = fileURLToPath(new URL('../..', import.meta.url));
+export const root = fileURLToPath(new URL('../..', import.meta.url));
 export const dist = join(root, 'dist');
 export const fixtures = join(root, 'tests', 'fixtures');
 export const artifacts = join(root, 'tests', 'artifacts');

@@ -71,6 +71,19 @@ impl RemainingClock {
         self.remaining_s
     }
 
+    /// Corrects the run's size once it is known (the page estimates it before the worker has
+    /// built the probe sets): the remaining time is recomputed from the current rate, and
+    /// may then grow.
+    pub fn set_total(&mut self, total: usize) {
+        if total == self.total {
+            return;
+        }
+        self.total = total;
+        self.remaining_s = self
+            .rate
+            .and_then(|r| estimate_seconds(total.saturating_sub(self.last_done), r));
+    }
+
     /// The remaining seconds as of the last report (or the prior estimate).
     pub fn remaining_s(&self) -> Option<f64> {
         self.remaining_s
@@ -101,6 +114,18 @@ mod tests {
         close(pairs_per_second(24, 1500.0), 16.0);
         assert_eq!(pairs_per_second(0, 1500.0), None);
         assert_eq!(pairs_per_second(8, 0.0), None);
+    }
+
+    #[test]
+    fn a_corrected_total_recomputes_the_remaining_time() {
+        // Estimated 100 pairs at a prior 10/s: 10 s. 20 done in 2 s (10/s): 8 s left.
+        let mut c = RemainingClock::new(100, 0.0, Some(10.0));
+        close(c.remaining_s(), 10.0);
+        close(c.report(20, 2000.0), 8.0);
+        // The worker's probe set has 140 pairs: 120 left at 10/s, 12 s.
+        c.set_total(140);
+        close(c.remaining_s(), 12.0);
+        close(c.report(40, 4000.0), 10.0);
     }
 
     #[test]

@@ -247,10 +247,18 @@ fn handle(host: Rc<RefCell<Host>>, request: Request, parts: Vec<Vec<u8>>) {
                 post(&response);
             });
         }
-        Request::RunProbe { job, slot, set } => {
+        Request::RunProbe { job, slot, probe } => {
             wasm_bindgen_futures::spawn_local(async move {
+                let built = probe.build();
+                // The request (and its dataset) is not needed once the set is built.
+                drop(probe);
+                // Scoring time only: the page's speed estimates are pairs per second.
                 let started = Date::now();
-                let response = match run_probe(&host, job, slot, *set).await {
+                let result = match built {
+                    Ok(set) => run_probe(&host, job, slot, set).await,
+                    Err(e) => Err(format!("the probe set cannot be built: {e}")),
+                };
+                let response = match result {
                     Ok(result) => Response::RunFinished {
                         job,
                         result: Box::new(result),
@@ -264,6 +272,12 @@ fn handle(host: Rc<RefCell<Host>>, request: Request, parts: Vec<Vec<u8>>) {
                 };
                 host.borrow_mut().cancelled.remove(&job);
                 post(&response);
+            });
+        }
+        Request::CountProbeSet { request, probe } => {
+            post(&Response::ProbeCounts {
+                request,
+                counts: probe.build().map(|set| set.counts()),
             });
         }
         Request::Score { job, slot, pairs } => {

@@ -4,9 +4,11 @@
 
 use serde::{Deserialize, Serialize};
 use tabprobe_core::inoculation::{InoculationProgress, InoculationResult, InoculationSettings};
-use tabprobe_core::probe::ProbeSet;
+use tabprobe_core::probe::{build_probe_set, ProbeCounts, ProbeSet, ProbeSettings};
+use tabprobe_core::rules::RuleSet;
 use tabprobe_core::run::RunResult;
 use tabprobe_core::scoring::{ModelId, Pair, PairScore};
+use tabprobe_core::Dataset;
 
 /// A model slot of the worker: the main model, and a second model to compare with (e.g. the
 /// bundled hypothesis-only one).
@@ -51,6 +53,27 @@ pub enum TokenizerParts {
     VocabMerges,
 }
 
+/// What a probe set is built from: the dataset and the runner's settings and rules. Sent
+/// whole with each request (the dataset is small beside the probe set it expands to: the
+/// INFOTABS dev split is 0.4 MB as JSON, its row-deletion probe set 32 MB), so a worker that
+/// was restarted after a crash needs no state from before.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ProbeRequest {
+    /// The dataset.
+    pub dataset: Dataset,
+    /// Probes, seed, linearization, caps, splits.
+    pub settings: ProbeSettings,
+    /// Validity rules.
+    pub rules: RuleSet,
+}
+
+impl ProbeRequest {
+    /// The probe set (core's `build_probe_set`), or core's reason why not.
+    pub fn build(&self) -> Result<ProbeSet, String> {
+        build_probe_set(&self.dataset, &self.settings, &self.rules).map_err(|e| e.to_string())
+    }
+}
+
 /// Page → worker.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub enum Request {
@@ -81,16 +104,27 @@ pub enum Request {
         /// Pairs to score, in order.
         pairs: Vec<Pair>,
     },
-    /// Run a probe set with the model in `slot` (core's `ProbeRun`, batch by batch);
-    /// answered by [`Response::Progress`] messages and one [`Response::RunFinished`] (also
-    /// after a cancel, holding what was scored) or [`Response::ScoreFailed`].
+    /// Build the probe set `probe` describes and run it with the model in `slot` (core's
+    /// `build_probe_set`, then `ProbeRun` batch by batch): the page never builds a whole
+    /// probe set on its thread. Answered by [`Response::Progress`] messages and one
+    /// [`Response::RunFinished`] (also after a cancel, holding what was scored) or
+    /// [`Response::ScoreFailed`] (a probe set that cannot be built fails so, with core's
+    /// message).
     RunProbe {
         /// Caller-chosen job id.
         job: u64,
         /// Which model.
         slot: Slot,
-        /// The generated items and the distinct pairs to score.
-        set: Box<ProbeSet>,
+        /// The dataset, settings and rules.
+        probe: Box<ProbeRequest>,
+    },
+    /// Count the probe set `probe` describes (what the runner shows before a run); answered by
+    /// one [`Response::ProbeCounts`] with the same `request`.
+    CountProbeSet {
+        /// Caller-chosen request id.
+        request: u64,
+        /// The dataset, settings and rules.
+        probe: Box<ProbeRequest>,
     },
     /// Fine-tune the model in `slot` on `run`'s challenge items (SPEC §4.9); answered by
     /// [`Response::InoculationProgress`] messages and one [`Response::InoculationFinished`]
@@ -266,6 +300,13 @@ pub enum Response {
         scores: Vec<PairScore>,
         /// Wall time of scoring, milliseconds.
         elapsed_ms: f64,
+    },
+    /// The counts of a [`Request::CountProbeSet`], or why the probe set cannot be built.
+    ProbeCounts {
+        /// The request's id.
+        request: u64,
+        /// The counts, or core's message.
+        counts: Result<ProbeCounts, String>,
     },
     /// A probe run ended: complete, or cancelled (then `result.cancelled_at` is set and the
     /// result holds the examples and items scored before the cancel).
