@@ -10,6 +10,9 @@ export PATH="$PWD/node_modules/.bin:$HOME/.cargo/bin:$PATH"
 echo "== native tests (cargo test --workspace)"
 cargo test --workspace --exclude tabprobe
 
+echo "== the page's own logic, natively (routes, run requests, drill-downs, bundled models)"
+cargo test -p tabprobe --lib
+
 echo "== cluster files without a cluster (Slurm array, Kubernetes Indexed Job: shards merged = single run)"
 # The CLI the native tests just built (cargo test builds it for the CLI's integration tests);
 # a plain `cargo build -p tabprobe-cli` would compile burn again with other features.

@@ -115,6 +115,7 @@ fn mark_hypothesis_only(state: AppState, slot: Slot) {
     let SlotState {
         model: loaded,
         status,
+        ..
     } = state.slot(slot);
     if matches!(status.get_untracked(), ModelStatus::Failed(_)) {
         return;
@@ -134,4 +135,52 @@ fn reads_no_premise(model: &BundledModel) -> bool {
     model
         .linearize_settings()
         .is_some_and(|l| l.hypothesis_only())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use tabprobe_core::linearize::{Linearization, PremiseMode};
+    use tabprobe_core::models_manifest::parse_models_manifest;
+
+    fn manifest() -> Vec<BundledModel> {
+        parse_models_manifest(
+            "index.json",
+            r#"{"format":"tabprobe-models","version":1,"models":[
+                {"id":"full","name":"F","path":"models/full/","role":"default","linearization":"paragraph"},
+                {"id":"hypo","name":"H","path":"models/hypo/","role":"second","linearization":"none"}]}"#,
+        )
+        .unwrap()
+        .models
+    }
+
+    #[test]
+    fn a_manifest_model_reads_no_premise_when_core_says_none_means_so() {
+        let m = manifest();
+        assert!(!reads_no_premise(&m[0]));
+        assert!(reads_no_premise(&m[1]));
+    }
+
+    #[test]
+    fn the_bar_takes_a_main_models_strategy_but_never_its_empty_premise() {
+        let m = manifest();
+        let state = AppState::new();
+        apply_linearization(state, Slot::Main, &m[0]);
+        assert_eq!(
+            state.linearization.get_untracked().strategy,
+            Linearization::Paragraph
+        );
+        // A hypothesis-only model in the main slot leaves the bar as it was: the next model
+        // loaded must not inherit "no premise"; the model itself is marked instead.
+        apply_linearization(state, Slot::Main, &m[1]);
+        let bar = state.linearization.get_untracked();
+        assert_eq!(
+            (bar.strategy, bar.premise),
+            (Linearization::Paragraph, PremiseMode::Full)
+        );
+        // The second slot never sets the bar.
+        let state = AppState::new();
+        apply_linearization(state, Slot::Second, &m[0]);
+        assert_eq!(state.linearization.get_untracked(), Default::default());
+    }
 }

@@ -49,12 +49,9 @@ struct Ticket {
 impl Ticket {
     /// Starts a load into `slot`, superseding any load still under way there.
     fn new(state: AppState, slot: Slot) -> Ticket {
-        let i = slot.index();
-        let mut generation = 0;
-        state.load_generation.update_value(|g| {
-            g[i] += 1;
-            generation = g[i];
-        });
+        let counter = state.slot(slot).load_generation;
+        counter.update_value(|g| *g += 1);
+        let generation = counter.get_value();
         // Until `load_url` says otherwise, the load is not from a URL.
         state.worker.load_started(slot, None);
         Ticket {
@@ -65,7 +62,7 @@ impl Ticket {
     }
 
     fn current(&self) -> bool {
-        self.state.load_generation.get_value()[self.slot.index()] == self.generation
+        self.state.slot(self.slot).load_generation.get_value() == self.generation
     }
 
     /// Sets the slot's status line, unless a newer load owns it.
@@ -78,7 +75,7 @@ impl Ticket {
 
 /// Whether any load into `slot` has started (by the user or automatically).
 pub fn slot_ever_loaded(state: AppState, slot: Slot) -> bool {
-    state.load_generation.get_value()[slot.index()] > 0
+    state.slot(slot).load_generation.get_value() > 0
 }
 
 /// Sends checkpoint bytes to the worker's slot and records the outcome (and, for a reload

@@ -77,3 +77,47 @@ pub fn use_route() -> ReadSignal<Route> {
     on_cleanup(move || handle.remove());
     route
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_fixed_route_round_trips_through_its_fragment() {
+        for r in [
+            Route::Dataset,
+            Route::About,
+            Route::Editor,
+            Route::Rewriter,
+            Route::Runner,
+            Route::Results,
+        ] {
+            assert_eq!(Route::from_hash(r.href()), r, "{}", r.href());
+        }
+        assert_eq!(
+            Route::from_hash(Route::Share("x".into()).href()),
+            Route::Share(String::new())
+        );
+    }
+
+    #[test]
+    fn fragments_people_and_links_use() {
+        assert_eq!(Route::from_hash(""), Route::Dataset);
+        assert_eq!(Route::from_hash("#"), Route::Dataset);
+        assert_eq!(Route::from_hash("#runner"), Route::Runner);
+        // A glossary anchor opens the About page; a run id opens the results.
+        assert_eq!(Route::from_hash("#/about/omega_max"), Route::About);
+        assert_eq!(
+            Route::from_hash("#/results/run-1764000000000"),
+            Route::Results
+        );
+        // A share link keeps its payload, slashes and all.
+        let r = Route::from_hash("#/share/v1.abc/def");
+        assert_eq!(r, Route::Share("v1.abc/def".into()));
+        assert!(r.is_share() && !Route::Runner.is_share());
+        // Unknown fragments, and ones that only start like a route, show the dataset browser.
+        assert_eq!(Route::from_hash("#/nowhere"), Route::Dataset);
+        assert_eq!(Route::from_hash("#/runners"), Route::Dataset);
+        assert_eq!(Route::from_hash("#/aboutx"), Route::Dataset);
+    }
+}

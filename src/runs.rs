@@ -517,3 +517,98 @@ fn offer(name: &str, blob: gloo::file::Blob) {
     // Keep the object URL alive until the download has surely started.
     gloo::timers::callback::Timeout::new(60_000, move || drop(url)).forget();
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::state::LoadedDataset;
+    use tabprobe_core::linearize::PremiseMode;
+    use tabprobe_core::scoring::ModelId;
+    use tabprobe_worker::protocol::Backend;
+
+    /// A page state holding tests/fixtures/small-dataset.json (4 examples: dev, dev, test,
+    /// none; 2 tables).
+    fn state() -> AppState {
+        let text = include_str!("../tests/fixtures/small-dataset.json");
+        let d = tabprobe_core::parse_dataset("small-dataset.json", text).expect("fixture");
+        let state = AppState::new();
+        state.set_loaded(LoadedDataset::new("small-dataset.json", d), false);
+        state
+    }
+
+    fn model(hash: &str) -> ModelInfo {
+        ModelInfo {
+            id: ModelId {
+                name: "m".into(),
+                weights_sha256: hash.into(),
+                label_set: tabprobe_core::LabelSet::ThreeWay,
+            },
+            labels: vec![],
+            architecture: "RoBERTa".into(),
+            parameters: None,
+            max_tokens: 512,
+            layers: 1,
+            hidden_size: 8,
+            backend: Backend::Cpu {
+                reason: "test".into(),
+            },
+            load_ms: 0.0,
+        }
+    }
+
+    #[test]
+    fn each_model_gets_the_request_it_reads() {
+        let state = state();
+        let form = RunnerForm::default();
+        state.slot(Slot::Main).model.set(Some(model("full")));
+        state.slot(Slot::Second).model.set(Some(model("hypo")));
+        state.hypothesis_only_weights.set(vec!["hypo".into()]);
+        let main = probe_request(&state, &form, Slot::Main).unwrap();
+        let second = probe_request(&state, &form, Slot::Second).unwrap();
+        assert_eq!(main.dataset.examples.len(), 4);
+        // The main model: the bar's linearization, no hypothesis-only pairs.
+        assert_eq!(main.settings.linearization.premise, PremiseMode::Full);
+        assert!(!main.settings.hypothesis_only);
+        // The second model scores every hypothesis alone too, and this one reads no premise.
+        assert!(second.settings.hypothesis_only);
+        assert_eq!(
+            second.settings.linearization.premise,
+            PremiseMode::HypothesisOnly
+        );
+        assert!(second
+            .build()
+            .unwrap()
+            .pairs
+            .iter()
+            .all(|p| p.premise.is_empty()));
+        // Unmarked, the second model reads the premise.
+        state.hypothesis_only_weights.set(vec![]);
+        let second = probe_request(&state, &form, Slot::Second).unwrap();
+        assert_eq!(second.settings.linearization.premise, PremiseMode::Full);
+    }
+
+    #[test]
+    fn the_speed_measurement_builds_only_the_first_examples_of_the_chosen_splits() {
+        let state = state();
+        let mut form = RunnerForm::default();
+        form.settings.splits = Some(vec!["dev".into()]);
+        let head = probe_set_head(&state, &form, Slot::Main, 1).unwrap();
+        assert_eq!(head.examples.len(), 1);
+        assert_eq!(head.examples[0].split.as_deref(), Some("dev"));
+        let all = probe_request(&state, &form, Slot::Main)
+            .unwrap()
+            .build()
+            .unwrap();
+        assert_eq!(all.examples.len(), 2);
+        assert!(head.pairs.len() < all.pairs.len());
+    }
+
+    #[test]
+    fn no_dataset_is_said_so() {
+        let state = AppState::new();
+        assert_eq!(
+            probe_request(&state, &RunnerForm::default(), Slot::Main).unwrap_err(),
+            "no dataset is loaded"
+        );
+    }
+}

@@ -59,6 +59,10 @@ pub struct SlotState {
     pub model: RwSignal<Option<ModelInfo>>,
     /// What the slot's loader is doing or why it failed.
     pub status: RwSignal<ModelStatus>,
+    /// A counter bumped by every load into the slot that starts: a load whose number is no
+    /// longer the latest gives up, so an automatic load never overwrites a model the user
+    /// chose.
+    pub load_generation: StoredValue<u64>,
 }
 
 impl SlotState {
@@ -66,6 +70,7 @@ impl SlotState {
         SlotState {
             model: RwSignal::new(None),
             status: RwSignal::new(ModelStatus::Idle),
+            load_generation: StoredValue::new(0),
         }
     }
 }
@@ -81,8 +86,8 @@ pub struct AppState {
     pub problem: RwSignal<Option<LoadProblem>>,
     /// The file being read right now, for a status line.
     pub loading: RwSignal<Option<String>>,
-    /// Per model slot (`[main, second]`, see [`AppState::slot`]): the loaded model and what
-    /// its loader is doing.
+    /// Per model slot (`[main, second]`, see [`AppState::slot`]): the loaded model, what its
+    /// loader is doing and its load counter.
     pub slots: [SlotState; 2],
     /// How tables become premise text for the model.
     pub linearization: RwSignal<LinearizeSettings>,
@@ -93,9 +98,6 @@ pub struct AppState {
     /// core's hypothesis-only premise mode ([`AppState::linearization_of`]): table text is
     /// input it never saw in training.
     pub hypothesis_only_weights: RwSignal<Vec<String>>,
-    /// Per slot, a counter bumped by every load that starts: a load whose number is no longer
-    /// the latest gives up, so an automatic load never overwrites a model the user chose.
-    pub load_generation: StoredValue<[u64; 2]>,
     /// The item the table editor and the hypothesis rewriter work on (set by whoever opens
     /// them: the dataset browser, a probe result's drill-down, a share link).
     pub work_item: RwSignal<Option<WorkItem>>,
@@ -276,7 +278,6 @@ impl AppState {
             work_item: RwSignal::new(None),
             bundled: RwSignal::new(None),
             hypothesis_only_weights: RwSignal::new(Vec::new()),
-            load_generation: StoredValue::new([0, 0]),
             editor_draft: RwSignal::new(None),
             rewriter_draft: RwSignal::new(None),
             edited: RwSignal::new(false),

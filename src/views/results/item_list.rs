@@ -360,3 +360,93 @@ fn ReviewControls(item: ProbeItem, state: AppState, set: LabelSet) -> impl IntoV
     }
     .into_any()
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use tabprobe_core::probe::{build_probe_set, ProbeKind, ProbeSettings};
+    use tabprobe_core::rules::RuleSet;
+    use tabprobe_core::run::ProbeRun;
+    use tabprobe_core::scoring::{ModelId, Pair, PairScore, PairScorer, ScoreError};
+
+    /// Always `label`'s probabilities; named `name`.
+    struct Always(&'static str, usize);
+
+    impl PairScorer for Always {
+        fn score(&mut self, pairs: &[Pair]) -> Result<Vec<PairScore>, ScoreError> {
+            let mut probs = [0.1f32; 3];
+            probs[self.1] = 0.8;
+            Ok(pairs
+                .iter()
+                .map(|_| PairScore {
+                    probs,
+                    logits: vec![],
+                    truncated: false,
+                    premise_tokens_dropped: 0,
+                })
+                .collect())
+        }
+        fn model_id(&self) -> ModelId {
+            ModelId {
+                name: self.0.into(),
+                weights_sha256: self.0.repeat(8),
+                label_set: LabelSet::ThreeWay,
+            }
+        }
+    }
+
+    fn run(scorer: &mut Always) -> Arc<RunResult> {
+        let text = include_str!("../../../tests/fixtures/small-dataset.json");
+        let d = tabprobe_core::parse_dataset("small-dataset.json", text).unwrap();
+        let mut s = ProbeSettings::new(vec![ProbeKind::RowDeletion], 1);
+        s.hypothesis_only = true;
+        let mut r = ProbeRun::new(build_probe_set(&d, &s, &RuleSet::default()).unwrap(), 8);
+        r.run(scorer, |_| {}, || false).unwrap();
+        Arc::new(r.finish(scorer.model_id()).unwrap())
+    }
+
+    #[test]
+    fn a_drill_selects_with_the_run_its_figure_was_computed_on() {
+        let runs = vec![run(&mut Always("main", 0)), run(&mut Always("hypo", 2))];
+        // A figure of one model's report: that model's run, as it is.
+        let own = Drill::of(1, ItemSelector::All)
+            .selecting_run(&runs)
+            .unwrap();
+        assert_eq!(own.model.name, "hypo");
+        assert!(own.hypothesis_only_model.is_none());
+        // Table 8 read with the second model's hypothesis-only scores: the main run carrying
+        // them, as core computed it, so its rows and their items agree.
+        let t8 = Drill {
+            model: 0,
+            hypothesis_model: 1,
+            items: ItemSelector::All,
+        };
+        let combined = t8.selecting_run(&runs).unwrap();
+        assert_eq!(combined.model.name, "main");
+        assert_eq!(
+            combined.hypothesis_only_model.as_ref().unwrap().name,
+            "hypo"
+        );
+        let hypo_pair = combined.hypothesis_only_pairs[0];
+        assert_eq!(
+            combined.predicted(hypo_pair),
+            tabprobe_core::Label::Contradict
+        );
+        // A model that is not in the result selects nothing.
+        assert!(Drill::of(2, ItemSelector::All)
+            .selecting_run(&runs)
+            .is_none());
+    }
+
+    #[test]
+    fn an_item_is_right_when_the_model_does_what_its_expectation_says() {
+        // Row deletion, SPEC §3: ENTAIL → {ENTAIL, NEUTRAL}; a model always saying ENTAIL keeps
+        // its label, which the rule allows.
+        let r = run(&mut Always("main", 0));
+        assert!(!r.items.is_empty());
+        assert!(r.items.iter().all(|it| item_ok(&r, it)));
+        // Always CONTRADICT before and after: C → C is valid for row deletion too.
+        let r = run(&mut Always("c", 2));
+        assert!(r.items.iter().all(|it| item_ok(&r, it)));
+    }
+}
