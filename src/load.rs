@@ -1,21 +1,23 @@
 //! All dataset I/O of the page: the bundled demo (fetched from `public/`), files the user picks
 //! or drops (one dataset JSON, several files, a folder, a zip), and exports. A load either
-//! replaces the dataset or reports problems; never both. Imports of published formats are
-//! summarised first and only replace (or merge into) the dataset when the user accepts; so
-//! is a dataset JSON that would replace a dataset holding work done in the page.
+//! replaces the dataset or reports problems; never both. Imports of published formats run in
+//! the model worker (core's importers, off the page's thread), are summarised first and only
+//! replace (or merge into) the dataset when the user accepts; so is a dataset JSON that would
+//! replace a dataset holding work done in the page.
 
 use std::sync::Arc;
 
 use gloo::file::futures::read_as_bytes;
 use leptos::prelude::*;
 use tabprobe_core::import::{
-    decode_text, detect, import_files, too_large, Format, ImportError, ImportOptions, ImportReport,
-    InputFile, MAX_FILE_BYTES as CORE_MAX_FILE_BYTES, MAX_TOTAL_BYTES,
+    decode_text, detect, too_large, Format, ImportError, ImportReport, InputFile,
+    MAX_FILE_BYTES as CORE_MAX_FILE_BYTES, MAX_TOTAL_BYTES,
 };
 use tabprobe_core::{parse_dataset, Dataset};
 use wasm_bindgen::JsCast;
 
 use crate::state::{AppState, LoadProblem, LoadedDataset};
+use crate::worker_client::client;
 
 /// Where the bundled demo dataset is served (copied from `public/demo/` by Trunk).
 pub const DEMO_URL: &str = "demo/dataset.json";
@@ -244,12 +246,20 @@ pub async fn load_files(
             return;
         }
     }
-    let options = ImportOptions {
-        name: Some(dataset_name),
-        ..ImportOptions::default()
+    // Core's importers run in the worker: a large import never blocks the page.
+    let (names, bytes): (Vec<String>, Vec<Vec<u8>>) =
+        inputs.into_iter().map(|f| (f.name, f.bytes)).unzip();
+    let result = match client() {
+        Ok(c) => c.import(names, bytes, dataset_name).await,
+        Err(e) => Err(ImportError {
+            file: label.clone(),
+            location: "import".into(),
+            message: e,
+        }),
     };
-    match import_files(inputs, &options) {
-        Ok((dataset, report)) => {
+    match result {
+        Ok(imported) => {
+            let (dataset, report) = *imported;
             state.problem.set(None);
             pending.set(Some(PendingImport {
                 label,

@@ -13,10 +13,12 @@ use std::rc::Rc;
 
 use futures::channel::oneshot;
 use js_sys::Uint8Array;
+use tabprobe_core::import::{ImportError, ImportReport};
 use tabprobe_core::inoculation::{InoculationProgress, InoculationResult, InoculationSettings};
 use tabprobe_core::probe::ProbeCounts;
 use tabprobe_core::run::RunResult;
 use tabprobe_core::scoring::{Pair, PairScore};
+use tabprobe_core::Dataset;
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 use web_sys::{ErrorEvent, MessageEvent, Worker};
@@ -89,7 +91,13 @@ struct Pending {
     exports: HashMap<u64, oneshot::Sender<Result<NamedFiles, String>>>,
     /// Probe-set counts waiting for their answer, by request id.
     counts: HashMap<u64, oneshot::Sender<Result<ProbeCounts, String>>>,
+    /// Imports waiting for their dataset, by request id.
+    imports: HashMap<u64, oneshot::Sender<ImportOutcome>>,
 }
+
+/// What an import in the worker gives: the dataset and its report, or the located problem
+/// (a worker that stopped reads as a problem of the files given).
+pub type ImportOutcome = Result<Box<(Dataset, ImportReport)>, ImportError>;
 
 impl Pending {
     /// A worker that died answers nothing: fail everything that waits on it.
@@ -120,6 +128,9 @@ impl Pending {
         }
         for (_, tx) in self.counts.drain() {
             let _ = tx.send(Err(message.to_string()));
+        }
+        for (_, tx) in self.imports.drain() {
+            let _ = tx.send(Err(worker_error("files", message)));
         }
     }
 
@@ -208,6 +219,15 @@ fn worker_died(pending: &Rc<RefCell<Pending>>, worker: &Worker, event: &str) {
     }
     if let Some(handler) = ON_CRASH.with(|h| h.borrow().clone()) {
         handler(message);
+    }
+}
+
+/// An import that the worker could not do, located at the worker.
+fn worker_error(file: &str, message: &str) -> ImportError {
+    ImportError {
+        file: file.to_string(),
+        location: "import".into(),
+        message: format!("the import did not finish: {message}"),
     }
 }
 
@@ -406,6 +426,35 @@ impl WorkerClient {
         )
     }
 
+    /// Imports the files `names` (with their bytes, in the same order) in the worker, with
+    /// core's importers, so a large import never blocks the page.
+    pub async fn import(
+        &self,
+        names: Vec<String>,
+        bytes: Vec<Vec<u8>>,
+        dataset_name: String,
+    ) -> ImportOutcome {
+        let (tx, rx) = oneshot::channel();
+        let label = format!("{} files", names.len());
+        let request = {
+            let mut p = self.pending.borrow_mut();
+            let request = p.next_id();
+            p.imports.insert(request, tx);
+            request
+        };
+        let message = Request::Import {
+            request,
+            names,
+            dataset_name,
+        };
+        if let Err(e) = self.send(&message, bytes) {
+            self.pending.borrow_mut().imports.remove(&request);
+            return Err(worker_error(&label, &e));
+        }
+        rx.await
+            .unwrap_or_else(|_| Err(worker_error(&label, "the model worker stopped answering")))
+    }
+
     /// The counts of the probe set `probe` describes, built in the worker (the page's thread
     /// stays free while a large dataset expands), or why it cannot be built.
     pub async fn count_probe_set(&self, probe: ProbeRequest) -> Result<ProbeCounts, String> {
@@ -523,6 +572,11 @@ fn dispatch(pending: &Rc<RefCell<Pending>>, response: Response, parts: Vec<Vec<u
                         names.len()
                     ))
                 });
+            }
+        }
+        Response::Imported { request, result } => {
+            if let Some(tx) = p.imports.remove(&request) {
+                let _ = tx.send(result);
             }
         }
         Response::ProbeCounts { request, counts } => {

@@ -13,12 +13,14 @@ use std::collections::{HashMap, HashSet};
 use std::rc::Rc;
 
 use js_sys::Date;
+use tabprobe_core::import::{import_files, ImportError, ImportOptions, ImportReport, InputFile};
 use tabprobe_core::inoculation::{
     InoculationPlan, InoculationProgress, InoculationResult, InoculationSettings,
 };
 use tabprobe_core::probe::ProbeSet;
 use tabprobe_core::run::{ProbeRun, RunResult};
 use tabprobe_core::scoring::{Pair, PairScore};
+use tabprobe_core::Dataset;
 use tabprobe_model::train::inoculate::{inoculate, Pace, CANCELLED};
 use tabprobe_model::{Device, ModelFiles, NliModel, TokenizerFiles};
 use wasm_bindgen::prelude::*;
@@ -274,6 +276,14 @@ fn handle(host: Rc<RefCell<Host>>, request: Request, parts: Vec<Vec<u8>>) {
                 post(&response);
             });
         }
+        Request::Import {
+            request,
+            names,
+            dataset_name,
+        } => {
+            let result = import(names, parts, dataset_name);
+            post(&Response::Imported { request, result });
+        }
         Request::CountProbeSet { request, probe } => {
             post(&Response::ProbeCounts {
                 request,
@@ -451,6 +461,31 @@ async fn run_probe(
         gloo_timers::future::TimeoutFuture::new(0).await;
     }
     run.finish(model.id().clone()).map_err(|e| e.to_string())
+}
+
+/// Core's importers on the files (names and bytes in the same order), with the page's limits.
+fn import(
+    names: Vec<String>,
+    parts: Vec<Vec<u8>>,
+    dataset_name: String,
+) -> Result<Box<(Dataset, ImportReport)>, ImportError> {
+    if names.len() != parts.len() {
+        return Err(ImportError {
+            file: format!("{} files", names.len()),
+            location: "message".into(),
+            message: format!("{} names came with {} files", names.len(), parts.len()),
+        });
+    }
+    let files = names
+        .into_iter()
+        .zip(parts)
+        .map(|(name, bytes)| InputFile::new(name, bytes))
+        .collect();
+    let options = ImportOptions {
+        name: Some(dataset_name),
+        ..ImportOptions::default()
+    };
+    import_files(files, &options).map(Box::new)
 }
 
 /// Paces an inoculation in the worker: posts progress (at most every 100 ms), yields to the

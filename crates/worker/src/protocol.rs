@@ -3,6 +3,7 @@
 //! names them, so they are neither copied through JSON nor cloned.
 
 use serde::{Deserialize, Serialize};
+use tabprobe_core::import::{ImportError, ImportReport};
 use tabprobe_core::inoculation::{InoculationProgress, InoculationResult, InoculationSettings};
 use tabprobe_core::probe::{build_probe_set, ProbeCounts, ProbeSet, ProbeSettings};
 use tabprobe_core::rules::RuleSet;
@@ -117,6 +118,17 @@ pub enum Request {
         slot: Slot,
         /// The dataset, settings and rules.
         probe: Box<ProbeRequest>,
+    },
+    /// Import the files whose bytes follow as parts, one per name (core's `import_files`,
+    /// which the page would otherwise run on its thread); answered by one
+    /// [`Response::Imported`] with the same `request`.
+    Import {
+        /// Caller-chosen request id.
+        request: u64,
+        /// The files' names (paths inside a picked folder), in the order of the parts.
+        names: Vec<String>,
+        /// The dataset's name.
+        dataset_name: String,
     },
     /// Count the probe set `probe` describes (what the runner shows before a run); answered by
     /// one [`Response::ProbeCounts`] with the same `request`.
@@ -300,6 +312,14 @@ pub enum Response {
         scores: Vec<PairScore>,
         /// Wall time of scoring, milliseconds.
         elapsed_ms: f64,
+    },
+    /// The result of a [`Request::Import`]: the dataset and what was found, or the located
+    /// problem that stopped it.
+    Imported {
+        /// The request's id.
+        request: u64,
+        /// The import, or why not.
+        result: Result<Box<(Dataset, ImportReport)>, ImportError>,
     },
     /// The counts of a [`Request::CountProbeSet`], or why the probe set cannot be built.
     ProbeCounts {

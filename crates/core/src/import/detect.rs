@@ -1,13 +1,13 @@
 //! Telling what a file is from its content (its name only breaks ties): the header row of a
 //! TSV/CSV, the shape of a JSON document, the magic bytes of a zip.
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use super::{base_name, decode_text, ImportError};
 
 /// Every input format the importers read.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Format {
     /// The product's own dataset JSON (`"format": "tabprobe-dataset"`).

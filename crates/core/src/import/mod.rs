@@ -21,7 +21,7 @@ pub use merge::merge;
 pub use report::{ImportReport, SkipGroup};
 
 /// A located problem in an input file that an importer could not read.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error, serde::Serialize, serde::Deserialize)]
 #[error("{file}:{location}: {message}")]
 pub struct ImportError {
     /// The file name as given.

@@ -3,7 +3,7 @@
 
 use std::collections::BTreeMap;
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use super::detect::Format;
 use crate::dataset::Dataset;
@@ -13,7 +13,7 @@ use crate::label::Label;
 pub const MAX_LOCATIONS: usize = 10;
 
 /// The summary shown before the user accepts an import, and printed by `tabprobe convert`.
-#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct ImportReport {
     /// Every input file with the format detected and what was read from it, in input order.
     pub files: Vec<FileReport>,
@@ -33,7 +33,7 @@ pub struct ImportReport {
 }
 
 /// One input file in the report.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct FileReport {
     /// The file's name as given.
     pub name: String,
@@ -44,7 +44,7 @@ pub struct FileReport {
 }
 
 /// Rows (or files) skipped for one reason.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct SkipGroup {
     /// Why, e.g. `gold label "-" (no annotator majority)`.
     pub reason: String,
