@@ -15,6 +15,7 @@ pub mod run_store;
 pub mod runs;
 pub mod session;
 pub mod state;
+pub mod timing;
 pub mod views;
 pub mod work_store;
 pub mod worker_client;

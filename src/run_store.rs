@@ -54,7 +54,8 @@ pub async fn save(run: &SavedRun) -> Result<(), StoreError> {
         message: format!("cannot encode the run: {e}"),
         quota: false,
     };
-    let full = serde_json::to_string(run).map_err(encode)?;
+    let full = crate::timing::timed("save-run-serialize", || serde_json::to_string(run))
+        .map_err(encode)?;
     let meta = serde_json::to_string(&run.meta).map_err(encode)?;
     let id = run.meta.id.as_str();
     idb::put_all(

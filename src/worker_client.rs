@@ -250,7 +250,10 @@ impl WorkerClient {
             let pending = pending.clone();
             let worker = worker.clone();
             Closure::<dyn FnMut(MessageEvent)>::new(move |event: MessageEvent| {
-                match transport::decode::<Response>(&event.data()) {
+                let decoded = crate::timing::timed("worker-message-decode", || {
+                    transport::decode::<Response>(&event.data())
+                });
+                match decoded {
                     Ok((Response::Ready, _)) => {
                         let queued = {
                             let mut p = pending.borrow_mut();

@@ -27,11 +27,18 @@ try {
       for (const e of list.getEntries()) window.__longtasks.push([e.startTime, e.duration]);
     }).observe({ type: 'longtask', buffered: true });
   });
+  // The page's own timings of its heavy steps (src/timing.rs), by phase.
+  const timings = [];
+  page.on('console', (m) => {
+    const t = m.text().match(/^tabprobe-timing (\S+) (\d+)$/);
+    if (t) timings.push([t[1], Number(t[2])]);
+  });
   await page.reload();
   await page.getByTestId('dataset-name').waitFor({ timeout: 60_000 });
   const now = () => page.evaluate(() => performance.now());
   const rows = [];
   const phase = async (name, work) => {
+    timings.splice(0);
     const t0 = await now();
     await work();
     const t1 = await now();
@@ -40,6 +47,8 @@ try {
     const sum = tasks.reduce((a, [, d]) => a + d, 0);
     rows.push({ name, wall: (t1 - t0) / 1000, n: tasks.length, max, sum });
     console.log(`${name}: ${((t1 - t0) / 1000).toFixed(1)} s, ${tasks.length} long task(s), longest ${max.toFixed(0)} ms, total ${sum.toFixed(0)} ms`);
+    const steps = timings.splice(0).filter(([, ms]) => ms >= 10);
+    if (steps.length) console.log(`  steps over 10 ms: ${steps.map(([s, ms]) => `${s} ${ms} ms`).join(', ')}`);
   };
   await page.getByTestId('model-input').setInputFiles(['config.json', 'model.safetensors', 'tokenizer.json']
     .map((f) => join(testModels, 'tiny-f32', f)));

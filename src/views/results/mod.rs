@@ -36,6 +36,7 @@ use crate::components::score_tables::{InvalidTable, SectionTable};
 use crate::components::transition_graph::TransitionGraphSvg;
 use crate::run_store::{self, SavedRun};
 use crate::runs::{download, RunsState};
+use crate::timing;
 use evidence_view::EvidenceView;
 use inoculation_panel::InoculationPanel;
 use item_list::{Drill, ItemList};
@@ -351,7 +352,9 @@ fn RunReport(saved: Arc<SavedRun>) -> impl IntoView {
     let set = &main.settings;
     let lin = set.linearization.describe();
     let present = |k: ProbeKind| main.items.iter().any(|it| it.probe == k);
-    let per_model_sections: Vec<Vec<Section>> = runs.iter().map(|r| sections(r)).collect();
+    let per_model_sections: Vec<Vec<Section>> = timing::timed("report-sections", || {
+        runs.iter().map(|r| sections(r)).collect()
+    });
     let pick = |ids: &[SectionId]| -> Vec<AnyView> {
         runs.iter()
             .zip(&per_model_sections)
@@ -457,7 +460,7 @@ fn RunReport(saved: Arc<SavedRun>) -> impl IntoView {
                 let prefix = file_stem(r);
                 let many = score_runs.len() > 1;
                 let src = Source::of(m);
-                sections_with(r, &opts)
+                timing::timed("report-scores", || sections_with(r, &opts))
                     .into_iter()
                     .filter(|s| s.id.is_score_table())
                     .map(|mut s| {
@@ -524,7 +527,7 @@ fn RunReport(saved: Arc<SavedRun>) -> impl IntoView {
                 } else {
                     ((**main).clone(), Source::of(0))
                 };
-                sections_with(&run, &opts)
+                timing::timed("report-table8", || sections_with(&run, &opts))
                     .into_iter()
                     .filter(|s| matches!(s.id, SectionId::Table8(_)))
                     .map(|s| section_table(s, file_stem(main), drill, src))
