@@ -17,7 +17,7 @@ pub const DB_NAME: &str = "tabprobe";
 const DB_VERSION: u32 = 3;
 /// Object store: the small list entry of each saved run, keyed by run id.
 pub const META: &str = "meta";
-/// Object store: each saved run as JSON text, keyed by run id.
+/// Object store: each saved run, keyed by run id (see [`crate::run_store`] for its layout).
 pub const RUNS: &str = "runs";
 /// Object store: the working dataset and the editors' drafts (see [`crate::work_store`]).
 pub const WORK: &str = "work";
@@ -220,14 +220,24 @@ fn transaction(
 /// Writes every `(store, key, text)` in one transaction and resolves when it completes:
 /// all are kept, or none. `what` words a failure.
 pub async fn put_all(writes: &[(&str, &str, &str)], what: &str) -> Result<(), StoreError> {
+    let values: Vec<(&str, &str, JsValue)> = writes
+        .iter()
+        .map(|&(store, key, text)| (store, key, JsValue::from_str(text)))
+        .collect();
+    put_values(&values, what).await
+}
+
+/// Writes every `(store, key, value)` in one transaction (values the browser can clone:
+/// text, arrays, byte arrays) and resolves when it completes: all are kept, or none.
+pub async fn put_values(writes: &[(&str, &str, JsValue)], what: &str) -> Result<(), StoreError> {
     let db = open().await?;
     let stores: Vec<&str> = writes.iter().map(|w| w.0).collect();
     let result = async {
         let tx = transaction(&db, &stores, IdbTransactionMode::Readwrite, what)?;
-        for (store, key, text) in writes {
+        for (store, key, value) in writes {
             let put = tx
                 .object_store(store)
-                .and_then(|s| s.put_with_key(&JsValue::from_str(text), &JsValue::from_str(key)));
+                .and_then(|s| s.put_with_key(value, &JsValue::from_str(key)));
             if let Err(e) = put {
                 let _ = tx.abort();
                 return Err(js_err(what, &e));
@@ -261,6 +271,19 @@ pub async fn delete_all(entries: &[(&str, &str)], what: &str) -> Result<(), Stor
 /// The value under `key` in `store`: `Ok(None)` when there is none, `Err` naming the key
 /// when it is not text (nothing but this page writes there, but anything can).
 pub async fn get_text(store: &str, key: &str, what: &str) -> Result<Option<String>, StoreError> {
+    let Some(value) = get_value(store, key, what).await? else {
+        return Ok(None);
+    };
+    value.as_string().map(Some).ok_or_else(|| {
+        plain(
+            what,
+            &format!("the entry {store}/{key} is not text (it was not written by this page)"),
+        )
+    })
+}
+
+/// The value under `key` in `store`, whatever it is: `Ok(None)` when there is none.
+pub async fn get_value(store: &str, key: &str, what: &str) -> Result<Option<JsValue>, StoreError> {
     let db = open().await?;
     let result = async {
         let tx = transaction(&db, &[store], IdbTransactionMode::Readonly, what)?;
@@ -269,15 +292,7 @@ pub async fn get_text(store: &str, key: &str, what: &str) -> Result<Option<Strin
             .and_then(|s| s.get(&JsValue::from_str(key)))
             .map_err(|e| js_err(what, &e))?;
         let value = request_done(&req, what).await?;
-        if value.is_undefined() || value.is_null() {
-            return Ok(None);
-        }
-        value.as_string().map(Some).ok_or_else(|| {
-            plain(
-                what,
-                &format!("the entry {store}/{key} is not text (it was not written by this page)"),
-            )
-        })
+        Ok((!value.is_undefined() && !value.is_null()).then_some(value))
     }
     .await;
     db.close();

@@ -1,13 +1,29 @@
 //! Finished probe runs kept in the browser's IndexedDB (database `tabprobe`, see
 //! [`crate::idb`]), so results survive navigation and a page reload. Two object stores keyed
-//! by run id: `meta` (the small [`RunMeta`] the results list shows) and `runs` (the whole
-//! [`SavedRun`] as JSON text), always written together. A run read back is checked like a
-//! run file the user opens. Nothing leaves the machine.
+//! by run id: `meta` (the small [`RunMeta`] the results list shows) and `runs`, always
+//! written together. A `runs` entry is an array of three: the [`RunMeta`] as JSON text, the
+//! byte lengths of the pieces as JSON text, and a `Blob` of the run files (main model first)
+//! in core's pieces (`run::pieces`), one after the other — the Blob the worker made of the
+//! pieces it sent, stored as it is: the browser stores a Blob without copying it on the
+//! page's thread (storing the pieces as 34 MB of byte arrays held it for 105 ms; building
+//! the Blob there, 160 ms). It is read back off the thread and parsed a piece at a time in
+//! slices ([`crate::timing::Slices`]), so neither saving nor reopening a large run blocks
+//! the page. Entries saved before that are one JSON text of the whole [`SavedRun`]; they
+//! still read. A run read back is checked like a run file the user opens. Nothing leaves the
+//! machine.
 
+use std::sync::Arc;
+
+use js_sys::{Array, ArrayBuffer, Uint8Array};
 use serde::{Deserialize, Serialize};
+use tabprobe_core::run::pieces::RunAssembler;
 use tabprobe_core::run::{parse_run, RunResult};
+use wasm_bindgen::{JsCast, JsValue};
+use wasm_bindgen_futures::JsFuture;
+use web_sys::Blob;
 
 use crate::idb::{self, StoreError, META, RUNS};
+use crate::timing::Slices;
 
 /// What the results list shows about a saved run.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -30,12 +46,12 @@ pub struct RunMeta {
 
 /// A finished run: the main model's run file and, when a second model ran on the same probe
 /// set, the second model's.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct SavedRun {
     /// The list entry.
     pub meta: RunMeta,
-    /// Run files, main model first.
-    pub results: Vec<RunResult>,
+    /// Run files, main model first (shared, not copied, by the views that show them).
+    pub results: Vec<Arc<RunResult>>,
 }
 
 /// The saved run `id` could not be read back; the results view offers to delete it.
@@ -47,19 +63,39 @@ pub struct BrokenRun {
     pub problem: String,
 }
 
-/// Saves a run (replacing one with the same id): run and list entry in one transaction,
-/// reported done only when it completes. A full store fails with `quota` set.
-pub async fn save(run: &SavedRun) -> Result<(), StoreError> {
-    let encode = |e: serde_json::Error| StoreError {
-        message: format!("cannot encode the run: {e}"),
+/// One model's run file in pieces (core's `run::pieces`), as the worker sent it.
+pub struct StoredPieces {
+    /// The byte length of each piece, in order.
+    pub piece_bytes: Vec<usize>,
+    /// The pieces, one after the other.
+    pub blob: Blob,
+}
+
+/// Saves a run (replacing one with the same id): its list entry `meta` and its run files
+/// in pieces (main model first) in one transaction, reported done only when it completes.
+/// A full store fails with `quota` set.
+pub async fn save(meta: &RunMeta, runs: &[StoredPieces]) -> Result<(), StoreError> {
+    let meta_text = serde_json::to_string(meta).map_err(|e| StoreError {
+        message: format!("cannot encode the run's list entry: {e}"),
         quota: false,
-    };
-    let full = crate::timing::timed("save-run-serialize", || serde_json::to_string(run))
-        .map_err(encode)?;
-    let meta = serde_json::to_string(&run.meta).map_err(encode)?;
-    let id = run.meta.id.as_str();
-    idb::put_all(
-        &[(RUNS, id, &full), (META, id, &meta)],
+    })?;
+    let lengths: Vec<usize> = runs.iter().flat_map(|r| r.piece_bytes.iter().copied()).collect();
+    let lengths = serde_json::to_string(&lengths).unwrap_or_default();
+    // A Blob of Blobs copies nothing.
+    let blobs: Array = runs.iter().map(|r| JsValue::from(&r.blob)).collect();
+    let blob = Blob::new_with_blob_sequence(&blobs)
+        .map_err(|e| idb::js_err("cannot save the run", &e))?;
+    let record = Array::of3(
+        &JsValue::from_str(&meta_text),
+        &JsValue::from_str(&lengths),
+        &blob,
+    );
+    let id = meta.id.as_str();
+    idb::put_values(
+        &[
+            (RUNS, id, record.into()),
+            (META, id, JsValue::from_str(&meta_text)),
+        ],
         "cannot save the run",
     )
     .await
@@ -107,16 +143,79 @@ pub async fn get(id: &str) -> Result<Option<SavedRun>, BrokenRun> {
         id: id.to_string(),
         problem,
     };
-    let Some(text) = idb::get_text(RUNS, id, "cannot read the run")
+    let Some(value) = idb::get_value(RUNS, id, "cannot read the run")
         .await
         .map_err(|e| broken(e.message))?
     else {
         return Ok(None);
     };
-    parse_saved(id, &text).map(Some).map_err(broken)
+    if let Some(text) = value.as_string() {
+        return parse_saved(id, &text).map(Some).map_err(broken);
+    }
+    match value.dyn_ref::<Array>() {
+        Some(entries) => read_pieces(id, entries).await.map(Some).map_err(broken),
+        None => Err(broken(format!(
+            "saved run {id} is neither text nor a list of pieces (it was not written by this page)"
+        ))),
+    }
 }
 
-/// Reads a stored run's text (see [`get`]); errors name the run and the place.
+/// Reads a stored run's entries (see the module docs), a piece at a time with pauses.
+async fn read_pieces(id: &str, entries: &Array) -> Result<SavedRun, String> {
+    let name = format!("saved run {id}");
+    if entries.length() != 3 {
+        return Err(format!(
+            "{name}: holds {} entries; expected 3 (list entry, piece lengths, pieces)",
+            entries.length()
+        ));
+    }
+    let text = |k: u32, what: &str| {
+        entries
+            .get(k)
+            .as_string()
+            .ok_or_else(|| format!("{name}: entry {k} is not {what} (JSON text)"))
+    };
+    let meta: RunMeta =
+        tabprobe_core::json::parse_json_at(&format!("{name}, entry 0"), &text(0, "its list entry")?)?;
+    let lengths: Vec<usize> = tabprobe_core::json::parse_json_at(
+        &format!("{name}, entry 1"),
+        &text(1, "the pieces' lengths")?,
+    )?;
+    let blob: Blob = entries
+        .get(2)
+        .dyn_into()
+        .map_err(|_| format!("{name}: entry 2 is not the pieces (a Blob)"))?;
+    // Read off the page's thread; only the parsing below runs on it.
+    let buffer: ArrayBuffer = JsFuture::from(blob.array_buffer())
+        .await
+        .and_then(|b| b.dyn_into())
+        .map_err(|e| format!("{name}: the browser cannot read its pieces: {e:?}"))?;
+    let all = Uint8Array::new(&buffer);
+    let total: usize = lengths.iter().sum();
+    if total != all.length() as usize {
+        return Err(format!(
+            "{name}: its pieces hold {} bytes; the lengths in entry 1 add up to {total}",
+            all.length()
+        ));
+    }
+    let mut assembler = RunAssembler::new(name.clone());
+    let mut slices = Slices::new();
+    let mut start = 0u32;
+    for len in lengths {
+        // Fits: the lengths add up to the buffer's length, itself a u32.
+        let end = start + len as u32;
+        assembler.push(&all.subarray(start, end).to_vec())?;
+        start = end;
+        slices.pause().await;
+    }
+    Ok(SavedRun {
+        meta,
+        results: assembler.finish()?.into_iter().map(Arc::new).collect(),
+    })
+}
+
+/// Reads a stored run saved as one JSON text (before runs were stored in pieces; see
+/// [`get`]); errors name the run and the place.
 pub fn parse_saved(id: &str, text: &str) -> Result<SavedRun, String> {
     #[derive(Deserialize)]
     struct Raw {
@@ -138,8 +237,10 @@ pub fn parse_saved(id: &str, text: &str) -> Result<SavedRun, String> {
         .results
         .iter()
         .enumerate()
-        .map(|(k, v)| parse_run(&format!("{name}, $.results[{k}]"), &v.to_string()))
-        .collect::<Result<Vec<RunResult>, String>>()?;
+        .map(|(k, v)| {
+            parse_run(&format!("{name}, $.results[{k}]"), &v.to_string()).map(Arc::new)
+        })
+        .collect::<Result<Vec<_>, String>>()?;
     Ok(SavedRun {
         meta: raw.meta,
         results,

@@ -16,12 +16,13 @@ use js_sys::Uint8Array;
 use tabprobe_core::import::{ImportError, ImportReport};
 use tabprobe_core::inoculation::{InoculationProgress, InoculationResult, InoculationSettings};
 use tabprobe_core::probe::ProbeCounts;
+use tabprobe_core::run::pieces::RunAssembler;
 use tabprobe_core::run::RunResult;
 use tabprobe_core::scoring::{Pair, PairScore};
 use tabprobe_core::Dataset;
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
-use web_sys::{ErrorEvent, MessageEvent, Worker};
+use web_sys::{Blob, ErrorEvent, MessageEvent, Worker};
 
 use tabprobe_worker::protocol::{ModelInfo, ProbeRequest, Request, Response, Slot, TokenizerParts};
 use tabprobe_worker::transport;
@@ -85,7 +86,9 @@ struct Pending {
     /// Pending loads by load id (ids come from `next_job` too).
     loads: HashMap<u64, oneshot::Sender<Result<ModelInfo, String>>>,
     jobs: HashMap<u64, Job<Vec<PairScore>>>,
-    runs: HashMap<u64, Job<RunResult>>,
+    runs: HashMap<u64, Job<FinishedRun>>,
+    /// Pieces of run files arriving, by job (see [`Response::RunPiece`]).
+    arriving: HashMap<u64, Arriving>,
     inoculations: HashMap<u64, Job<InoculationResult, InoculationProgress>>,
     /// Checkpoint exports waiting for their files, by request id.
     exports: HashMap<u64, oneshot::Sender<Result<NamedFiles, String>>>,
@@ -93,6 +96,82 @@ struct Pending {
     counts: HashMap<u64, oneshot::Sender<Result<ProbeCounts, String>>>,
     /// Imports waiting for their dataset, by request id.
     imports: HashMap<u64, oneshot::Sender<ImportOutcome>>,
+}
+
+/// A probe run's file as the worker sent it: the run, and the pieces it came in (core's
+/// `run::pieces`) as the worker's Blob, which the page stores as it is instead of
+/// serialising the run again.
+pub struct FinishedRun {
+    /// The run file.
+    pub run: RunResult,
+    /// The byte length of each piece, in order.
+    pub piece_bytes: Vec<usize>,
+    /// The pieces, one after the other.
+    pub blob: Blob,
+}
+
+/// A run file arriving piece by piece: each piece is parsed when its message comes (a task
+/// of its own), so no message handler parses the whole file.
+struct Arriving {
+    assembler: RunAssembler,
+    /// The byte length of each piece taken.
+    piece_bytes: Vec<usize>,
+    /// The first piece that did not read; the run then fails when it finishes.
+    problem: Option<String>,
+}
+
+impl Arriving {
+    fn new() -> Self {
+        Arriving {
+            assembler: RunAssembler::new("the run file from the model worker"),
+            piece_bytes: Vec::new(),
+            problem: None,
+        }
+    }
+
+    fn take(&mut self, parts: Vec<Vec<u8>>) {
+        if self.problem.is_some() {
+            return;
+        }
+        if parts.len() != 1 {
+            self.problem = Some(format!("a run piece came with {} byte parts", parts.len()));
+            return;
+        }
+        for part in parts {
+            match crate::timing::timed("run-piece-parse", || self.assembler.push(&part)) {
+                Ok(()) => self.piece_bytes.push(part.len()),
+                Err(e) => self.problem = Some(e),
+            }
+        }
+    }
+
+    /// The run, when every piece `piece_bytes` lists came and read, with the Blob of them.
+    fn finish(self, piece_bytes: Vec<usize>, blob: Option<Blob>) -> Result<FinishedRun, String> {
+        if let Some(p) = self.problem {
+            return Err(p);
+        }
+        if self.piece_bytes != piece_bytes {
+            return Err(format!(
+                "the model worker sent {} pieces of the run's {}, or of other lengths",
+                self.piece_bytes.len(),
+                piece_bytes.len()
+            ));
+        }
+        let blob = blob.ok_or("the model worker sent no Blob of the run's pieces")?;
+        let blob_bytes = blob.size();
+        let total: usize = piece_bytes.iter().sum();
+        if blob_bytes != total as f64 {
+            return Err(format!(
+                "the Blob of the run's pieces holds {blob_bytes} bytes; the pieces {total}"
+            ));
+        }
+        let run = self.assembler.finish_one()?;
+        Ok(FinishedRun {
+            run,
+            piece_bytes,
+            blob,
+        })
+    }
 }
 
 /// What an import in the worker gives: the dataset and its report, or the located problem
@@ -111,6 +190,7 @@ impl Pending {
                 cancelled: false,
             }));
         }
+        self.arriving.clear();
         for (_, run) in self.runs.drain() {
             let _ = run.done.send(Err(ScoreFailure {
                 message: message.to_string(),
@@ -253,8 +333,8 @@ impl WorkerClient {
                 let decoded = crate::timing::timed("worker-message-decode", || {
                     transport::decode::<Response>(&event.data())
                 });
-                match decoded {
-                    Ok((Response::Ready, _)) => {
+                match decoded.map(|d| (d.header, d.parts, d.blob)) {
+                    Ok((Response::Ready, _, _)) => {
                         let queued = {
                             let mut p = pending.borrow_mut();
                             p.ready = true;
@@ -268,10 +348,10 @@ impl WorkerClient {
                             }
                         }
                     }
-                    Ok((Response::Panicked { message }, _)) => {
+                    Ok((Response::Panicked { message }, _, _)) => {
                         pending.borrow_mut().panic = Some(message);
                     }
-                    Ok((response, parts)) => dispatch(&pending, response, parts),
+                    Ok((response, parts, blob)) => dispatch(&pending, response, parts, blob),
                     Err(e) => web_sys::console::error_1(
                         &format!("tabprobe: unreadable worker message: {e}").into(),
                     ),
@@ -386,6 +466,17 @@ impl WorkerClient {
         progress: impl Fn(P) + 'static,
         make: impl FnOnce(u64) -> Request,
     ) -> Result<(u64, JobResult<T>), String> {
+        self.start_job_with_parts(table, progress, make, Vec::new())
+    }
+
+    /// [`WorkerClient::start_job`] with byte `parts` beside the request.
+    fn start_job_with_parts<T: 'static, P>(
+        &self,
+        table: fn(&mut Pending) -> &mut HashMap<u64, Job<T, P>>,
+        progress: impl Fn(P) + 'static,
+        make: impl FnOnce(u64) -> Request,
+        parts: Vec<Vec<u8>>,
+    ) -> Result<(u64, JobResult<T>), String> {
         let (tx, rx) = oneshot::channel();
         let job = {
             let mut pending = self.pending.borrow_mut();
@@ -399,7 +490,7 @@ impl WorkerClient {
             );
             job
         };
-        self.send(&make(job), Vec::new())?;
+        self.send(&make(job), parts)?;
         let result = async move {
             rx.await.map_err(|_| ScoreFailure {
                 message: "the model worker stopped answering".into(),
@@ -417,7 +508,7 @@ impl WorkerClient {
         slot: Slot,
         probe: ProbeRequest,
         progress: impl Fn(usize, usize) + 'static,
-    ) -> Result<(u64, JobResult<RunResult>), String> {
+    ) -> Result<(u64, JobResult<FinishedRun>), String> {
         self.start_job(
             |p| &mut p.runs,
             move |(done, total)| progress(done, total),
@@ -479,25 +570,26 @@ impl WorkerClient {
             .map_err(|_| "the model worker stopped answering".to_string())?
     }
 
-    /// Starts inoculating the model in `slot` on `run`'s challenge items (SPEC §4.9). Returns
-    /// the job id (for [`WorkerClient::cancel`], [`WorkerClient::load_inoculated`] and
+    /// Starts inoculating the model in `slot` on the challenge items of the run whose pieces
+    /// (core's `run::pieces`) are `run_pieces` (SPEC §4.9). Returns the job id (for
+    /// [`WorkerClient::cancel`], [`WorkerClient::load_inoculated`] and
     /// [`WorkerClient::export_inoculated`]) and a future of the result.
     pub fn inoculate(
         &self,
         slot: Slot,
-        run: RunResult,
+        run_pieces: Vec<Vec<u8>>,
         settings: InoculationSettings,
         progress: impl Fn(InoculationProgress) + 'static,
     ) -> Result<(u64, JobResult<InoculationResult>), String> {
-        self.start_job(
+        self.start_job_with_parts(
             |p| &mut p.inoculations,
             progress,
             move |job| Request::Inoculate {
                 job,
                 slot,
-                run: Box::new(run),
                 settings,
             },
+            run_pieces,
         )
     }
 
@@ -550,7 +642,12 @@ impl WorkerClient {
     }
 }
 
-fn dispatch(pending: &Rc<RefCell<Pending>>, response: Response, parts: Vec<Vec<u8>>) {
+fn dispatch(
+    pending: &Rc<RefCell<Pending>>,
+    response: Response,
+    parts: Vec<Vec<u8>>,
+    blob: Option<Blob>,
+) {
     let mut p = pending.borrow_mut();
     match response {
         Response::InoculationProgress { job, progress } => {
@@ -604,13 +701,30 @@ fn dispatch(pending: &Rc<RefCell<Pending>>, response: Response, parts: Vec<Vec<u
                 (r.progress)((done, total));
             }
         }
+        Response::RunPiece { job } => {
+            if p.runs.contains_key(&job) {
+                p.arriving
+                    .entry(job)
+                    .or_insert_with(Arriving::new)
+                    .take(parts);
+            }
+        }
         Response::RunFinished {
             job,
-            result,
+            piece_bytes,
             elapsed_ms,
         } => {
+            let arriving = p.arriving.remove(&job);
             if let Some(r) = p.runs.remove(&job) {
-                let _ = r.done.send(Ok((*result, elapsed_ms)));
+                let outcome = arriving
+                    .unwrap_or_else(Arriving::new)
+                    .finish(piece_bytes, blob)
+                    .map(|run| (run, elapsed_ms))
+                    .map_err(|message| ScoreFailure {
+                        message: format!("the finished run does not read: {message}"),
+                        cancelled: false,
+                    });
+                let _ = r.done.send(outcome);
             }
         }
         Response::Scores {
@@ -630,6 +744,7 @@ fn dispatch(pending: &Rc<RefCell<Pending>>, response: Response, parts: Vec<Vec<u
             if let Some(j) = p.jobs.remove(&job) {
                 let _ = j.done.send(Err(ScoreFailure { message, cancelled }));
             } else if let Some(r) = p.runs.remove(&job) {
+                p.arriving.remove(&job);
                 let _ = r.done.send(Err(ScoreFailure { message, cancelled }));
             } else if let Some(i) = p.inoculations.remove(&job) {
                 let _ = i.done.send(Err(ScoreFailure { message, cancelled }));

@@ -18,6 +18,7 @@ use tabprobe_core::inoculation::{
     InoculationPlan, InoculationProgress, InoculationResult, InoculationSettings,
 };
 use tabprobe_core::probe::ProbeSet;
+use tabprobe_core::run::pieces::{run_pieces, RunAssembler};
 use tabprobe_core::run::{ProbeRun, RunResult};
 use tabprobe_core::scoring::{Pair, PairScore};
 use tabprobe_core::Dataset;
@@ -25,7 +26,7 @@ use tabprobe_model::train::inoculate::{inoculate, Pace, CANCELLED};
 use tabprobe_model::{Device, ModelFiles, NliModel, TokenizerFiles};
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
-use web_sys::{DedicatedWorkerGlobalScope, MessageEvent};
+use web_sys::{Blob, DedicatedWorkerGlobalScope, MessageEvent};
 
 use crate::outputs::{check_scores, test_panic_requested};
 use crate::protocol::{Backend, ModelInfo, Request, Response, Slot, TokenizerParts};
@@ -123,7 +124,7 @@ pub fn start() {
     let handler =
         Closure::<dyn FnMut(MessageEvent)>::new(
             move |event: MessageEvent| match transport::decode::<Request>(&event.data()) {
-                Ok((request, parts)) => handle(host.clone(), request, parts),
+                Ok(decoded) => handle(host.clone(), decoded.header, decoded.parts),
                 Err(message) => post(&Response::BadRequest { message }),
             },
         );
@@ -146,14 +147,19 @@ fn post(response: &Response) {
 
 /// Posts `response` with byte parts (transferred, not copied through JSON).
 fn post_with_parts(response: &Response, parts: &[Vec<u8>]) {
-    let Ok(scope) = js_sys::global().dyn_into::<DedicatedWorkerGlobalScope>() else {
-        return;
-    };
     let parts = parts
         .iter()
         .map(|p| js_sys::Uint8Array::from(p.as_slice()))
         .collect();
-    match transport::encode(response, parts) {
+    post_encoded(response, parts, None);
+}
+
+/// Posts `response` with byte parts (transferred) and a trailing Blob.
+fn post_encoded(response: &Response, parts: Vec<js_sys::Uint8Array>, blob: Option<&Blob>) {
+    let Ok(scope) = js_sys::global().dyn_into::<DedicatedWorkerGlobalScope>() else {
+        return;
+    };
+    match transport::encode_with_blob(response, parts, blob) {
         Ok((message, transfer)) => {
             if let Err(e) = scope.post_message_with_transfer(&message, &transfer) {
                 web_sys::console::error_2(&"tabprobe worker: cannot post".into(), &e);
@@ -230,11 +236,16 @@ fn handle(host: Rc<RefCell<Host>>, request: Request, parts: Vec<Vec<u8>>) {
         Request::Inoculate {
             job,
             slot,
-            run,
             settings,
         } => {
             wasm_bindgen_futures::spawn_local(async move {
-                let response = match inoculate_job(&host, job, slot, &run, &settings).await {
+                let run = assemble_run("the run sent for inoculation", &parts);
+                drop(parts);
+                let outcome = match run {
+                    Ok(run) => inoculate_job(&host, job, slot, &run, &settings).await,
+                    Err(e) => Err(e),
+                };
+                let response = match outcome {
                     Ok(result) => Response::InoculationFinished {
                         job,
                         result: Box::new(result),
@@ -260,20 +271,16 @@ fn handle(host: Rc<RefCell<Host>>, request: Request, parts: Vec<Vec<u8>>) {
                     Ok(set) => run_probe(&host, job, slot, set).await,
                     Err(e) => Err(format!("the probe set cannot be built: {e}")),
                 };
-                let response = match result {
-                    Ok(result) => Response::RunFinished {
-                        job,
-                        result: Box::new(result),
-                        elapsed_ms: Date::now() - started,
-                    },
-                    Err(message) => Response::ScoreFailed {
+                let elapsed_ms = Date::now() - started;
+                host.borrow_mut().cancelled.remove(&job);
+                match result {
+                    Ok(result) => post_run(job, &result, elapsed_ms),
+                    Err(message) => post(&Response::ScoreFailed {
                         job,
                         message,
                         cancelled: false,
-                    },
-                };
-                host.borrow_mut().cancelled.remove(&job);
-                post(&response);
+                    }),
+                }
             });
         }
         Request::Import {
@@ -461,6 +468,48 @@ async fn run_probe(
         gloo_timers::future::TimeoutFuture::new(0).await;
     }
     run.finish(model.id().clone()).map_err(|e| e.to_string())
+}
+
+/// Posts a finished run: its pieces, a message each, then [`Response::RunFinished`] with the
+/// Blob of them all, which the page stores as it is. The Blob is made here: building one of
+/// 34 MB took 160 ms, which the page's thread cannot spare.
+fn post_run(job: u64, run: &RunResult, elapsed_ms: f64) {
+    let pieces: Vec<js_sys::Uint8Array> = run_pieces(run)
+        .map(|p| js_sys::Uint8Array::from(p.as_slice()))
+        .collect();
+    let piece_bytes: Vec<usize> = pieces.iter().map(|p| p.length() as usize).collect();
+    let sequence: js_sys::Array = pieces.iter().collect();
+    let blob = match Blob::new_with_u8_array_sequence(&sequence) {
+        Ok(b) => b,
+        Err(e) => {
+            return post(&Response::ScoreFailed {
+                job,
+                message: format!("cannot keep the finished run: {e:?}"),
+                cancelled: false,
+            })
+        }
+    };
+    for piece in pieces {
+        post_encoded(&Response::RunPiece { job }, vec![piece], None);
+    }
+    post_encoded(
+        &Response::RunFinished {
+            job,
+            piece_bytes,
+            elapsed_ms,
+        },
+        Vec::new(),
+        Some(&blob),
+    );
+}
+
+/// The one run whose pieces (core's `run::pieces`) are `parts`; errors name `what`.
+fn assemble_run(what: &str, parts: &[Vec<u8>]) -> Result<RunResult, String> {
+    let mut assembler = RunAssembler::new(what);
+    for part in parts {
+        assembler.push(part)?;
+    }
+    assembler.finish_one()
 }
 
 /// Core's importers on the files (names and bytes in the same order), with the page's limits.

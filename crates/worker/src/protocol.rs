@@ -7,7 +7,6 @@ use tabprobe_core::import::{ImportError, ImportReport};
 use tabprobe_core::inoculation::{InoculationProgress, InoculationResult, InoculationSettings};
 use tabprobe_core::probe::{build_probe_set, ProbeCounts, ProbeSet, ProbeSettings};
 use tabprobe_core::rules::RuleSet;
-use tabprobe_core::run::RunResult;
 use tabprobe_core::scoring::{ModelId, Pair, PairScore};
 use tabprobe_core::Dataset;
 
@@ -138,7 +137,8 @@ pub enum Request {
         /// The dataset, settings and rules.
         probe: Box<ProbeRequest>,
     },
-    /// Fine-tune the model in `slot` on `run`'s challenge items (SPEC §4.9); answered by
+    /// Fine-tune the model in `slot` on the challenge items of the probe run whose pieces
+    /// (core's `run::pieces`, one run) follow as byte parts (SPEC §4.9); answered by
     /// [`Response::InoculationProgress`] messages and one [`Response::InoculationFinished`]
     /// or [`Response::ScoreFailed`] (also after a cancel). The kept checkpoints stay in the
     /// worker under `job` for [`Request::LoadInoculated`] and [`Request::ExportInoculated`].
@@ -147,8 +147,6 @@ pub enum Request {
         job: u64,
         /// The model to fine-tune.
         slot: Slot,
-        /// The probe run whose items form the challenge set.
-        run: Box<RunResult>,
         /// Probes, sizes, learning rates, epochs, seed.
         settings: InoculationSettings,
     },
@@ -328,13 +326,23 @@ pub enum Response {
         /// The counts, or core's message.
         counts: Result<ProbeCounts, String>,
     },
-    /// A probe run ended: complete, or cancelled (then `result.cancelled_at` is set and the
-    /// result holds the examples and items scored before the cancel).
+    /// One piece of the run file of `job` (core's `run::pieces`) as its one byte part. A run
+    /// file travels so, a piece per message, because the page parses each message in a task
+    /// of its own: the whole file at once (34 MB for the INFOTABS dev split's row deletions)
+    /// would block the page for most of a second.
+    RunPiece {
+        /// The job.
+        job: u64,
+    },
+    /// A probe run ended, after its [`Response::RunPiece`]s: complete, or cancelled (then the
+    /// run's `cancelled_at` is set and it holds the examples and items scored before the
+    /// cancel). A trailing Blob holds the pieces one after the other, for the page to store
+    /// without copying them on its thread.
     RunFinished {
         /// The job.
         job: u64,
-        /// The run file.
-        result: Box<RunResult>,
+        /// The byte length of each piece sent (and in the Blob), in order.
+        piece_bytes: Vec<usize>,
         /// Wall time of scoring, milliseconds.
         elapsed_ms: f64,
     },

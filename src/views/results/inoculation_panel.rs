@@ -31,11 +31,16 @@ pub fn session_job(id: &str) -> Option<u64> {
     SESSION_JOBS.with(|j| j.borrow().get(id).copied())
 }
 
+/// The job id of an inoculation whose run is still being cut into pieces for the worker
+/// (worker job ids start at 1).
+const PREPARING: u64 = 0;
+
 /// Where an inoculation started here stands.
 #[derive(Clone, Debug, PartialEq)]
 enum Status {
     Idle,
     Running {
+        /// The worker's job, or [`PREPARING`].
         job: u64,
         progress: Option<InoculationProgress>,
     },
@@ -139,27 +144,43 @@ pub fn InoculationPanel(
                 return;
             }
         };
-        let started = c.inoculate(Slot::Main, (*start_run).clone(), settings, move |p| {
-            let _ = status.try_update(|s| {
-                if let Status::Running { progress, .. } = s {
-                    *progress = Some(p);
-                }
-            });
-        });
-        let (job, done) = match started {
-            Ok(x) => x,
-            Err(e) => {
-                status.set(Status::Failed(e));
-                return;
-            }
-        };
+        // Job 0 while the run is cut into pieces for the worker (in slices of the page's
+        // thread); a cancel then stops it before it starts.
         status.set(Status::Running {
-            job,
+            job: PREPARING,
             progress: None,
         });
+        let run = start_run.clone();
         let run_id = start_id.clone();
         let refresh = refresh.clone();
         spawn_local(async move {
+            let pieces = crate::timing::run_pieces_sliced(std::slice::from_ref(&*run)).await;
+            drop(run);
+            let preparing = matches!(
+                status.try_get_untracked(),
+                Some(Status::Running { job: PREPARING, .. })
+            );
+            if !preparing {
+                return;
+            }
+            let started = c.inoculate(Slot::Main, pieces, settings, move |p| {
+                let _ = status.try_update(|s| {
+                    if let Status::Running { progress, .. } = s {
+                        *progress = Some(p);
+                    }
+                });
+            });
+            let (job, done) = match started {
+                Ok(x) => x,
+                Err(e) => {
+                    let _ = status.try_set(Status::Failed(e));
+                    return;
+                }
+            };
+            let _ = status.try_set(Status::Running {
+                job,
+                progress: None,
+            });
             match done.await {
                 Ok((result, _)) => {
                     let created_ms = js_sys::Date::now();
@@ -198,7 +219,9 @@ pub fn InoculationPanel(
     };
     let cancel = move |_| {
         if let Status::Running { job, .. } = status.get_untracked() {
-            if let Ok(c) = client() {
+            if job == PREPARING {
+                status.set(Status::Failed("cancelled: nothing was kept".into()));
+            } else if let Ok(c) = client() {
                 let _ = c.cancel(job);
             }
         }

@@ -71,7 +71,7 @@ pub fn ResultsView() -> impl IntoView {
         problem.set(None);
         spawn_local(async move {
             match run_store::get(&want).await {
-                Ok(Some(run)) => runs.current.set(Some(Arc::new(run))),
+                Ok(Some(run)) => runs.show(run),
                 Ok(None) => problem.set(Some((format!(
                     "There is no saved run {want} in this browser (runs live in the browser that made them)."
                 ), false))),
@@ -149,7 +149,9 @@ pub fn ResultsView() -> impl IntoView {
             );
         }
         match runs.current.get() {
-            Some(run) if run.meta.id == want => Some(view! { <RunReport saved=run/> }.into_any()),
+            Some(run) if run.meta.id == want => Some(timing::timed("report-view", || {
+                view! { <RunReport saved=run/> }.into_any()
+            })),
             _ => Some(view! { <p class="muted">"Loading the saved run…"</p> }.into_any()),
         }
     };
@@ -177,7 +179,7 @@ fn UnsavedRun(runs: RunsState) -> impl IntoView {
             .results
             .iter()
             .map(|r| {
-                let r = Arc::new(r.clone());
+                let r = r.clone();
                 let name = format!("{}-{}.json", run.meta.id, file_stem(&r));
                 view! {
                     <button class="small" data-testid="download-unsaved" on:click=move |_| {
@@ -244,8 +246,12 @@ fn SetBlock(
             .map(|(m, run)| {
                 let set = run.model.label_set;
                 let keep = in_category(run, &cat);
-                let graph = set_graph_where(run, tset, &keep);
-                let table = set_invalid_table_where(run, tset, &keep);
+                let (graph, table) = timing::timed("report-graphs", || {
+                    (
+                        set_graph_where(run, tset, &keep),
+                        set_invalid_table_where(run, tset, &keep),
+                    )
+                });
                 let figures = graph.map(|g| {
                     let mut figs: Vec<(Option<String>, String, _)> = g
                         .splits
@@ -345,7 +351,7 @@ fn section_table(
 /// One saved run in full.
 #[component]
 fn RunReport(saved: Arc<SavedRun>) -> impl IntoView {
-    let runs: Vec<Arc<RunResult>> = saved.results.iter().cloned().map(Arc::new).collect();
+    let runs: Vec<Arc<RunResult>> = saved.results.clone();
     let main = runs[0].clone();
     let drill = RwSignal::new(None::<Drill>);
     let category = RwSignal::new(None::<String>);
@@ -355,25 +361,17 @@ fn RunReport(saved: Arc<SavedRun>) -> impl IntoView {
     let per_model_sections: Vec<Vec<Section>> = timing::timed("report-sections", || {
         runs.iter().map(|r| sections(r)).collect()
     });
-    let pick = |ids: &[SectionId]| -> Vec<AnyView> {
-        runs.iter()
-            .zip(&per_model_sections)
-            .enumerate()
-            .flat_map(|(m, (r, secs))| {
-                let prefix = file_stem(r);
-                secs.iter()
-                    .filter(|s| ids.contains(&s.id))
-                    .map(|s| {
-                        let mut s = s.clone();
-                        if runs.len() > 1 {
-                            s.title = format!("{} — {}", s.title, r.model.label());
-                        }
-                        section_table(s, prefix.clone(), drill, Source::of(m))
-                    })
-                    .collect::<Vec<_>>()
-            })
-            .collect()
-    };
+    // The report is built in stages, a task each (see `STAGES`); stage 0 is built now.
+    let stage = RwSignal::new(0u8);
+    spawn_local(async move {
+        for k in 1..=STAGES {
+            gloo::timers::future::TimeoutFuture::new(0).await;
+            if stage.try_set(k).is_some() {
+                return; // the report was closed
+            }
+        }
+    });
+    let at = move |k: u8| Memo::new(move |_| stage.get() >= k);
     let exports = runs
         .iter()
         .map(|r| {
@@ -475,7 +473,7 @@ fn RunReport(saved: Arc<SavedRun>) -> impl IntoView {
             })
             .collect::<Vec<_>>()
     };
-    let scores = has_scores.then(|| view! {
+    let scores = has_scores.then(|| deferred(at(1), move || view! {
         <section id="scores" class="result-part">
             <h2>"Scores (Tables 4 and 7)"</h2>
             <p class="hint">"Accuracy (%) on the originals, on label-preserving and on label-flipping items: mean ± sd over 100 seeded samples of 80%, drawn as bars with ±sd error bars per probe and model, then as the tables. NEUTRAL examples are left out (paper §4, §6); certain and reviewer-accepted items are counted, and the columns heuristic_left_out / rejected_left_out / neutral_left_out say how many items each table left out. Click a row for the items it counts."</p>
@@ -487,7 +485,7 @@ fn RunReport(saved: Arc<SavedRun>) -> impl IntoView {
             </label>
             {scores_now}
         </section>
-    });
+    }.into_any()));
     let table1 = {
         let refs: Vec<&RunResult> = runs.iter().map(|r| r.as_ref()).collect();
         let s = table1_section(&refs);
@@ -533,87 +531,55 @@ fn RunReport(saved: Arc<SavedRun>) -> impl IntoView {
                     .map(|s| section_table(s, file_stem(main), drill, src))
                     .collect::<Vec<_>>()
             };
-            view! {
-                <section id="table8" class="result-part" data-testid="table8">
-                    <h2>"Paired counterfactual analysis (Table 8)"</h2>
-                    {body}
-                </section>
-            }
+            deferred(at(1), move || {
+                view! {
+                    <section id="table8" class="result-part" data-testid="table8">
+                        <h2>"Paired counterfactual analysis (Table 8)"</h2>
+                        {body}
+                    </section>
+                }
+                .into_any()
+            })
         });
     let evidence = present(ProbeKind::RowDeletion).then(|| {
-        let tables = pick(&[
-            SectionId::Evidence,
-            SectionId::EvidenceExamples,
-            SectionId::Agreement,
-        ]);
-        view! {
-            <section id="evidence" class="result-part">
-                <h2>"Evidence selection (§5.3)"</h2>
-                <EvidenceView runs=runs.clone()/>
-                {tables}
-            </section>
-        }
+        let runs = runs.clone();
+        let secs = per_model_sections.clone();
+        deferred(at(2), move || {
+            let tables = pick(
+                &runs,
+                &secs,
+                &[
+                    SectionId::Evidence,
+                    SectionId::EvidenceExamples,
+                    SectionId::Agreement,
+                ],
+                drill,
+            );
+            view! {
+                <section id="evidence" class="result-part">
+                    <h2>"Evidence selection (§5.3)"</h2>
+                    <EvidenceView runs=runs.clone()/>
+                    {tables}
+                </section>
+            }
+            .into_any()
+        })
     });
     let word_order = present(ProbeKind::WordOrder).then(|| {
-        let charts = runs
-            .iter()
-            .enumerate()
-            .map(|(model, r)| {
-                let m = run_word_order_metrics(r, &[]);
-                let on_bin = Callback::new(move |bin: usize| {
-                    drill.set(Some(Drill::of(
-                        model,
-                        ItemSelector::BleuBin { group: None, bin },
-                    )))
-                });
-                let on_point = Callback::new(move |x: f64| {
-                    drill.set(Some(Drill::of(
-                        model,
-                        ItemSelector::Omega { group: None, x },
-                    )))
-                });
-                view! {
-                    <div class="model-column">
-                        <h4 class="model-title">{r.model.label()}</h4>
-                        <div class="figures">
-                            <OmegaCurve run=r.clone() on_point=on_point/>
-                            <BleuChart bins=m.bleu_bins model=r.model.label() on_bin=on_bin/>
-                        </div>
-                    </div>
-                }
-            })
-            .collect::<Vec<_>>();
-        let tables = pick(&[
-            SectionId::WordOrder,
-            SectionId::WordOrderOmega,
-            SectionId::WordOrderBleu,
-        ]);
-        view! {
-            <section id="word-order" class="result-part">
-                <h2>"Word order (UNLI §4)"</h2>
-                <div class="models-side">{charts}</div>
-                {tables}
-            </section>
-        }
+        let runs = runs.clone();
+        let secs = per_model_sections.clone();
+        deferred(at(3), move || word_order_part(&runs, &secs, drill))
     });
-    let all_tables = runs
-        .iter()
-        .zip(per_model_sections.clone())
-        .enumerate()
-        .map(|(m, (r, secs))| {
-            let prefix = file_stem(r);
-            let tables = secs
-                .into_iter()
-                .map(|s| section_table(s, prefix.clone(), drill, Source::of(m)))
-                .collect::<Vec<_>>();
-            view! {
-                <details class="all-tables">
-                    <summary>{format!("Every table of the report, with the breakdowns by split and category — {}", r.model.label())}</summary>
-                    {tables}
-                </details>
-            }
-        })
-        .collect::<Vec<_>>();
+    let all_tables = {
+        let runs = runs.clone();
+        let secs = per_model_sections.clone();
+        deferred(at(4), move || all_tables_part(&runs, secs, drill))
+    };
+    let inoculation = {
+        let main = main.clone();
+        let id = saved.meta.id.clone();
+        deferred(at(4), move || view! { <InoculationPanel run=main run_id=id/> }.into_any())
+    };
     // Jump links to the sections this run has, in page order.
     let toc = [
         ("accuracy", "Accuracy", true),
@@ -658,7 +624,7 @@ fn RunReport(saved: Arc<SavedRun>) -> impl IntoView {
             {table8}
             {evidence}
             {word_order}
-            <InoculationPanel run=main.clone() run_id=saved.meta.id.clone()/>
+            {inoculation}
             <section class="result-part">
                 <h2>"All tables and CSV"</h2>
                 {all_tables}
@@ -666,6 +632,135 @@ fn RunReport(saved: Arc<SavedRun>) -> impl IntoView {
             {drill_view}
         </article>
     }
+}
+
+/// The stages of a report after the first (head, Table 1, transition graphs): 1 the score
+/// tables and Table 8, 2 evidence selection, 3 word order, 4 inoculation and every table. Each
+/// is built in a task of its own: built in one, the INFOTABS dev split's row-deletion report
+/// held the page for about 120 ms.
+const STAGES: u8 = 4;
+
+/// A part of the report built once `shown` turns true (it turns true once, when its stage
+/// comes). Built untracked: the part's own reactive closures track what they read.
+fn deferred(
+    shown: Memo<bool>,
+    make: impl FnOnce() -> AnyView + Send + 'static,
+) -> impl IntoView {
+    let make = std::sync::Mutex::new(Some(make));
+    move || {
+        if !shown.get() {
+            return None;
+        }
+        let make = make.lock().ok()?.take()?;
+        Some(untrack(make))
+    }
+}
+
+/// The sections among `ids` of every model's report, as tables (titled with the model when
+/// there are several).
+fn pick(
+    runs: &[Arc<RunResult>],
+    per_model_sections: &[Vec<Section>],
+    ids: &[SectionId],
+    drill: RwSignal<Option<Drill>>,
+) -> Vec<AnyView> {
+    runs.iter()
+        .zip(per_model_sections)
+        .enumerate()
+        .flat_map(|(m, (r, secs))| {
+            let prefix = file_stem(r);
+            secs.iter()
+                .filter(|s| ids.contains(&s.id))
+                .map(|s| {
+                    let mut s = s.clone();
+                    if runs.len() > 1 {
+                        s.title = format!("{} — {}", s.title, r.model.label());
+                    }
+                    section_table(s, prefix.clone(), drill, Source::of(m))
+                })
+                .collect::<Vec<_>>()
+        })
+        .collect()
+}
+
+/// Word order (UNLI §4): per model the Ω_x curve and the BLEU-2 chart, then the tables.
+fn word_order_part(
+    runs: &[Arc<RunResult>],
+    per_model_sections: &[Vec<Section>],
+    drill: RwSignal<Option<Drill>>,
+) -> AnyView {
+    let charts = runs
+        .iter()
+        .enumerate()
+        .map(|(model, r)| {
+            let m = run_word_order_metrics(r, &[]);
+            let on_bin = Callback::new(move |bin: usize| {
+                drill.set(Some(Drill::of(
+                    model,
+                    ItemSelector::BleuBin { group: None, bin },
+                )))
+            });
+            let on_point = Callback::new(move |x: f64| {
+                drill.set(Some(Drill::of(
+                    model,
+                    ItemSelector::Omega { group: None, x },
+                )))
+            });
+            view! {
+                <div class="model-column">
+                    <h4 class="model-title">{r.model.label()}</h4>
+                    <div class="figures">
+                        <OmegaCurve run=r.clone() on_point=on_point/>
+                        <BleuChart bins=m.bleu_bins model=r.model.label() on_bin=on_bin/>
+                    </div>
+                </div>
+            }
+        })
+        .collect::<Vec<_>>();
+    let tables = pick(
+        runs,
+        per_model_sections,
+        &[
+            SectionId::WordOrder,
+            SectionId::WordOrderOmega,
+            SectionId::WordOrderBleu,
+        ],
+        drill,
+    );
+    view! {
+        <section id="word-order" class="result-part">
+            <h2>"Word order (UNLI §4)"</h2>
+            <div class="models-side">{charts}</div>
+            {tables}
+        </section>
+    }
+    .into_any()
+}
+
+/// Every section of every model's report, each model's in a closed `<details>`.
+fn all_tables_part(
+    runs: &[Arc<RunResult>],
+    per_model_sections: Vec<Vec<Section>>,
+    drill: RwSignal<Option<Drill>>,
+) -> AnyView {
+    runs.iter()
+        .zip(per_model_sections)
+        .enumerate()
+        .map(|(m, (r, secs))| {
+            let prefix = file_stem(r);
+            let tables = secs
+                .into_iter()
+                .map(|s| section_table(s, prefix.clone(), drill, Source::of(m)))
+                .collect::<Vec<_>>();
+            view! {
+                <details class="all-tables">
+                    <summary>{format!("Every table of the report, with the breakdowns by split and category — {}", r.model.label())}</summary>
+                    {tables}
+                </details>
+            }
+        })
+        .collect::<Vec<_>>()
+        .into_any()
 }
 
 /// The examples the probe set left out (the run table's `skipped` count), each with the probe

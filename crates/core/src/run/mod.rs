@@ -4,6 +4,8 @@
 //! code and tests. The outcome, [`RunResult`], holds everything needed to recompute every
 //! metric from the file alone.
 
+pub mod pieces;
+
 use serde::{Deserialize, Serialize};
 
 use crate::label::Label;

@@ -1,0 +1,177 @@
+//! A run file in pieces: small JSON texts that together hold one or more runs, so that moving
+//! a large run between the worker and the page, or to and from the browser's storage, never
+//! needs one long parse on the page's thread (the INFOTABS dev split's row-deletion run is
+//! 34 MB of JSON; parsed whole it blocks the page for about 0.7 s). Each piece parses on its
+//! own, a message or a task at a time.
+//!
+//! A run goes as a [`Piece::Head`] (the run with its examples, items and pairs left out),
+//! then its examples, items and pairs in pieces of at most [`ENTRIES_PER_PIECE`] entries, in
+//! order. Several runs follow one another: each head starts the next. [`RunAssembler`] takes
+//! the pieces back, checks each run like [`super::parse_run`] does (format, version, shape,
+//! every index) and names the piece and place of any problem.
+
+use serde::{Deserialize, Serialize};
+
+use super::{RunResult, ScoredPair, RUN_FORMAT, RUN_VERSION};
+use crate::probe::{ProbeExample, ProbeItem};
+
+/// Entries (examples, items or pairs) per piece: a piece of the INFOTABS dev split's
+/// row-deletion items is then about 0.3 MB of JSON, parsed in about 10 ms in the browser on
+/// this project's 2-core test machine (512 took 10–35 ms), well inside a 50 ms task.
+pub const ENTRIES_PER_PIECE: usize = 256;
+
+/// One piece as written: borrowed from the run.
+#[derive(Serialize)]
+enum PieceOut<'a> {
+    Head(&'a RunResult),
+    Examples(&'a [ProbeExample]),
+    Items(&'a [ProbeItem]),
+    Pairs(&'a [ScoredPair]),
+}
+
+/// One piece as read back.
+#[derive(Deserialize)]
+enum Piece {
+    Head(Box<RunResult>),
+    Examples(Vec<ProbeExample>),
+    Items(Vec<ProbeItem>),
+    Pairs(Vec<ScoredPair>),
+}
+
+/// The run without its examples, items and pairs (what a head piece carries). Every other
+/// field is listed, so a field added to [`RunResult`] cannot be forgotten here.
+fn head_of(run: &RunResult) -> RunResult {
+    RunResult {
+        format: run.format.clone(),
+        version: run.version,
+        model: run.model.clone(),
+        settings: run.settings.clone(),
+        rules: run.rules.clone(),
+        label_set: run.label_set,
+        examples: Vec::new(),
+        items: Vec::new(),
+        pairs: Vec::new(),
+        hypothesis_only_pairs: run.hypothesis_only_pairs.clone(),
+        hypothesis_only_model: run.hypothesis_only_model.clone(),
+        skipped: run.skipped.clone(),
+        unapplied_reviews: run.unapplied_reviews.clone(),
+        cancelled_at: run.cancelled_at,
+        shard: run.shard.clone(),
+    }
+}
+
+/// The pieces of `run`, as JSON bytes, written one at a time as the iterator is read (so a
+/// caller can yield between them).
+pub fn run_pieces(run: &RunResult) -> impl Iterator<Item = Vec<u8>> + '_ {
+    let head = std::iter::once_with(move || encode(&PieceOut::Head(&head_of(run))));
+    let examples = run
+        .examples
+        .chunks(ENTRIES_PER_PIECE)
+        .map(|c| encode(&PieceOut::Examples(c)));
+    let items = run
+        .items
+        .chunks(ENTRIES_PER_PIECE)
+        .map(|c| encode(&PieceOut::Items(c)));
+    let pairs = run
+        .pairs
+        .chunks(ENTRIES_PER_PIECE)
+        .map(|c| encode(&PieceOut::Pairs(c)));
+    head.chain(examples).chain(items).chain(pairs)
+}
+
+/// The pieces of every run in `runs`, one run after the other.
+pub fn runs_pieces(runs: &[RunResult]) -> impl Iterator<Item = Vec<u8>> + '_ {
+    runs.iter().flat_map(run_pieces)
+}
+
+fn encode(piece: &PieceOut<'_>) -> Vec<u8> {
+    // Serialising plain data into a Vec cannot fail (no maps with non-string keys, no I/O).
+    serde_json::to_vec(piece).unwrap_or_default()
+}
+
+/// Takes pieces back, in the order they were written, into runs.
+#[derive(Debug)]
+pub struct RunAssembler {
+    /// Names the source in errors, e.g. `saved run run-1700000000000`.
+    name: String,
+    runs: Vec<RunResult>,
+    /// Pieces taken so far.
+    pieces: usize,
+}
+
+impl RunAssembler {
+    /// An assembler whose errors name `name`.
+    pub fn new(name: impl Into<String>) -> Self {
+        RunAssembler {
+            name: name.into(),
+            runs: Vec::new(),
+            pieces: 0,
+        }
+    }
+
+    /// Takes the next piece. A head must come first and must be of this build's run format
+    /// and version; the error names the piece (counted from 0) and the place in it.
+    pub fn push(&mut self, bytes: &[u8]) -> Result<(), String> {
+        let k = self.pieces;
+        self.pieces += 1;
+        let place = format!("{}, piece {k}", self.name);
+        let text = std::str::from_utf8(bytes)
+            .map_err(|e| format!("{place}: not UTF-8 text: {e}"))?;
+        let piece: Piece = crate::json::parse_json_at(&place, text)?;
+        if let Piece::Head(head) = piece {
+            if head.format != RUN_FORMAT {
+                return Err(format!(
+                    "{place}: $.Head.format is {:?}; expected {RUN_FORMAT:?}",
+                    head.format
+                ));
+            }
+            if head.version != RUN_VERSION {
+                return Err(format!(
+                    "{place}: $.Head.version is {}; this build reads version {RUN_VERSION}",
+                    head.version
+                ));
+            }
+            self.runs.push(*head);
+            return Ok(());
+        }
+        let Some(run) = self.runs.last_mut() else {
+            return Err(format!(
+                "{place}: expected the head of a run first (a piece {{\"Head\": …}})"
+            ));
+        };
+        match piece {
+            Piece::Examples(e) => run.examples.extend(e),
+            Piece::Items(i) => run.items.extend(i),
+            Piece::Pairs(p) => run.pairs.extend(p),
+            Piece::Head(_) => {}
+        }
+        Ok(())
+    }
+
+    /// Pieces taken so far.
+    pub fn pieces(&self) -> usize {
+        self.pieces
+    }
+
+    /// The runs, each checked ([`RunResult::check`]); at least one.
+    pub fn finish(self) -> Result<Vec<RunResult>, String> {
+        if self.runs.is_empty() {
+            return Err(format!("{}: holds no run", self.name));
+        }
+        for (k, run) in self.runs.iter().enumerate() {
+            run.check()
+                .map_err(|e| format!("{}, run {k}: {e}", self.name))?;
+        }
+        Ok(self.runs)
+    }
+
+    /// The one run the pieces hold (e.g. a single model's run from the worker).
+    pub fn finish_one(self) -> Result<RunResult, String> {
+        let name = self.name.clone();
+        let mut runs = self.finish()?;
+        match runs.len() {
+            1 => Ok(runs.remove(0)),
+            n => Err(format!("{name}: holds {n} runs; expected one")),
+        }
+    }
+}
