@@ -238,6 +238,25 @@ test('a saved run that does not read shows an error panel and can be deleted; em
   assert.match(await page.getByTestId('saved-run').innerText(), /unreadable entry/);
   await page.getByTestId('delete-run').click();
   await page.getByTestId('no-results').waitFor();
+  // A run stored as the page stores runs (list entry, piece lengths, a Blob of the pieces)
+  // whose first piece is not a run's head: the panel names the run and the piece.
+  await page.evaluate((meta) => new Promise((resolve, reject) => {
+    const open = indexedDB.open('tabprobe');
+    open.onerror = () => reject(open.error);
+    open.onsuccess = () => {
+      const tx = open.result.transaction(['runs', 'meta'], 'readwrite');
+      const piece = '{"Items":[]}';
+      tx.objectStore('runs').put([meta, `[${piece.length}]`, new Blob([piece])], 'run-4');
+      tx.objectStore('meta').put(meta, 'run-4');
+      tx.oncomplete = () => { open.result.close(); resolve(); };
+      tx.onerror = () => reject(tx.error);
+    };
+  }), meta('run-4', 1700000400000));
+  await page.goto(`${server.url}#/results/run-4`);
+  await panel.waitFor();
+  assert.match(await panel.innerText(), /saved run run-4, piece 0: expected the head of a run first/);
+  await page.getByTestId('delete-broken-run').click();
+  await page.getByTestId('no-results').waitFor();
   assert.deepEqual(errors, []);
   await page.close();
 });

@@ -451,3 +451,22 @@ fn a_selector_matches_a_figure_worked_by_hand() {
     assert!(to_neutral.iter().all(|id| id.starts_with("H1/")));
     assert_eq!(h1(Label::Entail, Label::Entail).len(), 5);
 }
+
+/// The page asks `has_score_tables` before it computes the sections (to lay out the report);
+/// it must agree with the sections themselves, with and without score tables.
+#[test]
+fn has_score_tables_agrees_with_the_sections() {
+    use tabprobe_core::probe::ProbeKind;
+    use tabprobe_core::report::{has_score_tables, sections};
+    let full = run();
+    assert!(has_score_tables(&full));
+    assert!(sections(&full).iter().any(|s| s.id.is_score_table()));
+    let mut settings = every_probe_settings();
+    settings.probes = vec![ProbeKind::RowDeletion];
+    let set = build_probe_set(&fixture(), &settings, &RuleSet::default()).expect("probe set");
+    let mut r = ProbeRun::new(set, 7);
+    r.run(&mut HashFake, |_| {}, || false).expect("run");
+    let rows_only = r.finish(HashFake.model_id()).expect("finish");
+    assert!(!has_score_tables(&rows_only));
+    assert!(!sections(&rows_only).iter().any(|s| s.id.is_score_table()));
+}

@@ -119,21 +119,32 @@ pub fn sections(run: &RunResult) -> Vec<Section> {
     sections_with(run, &ReportOptions::default())
 }
 
+/// The probes among `kinds` whose items have an expected label: the rows of a score table
+/// (Table 4 for the hypothesis probes, Table 7 for the counterfactual ones).
+fn score_table_probes(run: &RunResult, kinds: &[ProbeKind]) -> Vec<ProbeKind> {
+    kinds
+        .iter()
+        .copied()
+        .filter(|&k| {
+            run.items
+                .iter()
+                .any(|it| it.probe == k && matches!(it.expectation, Expectation::Label { .. }))
+        })
+        .collect()
+}
+
+/// Whether [`sections_with`] gives `run` a score table (Table 4 or 7), without computing
+/// them.
+pub fn has_score_tables(run: &RunResult) -> bool {
+    !score_table_probes(run, &ProbeKind::HYPOTHESIS).is_empty()
+        || !score_table_probes(run, &COUNTERFACTUAL).is_empty()
+}
+
 /// Every section of the report, in paper order.
 pub fn sections_with(run: &RunResult, ropts: &ReportOptions) -> Vec<Section> {
     let mut out = vec![overview(run), table1_section(&[run])];
     let present = |k: ProbeKind| run.items.iter().any(|it| it.probe == k);
-    let label_probes = |kinds: &[ProbeKind]| -> Vec<ProbeKind> {
-        kinds
-            .iter()
-            .copied()
-            .filter(|&k| {
-                run.items
-                    .iter()
-                    .any(|it| it.probe == k && matches!(it.expectation, Expectation::Label { .. }))
-            })
-            .collect()
-    };
+    let label_probes = |kinds: &[ProbeKind]| score_table_probes(run, kinds);
     let t4 = label_probes(&ProbeKind::HYPOTHESIS);
     if !t4.is_empty() {
         // One row per probe, then every hypothesis probe pooled, as the paper reports them.
