@@ -22,11 +22,7 @@ use tabprobe_core::run::{ProbeRun, RunResult};
 use tabprobe_core::scoring::PairScorer;
 
 fn run() -> RunResult {
-    let set = build_probe_set(&fixture(), &every_probe_settings(), &RuleSet::default())
-        .expect("probe set");
-    let mut run = ProbeRun::new(set, 7);
-    run.run(&mut HashFake, |_| {}, || false).expect("run");
-    run.finish(HashFake.model_id()).expect("finish")
+    hash_run(&every_probe_settings())
 }
 
 fn items<'r>(run: &'r RunResult, sel: &ItemSelector) -> Vec<&'r ProbeItem> {
@@ -463,10 +459,7 @@ fn has_score_tables_agrees_with_the_sections() {
     assert!(sections(&full).iter().any(|s| s.id.is_score_table()));
     let mut settings = every_probe_settings();
     settings.probes = vec![ProbeKind::RowDeletion];
-    let set = build_probe_set(&fixture(), &settings, &RuleSet::default()).expect("probe set");
-    let mut r = ProbeRun::new(set, 7);
-    r.run(&mut HashFake, |_| {}, || false).expect("run");
-    let rows_only = r.finish(HashFake.model_id()).expect("finish");
+    let rows_only = hash_run(&settings);
     assert!(!has_score_tables(&rows_only));
     assert!(!sections(&rows_only).iter().any(|s| s.id.is_score_table()));
 }

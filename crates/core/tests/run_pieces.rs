@@ -6,18 +6,11 @@
 mod common;
 
 use common::*;
-use tabprobe_core::probe::build_probe_set;
-use tabprobe_core::rules::RuleSet;
 use tabprobe_core::run::pieces::{run_pieces, runs_pieces, RunAssembler, ENTRIES_PER_PIECE};
-use tabprobe_core::run::{ProbeRun, RunResult};
-use tabprobe_core::scoring::PairScorer;
+use tabprobe_core::run::RunResult;
 
 fn run() -> RunResult {
-    let set = build_probe_set(&fixture(), &every_probe_settings(), &RuleSet::default())
-        .expect("probe set");
-    let mut run = ProbeRun::new(set, 7);
-    run.run(&mut HashFake, |_| {}, || false).expect("run");
-    run.finish(HashFake.model_id()).expect("finish")
+    hash_run(&every_probe_settings())
 }
 
 /// The fixture's run with its items repeated until there are more than two pieces of them

@@ -307,3 +307,16 @@ pub fn every_probe_settings() -> ProbeSettings {
     s.word_order.q = 6;
     s
 }
+
+/// [`fixture`]'s run with `settings` (default rules, batches of 7), scored by [`HashFake`].
+pub fn hash_run(settings: &ProbeSettings) -> tabprobe_core::run::RunResult {
+    let set = tabprobe_core::probe::build_probe_set(
+        &fixture(),
+        settings,
+        &tabprobe_core::rules::RuleSet::default(),
+    )
+    .expect("probe set");
+    let mut run = tabprobe_core::run::ProbeRun::new(set, 7);
+    run.run(&mut HashFake, |_| {}, || false).expect("run");
+    run.finish(HashFake.model_id()).expect("finish")
+}
