@@ -3,6 +3,7 @@
 //! skipped rows with reasons and places, and notes. The user replaces, merges or cancels.
 
 use leptos::prelude::*;
+use leptos::task::spawn_local;
 use tabprobe_core::import::ImportReport;
 
 use crate::load::{accept_import, PendingImport};
@@ -20,14 +21,14 @@ pub fn ImportSummary(pending: RwSignal<Option<PendingImport>>) -> impl IntoView 
                 let p = p.clone();
                 move |_| {
                     pending.set(None);
-                    accept_import(state, p.clone(), false);
+                    spawn_local(accept_import(state, p.clone(), false));
                 }
             };
             let merge = {
                 let p = p.clone();
                 move |_| {
                     pending.set(None);
-                    accept_import(state, p.clone(), true);
+                    spawn_local(accept_import(state, p.clone(), true));
                 }
             };
             let report = p.report.clone();
