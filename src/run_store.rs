@@ -79,12 +79,15 @@ pub async fn save(meta: &RunMeta, runs: &[StoredPieces]) -> Result<(), StoreErro
         message: format!("cannot encode the run's list entry: {e}"),
         quota: false,
     })?;
-    let lengths: Vec<usize> = runs.iter().flat_map(|r| r.piece_bytes.iter().copied()).collect();
+    let lengths: Vec<usize> = runs
+        .iter()
+        .flat_map(|r| r.piece_bytes.iter().copied())
+        .collect();
     let lengths = serde_json::to_string(&lengths).unwrap_or_default();
     // A Blob of Blobs copies nothing.
     let blobs: Array = runs.iter().map(|r| JsValue::from(&r.blob)).collect();
-    let blob = Blob::new_with_blob_sequence(&blobs)
-        .map_err(|e| idb::js_err("cannot save the run", &e))?;
+    let blob =
+        Blob::new_with_blob_sequence(&blobs).map_err(|e| idb::js_err("cannot save the run", &e))?;
     let record = Array::of3(
         &JsValue::from_str(&meta_text),
         &JsValue::from_str(&lengths),
@@ -175,8 +178,10 @@ async fn read_pieces(id: &str, entries: &Array) -> Result<SavedRun, String> {
             .as_string()
             .ok_or_else(|| format!("{name}: entry {k} is not {what} (JSON text)"))
     };
-    let meta: RunMeta =
-        tabprobe_core::json::parse_json_at(&format!("{name}, entry 0"), &text(0, "its list entry")?)?;
+    let meta: RunMeta = tabprobe_core::json::parse_json_at(
+        &format!("{name}, entry 0"),
+        &text(0, "its list entry")?,
+    )?;
     let lengths: Vec<usize> = tabprobe_core::json::parse_json_at(
         &format!("{name}, entry 1"),
         &text(1, "the pieces' lengths")?,
@@ -237,9 +242,7 @@ pub fn parse_saved(id: &str, text: &str) -> Result<SavedRun, String> {
         .results
         .iter()
         .enumerate()
-        .map(|(k, v)| {
-            parse_run(&format!("{name}, $.results[{k}]"), &v.to_string()).map(Arc::new)
-        })
+        .map(|(k, v)| parse_run(&format!("{name}, $.results[{k}]"), &v.to_string()).map(Arc::new))
         .collect::<Result<Vec<_>, String>>()?;
     Ok(SavedRun {
         meta: raw.meta,

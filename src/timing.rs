@@ -52,9 +52,7 @@ impl Default for Slices {
 }
 
 /// The pieces of `runs` (core's `run::pieces`), written in slices.
-pub async fn run_pieces_sliced(
-    runs: &[tabprobe_core::run::RunResult],
-) -> Vec<Vec<u8>> {
+pub async fn run_pieces_sliced(runs: &[tabprobe_core::run::RunResult]) -> Vec<Vec<u8>> {
     let mut slices = Slices::new();
     let mut out = Vec::new();
     for piece in tabprobe_core::run::pieces::runs_pieces(runs) {

@@ -114,7 +114,10 @@ fn bad_pieces_are_refused_with_piece_and_place() {
     assert!(err.starts_with("saved run x, piece 1: at "), "{err}");
     broken[1] = vec![0xff, 0xfe];
     let err = assemble("saved run x", &broken).unwrap_err();
-    assert!(err.starts_with("saved run x, piece 1: not UTF-8 text"), "{err}");
+    assert!(
+        err.starts_with("saved run x, piece 1: not UTF-8 text"),
+        "{err}"
+    );
     // A dangling index is caught when the run is finished, like a run file.
     let mut dangling = r.clone();
     let n = dangling.pairs.len();

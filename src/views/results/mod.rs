@@ -589,12 +589,16 @@ fn RunReport(saved: Arc<SavedRun>) -> impl IntoView {
     let all_tables = {
         let runs = runs.clone();
         let secs = per_model_sections.clone();
-        deferred(at(5), move || all_tables_part(&runs, secs.get().clone(), drill))
+        deferred(at(5), move || {
+            all_tables_part(&runs, secs.get().clone(), drill)
+        })
     };
     let inoculation = {
         let main = main.clone();
         let id = saved.meta.id.clone();
-        deferred(at(5), move || view! { <InoculationPanel run=main run_id=id/> }.into_any())
+        deferred(at(5), move || {
+            view! { <InoculationPanel run=main run_id=id/> }.into_any()
+        })
     };
     // Jump links to the sections this run has, in page order.
     let toc = [
@@ -684,10 +688,7 @@ impl LazySections {
 
 /// A part of the report built once `shown` turns true (it turns true once, when its stage
 /// comes). Built untracked: the part's own reactive closures track what they read.
-fn deferred(
-    shown: Memo<bool>,
-    make: impl FnOnce() -> AnyView + Send + 'static,
-) -> impl IntoView {
+fn deferred(shown: Memo<bool>, make: impl FnOnce() -> AnyView + Send + 'static) -> impl IntoView {
     let make = std::sync::Mutex::new(Some(make));
     move || {
         if !shown.get() {
