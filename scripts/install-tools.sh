@@ -5,6 +5,9 @@
 #   scripts/install-tools.sh build   Rust wasm target, Trunk, wasm-bindgen-cli, npm packages
 #   scripts/install-tools.sh test    the same, plus Debian's chromium and chromium-driver, and
 #                                    kubernetes-validate from PyPI (in .tools/)
+#   scripts/install-tools.sh bench   the same as test, plus scripts/bench.sh's own: PyPI torch,
+#                                    transformers, onnxruntime … (.tools/bench-venv) and npm
+#                                    transformers.js (bench/node_modules)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 mode="${1:-build}"
@@ -43,7 +46,7 @@ if [ ! -f "$lock_stamp" ] || [ "$(cat "$lock_stamp")" != "$lock_sum" ]; then
   echo "$lock_sum" > "$lock_stamp"
 fi
 
-if [ "$mode" = "test" ]; then
+if [ "$mode" = "test" ] || [ "$mode" = "bench" ]; then
   # Chromium for the browser tests; Mesa's lavapipe gives native burn-wgpu a Vulkan adapter.
   if [ ! -x /usr/bin/chromium ] || [ ! -x /usr/bin/chromedriver ] || ! dpkg -s mesa-vulkan-drivers >/dev/null 2>&1; then
     say "installing Debian's chromium, chromium-driver and mesa-vulkan-drivers"
@@ -51,7 +54,15 @@ if [ "$mode" = "test" ]; then
     as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends chromium chromium-driver mesa-vulkan-drivers
   fi
 fi
-if [ "$mode" = "test" ]; then
+# A venv needs Debian's python3-venv (ensurepip); install it where the image lacks it.
+need_venv() {
+  if ! python3 -c 'import ensurepip' 2>/dev/null; then
+    say "installing python3-venv from Debian"
+    as_root apt-get update
+    as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends python3-venv
+  fi
+}
+if [ "$mode" = "test" ] || [ "$mode" = "bench" ]; then
   # kubernetes-validate (PyPI, pinned) checks deploy/kubernetes/ against the Kubernetes JSON
   # schemas it ships (about 22 MB to download, 110 MB installed; it works offline after).
   KV_VERSION="1.37.0"
@@ -59,14 +70,30 @@ if [ "$mode" = "test" ]; then
   if [ "$("$KV/bin/kubernetes-validate" --version 2>/dev/null || true)" != "$KV_VERSION" ]; then
     say "installing kubernetes-validate $KV_VERSION from PyPI into $KV"
     rm -rf "$KV"
-    # A venv needs Debian's python3-venv (ensurepip); install it where the image lacks it.
-    if ! python3 -c 'import ensurepip' 2>/dev/null; then
-      say "installing python3-venv from Debian"
-      as_root apt-get update
-      as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends python3-venv
-    fi
+    need_venv
     python3 -m venv "$KV"
     "$KV/bin/pip" install --quiet "kubernetes-validate==$KV_VERSION"
+  fi
+fi
+if [ "$mode" = "bench" ]; then
+  BV=.tools/bench-venv
+  req_sum="$(sha256sum scripts/requirements-bench.txt | cut -d' ' -f1)"
+  if [ "$(cat "$BV/.tabprobe-req.sha256" 2>/dev/null || true)" != "$req_sum" ]; then
+    say "installing scripts/requirements-bench.txt from PyPI into $BV (torch pulls about 3 GB)"
+    rm -rf "$BV"
+    need_venv
+    python3 -m venv "$BV"
+    "$BV/bin/pip" install --quiet -r scripts/requirements-bench.txt
+    echo "$req_sum" > "$BV/.tabprobe-req.sha256"
+  fi
+  bench_stamp="bench/node_modules/.tabprobe-lock.sha256"
+  bench_sum="$(sha256sum bench/package-lock.json | cut -d' ' -f1)"
+  if [ ! -f "$bench_stamp" ] || [ "$(cat "$bench_stamp")" != "$bench_sum" ]; then
+    say "installing transformers.js from bench/package-lock.json (npm)"
+    # --ignore-scripts: onnxruntime-node's install script downloads binaries from outside the
+    # registries; the benchmark uses only onnxruntime-web's files, which the package carries.
+    npm ci --prefix bench --ignore-scripts --no-audit --no-fund
+    echo "$bench_sum" > "$bench_stamp"
   fi
 fi
 say "all tools present"
