@@ -174,15 +174,17 @@ def table(args):
     for backend in ("cpu", "webgpu"):
         if not any(r["backend"] == backend and r["runtime"] in ("tabprobe", "transformers.js") for r in rows):
             continue
-        wt = worker_threads[-1]
+        workers = sorted({r["threads"] for r in rows if r["runtime"] == "tabprobe" and r["backend"] == backend}) or [1]
+        names = [f"tabprobe, {w} worker{'s' if w > 1 else ''}" for w in workers]
         print(f"\nChromium, {'CPU path (wasm)' if backend == 'cpu' else 'WebGPU'}:\n")
-        print(f"| seq | batch | tabprobe worker ({wt} thread{'s' if wt > 1 else ''}) | transformers.js, 1 thread "
-              f"| transformers.js, {t} threads | tabprobe ÷ transformers.js ({t} threads) | tabprobe ÷ transformers.js (1 thread) |")
-        print("|---:|---:|---:|---:|---:|---:|---:|")
+        print(f"| seq | batch | {' | '.join(names)} | transformers.js, 1 thread | transformers.js, {t} threads "
+              f"| tabprobe ({workers[-1]}) ÷ transformers.js ({t}) | tabprobe (1) ÷ transformers.js (1) |")
+        print("|---:|---:|" + "---:|" * (len(workers) + 4))
         for n, b in shapes:
-            tp = ("tabprobe", backend, wt, n, b)
+            tps = [("tabprobe", backend, w, n, b) for w in workers]
             j1, jt = ("transformers.js", backend, 1, n, b), ("transformers.js", backend, t, n, b)
-            print(f"| {n} | {b} | {cell(*tp)} | {cell(*j1)} | {cell(*jt)} | {ratio(tp, jt)} | {ratio(tp, j1)} |")
+            cells = " | ".join(cell(*k) for k in tps)
+            print(f"| {n} | {b} | {cells} | {cell(*j1)} | {cell(*jt)} | {ratio(tps[-1], jt)} | {ratio(tps[0], j1)} |")
 
 
 def ints(text):

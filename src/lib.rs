@@ -2,6 +2,7 @@
 //! Everything scientific lives in `tabprobe-core`; this crate only shows it.
 
 pub mod app;
+pub mod backend_choice;
 pub mod bundled;
 pub mod components;
 pub mod idb;

@@ -89,7 +89,11 @@ async fn hand_to_worker(ticket: Ticket, bytes: CheckpointBytes, source: ModelSou
         "loading {name} in the model worker…"
     )));
     let result = match client() {
-        Ok(c) => c.load_model(ticket.slot, bytes, DEFAULT_BATCH_SIZE).await,
+        Ok(c) => {
+            let backend = ticket.state.backend.get_untracked();
+            c.load_model(ticket.slot, bytes, DEFAULT_BATCH_SIZE, backend)
+                .await
+        }
         Err(e) => Err(e),
     };
     if !ticket.current() {
@@ -100,6 +104,39 @@ async fn hand_to_worker(ticket: Ticket, bytes: CheckpointBytes, source: ModelSou
             ticket.state.slot(ticket.slot).model.set(Some(info));
             ticket.state.worker.record_source(ticket.slot, source);
             ticket.state.worker.reloaded(ticket.slot);
+            ticket.status(ModelStatus::Idle);
+        }
+        Err(message) => ticket.status(ModelStatus::Failed(format!("{name}: {message}"))),
+    }
+}
+
+/// Loads the model in `slot` again on the device the model bar's backend choice names, from the
+/// files the worker kept (any source: picked files, a URL, a bundled model). A failed move
+/// leaves the model where it was, and the model bar says why.
+pub async fn move_model(state: AppState, slot: Slot) {
+    let Some(name) = state
+        .slot(slot)
+        .model
+        .with_untracked(|m| m.as_ref().map(|m| m.id.name.clone()))
+    else {
+        return;
+    };
+    let ticket = Ticket::new(state, slot);
+    let backend = state.backend.get_untracked();
+    ticket.status(ModelStatus::Loading(format!(
+        "moving {name}: {}…",
+        backend.label()
+    )));
+    let result = match client() {
+        Ok(c) => c.move_model(slot, backend, DEFAULT_BATCH_SIZE).await,
+        Err(e) => Err(e),
+    };
+    if !ticket.current() {
+        return;
+    }
+    match result {
+        Ok(info) => {
+            state.slot(slot).model.set(Some(info));
             ticket.status(ModelStatus::Idle);
         }
         Err(message) => ticket.status(ModelStatus::Failed(format!("{name}: {message}"))),

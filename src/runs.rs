@@ -577,6 +577,8 @@ mod tests {
             backend: Backend::Cpu {
                 reason: "test".into(),
             },
+            backend_note: String::new(),
+            workers: 1,
             load_ms: 0.0,
         }
     }

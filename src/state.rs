@@ -11,7 +11,7 @@ use tabprobe_core::models_manifest::ModelsManifest;
 use tabprobe_core::summary::DatasetSummary;
 use tabprobe_core::{Dataset, DatasetError, Label, Table};
 
-use tabprobe_worker::protocol::{ModelInfo, Slot};
+use tabprobe_worker::protocol::{BackendChoice, ModelInfo, Slot};
 
 /// A dataset that passed validation, with the counts the browser shows.
 #[derive(Clone)]
@@ -120,6 +120,9 @@ pub struct AppState {
     pub worker: crate::worker_crash::WorkerHealth,
     /// Measured scoring speeds and the open table's scoring in progress.
     pub pace: crate::pace::PaceState,
+    /// Where models run: the model bar's backend choice, kept in this browser
+    /// ([`crate::backend_choice`]).
+    pub backend: RwSignal<BackendChoice>,
 }
 
 /// What the page says about the work it keeps in the browser.
@@ -296,6 +299,7 @@ impl AppState {
             },
             worker: crate::worker_crash::WorkerHealth::new(),
             pace: crate::pace::PaceState::new(),
+            backend: RwSignal::new(crate::backend_choice::kept()),
         }
     }
 

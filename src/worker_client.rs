@@ -24,7 +24,9 @@ use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 use web_sys::{Blob, ErrorEvent, MessageEvent, Worker};
 
-use tabprobe_worker::protocol::{ModelInfo, ProbeRequest, Request, Response, Slot, TokenizerParts};
+use tabprobe_worker::protocol::{
+    BackendChoice, ModelInfo, ProbeRequest, Request, Response, Slot, TokenizerParts,
+};
 use tabprobe_worker::transport;
 
 /// Trunk's loader shim for the `worker` binary (see `index.html`).
@@ -403,6 +405,7 @@ impl WorkerClient {
         slot: Slot,
         files: CheckpointBytes,
         batch_size: usize,
+        backend: BackendChoice,
     ) -> Result<ModelInfo, String> {
         let (tokenizer, mut parts) = match files.tokenizer {
             TokenizerBytes::Json(t) => (TokenizerParts::Json, vec![t]),
@@ -418,8 +421,30 @@ impl WorkerClient {
                 tokenizer,
                 batch_size,
                 load,
+                backend,
+                helper: false,
             },
             parts,
+        )
+        .await
+    }
+
+    /// Loads the model in `slot` again on the device `backend` names, from the files the
+    /// worker kept (the model bar's backend choice changed).
+    pub async fn move_model(
+        &self,
+        slot: Slot,
+        backend: BackendChoice,
+        batch_size: usize,
+    ) -> Result<ModelInfo, String> {
+        self.load_with(
+            |load| Request::MoveModel {
+                slot,
+                backend,
+                batch_size,
+                load,
+            },
+            Vec::new(),
         )
         .await
     }
@@ -605,6 +630,7 @@ impl WorkerClient {
         size: usize,
         slot: Slot,
         batch_size: usize,
+        backend: BackendChoice,
     ) -> Result<ModelInfo, String> {
         self.load_with(
             |load| Request::LoadInoculated {
@@ -613,6 +639,7 @@ impl WorkerClient {
                 slot,
                 batch_size,
                 load,
+                backend,
             },
             Vec::new(),
         )
@@ -736,6 +763,7 @@ fn dispatch(
             job,
             scores,
             elapsed_ms,
+            ..
         } => {
             if let Some(j) = p.jobs.remove(&job) {
                 let _ = j.done.send(Ok((scores, elapsed_ms)));

@@ -10,7 +10,7 @@ use tabprobe_core::linearize::{Linearization, LinearizeSettings, PairOrder};
 use wasm_bindgen::JsCast;
 
 use tabprobe_core::models_manifest::ModelRole;
-use tabprobe_worker::protocol::Slot;
+use tabprobe_worker::protocol::{BackendChoice, Slot};
 
 use crate::bundled::load_bundled_into;
 use crate::model_load::{cancel_load, load_model_files, load_model_files_into, load_model_url};
@@ -56,7 +56,10 @@ pub fn ModelPanel() -> impl IntoView {
             view! {
                 <span class="model-name" data-testid="model-name">{m.id.name.clone()}</span>
                 <code class="hash" title=m.id.weights_sha256.clone() data-testid="model-hash">{short}</code>
-                <span class="backend" data-testid="model-backend">{m.backend.describe()}</span>
+                <span class="backend" data-testid="model-backend" title=m.backend_note.clone()>{m.backend.describe()}</span>
+                {(m.workers > 1).then(|| view! {
+                    <span class="backend" data-testid="model-workers" title="copies of the model, one per core (at most 4), each scoring whole batches">{format!("{} workers", m.workers)}</span>
+                })}
                 <span class="model-meta" data-testid="model-meta">{m.summary()}</span>
                 <span class="model-labels" data-testid="model-labels">{m.labels.join(" · ")}</span>
             }
@@ -99,6 +102,15 @@ pub fn ModelPanel() -> impl IntoView {
             .linearization
             .update(|s: &mut LinearizeSettings| s.order = order);
     };
+    let backend_options = BackendChoice::ALL
+        .into_iter()
+        .map(|c| view! { <option value=c.key() selected=move || state.backend.get() == c>{c.label()}</option> })
+        .collect::<Vec<_>>();
+    let on_backend = move |ev: leptos::ev::Event| {
+        if let Some(choice) = BackendChoice::from_key(&event_target_value(&ev)) {
+            crate::backend_choice::choose(state, choice);
+        }
+    };
     let url_input = NodeRef::<leptos::html::Input>::new();
     let on_url = move |ev: leptos::ev::SubmitEvent| {
         ev.prevent_default();
@@ -139,6 +151,9 @@ pub fn ModelPanel() -> impl IntoView {
                 <input type="url" placeholder="…or the base URL of a checkpoint folder" data-testid="model-url" node_ref=url_input/>
                 <button type="submit" data-testid="model-url-load">"Load URL"</button>
             </form>
+            <label class="select" title="Where the model runs. The faster: the worker times one matrix product on WebGPU and on the CPU and takes the faster (a software WebGPU adapter is often far slower than the CPU). Changing it moves the loaded models.">
+                <select data-testid="backend-choice" on:change=on_backend>{backend_options}</select>
+            </label>
             <label class="select">
                 "Premise text "
                 <select data-testid="linearization" on:change=on_strategy>{strategy_options}</select>

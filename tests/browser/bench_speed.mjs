@@ -63,8 +63,10 @@ async function serve() {
   return { url: `http://127.0.0.1:${server.address().port}/`, close: () => new Promise((r) => server.close(r)) };
 }
 
-/** In the page: tabprobe's worker, loaded with the checkpoint; returns its model info. */
-async function tabprobeLoad(batchSize) {
+/** In the page: tabprobe's worker, loaded with the checkpoint on `backend` ('cpu' or
+ *  'webgpu'); `single` keeps it to one worker (no helpers on the CPU path). Waits until the
+ *  helpers the worker planned score beside it; returns its model info. */
+async function tabprobeLoad({ batchSize, backend, single }) {
   const worker = new Worker('/worker_loader.js');
   const replies = [];
   let wake = () => {};
@@ -81,7 +83,7 @@ async function tabprobeLoad(batchSize) {
   for (const f of ['config.json', 'model.safetensors', 'tokenizer.json']) {
     parts.push(new Uint8Array(await (await fetch(`/bench-model/${f}`)).arrayBuffer()));
   }
-  const header = { LoadModel: { slot: 'main', name: 'bench', tokenizer: 'Json', batch_size: batchSize, load: 1 } };
+  const header = { LoadModel: { slot: 'main', name: 'bench', tokenizer: 'Json', batch_size: batchSize, load: 1, backend, helper: single } };
   worker.postMessage([JSON.stringify(header), ...parts], parts.map((p) => p.buffer));
   const loaded = await next((h) => h.ModelLoaded || h.LoadFailed);
   if (loaded.LoadFailed) throw new Error(`tabprobe load failed: ${loaded.LoadFailed.message}`);
@@ -92,9 +94,19 @@ async function tabprobeLoad(batchSize) {
     worker.postMessage([JSON.stringify({ Score: { job: mine, slot: 'main', pairs } })]);
     const r = await next((h) => (h.Scores ?? h.ScoreFailed)?.job === mine);
     if (r.ScoreFailed) throw new Error(`tabprobe score failed: ${r.ScoreFailed.message}`);
+    window.tabprobeWorkers = r.Scores.workers;
     return r.Scores.scores.length;
   };
-  return loaded.ModelLoaded.info;
+  const { info } = loaded.ModelLoaded;
+  const until = performance.now() + 180_000;
+  const pair = { premise: 'A short premise.', hypothesis: 'A hypothesis.' };
+  while (performance.now() < until) {
+    await window.tabprobeScore(Array.from({ length: 2 * batchSize * info.workers }, () => pair));
+    if (window.tabprobeWorkers === info.workers) break;
+    await new Promise((r) => setTimeout(r, 500));
+  }
+  if (window.tabprobeWorkers !== info.workers) throw new Error(`only ${window.tabprobeWorkers} of ${info.workers} workers joined`);
+  return info;
 }
 
 /** In the page: transformers.js with the ONNX export of the checkpoint. */
@@ -164,13 +176,18 @@ try {
         await page.waitForFunction(() => window.benchReady, null, { timeout: 60_000 });
         return page;
       };
-      let page = await open();
-      const info = await page.evaluate(tabprobeLoad, Math.max(...batchSizes));
-      const got = info.backend === 'WebGpu' ? 'webgpu' : 'cpu';
-      console.error(`tabprobe: ${info.architecture}, ${info.parameters} parameters, backend ${JSON.stringify(info.backend)}, loaded in ${(info.load_ms / 1000).toFixed(1)} s`);
-      if (got !== backend) throw new Error(`tabprobe's worker chose ${got}, the bench asked for ${backend}`);
-      await measure(page, 'tabprobe', backend, 'tabprobeScore', 1);
-      await page.close();
+      let page;
+      // On the CPU path: one worker, then the worker with its helpers (one model copy per core).
+      for (const single of backend === 'cpu' ? [true, false] : [false]) {
+        page = await open();
+        const info = await page.evaluate(tabprobeLoad, { batchSize: Math.max(...batchSizes), backend, single });
+        const got = info.backend === 'WebGpu' ? 'webgpu' : 'cpu';
+        console.error(`tabprobe: ${info.architecture}, ${info.parameters} parameters, ${JSON.stringify(info.backend)}, ${info.workers} worker(s), loaded in ${(info.load_ms / 1000).toFixed(1)} s`);
+        if (got !== backend) throw new Error(`tabprobe's worker runs on ${got}, the bench asked for ${backend}`);
+        if (single || info.workers > 1) await measure(page, 'tabprobe', backend, 'tabprobeScore', info.workers);
+        else console.error('tabprobe: one core only, so no helpers');
+        await page.close();
+      }
 
       for (const t of backend === 'cpu' ? [...new Set([1, threads])] : [threads]) {
         page = await open();

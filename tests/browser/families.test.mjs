@@ -40,10 +40,12 @@ after(async () => { await server?.close(); });
 
 /** Loads one family's checkpoint in a fresh page, scores the golden pairs, returns the worst
  *  |logit difference| from transformers. */
-async function checkFamily(browser, name, backendPattern, shot) {
+async function checkFamily(browser, name, choice, backendPattern, shot) {
   const family = golden.families[name];
   const { page, errors } = await openPage(browser, server.url);
   await page.getByTestId('dataset-name').filter({ hasText: 'INFOTABS demo' }).waitFor();
+  // "The faster" would be the CPU on a software adapter: the WebGPU run asks for WebGPU.
+  await page.getByTestId('backend-choice').selectOption(choice);
   const dataset = goldenDataset();
   await page.getByTestId('file-input').setInputFiles({
     name: 'golden-pairs.json', mimeType: 'application/json', buffer: Buffer.from(JSON.stringify(dataset)),
@@ -76,10 +78,10 @@ async function checkFamily(browser, name, backendPattern, shot) {
   return worst;
 }
 
-async function checkFamilies(browser, names, backendPattern, shot) {
+async function checkFamilies(browser, names, choice, backendPattern, shot) {
   const report = [];
   for (const name of names) {
-    const worst = await checkFamily(browser, name, backendPattern, name === names[0] ? shot : null);
+    const worst = await checkFamily(browser, name, choice, backendPattern, name === names[0] ? shot : null);
     report.push(`${name} ${worst.toExponential(2)}`);
   }
   console.log(`# max |logit diff| vs transformers: ${report.join(', ')}`);
@@ -88,7 +90,7 @@ async function checkFamilies(browser, names, backendPattern, shot) {
 test('CPU fallback: every family loads through the page and matches transformers within 1e-4', async () => {
   const browser = await launch();
   try {
-    await checkFamilies(browser, Object.keys(golden.families), /^CPU \(WebGPU unavailable: .+\)$/, '40-families-cpu');
+    await checkFamilies(browser, Object.keys(golden.families), 'auto', /^CPU \(WebGPU unavailable: .+\)$/, '40-families-cpu');
   } finally {
     await browser.close();
   }
@@ -97,7 +99,7 @@ test('CPU fallback: every family loads through the page and matches transformers
 test('WebGPU: DeBERTa-v3, DeBERTa-v2 and BART match transformers within 1e-4', async () => {
   const browser = await launch(['--enable-unsafe-webgpu']);
   try {
-    await checkFamilies(browser, ['deberta-v3', 'deberta-v2', 'bart'], /^WebGPU$/, '41-families-webgpu');
+    await checkFamilies(browser, ['deberta-v3', 'deberta-v2', 'bart'], 'webgpu', /^WebGPU$/, '41-families-webgpu');
   } finally {
     await browser.close();
   }

@@ -177,6 +177,7 @@ test('WebGPU: the worker fine-tunes on the GPU path; cancel keeps nothing; the d
     const { page, errors } = await openPage(browser, server.url);
     await page.getByTestId('dataset-name').filter({ hasText: 'INFOTABS demo' }).waitFor();
     await page.getByTestId('nav-runner').click();
+    await page.getByTestId('backend-choice').selectOption('webgpu');
     const tiny = join(root, 'crates', 'model', 'tests', 'golden', 'tiny-f32');
     await page.getByTestId('model-input').setInputFiles(['config.json', 'model.safetensors', 'tokenizer.json'].map((f) => join(tiny, f)));
     await page.getByTestId('model-name').waitFor({ timeout: 120_000 });

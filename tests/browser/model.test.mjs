@@ -27,9 +27,13 @@ let server;
 before(async () => { server = await serveDist(); });
 after(async () => { await server?.close(); });
 
-async function scoreGoldenPairs(browser, shotName) {
+/** Loads tiny-f32 with the model bar's backend choice `backend`, scores the golden pairs, and
+ *  checks them against transformers; returns the model bar's backend line, the worst logit
+ *  difference and the page (open when `keep`). */
+async function scoreGoldenPairs(browser, shotName, backend = 'auto', keep = false) {
   const { page, errors } = await openPage(browser, server.url);
   await page.getByTestId('dataset-name').filter({ hasText: 'INFOTABS demo' }).waitFor();
+  await page.getByTestId('backend-choice').selectOption(backend);
   const dataset = goldenDataset();
   await page.getByTestId('file-input').setInputFiles({
     name: 'golden-pairs.json', mimeType: 'application/json', buffer: Buffer.from(JSON.stringify(dataset)),
@@ -61,17 +65,17 @@ async function scoreGoldenPairs(browser, shotName) {
   }
   assert.ok(worst <= TOLERANCE, `max |logit - transformers| = ${worst}`);
   assert.ok(truncatedSeen > 0, 'the golden pairs include truncated ones');
-  const backend = await page.getByTestId('model-backend').innerText();
+  const shown = await page.getByTestId('model-backend').innerText();
   await snap(page, shotName);
   assert.deepEqual(errors, []);
-  await page.close();
-  return { backend, worst };
+  if (!keep) await page.close();
+  return { backend: shown, worst, page, errors };
 }
 
 test('WebGPU: the worker runs the checkpoint and matches transformers within 1e-4', async () => {
   const browser = await launch(['--enable-unsafe-webgpu']);
   try {
-    const { backend, worst } = await scoreGoldenPairs(browser, '10-model-webgpu');
+    const { backend, worst } = await scoreGoldenPairs(browser, '10-model-webgpu', 'webgpu');
     assert.equal(backend, 'WebGPU');
     console.log(`# WebGPU max |logit diff| vs transformers: ${worst.toExponential(2)}`);
   } finally {
@@ -85,6 +89,40 @@ test('CPU fallback: without a WebGPU adapter the same numbers come from the CPU 
     const { backend, worst } = await scoreGoldenPairs(browser, '11-model-cpu-fallback');
     assert.match(backend, /^CPU \(WebGPU unavailable: .+\)$/);
     console.log(`# CPU max |logit diff| vs transformers: ${worst.toExponential(2)}`);
+  } finally {
+    await browser.close();
+  }
+});
+
+test('backend: on a software WebGPU adapter "the faster" is the CPU, measured; helper workers score beside the worker; choosing WebGPU moves the model and is kept', async () => {
+  const browser = await launch(['--enable-unsafe-webgpu']);
+  try {
+    const { page, errors, worst } = await scoreGoldenPairs(browser, '13-model-backend-auto', 'auto', true);
+    assert.ok(worst <= TOLERANCE);
+    // SwiftShader: the worker timed one product on each device and took the CPU, saying why.
+    const backend = page.getByTestId('model-backend');
+    assert.equal(await backend.innerText(), 'CPU (faster here than WebGPU)',
+      `the automatic choice on this machine: ${await backend.getAttribute('title')}`);
+    assert.match(await backend.getAttribute('title'),
+      /^CPU, the faster here: one \[128×768\]·\[768×768\] product took [\d.]+ ms on WebGPU \(google swiftshader, a software fallback adapter\) and [\d.]+ ms on the CPU$/);
+    // One model copy per core (at most 4) on the CPU path.
+    const cores = await page.evaluate(() => navigator.hardwareConcurrency);
+    const copies = Math.min(cores, 4);
+    if (copies > 1) assert.equal(await page.getByTestId('model-workers').innerText(), `${copies} workers`);
+    else assert.equal(await page.getByTestId('model-workers').count(), 0);
+    // Choosing WebGPU moves the loaded model there (from the files the worker kept).
+    await page.getByTestId('backend-choice').selectOption('webgpu');
+    await page.getByTestId('model-backend').filter({ hasText: /^WebGPU$/ }).waitFor({ timeout: 120_000 });
+    assert.match(await page.getByTestId('model-backend').getAttribute('title'), /^WebGPU \(google swiftshader, a software fallback adapter\), as chosen in the model bar$/);
+    assert.equal(await page.getByTestId('model-workers').count(), 0);
+    assert.equal(await page.getByTestId('model-hash').getAttribute('title'), golden.variants.f32.weights_sha256);
+    // The choice is kept in this browser.
+    await page.reload();
+    await page.getByTestId('dataset-name').waitFor();
+    assert.equal(await page.getByTestId('backend-choice').inputValue(), 'webgpu');
+    await snap(page, '14-model-backend-webgpu');
+    assert.deepEqual(errors, []);
+    await page.close();
   } finally {
     await browser.close();
   }

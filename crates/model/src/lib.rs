@@ -46,6 +46,7 @@ pub mod bench;
 pub mod classifier;
 pub mod config;
 pub mod deberta;
+pub mod device_speed;
 pub mod distilbert;
 pub mod embeddings;
 pub mod encoder;

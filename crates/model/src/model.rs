@@ -267,6 +267,14 @@ impl NliModel {
             .map(|_| ())
     }
 
+    /// The batches [`NliModel::score_encoded_async`] runs `encoded` in, each as its rows
+    /// (positions in `encoded`, in the batch's order). Scoring one batch's rows on their own,
+    /// in this order, runs exactly that batch again — same rows, same padding — so workers
+    /// that each score whole batches compute every pair as a single worker would, to the bit.
+    pub fn batch_rows(&self, encoded: &[EncodedPair]) -> Vec<Vec<usize>> {
+        self.plan(encoded).into_iter().map(|b| b.rows).collect()
+    }
+
     fn plan(&self, encoded: &[EncodedPair]) -> Vec<Batch> {
         let c = &self.shape;
         let max_len = c.max_tokens;

@@ -147,6 +147,32 @@ fn async_scoring_equals_blocking_scoring() {
     assert_eq!(sync, asynch);
 }
 
+/// The browser's CPU path splits a call's batches over several workers, each scoring whole
+/// batches (`batch_rows`): every pair must come out with the very bits one worker gives it.
+#[test]
+fn scoring_each_planned_batch_alone_gives_the_same_bits() {
+    let g = golden();
+    let mut model = load_variant("tiny-f32", &Device::flex());
+    model.set_batch_size(4);
+    let pairs = g.pairs();
+    let whole = model.score_blocking(&pairs).unwrap();
+    let encoded = model.encode(&pairs).unwrap();
+    let batches = model.batch_rows(&encoded);
+    assert!(batches.len() >= 8, "{} batches", batches.len());
+    let mut seen = vec![false; pairs.len()];
+    for rows in &batches {
+        assert!(!rows.is_empty() && rows.len() <= 4);
+        let alone: Vec<_> = rows.iter().map(|&r| pairs[r].clone()).collect();
+        let scores = model.score_blocking(&alone).unwrap();
+        for (&r, s) in rows.iter().zip(&scores) {
+            assert!(!seen[r], "row {r} is in two batches");
+            seen[r] = true;
+            assert_eq!(s, &whole[r], "pair {r}");
+        }
+    }
+    assert!(seen.iter().all(|&s| s), "every pair is in a batch");
+}
+
 #[test]
 fn pair_scorer_trait_reports_model_id() {
     use tabprobe_core::scoring::PairScorer;

@@ -1,6 +1,7 @@
-//! The worker side: owns the compute device and the loaded models, answers [`Request`]s.
-//! WebGPU is tried first; without an adapter the worker falls back to burn's CPU backend and
-//! says why. Scoring and probe runs go in chunks with a yield between them, so a cancel can
+//! The worker side: owns the compute devices and the loaded models, answers [`Request`]s.
+//! Each load runs on the device the page asks for, by default the faster of WebGPU and the CPU
+//! here ([`crate::devices`]); on the CPU, helper workers score beside this one
+//! ([`crate::pool`]). Scoring and probe runs go in chunks with a yield between them, so a cancel can
 //! land. Every score is checked before it is posted ([`crate::outputs`]): a non-finite one ends
 //! the job with an error naming the model and the pair.
 //!
@@ -23,13 +24,15 @@ use tabprobe_core::run::{ProbeRun, RunResult};
 use tabprobe_core::scoring::{Pair, PairScore};
 use tabprobe_core::Dataset;
 use tabprobe_model::train::inoculate::{inoculate, Pace, CANCELLED};
-use tabprobe_model::{Device, ModelFiles, NliModel, TokenizerFiles};
+use tabprobe_model::{ModelFiles, NliModel, TokenizerFiles};
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 use web_sys::{Blob, DedicatedWorkerGlobalScope, MessageEvent};
 
+use crate::devices::{Chosen, Devices};
 use crate::outputs::{check_scores, test_panic_requested};
-use crate::protocol::{Backend, ModelInfo, Request, Response, Slot, TokenizerParts};
+use crate::pool::{cores, helpers_for, Pool};
+use crate::protocol::{Backend, BackendChoice, ModelInfo, Request, Response, Slot, TokenizerParts};
 use crate::transport;
 
 /// Batches per chunk between two progress messages (and cancel checks): one, so progress
@@ -101,8 +104,12 @@ struct Inoculated {
 
 #[derive(Default)]
 struct Host {
-    device: Option<(Device, Backend)>,
+    devices: Devices,
+    /// Someone is choosing or setting up a device (see [`device`]).
+    devices_busy: bool,
     models: HashMap<Slot, Rc<NliModel>>,
+    /// Per slot on the CPU path, the helper workers that score beside this one.
+    pools: HashMap<Slot, Rc<Pool>>,
     /// Per slot, the files of its model.
     files: HashMap<Slot, Rc<SlotFiles>>,
     /// Per inoculation job, its kept checkpoints (until the page closes).
@@ -177,13 +184,42 @@ fn handle(host: Rc<RefCell<Host>>, request: Request, parts: Vec<Vec<u8>>) {
             tokenizer,
             batch_size,
             load: load_id,
+            backend,
+            helper,
         } => {
             let files = SlotFiles {
                 name,
                 tokenizer,
                 parts,
             };
-            start_load(host, slot, load_id, batch_size, files);
+            let how = LoadHow {
+                batch_size,
+                backend,
+                helper,
+            };
+            start_load(host, slot, load_id, how, Rc::new(files));
+        }
+        Request::MoveModel {
+            slot,
+            backend,
+            batch_size,
+            load: load_id,
+        } => {
+            let how = LoadHow {
+                batch_size,
+                backend,
+                helper: false,
+            };
+            // Bound first: the borrow must end before the load borrows the host again.
+            let files = host.borrow().files.get(&slot).cloned();
+            match files {
+                Some(files) => start_load(host, slot, load_id, how, files),
+                None => post(&Response::LoadFailed {
+                    slot,
+                    load: load_id,
+                    message: format!("no model is loaded as the {slot}"),
+                }),
+            }
         }
         Request::LoadInoculated {
             job,
@@ -191,14 +227,20 @@ fn handle(host: Rc<RefCell<Host>>, request: Request, parts: Vec<Vec<u8>>) {
             slot,
             batch_size,
             load: load_id,
+            backend,
         } => {
+            let how = LoadHow {
+                batch_size,
+                backend,
+                helper: false,
+            };
             let files = host.borrow().inoculated.get(&job).and_then(|i| {
                 let (_, weights) = i.checkpoints.iter().find(|(n, _)| *n == size)?;
                 let name = format!("{} inoculated n={size}", i.base.name);
                 Some(i.base.with_weights(name, weights))
             });
             match files {
-                Some(files) => start_load(host, slot, load_id, batch_size, files),
+                Some(files) => start_load(host, slot, load_id, how, Rc::new(files)),
                 None => post(&Response::LoadFailed {
                     slot,
                     load: load_id,
@@ -300,11 +342,13 @@ fn handle(host: Rc<RefCell<Host>>, request: Request, parts: Vec<Vec<u8>>) {
         Request::Score { job, slot, pairs } => {
             wasm_bindgen_futures::spawn_local(async move {
                 let started = Date::now();
+                let workers = pool_of(&host, slot).workers();
                 let response = match score(&host, job, slot, &pairs).await {
                     Ok(scores) => Response::Scores {
                         job,
                         scores,
                         elapsed_ms: Date::now() - started,
+                        workers,
                     },
                     Err((message, cancelled)) => Response::ScoreFailed {
                         job,
@@ -322,19 +366,28 @@ fn handle(host: Rc<RefCell<Host>>, request: Request, parts: Vec<Vec<u8>>) {
     }
 }
 
+/// How to load a model: batch size, device, and whether this worker is a helper.
+#[derive(Clone, Copy)]
+struct LoadHow {
+    batch_size: usize,
+    backend: BackendChoice,
+    helper: bool,
+}
+
 /// Loads `files` into `slot` (answered by [`Response::ModelLoaded`] or
-/// [`Response::LoadFailed`]); only the latest load requested for a slot takes it.
+/// [`Response::LoadFailed`]); only the latest load requested for a slot takes it. On the CPU
+/// path (and not in a helper) the slot's helpers start loading once its model is loaded.
 fn start_load(
     host: Rc<RefCell<Host>>,
     slot: Slot,
     load_id: u64,
-    batch_size: usize,
-    files: SlotFiles,
+    how: LoadHow,
+    files: Rc<SlotFiles>,
 ) {
     host.borrow_mut().latest_load.insert(slot, load_id);
     wasm_bindgen_futures::spawn_local(async move {
         let panics = files.parts.first().is_some_and(|c| test_panic_requested(c));
-        let result = load(&host, &files, batch_size).await;
+        let result = load(&host, &files, how).await;
         let latest = host.borrow().latest_load.get(&slot) == Some(&load_id);
         let response = match result {
             Ok(_) if !latest => Response::LoadFailed {
@@ -345,7 +398,22 @@ fn start_load(
             Ok((model, info)) => {
                 let mut h = host.borrow_mut();
                 h.models.insert(slot, Rc::new(model));
-                h.files.insert(slot, Rc::new(files));
+                // The old model's helpers go with it; new ones load the new model.
+                h.pools.remove(&slot);
+                if info.workers > 1 {
+                    let pool = Pool::start(
+                        info.workers - 1,
+                        &files.name,
+                        files.tokenizer,
+                        &files.parts,
+                        how.batch_size,
+                    );
+                    h.pools.insert(slot, Rc::new(pool));
+                }
+                // Kept for fine-tuning and moves; a helper does neither, so it keeps no copy.
+                if !how.helper {
+                    h.files.insert(slot, files);
+                }
                 if panics {
                     h.panic_on_score.insert(slot);
                 } else {
@@ -367,32 +435,30 @@ fn start_load(
     });
 }
 
-/// The device, initialised on first use: WebGPU if the browser offers an adapter, else CPU.
-async fn device(host: &Rc<RefCell<Host>>) -> (Device, Backend) {
-    if let Some(d) = host.borrow().device.clone() {
-        return d;
-    }
-    let chosen = match Device::wgpu_options().init_async().await {
-        Ok(device) => (device, Backend::WebGpu),
-        // wgpu's message lists every graphics API it tried; say the part a user can act on.
-        Err(e) => {
-            let full = e.to_string();
-            let reason = if full.contains("webgpu found no adapters") {
-                "the browser offers no WebGPU adapter".to_string()
-            } else {
-                full
-            };
-            (Device::flex(), Backend::Cpu { reason })
+/// The device for `choice` ([`Devices::get`]). One caller at a time sets devices up: wgpu
+/// initialises once per worker, and the automatic choice is measured once.
+async fn device(host: &Rc<RefCell<Host>>, choice: BackendChoice) -> Result<Chosen, String> {
+    let mut devices = loop {
+        {
+            let mut h = host.borrow_mut();
+            if !h.devices_busy {
+                h.devices_busy = true;
+                break std::mem::take(&mut h.devices);
+            }
         }
+        gloo_timers::future::TimeoutFuture::new(10).await;
     };
-    host.borrow_mut().device = Some(chosen.clone());
+    let chosen = devices.get(choice).await;
+    let mut h = host.borrow_mut();
+    h.devices = devices;
+    h.devices_busy = false;
     chosen
 }
 
 async fn load(
     host: &Rc<RefCell<Host>>,
     files: &SlotFiles,
-    batch_size: usize,
+    how: LoadHow,
 ) -> Result<(NliModel, ModelInfo), String> {
     let started = Date::now();
     let expected = match files.tokenizer {
@@ -406,10 +472,15 @@ async fn load(
         ));
     }
     let name = files.name.as_str();
-    let (device, backend) = device(host).await;
+    let choice = if how.helper {
+        BackendChoice::Cpu
+    } else {
+        how.backend
+    };
+    let chosen = device(host, choice).await?;
     let mut model =
-        NliModel::load(name, files.model_files()?, &device).map_err(|e| e.to_string())?;
-    model.set_batch_size(batch_size);
+        NliModel::load(name, files.model_files()?, &chosen.device).map_err(|e| e.to_string())?;
+    model.set_batch_size(how.batch_size);
     model
         .warm_up()
         .await
@@ -429,7 +500,14 @@ async fn load(
         max_tokens: shape.max_tokens,
         layers: shape.layers,
         hidden_size: shape.hidden_size,
-        backend,
+        workers: match chosen.backend {
+            Backend::Cpu { .. } if !how.helper => {
+                1 + helpers_for(cores(), files.parts.get(1).map_or(0, Vec::len))
+            }
+            _ => 1,
+        },
+        backend: chosen.backend,
+        backend_note: chosen.note,
         load_ms: Date::now() - started,
     };
     Ok((model, info))
@@ -445,7 +523,9 @@ async fn run_probe(
     set: ProbeSet,
 ) -> Result<RunResult, String> {
     let model = model_in(host, slot)?;
-    let mut run = ProbeRun::new(set, (model.batch_size() * BATCHES_PER_CHUNK).max(1));
+    let pool = pool_of(host, slot);
+    let chunk = model.batch_size() * BATCHES_PER_CHUNK * pool.workers();
+    let mut run = ProbeRun::new(set, chunk.max(1));
     let progress = run.progress();
     post(&Response::Progress {
         job,
@@ -457,7 +537,7 @@ async fn run_probe(
             return Ok(run.finish_partial(model.id().clone()));
         }
         let offset = run.progress().done;
-        let scores = model.score_async(&batch).await.map_err(|e| e.to_string())?;
+        let scores = pool.score(&model, &batch).await?;
         check_scores(&model.id().name, offset, &batch, &scores, Some(run.set()))?;
         let p = run.submit(scores).map_err(|e| e.to_string())?;
         post(&Response::Progress {
@@ -580,7 +660,8 @@ async fn inoculate_job(
         .cloned()
         .ok_or_else(|| format!("no model is loaded as the {slot}"))?;
     let plan = InoculationPlan::new(run, settings)?;
-    let (device, _) = device(host).await;
+    // Fine-tuning runs where the model runs (its helpers are not used for training).
+    let device = model_in(host, slot)?.device().clone();
     let mut pace = WorkerPace {
         host: host.clone(),
         job,
@@ -606,6 +687,11 @@ async fn inoculate_job(
     Ok(output.result)
 }
 
+/// The helpers of `slot`'s model (none on WebGPU, in a helper, or on one core).
+fn pool_of(host: &Rc<RefCell<Host>>, slot: Slot) -> Rc<Pool> {
+    host.borrow().pools.get(&slot).cloned().unwrap_or_default()
+}
+
 /// The model in `slot`; panics when it carries the test hook (see the module docs).
 fn model_in(host: &Rc<RefCell<Host>>, slot: Slot) -> Result<Rc<NliModel>, String> {
     let host = host.borrow();
@@ -625,7 +711,8 @@ async fn score(
     pairs: &[Pair],
 ) -> Result<Vec<PairScore>, (String, bool)> {
     let model = model_in(host, slot).map_err(|m| (m, false))?;
-    let chunk = model.batch_size() * BATCHES_PER_CHUNK;
+    let pool = pool_of(host, slot);
+    let chunk = model.batch_size() * BATCHES_PER_CHUNK * pool.workers();
     let mut scores = Vec::with_capacity(pairs.len());
     for part in pairs.chunks(chunk.max(1)) {
         if host.borrow().cancelled.contains(&job) {
@@ -634,10 +721,7 @@ async fn score(
                 true,
             ));
         }
-        let got = model
-            .score_async(part)
-            .await
-            .map_err(|e| (e.to_string(), false))?;
+        let got = pool.score(&model, part).await.map_err(|e| (e, false))?;
         check_scores(&model.id().name, scores.len(), part, &got, None).map_err(|m| (m, false))?;
         scores.extend(got);
         post(&Response::Progress {

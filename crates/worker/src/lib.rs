@@ -8,4 +8,8 @@ pub mod protocol;
 pub mod transport;
 
 #[cfg(feature = "host")]
+pub mod devices;
+#[cfg(feature = "host")]
 pub mod host;
+#[cfg(feature = "host")]
+pub mod pool;

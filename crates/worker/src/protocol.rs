@@ -53,6 +53,53 @@ pub enum TokenizerParts {
     VocabMerges,
 }
 
+/// Which compute device a load asks for (the model bar's backend choice).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum BackendChoice {
+    /// The faster of WebGPU and the CPU here, by a short measurement the worker makes once (a
+    /// browser's software WebGPU adapter is often far slower than its CPU).
+    #[default]
+    Auto,
+    /// WebGPU; the load fails when the browser offers no adapter.
+    #[serde(rename = "webgpu")]
+    WebGpu,
+    /// burn's CPU backend (with helper workers on several cores).
+    Cpu,
+}
+
+impl BackendChoice {
+    /// All choices, in the order the model bar lists them.
+    pub const ALL: [BackendChoice; 3] = [
+        BackendChoice::Auto,
+        BackendChoice::WebGpu,
+        BackendChoice::Cpu,
+    ];
+
+    /// The value of the model bar's select (and of the choice the page keeps).
+    pub fn key(self) -> &'static str {
+        match self {
+            BackendChoice::Auto => "auto",
+            BackendChoice::WebGpu => "webgpu",
+            BackendChoice::Cpu => "cpu",
+        }
+    }
+
+    /// The choice of `key`; `None` for anything else.
+    pub fn from_key(key: &str) -> Option<BackendChoice> {
+        BackendChoice::ALL.into_iter().find(|c| c.key() == key)
+    }
+
+    /// How the model bar names it.
+    pub fn label(self) -> &'static str {
+        match self {
+            BackendChoice::Auto => "Backend: the faster",
+            BackendChoice::WebGpu => "Backend: WebGPU",
+            BackendChoice::Cpu => "Backend: CPU",
+        }
+    }
+}
+
 /// What a probe set is built from: the dataset and the runner's settings and rules. Sent
 /// whole with each request (the dataset is small beside the probe set it expands to: the
 /// INFOTABS dev split is 0.4 MB as JSON, its row-deletion probe set 32 MB), so a worker that
@@ -93,6 +140,13 @@ pub enum Request {
         /// "replaced by a newer load" (an automatic load never overwrites the user's model).
         #[serde(default)]
         load: u64,
+        /// Which device to run it on.
+        #[serde(default)]
+        backend: BackendChoice,
+        /// This worker is another worker's helper ([`crate::pool`]): it loads on the CPU and
+        /// starts no helpers of its own.
+        #[serde(default)]
+        helper: bool,
     },
     /// Score `pairs` with the model in `slot`; answered by progress messages and one
     /// [`Response::Scores`] (or an error) carrying the same `job`.
@@ -163,6 +217,21 @@ pub enum Request {
         batch_size: usize,
         /// Caller-chosen load id (see [`Request::LoadModel`]).
         load: u64,
+        /// Which device to run it on.
+        #[serde(default)]
+        backend: BackendChoice,
+    },
+    /// Load the model in `slot` again, from the files this worker kept, on the device `backend`
+    /// names (the model bar's backend choice changed); answered like [`Request::LoadModel`].
+    MoveModel {
+        /// The slot whose model moves.
+        slot: Slot,
+        /// Where to.
+        backend: BackendChoice,
+        /// Pairs per forward pass.
+        batch_size: usize,
+        /// Caller-chosen load id (see [`Request::LoadModel`]).
+        load: u64,
     },
     /// Send back the Hugging Face files of the checkpoint inoculation `job` kept for `size`;
     /// answered by [`Response::CheckpointFiles`] or [`Response::ScoreFailed`].
@@ -188,7 +257,7 @@ pub enum Backend {
     WebGpu,
     /// burn's `flex` CPU backend in wasm, with the reason WebGPU was not used.
     Cpu {
-        /// Why there is no WebGPU (e.g. "no adapter").
+        /// Why not WebGPU: "WebGPU unavailable: …", "faster here than WebGPU" or "chosen".
         reason: String,
     },
 }
@@ -198,9 +267,13 @@ impl Backend {
     pub fn describe(&self) -> String {
         match self {
             Backend::WebGpu => "WebGPU".to_string(),
-            Backend::Cpu { reason } => format!("CPU (WebGPU unavailable: {reason})"),
+            Backend::Cpu { reason } => format!("CPU ({reason})"),
         }
     }
+}
+
+fn one() -> usize {
+    1
 }
 
 /// What the UI shows about a loaded model.
@@ -224,6 +297,13 @@ pub struct ModelInfo {
     pub hidden_size: usize,
     /// Where it runs.
     pub backend: Backend,
+    /// Why it runs there: the choice, and the measurement behind an automatic one.
+    #[serde(default)]
+    pub backend_note: String,
+    /// Workers that score together on the CPU path (this one and its helpers, as planned);
+    /// 1 on WebGPU.
+    #[serde(default = "one")]
+    pub workers: usize,
     /// Wall time of loading (parse, upload, warm-up), milliseconds.
     pub load_ms: f64,
 }
@@ -310,6 +390,9 @@ pub enum Response {
         scores: Vec<PairScore>,
         /// Wall time of scoring, milliseconds.
         elapsed_ms: f64,
+        /// Workers that scored them (this one and its loaded helpers at the start).
+        #[serde(default = "one")]
+        workers: usize,
     },
     /// The result of a [`Request::Import`]: the dataset and what was found, or the located
     /// problem that stopped it.

@@ -61,6 +61,7 @@ fn nan_model_scores_are_caught_and_named() {
         job: 1,
         scores: scores.clone(),
         elapsed_ms: 1.0,
+        workers: 1,
     };
     let wire = serde_json::to_string(&reply).unwrap();
     assert!(wire.contains("null"), "{wire}");

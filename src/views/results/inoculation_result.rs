@@ -206,7 +206,10 @@ fn checkpoint_buttons(saved: Arc<SavedInoculation>) -> impl IntoView {
                 message.set(Some(format!("loading n = {size} as the second model…")));
                 spawn_local(async move {
                     let result = match client() {
-                        Ok(c) => c.load_inoculated(job, size, Slot::Second, DEFAULT_BATCH_SIZE).await,
+                        Ok(c) => {
+                            let backend = state.backend.get_untracked();
+                            c.load_inoculated(job, size, Slot::Second, DEFAULT_BATCH_SIZE, backend).await
+                        }
                         Err(e) => Err(e),
                     };
                     match result {
