@@ -6,7 +6,9 @@
 #   in one Chromium: tabprobe's model worker and transformers.js (npm, onnxruntime-web, fp32)
 #                    on the CPU path (wasm) and, with BACKENDS=cpu,webgpu, on WebGPU;
 # then prints one table with the ratios, and the page's main-thread long tasks during a run
-# (scripts/bench-longtasks.sh's benchmark; LONGTASKS=0 skips it).
+# (scripts/bench-longtasks.sh's benchmark; LONGTASKS=0 skips it). LARGE=1 also loads a
+# roberta-large-shaped checkpoint (1.42 GB of f32 weights) through the page on the CPU path and
+# times its load and the scoring of the open table.
 #
 # Settings (environment): THREADS (default: the machine's cores; PyTorch, onnxruntime, the CLI's
 # thread pool and transformers.js' wasm threads all get it), SEQ_LENS (default 128),
@@ -65,6 +67,17 @@ BENCH_MODEL="$MODEL" SEQ_LENS="$SEQ_LENS" BATCH_SIZES="$BATCH_SIZES" REPEATS="$R
 
 "$PY" scripts/bench_native.py table "$OUT"
 say "figures: $OUT"
+
+if [ "${LARGE:-0}" = 1 ]; then
+  LARGE_MODEL="$BENCH_DIR/roberta-large"
+  if [ ! -f "$LARGE_MODEL/model.safetensors" ]; then
+    say "writing a random roberta-large-shaped checkpoint to $LARGE_MODEL"
+    "$PY" crates/model/tests/golden/make_golden.py --hidden 1024 --layers 24 --heads 16 \
+      --intermediate 4096 --vocab 50265 --max-len 512 --out "$LARGE_MODEL" --no-golden
+  fi
+  say "browser: a roberta-large-shaped checkpoint through the page (CPU path)"
+  BENCH_LARGE_MODEL="$LARGE_MODEL" node tests/browser/bench_large.mjs | tee -a "$OUT"
+fi
 
 if [ "${LONGTASKS:-1}" != 0 ]; then
   say "the page's main thread during a run (long tasks > 50 ms)"

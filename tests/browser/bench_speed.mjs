@@ -130,12 +130,15 @@ async function tjsLoad({ device, threads }) {
   return { load_ms: performance.now() - t, crossOriginIsolated: self.crossOriginIsolated };
 }
 
-/** Times `score` (a page function name) over the configured shapes. */
-async function measure(page, runtime, backend, score, threadsUsed) {
+/** Times `score` (a page function name) over the configured shapes. `batch` is the rows of
+ *  one forward pass; a call carries a batch for each of tabprobe's `workers` (its helpers score
+ *  whole batches beside it, as in a probe run), one batch for transformers.js (whose threads
+ *  split each forward pass). */
+async function measure(page, runtime, backend, score, threadsUsed, workers = 1, sizes = batchSizes) {
   const rows = [];
   for (const n of seqLens) {
-    for (const b of batchSizes) {
-      const pairs = Array.from({ length: b }, () => inputs[String(n)]);
+    for (const b of sizes) {
+      const pairs = Array.from({ length: b * workers }, () => inputs[String(n)]);
       const rates = await page.evaluate(async ({ score, pairs, repeats }) => {
         const seen = await window[score](pairs); // warm-up
         const rates = [];
@@ -178,15 +181,18 @@ try {
       };
       let page;
       // On the CPU path: one worker, then the worker with its helpers (one model copy per core).
+      // The model's batch size is the benchmark's, so a call of `workers` batches splits evenly.
       for (const single of backend === 'cpu' ? [true, false] : [false]) {
-        page = await open();
-        const info = await page.evaluate(tabprobeLoad, { batchSize: Math.max(...batchSizes), backend, single });
-        const got = info.backend === 'WebGpu' ? 'webgpu' : 'cpu';
-        console.error(`tabprobe: ${info.architecture}, ${info.parameters} parameters, ${JSON.stringify(info.backend)}, ${info.workers} worker(s), loaded in ${(info.load_ms / 1000).toFixed(1)} s`);
-        if (got !== backend) throw new Error(`tabprobe's worker runs on ${got}, the bench asked for ${backend}`);
-        if (single || info.workers > 1) await measure(page, 'tabprobe', backend, 'tabprobeScore', info.workers);
-        else console.error('tabprobe: one core only, so no helpers');
-        await page.close();
+        for (const b of batchSizes) {
+          page = await open();
+          const info = await page.evaluate(tabprobeLoad, { batchSize: b, backend, single });
+          const got = info.backend === 'WebGpu' ? 'webgpu' : 'cpu';
+          console.error(`tabprobe: ${info.architecture}, ${info.parameters} parameters, ${JSON.stringify(info.backend)}, ${info.workers} worker(s), batch ${b}, loaded in ${(info.load_ms / 1000).toFixed(1)} s`);
+          if (got !== backend) throw new Error(`tabprobe's worker runs on ${got}, the bench asked for ${backend}`);
+          if (single || info.workers > 1) await measure(page, 'tabprobe', backend, 'tabprobeScore', info.workers, info.workers, [b]);
+          else console.error('tabprobe: one core only, so no helpers');
+          await page.close();
+        }
       }
 
       for (const t of backend === 'cpu' ? [...new Set([1, threads])] : [threads]) {
