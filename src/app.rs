@@ -25,6 +25,8 @@ use crate::views::share::ShareView;
 #[component]
 pub fn App() -> impl IntoView {
     let state = AppState::new();
+    // Before any model load: the bundled model loads on the kept backend choice.
+    state.backend.set(crate::backend_choice::kept());
     provide_context(state);
     let runs = RunsState::new();
     provide_context(runs);

@@ -299,7 +299,9 @@ impl AppState {
             },
             worker: crate::worker_crash::WorkerHealth::new(),
             pace: crate::pace::PaceState::new(),
-            backend: RwSignal::new(crate::backend_choice::kept()),
+            // The kept choice is read by the app at start (`backend_choice::kept`): the
+            // browser's storage is not there in native tests of the state.
+            backend: RwSignal::new(BackendChoice::default()),
         }
     }
 
