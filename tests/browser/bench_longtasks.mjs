@@ -6,7 +6,7 @@
 // and the figures are the page's own work; the CPU fallback (no WebGPU flag). Prints, per
 // phase, the wall time, the number of long tasks (> 50 ms), the longest and their sum.
 // Needs ../shared/data (INFOTABS) and a release build in dist/; `scripts/bench-longtasks.sh`
-// runs it.
+// runs it. WORKER_CORES=n makes the model worker see n cores (n scoring workers in all).
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { serveDist, launch, openPage, root, testModels } from './harness.mjs';
@@ -17,7 +17,7 @@ const tables = [...new Set((await readFile(tsv, 'utf8')).split('\n').slice(1)
   .map((l) => l.split('\t')[1]).filter(Boolean))]
   .map((id) => join(infotabs, 'tables', 'json', `${id}.json`));
 
-const server = await serveDist();
+const server = await serveDist({ workerCores: process.env.WORKER_CORES });
 const browser = await launch();
 try {
   const { page } = await openPage(browser, server.url, { viewport: { width: 1280, height: 900 } });

@@ -72,7 +72,12 @@ async function serveHostile(path, req, res) {
 /** Serves dist/ on 127.0.0.1 with an index.html fallback, like `trunk serve`, the test
  *  checkpoints under /test-models/ and a misbehaving checkpoint server under /hostile/ (see
  *  `serveHostile`). `requests` counts what was asked for, by path. */
-export async function serveDist() {
+/**
+ * Serves dist/ (and the test models). `workerCores` (benchmarks only) makes the model worker see
+ * that many logical cores (`navigator.hardwareConcurrency` in the worker's scope), so it starts
+ * that many scoring workers in all.
+ */
+export async function serveDist({ workerCores } = {}) {
   const requests = new Map();
   const server = createServer(async (req, res) => {
     const path = normalize(decodeURIComponent(new URL(req.url, 'http://x').pathname)).replace(/^(\.\.[/\\])+/, '');
@@ -82,7 +87,10 @@ export async function serveDist() {
       ? join(testModels, path.slice('/test-models/'.length))
       : path.endsWith('/') ? join(dist, path, 'index.html') : join(dist, path);
     try {
-      const body = await readFile(file);
+      let body = await readFile(file);
+      if (workerCores && path === '/worker_loader.js') {
+        body = `Object.defineProperty(Object.getPrototypeOf(self.navigator), 'hardwareConcurrency', { get: () => ${Number(workerCores)} });\n${body}`;
+      }
       res.writeHead(200, { 'content-type': types[extname(file)] ?? 'application/octet-stream' });
       res.end(body);
     } catch {
