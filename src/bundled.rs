@@ -4,7 +4,7 @@
 //! in the model bar.
 
 use leptos::prelude::*;
-use tabprobe_core::models_manifest::{parse_models_manifest, BundledModel, ModelRole};
+use tabprobe_core::run::models_manifest::{parse_models_manifest, BundledModel, ModelRole};
 use tabprobe_worker::protocol::Slot;
 
 use crate::model_load::{auto_load_model_url, load_model_url_into};
@@ -141,7 +141,7 @@ fn reads_no_premise(model: &BundledModel) -> bool {
 mod tests {
     use super::*;
     use tabprobe_core::linearize::{Linearization, PremiseMode};
-    use tabprobe_core::models_manifest::parse_models_manifest;
+    use tabprobe_core::run::models_manifest::parse_models_manifest;
 
     fn manifest() -> Vec<BundledModel> {
         parse_models_manifest(

@@ -8,7 +8,6 @@ pub mod components;
 pub mod idb;
 pub mod inoculation_store;
 pub mod load;
-pub mod model_files;
 pub mod model_load;
 pub mod pace;
 pub mod route;

@@ -9,7 +9,7 @@ use std::sync::Arc;
 
 use gloo::file::futures::read_as_bytes;
 use leptos::prelude::*;
-use tabprobe_core::import::{
+use tabprobe_core::data::import::{
     decode_text, detect, too_large, Format, ImportError, ImportReport, InputFile,
     MAX_FILE_BYTES as CORE_MAX_FILE_BYTES, MAX_TOTAL_BYTES,
 };
@@ -104,7 +104,7 @@ impl PendingImport {
     /// A tabprobe dataset JSON waiting for the user's choice, with the counts an import
     /// summary shows.
     pub fn of_dataset(file: &str, dataset: Dataset) -> PendingImport {
-        let summary = tabprobe_core::summary::DatasetSummary::of(&dataset);
+        let summary = tabprobe_core::data::summary::DatasetSummary::of(&dataset);
         let per_split = summary
             .by_split
             .iter()
@@ -118,7 +118,7 @@ impl PendingImport {
             })
             .collect();
         let report = ImportReport {
-            files: vec![tabprobe_core::import::report::FileReport {
+            files: vec![tabprobe_core::data::import::report::FileReport {
                 name: file.to_string(),
                 format: Format::ProductJson,
                 detail: format!(
@@ -293,7 +293,7 @@ pub async fn accept_import(state: AppState, import: PendingImport, merge: bool) 
     let edited = merge && current.is_some() && state.edited.get_untracked();
     let dataset = match (merge, current) {
         (true, Some(loaded)) => {
-            match tabprobe_core::import::merge(
+            match tabprobe_core::data::import::merge(
                 &loaded.dataset,
                 (*import.dataset).clone(),
                 &import.label,

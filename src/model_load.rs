@@ -12,13 +12,16 @@
 
 use js_sys::{Reflect, Uint8Array};
 use leptos::prelude::*;
+use tabprobe_core::checkpoint::{
+    checkpoint_name, marks_checkpoint, CheckpointFiles, PytorchBin, TokenizerFiles, CONFIG_JSON,
+    MERGES_TXT, SAFETENSORS, TOKENIZER_JSON, VOCAB_JSON,
+};
 use tabprobe_worker::protocol::Slot;
 use wasm_bindgen::{JsCast, JsValue};
 use wasm_bindgen_futures::JsFuture;
 
-use crate::model_files::{checkpoint_name, sort_checkpoint_files, TokenizerLayout};
 use crate::state::{AppState, ModelStatus};
-use crate::worker_client::{client, CheckpointBytes, TokenizerBytes};
+use crate::worker_client::{client, CheckpointBytes};
 use crate::worker_crash::ModelSource;
 
 /// Weight files larger than this are refused before reading: wasm32 memory tops out at 4 GiB
@@ -145,12 +148,7 @@ pub async fn move_model(state: AppState, slot: Slot) {
 
 /// Whether dropped or picked files look like a checkpoint rather than a dataset.
 pub fn looks_like_checkpoint(files: &[web_sys::File]) -> bool {
-    files.iter().any(|f| {
-        matches!(
-            f.name().as_str(),
-            "config.json" | "model.safetensors" | "pytorch_model.bin"
-        )
-    })
+    files.iter().any(|f| marks_checkpoint(&f.name()))
 }
 
 /// Reads the picked or dropped checkpoint files and loads them as the main model.
@@ -172,10 +170,17 @@ pub async fn load_model_files_into(state: AppState, slot: Slot, files: Vec<web_s
                 .unwrap_or_else(|| f.name())
         })
         .collect();
-    let layout = match sort_checkpoint_files(&names) {
+    let layout = match CheckpointFiles::find(&names, PytorchBin::Refuse) {
         Ok(l) => l,
-        Err(message) => {
-            ticket.status(ModelStatus::Failed(message));
+        Err(missing) => {
+            ticket.status(ModelStatus::Failed(format!(
+                "the picked files ({}) are not a complete checkpoint: {missing}",
+                if names.is_empty() {
+                    "none".to_string()
+                } else {
+                    names.join(", ")
+                }
+            )));
             return;
         }
     };
@@ -200,19 +205,14 @@ pub async fn load_model_files_into(state: AppState, slot: Slot, files: Vec<web_s
         }
     };
     let bytes = async {
-        let config_json = read(layout.config).await?;
-        let weights = read(layout.weights).await?;
-        let tokenizer = match layout.tokenizer {
-            TokenizerLayout::Json(t) => TokenizerBytes::Json(read(t).await?),
-            TokenizerLayout::VocabMerges(v, m) => {
-                TokenizerBytes::VocabMerges(read(v).await?, read(m).await?)
-            }
-        };
+        let (kind, indices) = layout.into_parts();
+        let mut parts = Vec::with_capacity(indices.len());
+        for i in indices {
+            parts.push(read(i).await?);
+        }
         Ok::<_, String>(CheckpointBytes {
             name: name.clone(),
-            config_json,
-            weights,
-            tokenizer,
+            files: CheckpointFiles::from_parts(kind, parts)?,
         })
     }
     .await;
@@ -302,20 +302,22 @@ async fn load_url(ticket: Ticket, base: String) {
                 format!("{base}{file} was not found (404); a checkpoint folder needs it")
             })
         };
-        let config_json = required("config.json", get("config.json").await?)?;
-        let weights = required("model.safetensors", get("model.safetensors").await?)?;
-        let tokenizer = match get("tokenizer.json").await? {
-            Some(t) => TokenizerBytes::Json(t),
-            None => TokenizerBytes::VocabMerges(
-                required("vocab.json", get("vocab.json").await?)?,
-                required("merges.txt", get("merges.txt").await?)?,
-            ),
+        let config_json = required(CONFIG_JSON, get(CONFIG_JSON).await?)?;
+        let weights = required(SAFETENSORS, get(SAFETENSORS).await?)?;
+        let tokenizer = match get(TOKENIZER_JSON).await? {
+            Some(t) => TokenizerFiles::Json(t),
+            None => TokenizerFiles::VocabMerges {
+                vocab_json: required(VOCAB_JSON, get(VOCAB_JSON).await?)?,
+                merges_txt: required(MERGES_TXT, get(MERGES_TXT).await?)?,
+            },
         };
         Ok::<_, String>(CheckpointBytes {
             name: name.clone(),
-            config_json,
-            weights,
-            tokenizer,
+            files: CheckpointFiles {
+                config_json,
+                weights,
+                tokenizer,
+            },
         })
     }
     .await;

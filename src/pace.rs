@@ -6,7 +6,7 @@
 use std::collections::HashMap;
 
 use leptos::prelude::*;
-use tabprobe_core::pace::pairs_per_second;
+use tabprobe_core::run::pace::pairs_per_second;
 use tabprobe_worker::protocol::{Backend, ModelInfo};
 
 /// Jobs smaller than this are not timed: one or two pairs measure the message round trip,

@@ -178,11 +178,11 @@ async fn read_pieces(id: &str, entries: &Array) -> Result<SavedRun, String> {
             .as_string()
             .ok_or_else(|| format!("{name}: entry {k} is not {what} (JSON text)"))
     };
-    let meta: RunMeta = tabprobe_core::json::parse_json_at(
+    let meta: RunMeta = tabprobe_core::data::json::parse_json_at(
         &format!("{name}, entry 0"),
         &text(0, "its list entry")?,
     )?;
-    let lengths: Vec<usize> = tabprobe_core::json::parse_json_at(
+    let lengths: Vec<usize> = tabprobe_core::data::json::parse_json_at(
         &format!("{name}, entry 1"),
         &text(1, "the pieces' lengths")?,
     )?;

@@ -7,9 +7,9 @@ use std::sync::Arc;
 
 use leptos::prelude::*;
 use leptos::task::spawn_local;
-use tabprobe_core::pace::{estimate_seconds, RemainingClock};
+use tabprobe_core::probe::rules::RuleSet;
 use tabprobe_core::probe::{ProbeCounts, ProbeKind, ProbeSet, ProbeSettings};
-use tabprobe_core::rules::RuleSet;
+use tabprobe_core::run::pace::{estimate_seconds, RemainingClock};
 
 use crate::run_store::{self, RunMeta, SavedRun, StoredPieces};
 use crate::state::AppState;

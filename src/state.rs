@@ -5,10 +5,10 @@ use std::sync::Arc;
 
 use leptos::prelude::*;
 use serde::{Deserialize, Serialize};
+use tabprobe_core::data::summary::DatasetSummary;
 use tabprobe_core::edit::TableDraft;
 use tabprobe_core::linearize::{LinearizeSettings, PremiseMode};
-use tabprobe_core::models_manifest::ModelsManifest;
-use tabprobe_core::summary::DatasetSummary;
+use tabprobe_core::run::models_manifest::ModelsManifest;
 use tabprobe_core::{Dataset, DatasetError, Label, Table};
 
 use tabprobe_worker::protocol::{BackendChoice, ModelInfo, Slot};
@@ -42,7 +42,7 @@ pub enum LoadProblem {
     /// The file was read but did not validate.
     Invalid(DatasetError),
     /// Published data could not be imported; the error names the file, place and expectation.
-    Import(tabprobe_core::import::ImportError),
+    Import(tabprobe_core::data::import::ImportError),
     /// The file could not be read at all (too large, unreadable, network error).
     Unreadable {
         /// The file name or URL.

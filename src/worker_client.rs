@@ -13,7 +13,8 @@ use std::rc::Rc;
 
 use futures::channel::oneshot;
 use js_sys::Uint8Array;
-use tabprobe_core::import::{ImportError, ImportReport};
+use tabprobe_core::checkpoint::CheckpointFiles;
+use tabprobe_core::data::import::{ImportError, ImportReport};
 use tabprobe_core::inoculation::{InoculationProgress, InoculationResult, InoculationSettings};
 use tabprobe_core::probe::ProbeCounts;
 use tabprobe_core::run::pieces::RunAssembler;
@@ -24,9 +25,7 @@ use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 use web_sys::{Blob, ErrorEvent, MessageEvent, Worker};
 
-use tabprobe_worker::protocol::{
-    BackendChoice, ModelInfo, ProbeRequest, Request, Response, Slot, TokenizerParts,
-};
+use tabprobe_worker::protocol::{BackendChoice, ModelInfo, ProbeRequest, Request, Response, Slot};
 use tabprobe_worker::transport;
 
 /// Trunk's loader shim for the `worker` binary (see `index.html`).
@@ -45,20 +44,8 @@ pub struct ScoreFailure {
 pub struct CheckpointBytes {
     /// Human name (folder or file stem).
     pub name: String,
-    /// `config.json`.
-    pub config_json: Vec<u8>,
-    /// `model.safetensors`.
-    pub weights: Vec<u8>,
-    /// `tokenizer.json`, or `vocab.json` + `merges.txt`.
-    pub tokenizer: TokenizerBytes,
-}
-
-/// Tokenizer files.
-pub enum TokenizerBytes {
-    /// `tokenizer.json`.
-    Json(Vec<u8>),
-    /// `vocab.json` and `merges.txt`.
-    VocabMerges(Vec<u8>, Vec<u8>),
+    /// The files.
+    pub files: CheckpointFiles<Vec<u8>>,
 }
 
 /// Files as (name, bytes), e.g. a fine-tuned checkpoint's Hugging Face folder.
@@ -407,12 +394,7 @@ impl WorkerClient {
         batch_size: usize,
         backend: BackendChoice,
     ) -> Result<ModelInfo, String> {
-        let (tokenizer, mut parts) = match files.tokenizer {
-            TokenizerBytes::Json(t) => (TokenizerParts::Json, vec![t]),
-            TokenizerBytes::VocabMerges(v, m) => (TokenizerParts::VocabMerges, vec![v, m]),
-        };
-        parts.insert(0, files.weights);
-        parts.insert(0, files.config_json);
+        let (tokenizer, parts) = files.files.into_parts();
         let name = files.name;
         self.load_with(
             |load| Request::LoadModel {

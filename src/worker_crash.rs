@@ -8,7 +8,7 @@
 
 use leptos::prelude::*;
 use leptos::task::spawn_local;
-use tabprobe_core::models_manifest::BundledModel;
+use tabprobe_core::run::models_manifest::BundledModel;
 use tabprobe_worker::protocol::Slot;
 
 use crate::bundled::load_bundled_into;

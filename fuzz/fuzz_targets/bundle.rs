@@ -2,7 +2,7 @@
 //! detected, parsed and assembled; the result, when there is one, must be a valid dataset.
 #![no_main]
 use libfuzzer_sys::fuzz_target;
-use tabprobe_core::import::{import_files, ImportOptions, InputFile, Limits};
+use tabprobe_core::data::import::{import_files, ImportOptions, InputFile, Limits};
 
 fuzz_target!(|data: &[u8]| {
     let files: Vec<InputFile> = data

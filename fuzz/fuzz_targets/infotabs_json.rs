@@ -1,7 +1,7 @@
 //! INFOTABS and TabPert table JSON readers.
 #![no_main]
 use libfuzzer_sys::fuzz_target;
-use tabprobe_core::import::{infotabs, tabpert};
+use tabprobe_core::data::import::{infotabs, tabpert};
 
 fuzz_target!(|data: &[u8]| {
     if let Ok(text) = std::str::from_utf8(data) {

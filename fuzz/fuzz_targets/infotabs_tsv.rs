@@ -2,7 +2,7 @@
 //! counterfactual pairs and TabPert's hypotheses; the first byte picks one.
 #![no_main]
 use libfuzzer_sys::fuzz_target;
-use tabprobe_core::import::{infotabs, tabpert};
+use tabprobe_core::data::import::{infotabs, tabpert};
 
 fuzz_target!(|data: &[u8]| {
     let Some((&which, rest)) = data.split_first() else { return };
@@ -18,7 +18,7 @@ fuzz_target!(|data: &[u8]| {
             let _ = infotabs::parse_validation_tsv("valid.tsv", text);
         }
         3 => {
-            let _ = tabprobe_core::counterfactual::parse_counterfactual_tsv("cf.tsv", text);
+            let _ = tabprobe_core::data::import::counterfactual::parse_counterfactual_tsv("cf.tsv", text);
         }
         _ => {
             let _ = tabpert::parse_hypotheses("tabpert.tsv", text);

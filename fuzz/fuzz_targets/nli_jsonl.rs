@@ -1,7 +1,7 @@
 //! MNLI/SNLI JSON lines.
 #![no_main]
 use libfuzzer_sys::fuzz_target;
-use tabprobe_core::import::nli_jsonl;
+use tabprobe_core::data::import::nli_jsonl;
 
 fuzz_target!(|data: &[u8]| {
     if let Ok(text) = std::str::from_utf8(data) {

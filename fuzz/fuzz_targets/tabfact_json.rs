@@ -1,7 +1,7 @@
 //! TabFact statements JSON and split id lists (after JSON parsing, as the bundle does).
 #![no_main]
 use libfuzzer_sys::fuzz_target;
-use tabprobe_core::import::tabfact;
+use tabprobe_core::data::import::tabfact;
 
 fuzz_target!(|data: &[u8]| {
     let Ok(text) = std::str::from_utf8(data) else { return };

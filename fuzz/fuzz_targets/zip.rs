@@ -2,7 +2,7 @@
 //! (libFuzzer's -malloc_limit_mb catches a single allocation past them).
 #![no_main]
 use libfuzzer_sys::fuzz_target;
-use tabprobe_core::import::{zip, Limits};
+use tabprobe_core::data::import::{zip, Limits};
 
 const LIMITS: Limits = Limits {
     max_file_bytes: 1 << 20,

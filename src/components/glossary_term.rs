@@ -6,7 +6,7 @@
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 use leptos::prelude::*;
-use tabprobe_core::glossary::{term, Term};
+use tabprobe_core::report::glossary::{term, Term};
 
 /// Tooltip ids must be unique on the page.
 static NEXT_TIP: AtomicUsize = AtomicUsize::new(0);

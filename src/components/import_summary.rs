@@ -4,7 +4,7 @@
 
 use leptos::prelude::*;
 use leptos::task::spawn_local;
-use tabprobe_core::import::ImportReport;
+use tabprobe_core::data::import::ImportReport;
 
 use crate::load::{accept_import, PendingImport};
 use crate::state::AppState;

@@ -9,7 +9,7 @@ use leptos::task::spawn_local;
 use tabprobe_core::linearize::{Linearization, LinearizeSettings, PairOrder};
 use wasm_bindgen::JsCast;
 
-use tabprobe_core::models_manifest::ModelRole;
+use tabprobe_core::run::models_manifest::ModelRole;
 use tabprobe_worker::protocol::{BackendChoice, Slot};
 
 use crate::bundled::load_bundled_into;

@@ -1,6 +1,6 @@
 //! A run's progress: bar, pairs done of total (moving after every batch), pairs per second so
 //! far, elapsed time (ticking every half second) and the remaining time of the run's
-//! [`tabprobe_core::pace::RemainingClock`] (smoothed; it never grows while work is done).
+//! [`tabprobe_core::run::pace::RemainingClock`] (smoothed; it never grows while work is done).
 
 use leptos::prelude::*;
 

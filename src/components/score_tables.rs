@@ -4,13 +4,13 @@
 //! cells drill down to their items.
 
 use leptos::prelude::*;
-use tabprobe_core::glossary::with_unit;
 use tabprobe_core::metrics::invalid::NOT_APPLICABLE_TWO_WAY;
 use tabprobe_core::metrics::InvalidTransitionTable;
+use tabprobe_core::probe::rules::Operation;
+use tabprobe_core::report::glossary::with_unit;
 use tabprobe_core::report::{
     num, operation_name, paper_table, render_csv, ItemSelector, Section, ALL,
 };
-use tabprobe_core::rules::Operation;
 use tabprobe_core::Label;
 
 use crate::components::glossary_term::TermText;

@@ -4,7 +4,7 @@
 //! an edge drills down to its items.
 
 use leptos::prelude::*;
-use tabprobe_core::transitions::TransitionEdge;
+use tabprobe_core::metrics::transitions::TransitionEdge;
 use tabprobe_core::{Label, LabelSet};
 
 /// Node centres in the drawing (viewBox −50…410 × −40…270, room for self-loops and their labels): ENTAIL left, NEUTRAL top, CONTRADICT right.

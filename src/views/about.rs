@@ -4,7 +4,7 @@
 use std::time::Duration;
 
 use leptos::prelude::*;
-use tabprobe_core::glossary::GLOSSARY;
+use tabprobe_core::report::glossary::GLOSSARY;
 
 /// Scrolls to the glossary entry `#/about/<anchor>` names, once the page is drawn (after the
 /// navigation's scroll to the top).

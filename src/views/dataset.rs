@@ -2,10 +2,10 @@
 //! list, and the chosen table with its hypotheses and gold labels.
 
 use leptos::prelude::*;
-use tabprobe_core::summary::{LabelCounts, TableSummary};
+use tabprobe_core::data::summary::{LabelCounts, TableSummary};
 use tabprobe_core::{Label, LabelSet};
 
-use tabprobe_core::export::to_infotabs_tsv;
+use tabprobe_core::data::export::to_infotabs_tsv;
 
 use crate::components::model_panel::ModelPanel;
 use crate::components::predictions::{HypothesisList, PremiseSource};

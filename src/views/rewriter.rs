@@ -10,8 +10,8 @@ use tabprobe_core::edit::{
     hypothesis_suggestions, review_suggestion, HandMadeItem, HandMadeOperation, History,
 };
 use tabprobe_core::probe::edit_table::KeyIndex;
+use tabprobe_core::probe::review::Decision as ReviewDecision;
 use tabprobe_core::probe::{Certainty, Edit, Expectation, Perturbation, Premise, ProbeKind};
-use tabprobe_core::review::Decision as ReviewDecision;
 use tabprobe_core::share::{SharedInput, SharedResult};
 use tabprobe_core::{Label, LabelSet};
 

@@ -5,9 +5,9 @@
 //! elapsed and smoothed remaining time, and cancel (what was scored is kept).
 
 use leptos::prelude::*;
+use tabprobe_core::probe::rules::{Operation, RuleSet};
 use tabprobe_core::probe::word_order::PermutationTarget;
 use tabprobe_core::probe::ProbeKind;
-use tabprobe_core::rules::{Operation, RuleSet};
 use tabprobe_core::Label;
 use tabprobe_worker::protocol::Slot;
 
@@ -188,7 +188,7 @@ pub fn RunnerView() -> impl IntoView {
                     d.summary
                         .by_split
                         .iter()
-                        .filter(|(s, _)| s.as_str() != tabprobe_core::summary::NO_SPLIT)
+                        .filter(|(s, _)| s.as_str() != tabprobe_core::data::summary::NO_SPLIT)
                         .map(|(s, c)| (s.clone(), c.total()))
                         .collect::<Vec<_>>()
                 })

@@ -1,11 +1,11 @@
 //! `tabprobe convert`: published data (files, folders, zips) → the product's dataset JSON, or an
-//! INFOTABS-style TSV. Uses the same importers as the site (`tabprobe_core::import`) and prints
+//! INFOTABS-style TSV. Uses the same importers as the site (`tabprobe_core::data::import`) and prints
 //! the same summary: the format detected for each file, counts per split and label, unmatched
 //! table ids and skipped rows with their reasons.
 
 use std::path::{Path, PathBuf};
 
-use tabprobe_core::import::{import_files, too_large, ImportOptions, InputFile, Limits};
+use tabprobe_core::data::import::{import_files, too_large, ImportOptions, InputFile, Limits};
 
 /// Arguments of `tabprobe convert`.
 #[derive(clap::Args)]
@@ -47,7 +47,7 @@ pub fn run(args: &ConvertArgs) -> Result<(), String> {
     let ext = args.out.extension().and_then(|e| e.to_str()).unwrap_or("");
     match ext {
         "tsv" => {
-            let tsv = tabprobe_core::export::to_infotabs_tsv(&dataset.examples);
+            let tsv = tabprobe_core::data::export::to_infotabs_tsv(&dataset.examples);
             crate::io::write(&args.out, &tsv.text)?;
             println!(
                 "wrote {}: {} examples ({} with a text premise left out; {} hypotheses had tabs or line breaks replaced by spaces)",
@@ -119,7 +119,7 @@ fn collect(
     if *total > limits.max_total_bytes {
         return Err(format!(
             "{name}: the inputs come to more than {} together (the limit)",
-            tabprobe_core::import::human_size(limits.max_total_bytes)
+            tabprobe_core::data::import::human_size(limits.max_total_bytes)
         ));
     }
     // Bounded again while reading: a device or pipe has no size to check beforehand.

@@ -5,7 +5,7 @@
 
 use std::path::Path;
 
-use tabprobe_core::import::infotabs::{
+use tabprobe_core::data::import::infotabs::{
     apply_reasoning, parse_reasoning_tsv, parse_split_tsv, parse_table,
 };
 use tabprobe_core::{Dataset, Example, Label, Table};

@@ -6,7 +6,7 @@ use std::collections::BTreeMap;
 use std::path::Path;
 
 use serde::Serialize;
-use tabprobe_core::import::infotabs::{parse_split_tsv, parse_table};
+use tabprobe_core::data::import::infotabs::{parse_split_tsv, parse_table};
 use tabprobe_core::linearize::LinearizeSettings;
 use tabprobe_core::{Label, Table};
 

@@ -12,8 +12,9 @@ use tabprobe_core::inoculation::{InoculationPlan, InoculationSettings};
 use tabprobe_core::probe::ProbeKind;
 use tabprobe_model::bench::device_by_name;
 use tabprobe_model::train::inoculate::{inoculate_blocking, Pace};
+use tabprobe_model::ModelFiles;
 
-use crate::probe::{read_checkpoint, CheckpointTokenizer};
+use crate::probe::read_checkpoint;
 
 /// Arguments of `tabprobe inoculate`.
 #[derive(Debug, Args)]
@@ -158,7 +159,11 @@ pub fn run(args: &InoculateArgs) -> Result<(), String> {
     std::fs::create_dir_all(&args.out).map_err(|e| format!("{}: {e}", args.out.display()))?;
     for (size, weights) in &output.checkpoints {
         let dir = args.out.join(format!("n{size}"));
-        write_folder(&dir, &checkpoint.config, weights, &checkpoint.tokenizer)?;
+        let files = ModelFiles {
+            weights: weights.as_slice(),
+            ..checkpoint.files()
+        };
+        write_folder(&dir, files)?;
     }
     let json = serde_json::to_string_pretty(&output.result)
         .map_err(|e| format!("cannot serialise the result: {e}"))?;
@@ -175,24 +180,11 @@ pub fn run(args: &InoculateArgs) -> Result<(), String> {
 }
 
 /// Writes a Hugging Face folder: the loaded model's config and tokenizer, the new weights.
-fn write_folder(
-    dir: &Path,
-    config: &[u8],
-    weights: &[u8],
-    tokenizer: &CheckpointTokenizer,
-) -> Result<(), String> {
+fn write_folder(dir: &Path, files: ModelFiles<'_>) -> Result<(), String> {
     std::fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
-    let write = |name: &str, bytes: &[u8]| {
+    for (name, bytes) in files.named() {
         std::fs::write(dir.join(name), bytes)
-            .map_err(|e| format!("{}: {e}", dir.join(name).display()))
-    };
-    write("config.json", config)?;
-    write("model.safetensors", weights)?;
-    match tokenizer {
-        CheckpointTokenizer::Json(json) => write("tokenizer.json", json),
-        CheckpointTokenizer::VocabMerges(vocab, merges) => {
-            write("vocab.json", vocab)?;
-            write("merges.txt", merges)
-        }
+            .map_err(|e| format!("{}: {e}", dir.join(name).display()))?;
     }
+    Ok(())
 }

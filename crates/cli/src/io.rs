@@ -6,7 +6,7 @@ use std::path::Path;
 use std::sync::mpsc;
 use std::time::Duration;
 
-use tabprobe_core::import::{human_size, MAX_FILE_BYTES};
+use tabprobe_core::data::import::{human_size, MAX_FILE_BYTES};
 use tabprobe_core::Dataset;
 
 /// Largest model file a command reads (weights, tokenizer, config): RoBERTa-large's weights
@@ -138,7 +138,7 @@ pub fn read_dataset(path: &Path) -> Result<Dataset, String> {
 
 /// Parses JSON into `T`, naming the file, the JSON path and line/column of the first error.
 pub fn parse_json<T: serde::de::DeserializeOwned>(path: &Path, text: &str) -> Result<T, String> {
-    tabprobe_core::json::parse_json_at(&path.display().to_string(), text)
+    tabprobe_core::data::json::parse_json_at(&path.display().to_string(), text)
 }
 
 /// Writes `text`, creating the parent folder if needed.

@@ -160,7 +160,7 @@ fn run(cli: Cli) -> Result<(), String> {
             Ok(())
         }
         Command::Schema { out } => {
-            let text = tabprobe_core::schema::dataset_schema_json()
+            let text = tabprobe_core::data::schema::dataset_schema_json()
                 .map_err(|e| format!("cannot serialise the schema: {e}"))?;
             io::write(&out, &text)?;
             println!("wrote {}", out.display());

@@ -8,15 +8,16 @@ use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 use clap::Args;
+use tabprobe_core::checkpoint::{CheckpointFiles, PytorchBin, PYTORCH_BIN};
 use tabprobe_core::linearize::{LinearizeSettings, PairOrder};
+use tabprobe_core::probe::rules::RuleSet;
 use tabprobe_core::probe::word_order::PermutationTarget;
 use tabprobe_core::probe::{build_probe_set, Caps, ProbeKind, ProbeSettings};
-use tabprobe_core::rules::RuleSet;
+use tabprobe_core::run::shard::ShardSpec;
 use tabprobe_core::run::{ProbeRun, Progress, RunResult};
 use tabprobe_core::scoring::PairScorer;
-use tabprobe_core::shard::ShardSpec;
 use tabprobe_model::bench::device_by_name;
-use tabprobe_model::{Device, ModelFiles, NliModel, TokenizerFiles};
+use tabprobe_model::{Device, ModelFiles, NliModel};
 
 /// Pairs are padded to a multiple of this many tokens (see
 /// [`NliModel::set_pad_to_multiple`]).
@@ -213,43 +214,21 @@ pub fn rules(path: Option<&Path>) -> Result<RuleSet, String> {
 pub struct Checkpoint {
     /// The folder's name.
     pub name: String,
-    /// `config.json`.
-    pub config: Vec<u8>,
-    /// `model.safetensors` (converted in memory from `pytorch_model.bin` when that is all).
-    pub weights: Vec<u8>,
-    /// `tokenizer.json`, or `vocab.json` and `merges.txt`.
-    pub tokenizer: CheckpointTokenizer,
-}
-
-/// The tokenizer files of a [`Checkpoint`].
-pub enum CheckpointTokenizer {
-    /// `tokenizer.json`.
-    Json(Vec<u8>),
-    /// `vocab.json` and `merges.txt`.
-    VocabMerges(Vec<u8>, Vec<u8>),
+    /// The files' bytes; the weights are `model.safetensors`, converted in memory from
+    /// `pytorch_model.bin` when that is all the folder has.
+    pub files: CheckpointFiles<Vec<u8>>,
 }
 
 impl Checkpoint {
     /// The files as the model crate takes them.
     pub fn files(&self) -> ModelFiles<'_> {
-        ModelFiles {
-            config_json: &self.config,
-            weights: &self.weights,
-            tokenizer: match &self.tokenizer {
-                CheckpointTokenizer::Json(json) => TokenizerFiles::Json(json),
-                CheckpointTokenizer::VocabMerges(vocab, merges) => TokenizerFiles::VocabMerges {
-                    vocab_json: vocab,
-                    merges_txt: merges,
-                },
-            },
-        }
+        self.files.as_ref().map(Vec::as_slice)
     }
 }
 
-/// Reads a checkpoint folder's files (sizes bounded by [`crate::io::read_model_file`]).
+/// Reads a checkpoint folder's files (found by core's one checkpoint rule, sizes bounded by
+/// [`crate::io::read_model_file`]).
 pub fn read_checkpoint(dir: &Path) -> Result<Checkpoint, String> {
-    let read =
-        |name: &str| -> Result<Vec<u8>, String> { crate::io::read_model_file(&dir.join(name)) };
     if !dir.is_dir() {
         return Err(format!(
             "{}: not a folder; --model expects a checkpoint folder with config.json, \
@@ -257,43 +236,33 @@ pub fn read_checkpoint(dir: &Path) -> Result<Checkpoint, String> {
             dir.display()
         ));
     }
-    let config = read("config.json")?;
-    // Checkpoints from before safetensors ship pytorch_model.bin; it is converted in memory.
-    let bin = dir.join("pytorch_model.bin");
-    let weights = if !dir.join("model.safetensors").exists() && bin.exists() {
-        tabprobe_model::pytorch::safetensors_from_pytorch_file(&bin).map_err(|e| e.to_string())?
-    } else {
-        read("model.safetensors")?
-    };
-    let tokenizer = if dir.join("tokenizer.json").exists() {
-        CheckpointTokenizer::Json(read("tokenizer.json")?)
-    } else {
-        let vocab = read("vocab.json").map_err(|e| {
-            let alone = ["spm.model", "vocab.txt"].into_iter().find(|f| dir.join(f).exists());
-            match alone {
-                Some(f) => format!(
-                    "{e} (the folder has no tokenizer.json either; its {f} alone cannot be read: \
-                     the tokenizers library reads tokenizer.json, which transformers writes with \
-                     AutoTokenizer.from_pretrained(folder).save_pretrained(folder))"
-                ),
-                None => format!(
-                    "{e} (the folder has no tokenizer.json either, so vocab.json + merges.txt are needed)"
-                ),
-            }
-        })?;
-        CheckpointTokenizer::VocabMerges(vocab, read("merges.txt")?)
-    };
+    let entries = std::fs::read_dir(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+    let names: Vec<String> = entries
+        .filter_map(|e| e.ok())
+        .filter(|e| e.path().is_file())
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .collect();
+    let found = CheckpointFiles::find(&names, PytorchBin::Accept).map_err(|missing| {
+        format!(
+            "{}: not a complete checkpoint folder: {missing}",
+            dir.display()
+        )
+    })?;
+    let files = found.try_map(|i| {
+        let path = dir.join(&names[i]);
+        // Checkpoints from before safetensors ship pytorch_model.bin; it is converted in memory.
+        if names[i] == PYTORCH_BIN {
+            tabprobe_model::pytorch::safetensors_from_pytorch_file(&path).map_err(|e| e.to_string())
+        } else {
+            crate::io::read_model_file(&path)
+        }
+    })?;
     let name = dir
         .canonicalize()
         .ok()
         .and_then(|p| p.file_name().map(|n| n.to_string_lossy().into_owned()))
         .unwrap_or_else(|| dir.display().to_string());
-    Ok(Checkpoint {
-        name,
-        config,
-        weights,
-        tokenizer,
-    })
+    Ok(Checkpoint { name, files })
 }
 
 /// Reads a checkpoint folder and loads it on `device`.

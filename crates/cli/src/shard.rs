@@ -5,11 +5,11 @@ use std::path::{Path, PathBuf};
 
 use clap::Args;
 use tabprobe_core::probe::{ProbeSet, ProbeSettings};
-use tabprobe_core::run::ProbeRun;
-use tabprobe_core::scoring::ModelId;
-use tabprobe_core::shard::{
+use tabprobe_core::run::shard::{
     merge_shards, restrict, ProbeSetDigest, ShardSource, ShardSpec, ShardStamp, ShardTotals,
 };
+use tabprobe_core::run::ProbeRun;
+use tabprobe_core::scoring::ModelId;
 use tabprobe_core::Dataset;
 
 /// The program and version shards are stamped with; merge refuses shards of different ones.

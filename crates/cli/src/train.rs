@@ -4,6 +4,7 @@
 
 use std::path::PathBuf;
 use std::time::Instant;
+use tabprobe_core::checkpoint::{CheckpointFiles, TokenizerFiles, CONFIG_JSON};
 
 use clap::Args;
 use tabprobe_core::scoring::PairOrder;
@@ -181,10 +182,20 @@ pub fn run_train(args: &TrainArgs) -> Result<(), String> {
     let premise = parse_premise(&args.linearization)?;
     let (config, weights, tokenizer_json) = match &args.init_from {
         Some(dir) => {
-            let read = |name: &str| crate::io::read_model_file(&dir.join(name));
-            let config = RobertaConfig::from_json_bytes(&read("config.json")?)
-                .map_err(|e| format!("{}: {e}", dir.join("config.json").display()))?;
-            (config, read("model.safetensors")?, read("tokenizer.json")?)
+            let CheckpointFiles {
+                config_json,
+                weights,
+                tokenizer: TokenizerFiles::Json(tokenizer_json),
+            } = crate::probe::read_checkpoint(dir)?.files
+            else {
+                return Err(format!(
+                    "{}: --init-from needs tokenizer.json (the new folder gets a copy of it)",
+                    dir.display()
+                ));
+            };
+            let config = RobertaConfig::from_json_bytes(&config_json)
+                .map_err(|e| format!("{}: {e}", dir.join(CONFIG_JSON).display()))?;
+            (config, weights, tokenizer_json)
         }
         None => {
             let path = args

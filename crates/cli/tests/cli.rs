@@ -17,8 +17,8 @@ use tabprobe_core::metrics::{
     run_word_order_metrics_by_group, set_graph, set_invalid_table, set_invalid_tables_by_category,
     CounterfactualClass, MeanSd, SampleOptions, ScoreView, TransitionSet,
 };
+use tabprobe_core::probe::rules::Operation;
 use tabprobe_core::probe::{build_probe_set, ProbeKind};
-use tabprobe_core::rules::Operation;
 use tabprobe_core::run::RunResult;
 use tabprobe_core::Label;
 
@@ -643,8 +643,13 @@ fn missing_model_file_is_named() {
         "--out",
         s(&dir.join("run.json")),
     ]);
-    assert!(err.contains(s(&model.join("model.safetensors"))), "{err}");
-    assert!(err.contains("cannot read model file"), "{err}");
+    assert!(
+        err.contains(&format!(
+            "{}: not a complete checkpoint folder: missing model.safetensors (or pytorch_model.bin)",
+            s(&model)
+        )),
+        "{err}"
+    );
     assert!(!dir.join("run.json").exists());
     // A folder that does not exist at all.
     let err = fails(&[

@@ -1,40 +1,40 @@
-//! tabprobe's pure core: the dataset format and its validation, importers, and (in later
-//! modules) probes and metrics. No web APIs and no tensors live here, so everything is
-//! testable natively and gives the same result in the browser.
+//! tabprobe's pure core: everything between a dataset file and a report, with no web APIs and
+//! no tensors, so it is testable natively and gives the same bytes in the browser.
+//!
+//! The modules follow the pipeline, one room per stage:
+//!
+//! | stage | module | holds |
+//! |---|---|---|
+//! | 1. data | [`data`] | the dataset format and its validation, tables, labels, summaries, importers ([`data::import`]) and exporters |
+//! | 2. premise text | [`linearize`] | how a table (or a plain premise) becomes the text a model reads, and its sentence units |
+//! | 3. probes | [`probe`] | probe items and probe sets, validity rules ([`probe::rules`]), review states, counterfactual tables, word-order permutations |
+//! | 4. editing | [`edit`] | the editor's and rewriter's pure logic: drafts, history, diffs, hand-made examples |
+//! | 5. running | [`run`] | the step-wise run and its file, shards, pace, aligning runs, the bundled models' manifest |
+//! | 6. metrics | [`metrics`] | every figure: transitions, invalid tables, scores, evidence, word order, Table 8, agreement |
+//! | 7. report | [`report`] | the paper-style sections with their item selectors, the score plot, the glossary |
+//! | 8. sharing | [`share`] | share links for one probe result |
+//! | 9. inoculation | [`inoculation`] | fine-tuning plans, progress and Tables 9–12 |
+//! | — | [`checkpoint`] | a Hugging Face checkpoint folder's files: one type and one rule for the page, the worker and the CLI |
+//! | — | [`scoring`] | the seam to the model crate: pairs, scores, the `PairScorer` trait (DESIGN.md "core ↔ model") |
+//! | — | [`rng`] | the one seeded random generator |
+//!
+//! A stage's code uses only the stages above it (and the unnumbered ones), with one exception: the
+//! dataset keeps reviewers' decisions on probe items, so [`data`] reads [`probe::review`].
 
-pub mod align;
-pub mod counterfactual;
-pub mod dataset;
+pub mod checkpoint;
+pub mod data;
 pub mod edit;
-pub mod export;
-pub mod glossary;
-pub mod import;
 pub mod inoculation;
-pub mod json;
-pub mod label;
 pub mod linearize;
 pub mod metrics;
-pub mod models_manifest;
-pub mod pace;
 pub mod probe;
 pub mod report;
-pub mod review;
 pub mod rng;
-pub mod rules;
 pub mod run;
-pub mod schema;
-pub mod score_plot;
 pub mod scoring;
-pub mod sentences;
-pub mod shard;
 pub mod share;
-pub mod summary;
-pub mod table;
-pub mod transitions;
-pub mod validate;
-pub mod wordorder;
 
-pub use dataset::{Dataset, Example, FORMAT_MARKER, FORMAT_VERSION};
-pub use label::{Label, LabelSet};
-pub use table::{KeyValueRow, KeyValueTable, RelationalTable, Table};
-pub use validate::{parse_dataset, DatasetError, Problem, ProblemKind};
+pub use data::dataset::{Dataset, Example, FORMAT_MARKER, FORMAT_VERSION};
+pub use data::label::{Label, LabelSet};
+pub use data::table::{KeyValueRow, KeyValueTable, RelationalTable, Table};
+pub use data::validate::{parse_dataset, DatasetError, Problem, ProblemKind};

@@ -8,7 +8,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::label::{Label, LabelSet};
+use crate::data::label::{Label, LabelSet};
 
 /// Which text the model reads first.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Serialize, Deserialize)]

@@ -6,15 +6,15 @@
 #[allow(dead_code)]
 mod files;
 
-use tabprobe_core::dataset::RelevanceBallot;
-use tabprobe_core::import::{import_files, ImportOptions};
+use tabprobe_core::data::dataset::RelevanceBallot;
+use tabprobe_core::data::import::{import_files, ImportOptions};
+use tabprobe_core::data::validate::ProblemKind;
 use tabprobe_core::metrics::{relevance_agreement, relevance_agreement_dataset};
+use tabprobe_core::probe::rules::RuleSet;
 use tabprobe_core::probe::{build_probe_set, ProbeKind, ProbeSettings};
 use tabprobe_core::report::sections;
-use tabprobe_core::rules::RuleSet;
 use tabprobe_core::run::ProbeRun;
 use tabprobe_core::scoring::{ModelId, Pair, PairScore, PairScorer, ScoreError};
-use tabprobe_core::validate::ProblemKind;
 use tabprobe_core::{Dataset, LabelSet};
 
 fn imported() -> Dataset {

@@ -1,4 +1,4 @@
-//! Two runs of one probe set lined up by example id (`align::align_by_id`,
+//! Two runs of one probe set lined up by example id (`run::align::align_by_id`,
 //! `RunResult::examples_in`): a cancelled second run holds fewer examples, and a position in
 //! the main run must never be read as a position in it.
 
@@ -7,9 +7,9 @@ mod common;
 use std::cell::Cell;
 
 use common::*;
-use tabprobe_core::align::align_by_id;
+use tabprobe_core::probe::rules::RuleSet;
 use tabprobe_core::probe::{build_probe_set, ProbeKind, ProbeSettings};
-use tabprobe_core::rules::RuleSet;
+use tabprobe_core::run::align::align_by_id;
 use tabprobe_core::run::ProbeRun;
 use tabprobe_core::scoring::PairScorer;
 

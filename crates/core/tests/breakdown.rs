@@ -5,19 +5,19 @@
 mod common;
 
 use common::*;
-use tabprobe_core::dataset::Example;
-use tabprobe_core::label::Label;
+use tabprobe_core::data::dataset::Example;
+use tabprobe_core::data::label::Label;
+use tabprobe_core::data::table::Table;
 use tabprobe_core::metrics::{
     evidence_selection_by_group, groups, paired_counterfactual_by_group, run_word_order_metrics,
     run_word_order_metrics_by_group, transition_graphs_by_category, EvidenceUse, Group,
 };
+use tabprobe_core::probe::rules::Operation;
+use tabprobe_core::probe::rules::RuleSet;
 use tabprobe_core::probe::word_order::PermutationTarget;
 use tabprobe_core::probe::{build_probe_set, ProbeKind, ProbeSettings};
-use tabprobe_core::rules::Operation;
-use tabprobe_core::rules::RuleSet;
 use tabprobe_core::run::{ProbeRun, RunResult};
 use tabprobe_core::scoring::{ModelId, Pair, PairScore, PairScorer, ScoreError};
-use tabprobe_core::table::Table;
 use tabprobe_core::{Dataset, LabelSet};
 
 fn run_with(d: &Dataset, s: &ProbeSettings, scorer: &mut impl PairScorer) -> RunResult {

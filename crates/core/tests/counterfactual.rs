@@ -5,19 +5,21 @@ mod common;
 use std::path::PathBuf;
 
 use common::*;
-use tabprobe_core::counterfactual::{counterfactual_dataset, parse_counterfactual_tsv};
-use tabprobe_core::import::infotabs::parse_table;
-use tabprobe_core::label::Label::{self, Contradict as C, Entail as E, Neutral as N};
+use tabprobe_core::data::import::counterfactual::{
+    counterfactual_dataset, parse_counterfactual_tsv,
+};
+use tabprobe_core::data::import::infotabs::parse_table;
+use tabprobe_core::data::label::Label::{self, Contradict as C, Entail as E, Neutral as N};
+use tabprobe_core::data::table::Table;
 use tabprobe_core::metrics::{
     paired_counterfactual, perturbation_scores, PairedError, SampleOptions,
 };
+use tabprobe_core::probe::review::ReviewState;
+use tabprobe_core::probe::rules::RuleSet;
 use tabprobe_core::probe::{
     build_probe_set, Certainty, Edit, Expectation, Premise, ProbeKind, ProbeSettings,
 };
-use tabprobe_core::review::ReviewState;
-use tabprobe_core::rules::RuleSet;
 use tabprobe_core::run::ProbeRun;
-use tabprobe_core::table::Table;
 
 #[test]
 fn figure5_row_swap_moves_h5_onto_breakfast_in_america() {

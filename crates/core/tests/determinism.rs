@@ -18,9 +18,9 @@ mod common;
 use common::*;
 use sha2::{Digest, Sha256};
 use tabprobe_core::metrics::{omega_curve_x, run_word_order_metrics};
+use tabprobe_core::probe::rules::RuleSet;
 use tabprobe_core::probe::{build_probe_set, ProbeKind};
 use tabprobe_core::report::{render_csv, sections};
-use tabprobe_core::rules::RuleSet;
 use tabprobe_core::run::ProbeRun;
 use tabprobe_core::run::RunResult;
 use tabprobe_core::scoring::PairScorer;
@@ -114,7 +114,7 @@ fn word_order_figures_are_the_committed_bytes() {
 #[cfg_attr(not(target_arch = "wasm32"), test)]
 #[cfg_attr(target_arch = "wasm32", wasm_bindgen_test::wasm_bindgen_test)]
 fn shard_assignment_is_the_same_on_every_target() {
-    use tabprobe_core::shard::{fnv1a64, shard_of, ProbeSetDigest};
+    use tabprobe_core::run::shard::{fnv1a64, shard_of, ProbeSetDigest};
     assert_eq!(fnv1a64(b"H1"), 0x0927_0707_b5bb_0032);
     assert_eq!((shard_of("H1", 3), shard_of("H1", 7)), (1, 2));
     assert_eq!((shard_of("H2", 3), shard_of("H2", 7)), (3, 6));

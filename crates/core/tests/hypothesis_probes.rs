@@ -4,19 +4,19 @@
 mod common;
 
 use common::*;
-use tabprobe_core::label::Label::{self, Contradict as C, Entail as E};
-use tabprobe_core::label::LabelSet;
+use tabprobe_core::data::label::Label::{self, Contradict as C, Entail as E};
+use tabprobe_core::data::label::LabelSet;
+use tabprobe_core::data::table::{KeyValueTable, Table};
 use tabprobe_core::metrics::{perturbation_scores, sampled_accuracy, SampleOptions};
 use tabprobe_core::probe::edit_table::KeyIndex;
 use tabprobe_core::probe::hypothesis::{self, HypothesisContext};
+use tabprobe_core::probe::rules::RuleSet;
 use tabprobe_core::probe::{
     build_probe_set, Certainty, Edit, Expectation, Perturbation, Premise, ProbeKind, ProbeSettings,
 };
 use tabprobe_core::rng::Rng;
-use tabprobe_core::rules::RuleSet;
 use tabprobe_core::run::ProbeRun;
 use tabprobe_core::scoring::{ModelId, Pair, PairScore, PairScorer, ScoreError};
-use tabprobe_core::table::{KeyValueTable, Table};
 
 fn ctx<'a>(
     premise: &'a Premise,

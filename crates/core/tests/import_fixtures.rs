@@ -5,10 +5,14 @@
 #[allow(dead_code)]
 mod files;
 
-use tabprobe_core::import::{import_files, Format, ImportError, ImportOptions, InputFile, Limits};
+use tabprobe_core::data::import::{
+    import_files, Format, ImportError, ImportOptions, InputFile, Limits,
+};
 use tabprobe_core::{Dataset, Label, LabelSet, Table};
 
-fn import(paths: &[&str]) -> Result<(Dataset, tabprobe_core::import::ImportReport), ImportError> {
+fn import(
+    paths: &[&str],
+) -> Result<(Dataset, tabprobe_core::data::import::ImportReport), ImportError> {
     import_files(
         files::read(&files::fixtures(), paths),
         &ImportOptions::default(),
@@ -495,7 +499,7 @@ fn one_bad_file_fails_the_whole_import() {
 #[test]
 fn infotabs_tsv_export_reads_back() {
     let (d, _) = import(&["infotabs/tables", "infotabs/maindata"]).unwrap();
-    let tsv = tabprobe_core::export::to_infotabs_tsv(&d.examples);
+    let tsv = tabprobe_core::data::export::to_infotabs_tsv(&d.examples);
     assert_eq!(tsv.written, 7);
     assert_eq!(tsv.without_table, 0);
     assert!(tsv.text.starts_with("annotater_id\ttable_id\thypothesis\tlabel\nGW1\tT1\tBreakfast in America was released in the 1970s.\tE\n"));
@@ -511,7 +515,7 @@ fn infotabs_tsv_export_reads_back() {
     assert_eq!(key(&back), key(&d));
     // A text-premise example cannot go into INFOTABS TSV and is counted.
     let (nli, _) = import(&["nli"]).unwrap();
-    let tsv = tabprobe_core::export::to_infotabs_tsv(&nli.examples);
+    let tsv = tabprobe_core::data::export::to_infotabs_tsv(&nli.examples);
     assert_eq!((tsv.written, tsv.without_table), (0, 3));
 }
 
@@ -526,14 +530,14 @@ fn table_exports_in_published_shapes() {
         panic!()
     };
     assert_eq!(
-        tabprobe_core::export::key_value_table_json(kv),
+        tabprobe_core::data::export::key_value_table_json(kv),
         r#"{"title":["Lake Tahoe"],"Location":["Sierra Nevada"],"Max. depth":["1,645 ft"]}"#
     );
     let Some(Table::Relational(rel)) = d.table("2-10814487-4.html.csv") else {
         panic!()
     };
     assert_eq!(
-        tabprobe_core::export::relational_table_csv(rel),
+        tabprobe_core::data::export::relational_table_csv(rel),
         "date#score#competition\n11 / 2 / 2007#18 - 14#super league xii\n30 / 03 / 07#24 - 16#rugby league challenge cup\n"
     );
 }
@@ -542,18 +546,18 @@ fn table_exports_in_published_shapes() {
 fn merge_appends_new_and_refuses_clashes() {
     let (infotabs, _) = import(&["infotabs"]).unwrap();
     let (nli, _) = import(&["nli"]).unwrap();
-    let merged = tabprobe_core::import::merge(&infotabs, nli.clone(), "nli").unwrap();
+    let merged = tabprobe_core::data::import::merge(&infotabs, nli.clone(), "nli").unwrap();
     assert_eq!(merged.examples.len(), 7 + 3);
     assert_eq!(merged.tables.len(), 3);
     // Merging the same examples again clashes on their ids and names the first.
-    let e = tabprobe_core::import::merge(&merged, nli, "nli again").unwrap_err();
+    let e = tabprobe_core::data::import::merge(&merged, nli, "nli again").unwrap_err();
     assert_eq!(e.location, "example 63735n");
     // A table with the same id and other content is refused.
     let (mut other, _) = import(&["infotabs/tables/T3.json"]).unwrap();
     if let Table::KeyValue(t) = &mut other.tables[0] {
         t.title = "Lake Geneva".into();
     }
-    let e = tabprobe_core::import::merge(&infotabs, other, "T3.json").unwrap_err();
+    let e = tabprobe_core::data::import::merge(&infotabs, other, "T3.json").unwrap_err();
     assert_eq!(e.location, "table T3");
 }
 

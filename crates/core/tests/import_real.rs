@@ -8,7 +8,7 @@ mod files;
 
 use std::collections::BTreeMap;
 
-use tabprobe_core::import::{import_files, Format, ImportOptions};
+use tabprobe_core::data::import::{import_files, Format, ImportOptions};
 
 #[test]
 fn infotabs_as_published() {

@@ -3,7 +3,7 @@
 
 use std::path::PathBuf;
 
-use tabprobe_core::import::infotabs::{parse_split_tsv, parse_table};
+use tabprobe_core::data::import::infotabs::{parse_split_tsv, parse_table};
 use tabprobe_core::Label;
 
 fn infotabs_dir() -> Option<PathBuf> {

@@ -5,15 +5,15 @@
 mod common;
 
 use common::*;
+use tabprobe_core::data::label::Label::{self, Contradict as C, Entail as E, Neutral as N};
+use tabprobe_core::data::label::LabelSet;
 use tabprobe_core::inoculation::tables::{render_csv, render_text};
 use tabprobe_core::inoculation::{
     outcome, Cell, Column, EvaluatedItem, InoculationPlan, InoculationResult, InoculationSettings,
     ItemClass, ModelEvaluation, INOCULATION_FORMAT,
 };
-use tabprobe_core::label::Label::{self, Contradict as C, Entail as E, Neutral as N};
-use tabprobe_core::label::LabelSet;
+use tabprobe_core::probe::rules::RuleSet;
 use tabprobe_core::probe::{build_probe_set, ProbeKind, ProbeSettings};
-use tabprobe_core::rules::RuleSet;
 use tabprobe_core::run::{ProbeRun, RunResult};
 use tabprobe_core::scoring::ModelId;
 

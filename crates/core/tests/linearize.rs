@@ -4,11 +4,11 @@
 
 use std::path::PathBuf;
 
-use tabprobe_core::import::infotabs::parse_table;
+use tabprobe_core::data::import::infotabs::parse_table;
+use tabprobe_core::data::table::{KeyValueRow, KeyValueTable, RelationalTable, Table};
 use tabprobe_core::linearize::{
     linearize, linearize_units, Linearization, LinearizeError, LinearizeSettings, PairOrder,
 };
-use tabprobe_core::table::{KeyValueRow, KeyValueTable, RelationalTable, Table};
 
 fn breakfast() -> KeyValueTable {
     let row = |k: &str, v: &[&str]| KeyValueRow {

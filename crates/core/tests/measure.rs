@@ -4,11 +4,11 @@
 use std::path::PathBuf;
 use std::time::Instant;
 
-use tabprobe_core::dataset::Dataset;
-use tabprobe_core::import::infotabs::{parse_split_tsv, parse_table};
+use tabprobe_core::data::dataset::Dataset;
+use tabprobe_core::data::import::infotabs::{parse_split_tsv, parse_table};
+use tabprobe_core::data::table::Table;
+use tabprobe_core::probe::rules::RuleSet;
 use tabprobe_core::probe::{build_probe_set, ProbeKind, ProbeSettings};
-use tabprobe_core::rules::RuleSet;
-use tabprobe_core::table::Table;
 
 #[test]
 #[ignore]

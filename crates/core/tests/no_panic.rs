@@ -8,13 +8,13 @@
 //! probes' phrase matching fires.
 
 use proptest::prelude::*;
-use tabprobe_core::dataset::{Dataset, Example};
-use tabprobe_core::label::Label;
+use tabprobe_core::data::dataset::{Dataset, Example};
+use tabprobe_core::data::label::Label;
+use tabprobe_core::data::table::{KeyValueRow, KeyValueTable, RelationalTable, Table};
 use tabprobe_core::linearize::Linearization;
+use tabprobe_core::probe::rules::RuleSet;
 use tabprobe_core::probe::word_order::PermutationTarget;
 use tabprobe_core::probe::{build_probe_set, ProbeKind, ProbeSettings};
-use tabprobe_core::rules::RuleSet;
-use tabprobe_core::table::{KeyValueRow, KeyValueTable, RelationalTable, Table};
 
 /// Tokens that exercise every branch of the hypothesis probes and every case-mapping quirk.
 const VOCAB: &[&str] = &[

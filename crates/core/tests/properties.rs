@@ -1,12 +1,12 @@
 //! Property tests of the probes' invariants.
 
 use proptest::prelude::*;
+use tabprobe_core::data::table::{KeyValueRow, KeyValueTable, Table};
 use tabprobe_core::probe::edit_table::KeyIndex;
+use tabprobe_core::probe::permutation::derangement;
 use tabprobe_core::probe::table_probes::{row_insertion, row_permutation, TableContext};
 use tabprobe_core::probe::{Edit, Premise};
 use tabprobe_core::rng::Rng;
-use tabprobe_core::table::{KeyValueRow, KeyValueTable, Table};
-use tabprobe_core::wordorder::derangement;
 
 fn table(id: &str, keys: &[String]) -> Table {
     Table::KeyValue(KeyValueTable {

@@ -12,12 +12,12 @@ mod common;
 use std::collections::{BTreeMap, BTreeSet};
 
 use common::*;
-use tabprobe_core::label::Label;
+use tabprobe_core::data::label::Label;
+use tabprobe_core::probe::rules::RuleSet;
 use tabprobe_core::probe::{build_probe_set, ProbeItem};
 use tabprobe_core::report::{
     num, pct, sections_with, ItemSelector, ReportOptions, Row, Section, SectionId,
 };
-use tabprobe_core::rules::RuleSet;
 use tabprobe_core::run::{ProbeRun, RunResult};
 use tabprobe_core::scoring::PairScorer;
 

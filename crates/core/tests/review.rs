@@ -6,18 +6,18 @@
 mod common;
 
 use common::*;
+use tabprobe_core::data::import::merge::merge;
+use tabprobe_core::data::label::Label::{Contradict as C, Entail as E, Neutral as N};
+use tabprobe_core::data::label::LabelSet;
+use tabprobe_core::data::validate::ProblemKind;
 use tabprobe_core::edit::{hypothesis_suggestions, review_suggestion, suggestion_item_ids};
-use tabprobe_core::import::merge::merge;
-use tabprobe_core::label::Label::{Contradict as C, Entail as E, Neutral as N};
-use tabprobe_core::label::LabelSet;
 use tabprobe_core::probe::edit_table::KeyIndex;
-use tabprobe_core::probe::{build_probe_set, Certainty, Edit, Premise, ProbeKind, ProbeSettings};
-use tabprobe_core::review::{
+use tabprobe_core::probe::review::{
     set_item_review, set_review, Decision, Review, ReviewDecision, ReviewError, ReviewState,
 };
-use tabprobe_core::rules::RuleSet;
+use tabprobe_core::probe::rules::RuleSet;
+use tabprobe_core::probe::{build_probe_set, Certainty, Edit, Premise, ProbeKind, ProbeSettings};
 use tabprobe_core::run::{parse_run, ProbeRun};
-use tabprobe_core::validate::ProblemKind;
 use tabprobe_core::{parse_dataset, Dataset};
 
 /// H1 "…is not a pop album…" (certain E→C) and H2 "…was not released…" (heuristic C→E).

@@ -9,7 +9,7 @@ fn repo_root() -> PathBuf {
 
 #[test]
 fn committed_schema_is_current() {
-    let generated = tabprobe_core::schema::dataset_schema_json().unwrap();
+    let generated = tabprobe_core::data::schema::dataset_schema_json().unwrap();
     let path = repo_root().join("public/schema/dataset-v1.json");
     let committed =
         std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));

@@ -9,15 +9,15 @@
 mod common;
 
 use common::*;
-use tabprobe_core::label::Label::{Contradict as C, Entail as E};
-use tabprobe_core::label::LabelSet;
+use tabprobe_core::data::label::Label::{Contradict as C, Entail as E};
+use tabprobe_core::data::label::LabelSet;
 use tabprobe_core::metrics::{
     perturbation_scores, perturbation_scores_in, LeftOut, MeanSd, SampleOptions, ScoreView,
 };
+use tabprobe_core::probe::review::{set_review, Decision};
+use tabprobe_core::probe::rules::RuleSet;
 use tabprobe_core::probe::{build_probe_set, ProbeKind, ProbeSettings};
 use tabprobe_core::report::{sections, sections_with, table1_section, ReportOptions, Section};
-use tabprobe_core::review::{set_review, Decision};
-use tabprobe_core::rules::RuleSet;
 use tabprobe_core::run::{ProbeRun, RunResult};
 use tabprobe_core::scoring::{ModelId, Pair, PairScore, PairScorer, ScoreError};
 use tabprobe_core::Dataset;
@@ -333,7 +333,7 @@ fn counterfactual_dataset() -> Dataset {
     let mut d = running_example();
     d.tables.truncate(2);
     let mut cf = breakfast();
-    if let tabprobe_core::table::Table::KeyValue(t) = &mut cf {
+    if let tabprobe_core::data::table::Table::KeyValue(t) = &mut cf {
         t.id = "T1264~edit1".into();
         t.rows[4].values = vec!["36:06".into()];
     }
@@ -516,8 +516,8 @@ fn the_run_table_counts_items_by_review_state() {
 #[test]
 fn a_hypothesis_only_probe_set_has_the_same_items_and_no_premise() {
     use tabprobe_core::linearize::PremiseMode;
+    use tabprobe_core::probe::rules::RuleSet;
     use tabprobe_core::probe::{build_probe_set, ProbeKind, ProbeSettings};
-    use tabprobe_core::rules::RuleSet;
     let d = running_example();
     let mut s = ProbeSettings::new(vec![ProbeKind::RowDeletion, ProbeKind::Negation], 3);
     s.hypothesis_only = true;

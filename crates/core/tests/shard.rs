@@ -6,14 +6,14 @@
 mod common;
 
 use common::*;
+use tabprobe_core::probe::rules::RuleSet;
 use tabprobe_core::probe::{build_probe_set, ProbeKind, ProbeSet, ProbeSettings};
-use tabprobe_core::rules::RuleSet;
-use tabprobe_core::run::{ProbeRun, RunResult};
-use tabprobe_core::scoring::PairScorer;
-use tabprobe_core::shard::{
+use tabprobe_core::run::shard::{
     fnv1a64, merge_shards, restrict, shard_of, MergeError, ProbeSetDigest, ShardSpec, ShardStamp,
     ShardTotals,
 };
+use tabprobe_core::run::{ProbeRun, RunResult};
+use tabprobe_core::scoring::PairScorer;
 use tabprobe_core::Dataset;
 
 #[test]

@@ -5,11 +5,11 @@
 mod common;
 
 use base64::Engine;
+use tabprobe_core::data::label::{Label, LabelSet};
 use tabprobe_core::edit::TableDraft;
-use tabprobe_core::label::{Label, LabelSet};
 use tabprobe_core::linearize::LinearizeSettings;
+use tabprobe_core::probe::rules::{Operation, RuleSet};
 use tabprobe_core::probe::{Certainty, Expectation};
-use tabprobe_core::rules::{Operation, RuleSet};
 use tabprobe_core::scoring::ModelId;
 use tabprobe_core::share::{
     decode, encode, from_file, to_file, ShareError, SharedInput, SharedPredictions, SharedResult,

@@ -7,8 +7,9 @@ mod common;
 
 use std::path::PathBuf;
 
+use tabprobe_core::data::label::{Label, LabelSet};
+use tabprobe_core::data::table::{KeyValueRow, KeyValueTable, RelationalTable};
 use tabprobe_core::edit::DiffMark;
-use tabprobe_core::label::{Label, LabelSet};
 use tabprobe_core::linearize::{Linearization, LinearizeSettings};
 use tabprobe_core::probe::Expectation;
 use tabprobe_core::scoring::{ModelId, PairScore};
@@ -18,7 +19,6 @@ use tabprobe_core::share::{
     SharedResult, SharedScore, MAX_LINK_CHARS, MAX_RESULT_FILE_BYTES, MAX_SHARE_CELLS,
     MAX_SHARE_CHARS, MAX_SHARE_LABELS, MAX_SHARE_ROWS, MAX_SHARE_TEXT_CHARS,
 };
-use tabprobe_core::table::{KeyValueRow, KeyValueTable, RelationalTable};
 use tabprobe_core::Table;
 
 /// The running example, Length edited to 76:06 and Label deleted, with predictions.

@@ -5,16 +5,16 @@
 mod common;
 
 use common::*;
-use tabprobe_core::label::{Label, LabelSet};
+use tabprobe_core::data::label::{Label, LabelSet};
+use tabprobe_core::data::table::Table;
+use tabprobe_core::probe::rules::{Operation, RuleSet};
 use tabprobe_core::probe::{build_probe_set, Certainty, Expectation, ProbeKind, ProbeSettings};
-use tabprobe_core::rules::{Operation, RuleSet};
 use tabprobe_core::run::{ProbeRun, RunResult};
 use tabprobe_core::scoring::PairScorer;
 use tabprobe_core::share::view::SharePage;
 use tabprobe_core::share::{
     decode, encode, from_run_item, link_chars, SharedScore, MAX_LINK_CHARS,
 };
-use tabprobe_core::table::Table;
 
 fn run_with(scorer: &mut impl PairScorer) -> RunResult {
     let set = build_probe_set(

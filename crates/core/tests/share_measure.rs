@@ -5,10 +5,10 @@
 use std::path::PathBuf;
 use std::time::Instant;
 
+use tabprobe_core::data::table::{KeyValueRow, KeyValueTable};
 use tabprobe_core::edit::diff_tables;
 use tabprobe_core::linearize::{linearize, Linearization};
 use tabprobe_core::share::decode;
-use tabprobe_core::table::{KeyValueRow, KeyValueTable};
 use tabprobe_core::Table;
 
 fn table(n: usize, keys: usize) -> Table {

@@ -3,13 +3,13 @@
 mod common;
 
 use common::*;
-use tabprobe_core::label::Label::{self, Contradict as C, Entail as E, Neutral as N};
+use tabprobe_core::data::label::Label::{self, Contradict as C, Entail as E, Neutral as N};
+use tabprobe_core::data::table::Table;
 use tabprobe_core::metrics::{invalid_table, invalid_tables_by_category, transition_graph};
+use tabprobe_core::probe::rules::{Operation, RuleSet};
 use tabprobe_core::probe::{build_probe_set, Caps, Edit, Premise, ProbeKind, ProbeSettings};
-use tabprobe_core::rules::{Operation, RuleSet};
 use tabprobe_core::run::{ProbeRun, RunError, RunResult};
 use tabprobe_core::scoring::PairScorer;
-use tabprobe_core::table::Table;
 
 fn settings(probes: &[ProbeKind]) -> ProbeSettings {
     ProbeSettings::new(probes.to_vec(), 42)

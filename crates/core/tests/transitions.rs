@@ -1,9 +1,10 @@
 //! Transition matrices, graph edges and invalid-transition tables, on hand-counted data.
 
-use tabprobe_core::label::{Label, LabelSet};
+use tabprobe_core::data::label::{Label, LabelSet};
+use tabprobe_core::metrics::transitions::TransitionMatrix;
 use tabprobe_core::metrics::InvalidTransitionTable;
-use tabprobe_core::rules::{Operation, RuleSet};
-use tabprobe_core::transitions::{Transition, TransitionMatrix};
+use tabprobe_core::probe::rules::{Operation, RuleSet};
+use tabprobe_core::run::Transition;
 use Label::{Contradict as C, Entail as E, Neutral as N};
 
 fn t(before: Label, after: Label) -> Transition {
@@ -115,9 +116,9 @@ mod common;
 use common::*;
 use tabprobe_core::metrics::transition_report::COUNTERFACTUAL_PROBES;
 use tabprobe_core::metrics::{set_graph, set_invalid_table, transition_graph, TransitionSet};
+use tabprobe_core::probe::rules::ValidityRule;
 use tabprobe_core::probe::{build_probe_set, Certainty, Expectation, ProbeKind, ProbeSettings};
 use tabprobe_core::report::{sections, Section};
-use tabprobe_core::rules::ValidityRule;
 use tabprobe_core::run::{ProbeRun, RunResult};
 use tabprobe_core::scoring::{ModelId, Pair, PairScore, PairScorer, ScoreError};
 use tabprobe_core::Dataset;

@@ -3,19 +3,19 @@
 mod common;
 
 use common::*;
-use tabprobe_core::dataset::{Dataset, Example};
-use tabprobe_core::label::{Label, LabelSet};
+use tabprobe_core::data::dataset::{Dataset, Example};
+use tabprobe_core::data::label::{Label, LabelSet};
+use tabprobe_core::data::table::{KeyValueTable, Table};
 use tabprobe_core::linearize::Linearization;
 use tabprobe_core::metrics::{
     omega_curve, run_word_order_metrics, word_order_metrics, PermutedExample,
 };
+use tabprobe_core::probe::rules::RuleSet;
 use tabprobe_core::probe::word_order::{PermutationTarget, WordOrderSettings};
 use tabprobe_core::probe::{build_probe_set, Edit, Premise, ProbeKind, ProbeSettings};
 use tabprobe_core::report::sections;
-use tabprobe_core::rules::RuleSet;
 use tabprobe_core::run::ProbeRun;
 use tabprobe_core::scoring::{ModelId, Pair, PairScore, PairScorer, ScoreError};
-use tabprobe_core::table::{KeyValueTable, Table};
 
 #[test]
 fn metrics_by_hand() {
@@ -337,7 +337,7 @@ fn a_plain_text_premise_splits_only_at_sentence_ends() {
     let premise = "Mr. Smith met Dr. J. R. R. Tolkien at St. Mary's in Washington, D.C. on a \
                    Monday. They talked about the U.S. economy, e.g. Acme Inc. and its rivals.";
     assert_eq!(
-        tabprobe_core::wordorder::sentences(premise),
+        tabprobe_core::probe::permutation::sentences(premise),
         [
             "Mr. Smith met Dr. J. R. R. Tolkien at St. Mary's in Washington, D.C. on a Monday.",
             "They talked about the U.S. economy, e.g. Acme Inc. and its rivals."

@@ -11,8 +11,8 @@ use common::{fnv, HashFake};
 
 use tabprobe_core::linearize::Linearization;
 use tabprobe_core::metrics::run_word_order_metrics;
+use tabprobe_core::probe::rules::RuleSet;
 use tabprobe_core::probe::{build_probe_set, ProbeKind, ProbeSet, ProbeSettings};
-use tabprobe_core::rules::RuleSet;
 use tabprobe_core::run::ProbeRun;
 use tabprobe_core::scoring::{ModelId, Pair, PairScore, PairScorer, ScoreError};
 use tabprobe_core::LabelSet;

@@ -6,7 +6,7 @@
 use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
-use tabprobe_core::label::{Label, LabelSet};
+use tabprobe_core::data::label::{Label, LabelSet};
 
 use crate::error::LoadError;
 use crate::family::Family;

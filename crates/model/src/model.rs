@@ -3,6 +3,7 @@
 //! asynchronously for the browser, where WebGPU results can only be read back with `await`.
 
 use burn::prelude::*;
+use tabprobe_core::checkpoint::CheckpointFiles;
 use tabprobe_core::scoring::{ModelId, Pair, PairOrder, PairScore, PairScorer, ScoreError};
 
 use crate::batch::{max_rows_within_budget, plan_batches, plan_batches_padded, Batch};
@@ -15,30 +16,11 @@ use crate::tokenize::{EncodedPair, PairTokenizer, TokenizeError};
 /// Pairs per forward pass unless [`NliModel::set_batch_size`] says otherwise.
 pub const DEFAULT_BATCH_SIZE: usize = 8;
 
-/// The tokenizer files of a Hugging Face folder.
-#[derive(Debug, Clone, Copy)]
-pub enum TokenizerFiles<'a> {
-    /// `tokenizer.json`.
-    Json(&'a [u8]),
-    /// `vocab.json` and `merges.txt`, for checkpoints without `tokenizer.json`.
-    VocabMerges {
-        /// Bytes of `vocab.json`.
-        vocab_json: &'a [u8],
-        /// Bytes of `merges.txt`.
-        merges_txt: &'a [u8],
-    },
-}
+pub use tabprobe_core::checkpoint::TokenizerFiles;
 
-/// The bytes of the files of a Hugging Face checkpoint folder (no filesystem needed).
-#[derive(Debug, Clone, Copy)]
-pub struct ModelFiles<'a> {
-    /// `config.json`.
-    pub config_json: &'a [u8],
-    /// `model.safetensors`.
-    pub weights: &'a [u8],
-    /// The tokenizer.
-    pub tokenizer: TokenizerFiles<'a>,
-}
+/// The bytes of the files of a Hugging Face checkpoint folder (no filesystem needed): core's
+/// one checkpoint type, borrowing the bytes.
+pub type ModelFiles<'a> = CheckpointFiles<&'a [u8]>;
 
 /// An NLI classifier of any supported family, ready to score pairs on one device.
 #[derive(Debug, Clone)]

@@ -8,8 +8,8 @@ mod common;
 
 use common::{load_variant, read};
 use tabprobe_core::inoculation::{InoculationPlan, InoculationProgress, InoculationSettings};
+use tabprobe_core::probe::rules::RuleSet;
 use tabprobe_core::probe::{build_probe_set, ProbeKind, ProbeSettings};
-use tabprobe_core::rules::RuleSet;
 use tabprobe_core::run::{ProbeRun, RunResult};
 use tabprobe_core::scoring::PairScorer;
 use tabprobe_model::train::inoculate::{inoculate_blocking, InoculationOutput, Pace};

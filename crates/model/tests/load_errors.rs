@@ -391,7 +391,7 @@ fn a_config_far_larger_than_its_weights_is_refused_by_size() {
 }
 
 /// Loads the golden config and weights with the given tokenizer files.
-fn load_tokenizer(tokenizer: TokenizerFiles<'_>) -> Result<NliModel, LoadError> {
+fn load_tokenizer(tokenizer: TokenizerFiles<&[u8]>) -> Result<NliModel, LoadError> {
     NliModel::load(
         "edited",
         ModelFiles {

@@ -14,7 +14,10 @@ use std::collections::{HashMap, HashSet};
 use std::rc::Rc;
 
 use js_sys::Date;
-use tabprobe_core::import::{import_files, ImportError, ImportOptions, ImportReport, InputFile};
+use tabprobe_core::checkpoint::CheckpointFiles;
+use tabprobe_core::data::import::{
+    import_files, ImportError, ImportOptions, ImportReport, InputFile,
+};
 use tabprobe_core::inoculation::{
     InoculationPlan, InoculationProgress, InoculationResult, InoculationSettings,
 };
@@ -24,7 +27,7 @@ use tabprobe_core::run::{ProbeRun, RunResult};
 use tabprobe_core::scoring::{Pair, PairScore};
 use tabprobe_core::Dataset;
 use tabprobe_model::train::inoculate::{inoculate, Pace, CANCELLED};
-use tabprobe_model::{ModelFiles, NliModel, TokenizerFiles};
+use tabprobe_model::{ModelFiles, NliModel};
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 use web_sys::{Blob, DedicatedWorkerGlobalScope, MessageEvent};
@@ -32,7 +35,7 @@ use web_sys::{Blob, DedicatedWorkerGlobalScope, MessageEvent};
 use crate::devices::{Chosen, Devices};
 use crate::outputs::{check_scores, test_panic_requested};
 use crate::pool::{cores, helpers_for, Pool};
-use crate::protocol::{Backend, BackendChoice, ModelInfo, Request, Response, Slot, TokenizerParts};
+use crate::protocol::{Backend, BackendChoice, ModelInfo, Request, Response, Slot};
 use crate::transport;
 
 /// Batches per chunk between two progress messages (and cancel checks): one, so progress
@@ -44,55 +47,19 @@ const BATCHES_PER_CHUNK: usize = 1;
 /// the network built from them).
 struct SlotFiles {
     name: String,
-    tokenizer: TokenizerParts,
-    /// `config.json`, `model.safetensors`, then the tokenizer part(s).
-    parts: Vec<Vec<u8>>,
+    files: CheckpointFiles<Vec<u8>>,
 }
 
 impl SlotFiles {
-    fn model_files(&self) -> Result<ModelFiles<'_>, String> {
-        let part = |i: usize| {
-            self.parts
-                .get(i)
-                .map(Vec::as_slice)
-                .ok_or_else(|| format!("the checkpoint lacks file part {i}"))
-        };
-        Ok(ModelFiles {
-            config_json: part(0)?,
-            weights: part(1)?,
-            tokenizer: match self.tokenizer {
-                TokenizerParts::Json => TokenizerFiles::Json(part(2)?),
-                TokenizerParts::VocabMerges => TokenizerFiles::VocabMerges {
-                    vocab_json: part(2)?,
-                    merges_txt: part(3)?,
-                },
-            },
-        })
+    fn model_files(&self) -> ModelFiles<'_> {
+        self.files.as_ref().map(Vec::as_slice)
     }
 
     /// The same checkpoint with other weights.
     fn with_weights(&self, name: String, weights: &[u8]) -> SlotFiles {
-        let mut parts = self.parts.clone();
-        if let Some(w) = parts.get_mut(1) {
-            *w = weights.to_vec();
-        }
-        SlotFiles {
-            name,
-            tokenizer: self.tokenizer,
-            parts,
-        }
-    }
-
-    fn file_names(&self) -> Vec<String> {
-        let tokenizer: &[&str] = match self.tokenizer {
-            TokenizerParts::Json => &["tokenizer.json"],
-            TokenizerParts::VocabMerges => &["vocab.json", "merges.txt"],
-        };
-        ["config.json", "model.safetensors"]
-            .iter()
-            .chain(tokenizer)
-            .map(|s| s.to_string())
-            .collect()
+        let mut files = self.files.clone();
+        files.weights = weights.to_vec();
+        SlotFiles { name, files }
     }
 }
 
@@ -153,11 +120,8 @@ fn post(response: &Response) {
 }
 
 /// Posts `response` with byte parts (transferred, not copied through JSON).
-fn post_with_parts(response: &Response, parts: &[Vec<u8>]) {
-    let parts = parts
-        .iter()
-        .map(|p| js_sys::Uint8Array::from(p.as_slice()))
-        .collect();
+fn post_with_parts(response: &Response, parts: &[&[u8]]) {
+    let parts = parts.iter().map(|p| js_sys::Uint8Array::from(*p)).collect();
     post_encoded(response, parts, None);
 }
 
@@ -187,10 +151,16 @@ fn handle(host: Rc<RefCell<Host>>, request: Request, parts: Vec<Vec<u8>>) {
             backend,
             helper,
         } => {
-            let files = SlotFiles {
-                name,
-                tokenizer,
-                parts,
+            let files = match CheckpointFiles::from_parts(tokenizer, parts) {
+                Ok(files) => SlotFiles { name, files },
+                Err(message) => {
+                    post(&Response::LoadFailed {
+                        slot,
+                        load: load_id,
+                        message,
+                    });
+                    return;
+                }
             };
             let how = LoadHow {
                 batch_size,
@@ -258,13 +228,15 @@ fn handle(host: Rc<RefCell<Host>>, request: Request, parts: Vec<Vec<u8>>) {
                 Some(i.base.with_weights(String::new(), weights))
             });
             match found {
-                Some(files) => post_with_parts(
-                    &Response::CheckpointFiles {
-                        request,
-                        names: files.file_names(),
-                    },
-                    &files.parts,
-                ),
+                Some(files) => {
+                    let (names, parts): (Vec<String>, Vec<&[u8]>) = files
+                        .model_files()
+                        .named()
+                        .into_iter()
+                        .map(|(name, bytes)| (name.to_string(), bytes))
+                        .unzip();
+                    post_with_parts(&Response::CheckpointFiles { request, names }, &parts)
+                }
                 None => post(&Response::ScoreFailed {
                     job: request,
                     message: format!(
@@ -386,7 +358,7 @@ fn start_load(
 ) {
     host.borrow_mut().latest_load.insert(slot, load_id);
     wasm_bindgen_futures::spawn_local(async move {
-        let panics = files.parts.first().is_some_and(|c| test_panic_requested(c));
+        let panics = test_panic_requested(&files.files.config_json);
         let result = load(&host, &files, how).await;
         let latest = host.borrow().latest_load.get(&slot) == Some(&load_id);
         let response = match result {
@@ -401,13 +373,8 @@ fn start_load(
                 // The old model's helpers go with it; new ones load the new model.
                 h.pools.remove(&slot);
                 if info.workers > 1 {
-                    let pool = Pool::start(
-                        info.workers - 1,
-                        &files.name,
-                        files.tokenizer,
-                        &files.parts,
-                        how.batch_size,
-                    );
+                    let pool =
+                        Pool::start(info.workers - 1, &files.name, &files.files, how.batch_size);
                     h.pools.insert(slot, Rc::new(pool));
                 }
                 // Kept for fine-tuning and moves; a helper does neither, so it keeps no copy.
@@ -461,16 +428,6 @@ async fn load(
     how: LoadHow,
 ) -> Result<(NliModel, ModelInfo), String> {
     let started = Date::now();
-    let expected = match files.tokenizer {
-        TokenizerParts::Json => 3,
-        TokenizerParts::VocabMerges => 4,
-    };
-    if files.parts.len() != expected {
-        return Err(format!(
-            "expected {expected} files for this checkpoint, received {}",
-            files.parts.len()
-        ));
-    }
     let name = files.name.as_str();
     let choice = if how.helper {
         BackendChoice::Cpu
@@ -479,7 +436,7 @@ async fn load(
     };
     let chosen = device(host, choice).await?;
     let mut model =
-        NliModel::load(name, files.model_files()?, &chosen.device).map_err(|e| e.to_string())?;
+        NliModel::load(name, files.model_files(), &chosen.device).map_err(|e| e.to_string())?;
     model.set_batch_size(how.batch_size);
     model
         .warm_up()
@@ -502,7 +459,7 @@ async fn load(
         hidden_size: shape.hidden_size,
         workers: match chosen.backend {
             Backend::Cpu { .. } if !how.helper => {
-                1 + helpers_for(cores(), files.parts.get(1).map_or(0, Vec::len))
+                1 + helpers_for(cores(), files.files.weights.len())
             }
             _ => 1,
         },
@@ -669,7 +626,7 @@ async fn inoculate_job(
     };
     let output = inoculate(
         &files.name,
-        files.model_files()?,
+        files.model_files(),
         &device,
         run,
         &plan,

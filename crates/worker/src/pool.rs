@@ -11,6 +11,7 @@ use std::collections::HashMap;
 use std::rc::Rc;
 
 use js_sys::{Function, Promise};
+use tabprobe_core::checkpoint::CheckpointFiles;
 use tabprobe_core::scoring::{Pair, PairScore};
 use tabprobe_model::{EncodedPair, NliModel};
 use wasm_bindgen::prelude::*;
@@ -18,7 +19,7 @@ use wasm_bindgen::JsCast;
 use wasm_bindgen_futures::JsFuture;
 use web_sys::{ErrorEvent, MessageEvent, Worker};
 
-use crate::protocol::{BackendChoice, Request, Response, Slot, TokenizerParts};
+use crate::protocol::{BackendChoice, Request, Response, Slot};
 use crate::transport;
 
 /// The script a helper runs: the worker's own loader, beside it (Trunk's `worker_loader.js`).
@@ -90,12 +91,11 @@ struct Helper {
 }
 
 impl Helper {
-    /// Starts a helper and asks it to load the model from `parts` (copied: the caller keeps its
+    /// Starts a helper and asks it to load the model from `files` (copied: the caller keeps its
     /// bytes for fine-tuning).
     fn start(
         name: &str,
-        tokenizer: TokenizerParts,
-        parts: &[Vec<u8>],
+        files: &CheckpointFiles<Vec<u8>>,
         batch_size: usize,
     ) -> Result<Helper, String> {
         let worker =
@@ -126,6 +126,7 @@ impl Helper {
         };
         worker.set_onmessage(Some(on_message.as_ref().unchecked_ref()));
         worker.set_onerror(Some(on_error.as_ref().unchecked_ref()));
+        let (tokenizer, parts) = files.as_ref().into_parts();
         let load = Request::LoadModel {
             slot: Slot::Main,
             name: name.to_string(),
@@ -235,17 +236,16 @@ pub struct Pool {
 }
 
 impl Pool {
-    /// Starts `count` helpers loading the model of `parts`; they join in as their loads finish.
+    /// Starts `count` helpers loading the model of `files`; they join in as their loads finish.
     pub fn start(
         count: usize,
         name: &str,
-        tokenizer: TokenizerParts,
-        parts: &[Vec<u8>],
+        files: &CheckpointFiles<Vec<u8>>,
         batch_size: usize,
     ) -> Pool {
         let mut helpers = Vec::new();
         for _ in 0..count {
-            match Helper::start(name, tokenizer, parts, batch_size) {
+            match Helper::start(name, files, batch_size) {
                 Ok(h) => helpers.push(Rc::new(h)),
                 Err(e) => web_sys::console::warn_1(&format!("tabprobe worker: {e}").into()),
             }

@@ -3,10 +3,11 @@
 //! names them, so they are neither copied through JSON nor cloned.
 
 use serde::{Deserialize, Serialize};
-use tabprobe_core::import::{ImportError, ImportReport};
+pub use tabprobe_core::checkpoint::TokenizerKind;
+use tabprobe_core::data::import::{ImportError, ImportReport};
 use tabprobe_core::inoculation::{InoculationProgress, InoculationResult, InoculationSettings};
+use tabprobe_core::probe::rules::RuleSet;
 use tabprobe_core::probe::{build_probe_set, ProbeCounts, ProbeSet, ProbeSettings};
-use tabprobe_core::rules::RuleSet;
 use tabprobe_core::scoring::{ModelId, Pair, PairScore};
 use tabprobe_core::Dataset;
 
@@ -42,15 +43,6 @@ impl std::fmt::Display for Slot {
             Slot::Second => "second model",
         })
     }
-}
-
-/// Which tokenizer files accompany a [`Request::LoadModel`].
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-pub enum TokenizerParts {
-    /// One part: `tokenizer.json`.
-    Json,
-    /// Two parts: `vocab.json`, then `merges.txt`.
-    VocabMerges,
 }
 
 /// Which compute device a load asks for (the model bar's backend choice).
@@ -132,7 +124,7 @@ pub enum Request {
         /// Human name, e.g. the folder name.
         name: String,
         /// Which tokenizer files follow the weights.
-        tokenizer: TokenizerParts,
+        tokenizer: TokenizerKind,
         /// Pairs per forward pass.
         batch_size: usize,
         /// Caller-chosen load id, echoed in the reply. When several loads into one slot

@@ -4,10 +4,10 @@
 
 use std::path::PathBuf;
 
+use tabprobe_core::data::validate::parse_dataset;
+use tabprobe_core::probe::rules::RuleSet;
 use tabprobe_core::probe::{build_probe_set, ProbeKind, ProbeSettings};
-use tabprobe_core::rules::RuleSet;
 use tabprobe_core::scoring::{Pair, PairOrder, PairScore};
-use tabprobe_core::validate::parse_dataset;
 use tabprobe_worker::outputs::{check_scores, first_non_finite, pair_owner, test_panic_requested};
 use tabprobe_worker::protocol::Response;
 

@@ -8,9 +8,9 @@ use std::sync::Arc;
 
 use leptos::prelude::*;
 use tabprobe_core::probe::relevance::relevant_rows_after;
+use tabprobe_core::probe::review::{set_item_review, Decision, ReviewState};
 use tabprobe_core::probe::{Expectation, Premise, ProbeItem};
 use tabprobe_core::report::ItemSelector;
-use tabprobe_core::review::{set_item_review, Decision, ReviewState};
 use tabprobe_core::run::RunResult;
 use tabprobe_core::share::{from_run_item, SharedResult};
 use tabprobe_core::LabelSet;
@@ -309,8 +309,8 @@ fn ReviewControls(item: ProbeItem, state: AppState, set: LabelSet) -> impl IntoV
     let pending = move || {
         state.dataset.with(|d| {
             d.as_ref().and_then(|d| {
-                tabprobe_core::review::review_of(&d.dataset, &id2)
-                    .and_then(tabprobe_core::review::state_of)
+                tabprobe_core::probe::review::review_of(&d.dataset, &id2)
+                    .and_then(tabprobe_core::probe::review::state_of)
             })
         })
     };
@@ -364,8 +364,8 @@ fn ReviewControls(item: ProbeItem, state: AppState, set: LabelSet) -> impl IntoV
 #[cfg(test)]
 mod tests {
     use super::*;
+    use tabprobe_core::probe::rules::RuleSet;
     use tabprobe_core::probe::{build_probe_set, ProbeKind, ProbeSettings};
-    use tabprobe_core::rules::RuleSet;
     use tabprobe_core::run::ProbeRun;
     use tabprobe_core::scoring::{ModelId, Pair, PairScore, PairScorer, ScoreError};
 

@@ -3,8 +3,8 @@
 //! coordinate comes from core's `score_plot` (tested by hand there); this only draws them.
 
 use leptos::prelude::*;
+use tabprobe_core::report::score_plot::{score_plot, BOTTOM, HEIGHT, LEFT, RIGHT, WIDTH};
 use tabprobe_core::report::Section;
-use tabprobe_core::score_plot::{score_plot, BOTTOM, HEIGHT, LEFT, RIGHT, WIDTH};
 
 /// The CSS class of a bar: its kind, and whether it is a hypothesis-only view (lighter).
 fn bar_class(kind: &str, model: &str) -> String {

@@ -1,7 +1,7 @@
 //! Relevance annotation by hand (SPEC §4.2): rows marked in the table editor become an
 //! example's `relevant_rows`, so the relevance probes can run on data that lacked them.
 
-use crate::dataset::Dataset;
+use crate::data::dataset::Dataset;
 
 /// Why an annotation could not be stored.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -58,9 +58,9 @@ pub fn annotate_relevant_rows(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::dataset::Example;
-    use crate::label::Label;
-    use crate::table::{KeyValueRow, KeyValueTable, Table};
+    use crate::data::dataset::Example;
+    use crate::data::label::Label;
+    use crate::data::table::{KeyValueRow, KeyValueTable, Table};
 
     fn demo() -> Dataset {
         let mut d = Dataset::new("demo");

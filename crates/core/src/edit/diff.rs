@@ -4,8 +4,8 @@
 
 use std::collections::{HashMap, VecDeque};
 
+use crate::data::table::Table;
 use crate::probe::edit_table::row_key;
-use crate::table::Table;
 
 /// What happened to one row of the edited table.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -212,8 +212,8 @@ fn longest_increasing(xs: &[usize]) -> Vec<usize> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::data::table::{KeyValueRow, KeyValueTable};
     use crate::edit::TableDraft;
-    use crate::table::{KeyValueRow, KeyValueTable};
 
     fn breakfast() -> Table {
         let rows = [

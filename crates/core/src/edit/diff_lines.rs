@@ -3,7 +3,7 @@
 //! then one per removed original row. The editor and the share page render these lines.
 
 use super::diff::{RowChange, TableDiff};
-use crate::table::Table;
+use crate::data::table::Table;
 
 /// What happened to the row a line shows.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

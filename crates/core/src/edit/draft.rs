@@ -2,7 +2,7 @@
 //! came from (so the diff knows what was added, changed or moved without guessing) and
 //! whether the user marked it as relevant evidence.
 
-use crate::table::{KeyValueRow, Table};
+use crate::data::table::{KeyValueRow, Table};
 
 /// An edited table with row provenance and relevance marks. Every operation keeps
 /// `origin` and `relevant` aligned with the table's rows.
@@ -201,7 +201,7 @@ pub fn table_problems(table: &Table) -> Vec<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::table::{KeyValueTable, RelationalTable};
+    use crate::data::table::{KeyValueTable, RelationalTable};
 
     fn kv(rows: &[(&str, &[&str])]) -> Table {
         Table::KeyValue(KeyValueTable {

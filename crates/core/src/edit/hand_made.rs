@@ -3,11 +3,11 @@
 //! `derived_from` names the original — the same shape as the counterfactuals a dataset ships,
 //! so the probe runner treats both alike.
 
-use crate::dataset::{Dataset, Example};
+use crate::data::dataset::{Dataset, Example};
+use crate::data::label::Label;
+use crate::data::table::Table;
 use crate::edit::draft::table_problems;
-use crate::label::Label;
 use crate::probe::ProbeKind;
-use crate::table::Table;
 
 /// How a hand-made item was made; becomes the example's `operation`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -187,8 +187,8 @@ pub fn add_hand_made(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::label::LabelSet;
-    use crate::table::{KeyValueRow, KeyValueTable};
+    use crate::data::label::LabelSet;
+    use crate::data::table::{KeyValueRow, KeyValueTable};
 
     fn demo() -> Dataset {
         let mut d = Dataset::new("demo");
@@ -269,7 +269,7 @@ mod tests {
         assert_eq!(added.table_id.as_deref(), Some("T1264~edit2"));
         // The whole dataset still validates.
         let json = d.to_json_pretty().unwrap();
-        let back = crate::validate::parse_dataset("edited.json", &json).unwrap();
+        let back = crate::data::validate::parse_dataset("edited.json", &json).unwrap();
         assert_eq!(back.examples.len(), 3);
     }
 

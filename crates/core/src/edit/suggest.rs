@@ -6,12 +6,12 @@
 //! exactly as the runner's item lists do — it does not add a new example. Only a hypothesis
 //! the user edited by hand becomes a hand-made example ([`crate::edit::add_hand_made`]).
 
-use crate::dataset::Dataset;
-use crate::label::Label;
+use crate::data::dataset::Dataset;
+use crate::data::label::Label;
 use crate::probe::edit_table::KeyIndex;
 use crate::probe::hypothesis::{self, HypothesisContext};
+use crate::probe::review::{item_id, set_review, Decision, ReviewError};
 use crate::probe::{Perturbation, Premise};
-use crate::review::{item_id, set_review, Decision, ReviewError};
 use crate::rng::Rng;
 
 /// All hypothesis perturbations of `hypothesis` against `premise` (monotone numbers, plain
@@ -86,8 +86,8 @@ pub fn review_suggestion(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::data::table::{KeyValueRow, KeyValueTable, Table};
     use crate::probe::{Certainty, Edit, Expectation, ProbeKind};
-    use crate::table::{KeyValueRow, KeyValueTable, Table};
 
     #[test]
     fn the_running_example_gets_negation_and_a_modifier() {

@@ -16,10 +16,10 @@
 
 use serde::{Deserialize, Serialize};
 
+use crate::data::label::Label;
 use crate::inoculation::InoculationSettings;
-use crate::label::Label;
+use crate::probe::review::ReviewState;
 use crate::probe::{Expectation, ProbeItem};
-use crate::review::ReviewState;
 use crate::rng::Rng;
 use crate::run::RunResult;
 use crate::scoring::Pair;

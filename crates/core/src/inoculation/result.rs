@@ -4,8 +4,8 @@
 
 use serde::{Deserialize, Serialize};
 
+use crate::data::label::Label;
 use crate::inoculation::{InoculationPlan, InoculationSettings};
-use crate::label::Label;
 use crate::probe::ProbeKind;
 use crate::run::RunResult;
 use crate::scoring::ModelId;
@@ -275,7 +275,7 @@ impl InoculationResult {
     /// marker, version, and that every item has one prediction per model. `file` names the
     /// source in messages.
     pub fn parse(file: &str, text: &str) -> Result<InoculationResult, String> {
-        let result: InoculationResult = crate::json::parse_json_at(file, text)?;
+        let result: InoculationResult = crate::data::json::parse_json_at(file, text)?;
         if result.format != INOCULATION_FORMAT {
             return Err(format!(
                 "{file}: format is {:?}, expected {INOCULATION_FORMAT:?}",

@@ -3,7 +3,7 @@
 //! trained on it. Each quirk is reproduced on purpose and named where it happens.
 
 use super::{find_iso_date, is_valid_iso_date, LinearizeError, PremiseUnits};
-use crate::table::KeyValueTable;
+use crate::data::table::KeyValueTable;
 
 /// The reference paragraph for a key–value table, byte for byte.
 ///

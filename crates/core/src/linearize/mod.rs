@@ -3,13 +3,14 @@
 
 mod infotabs_compat;
 mod paragraph;
+pub mod sentences;
 mod template;
 mod units;
 
 use serde::{Deserialize, Serialize};
 
+use crate::data::table::Table;
 use crate::scoring::Pair;
-use crate::table::Table;
 
 /// Defined with [`Pair`], which records it; re-exported here beside the strategies.
 pub use crate::scoring::PairOrder;
@@ -334,10 +335,10 @@ mod tests {
         assert_eq!(s.pair("P", "H").premise, "");
         assert_eq!(s.describe(), "no premise (hypothesis only)");
         // A table that no strategy could linearize is not linearized at all.
-        let bad = Table::KeyValue(crate::table::KeyValueTable {
+        let bad = Table::KeyValue(crate::data::table::KeyValueTable {
             id: "T".into(),
             title: "T".into(),
-            rows: vec![crate::table::KeyValueRow {
+            rows: vec![crate::data::table::KeyValueRow {
                 key: "k".into(),
                 values: vec![],
             }],

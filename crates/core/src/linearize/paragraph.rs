@@ -3,7 +3,7 @@
 //! `<title> was <key> on <value>.` for ISO dates. Relational tables get one sentence per record.
 
 use super::{find_iso_date, PremiseUnits};
-use crate::table::{KeyValueTable, RelationalTable, Table};
+use crate::data::table::{KeyValueTable, RelationalTable, Table};
 
 /// The clean paragraph of either table shape. Sentences are separated by one space, with no
 /// trailing space; values are trimmed; rows with no (non-empty) value are skipped.

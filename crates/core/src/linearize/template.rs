@@ -5,7 +5,7 @@
 use std::collections::HashMap;
 
 use super::PremiseUnits;
-use crate::table::Table;
+use crate::data::table::Table;
 
 /// Rows as `(column name, cell)` lists: records of a relational table, or one
 /// `(key, values joined by ", ")` entry per key of a key–value table.

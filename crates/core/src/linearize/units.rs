@@ -5,7 +5,7 @@
 
 use std::ops::Range;
 
-use crate::sentences::sentence_spans;
+use crate::linearize::sentences::sentence_spans;
 
 /// A premise text with the byte span of each of its sentence units, in order and not
 /// overlapping. Text between units is separator only (spaces, the trailing space of the
@@ -37,7 +37,7 @@ impl PremiseUnits {
         PremiseUnits { text, spans }
     }
 
-    /// A plain-text premise split into sentences by [`crate::sentences::sentence_spans`],
+    /// A plain-text premise split into sentences by [`crate::linearize::sentences::sentence_spans`],
     /// which does not split after common abbreviations or initials.
     pub fn plain(text: &str) -> PremiseUnits {
         PremiseUnits {

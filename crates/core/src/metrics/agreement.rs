@@ -1,5 +1,5 @@
 //! Agreement of the relevant-row annotations (paper §5.2, "Inter-annotator Agreement"), when
-//! each annotator's votes were imported ([`crate::dataset::Example::relevance_votes`]).
+//! each annotator's votes were imported ([`crate::data::dataset::Example::relevance_votes`]).
 //!
 //! The paper reports "the average Fleiss' kappa is 78 (std: 0.22)" and "in 82.4% of cases, at
 //! least 3 out of 5 annotators marked the same relevant rows". Read closely:
@@ -22,7 +22,7 @@ use std::collections::BTreeMap;
 use serde::{Deserialize, Serialize};
 
 use super::group::{groups, Group};
-use crate::dataset::{Dataset, RelevanceBallot};
+use crate::data::dataset::{Dataset, RelevanceBallot};
 use crate::probe::{Premise, ProbeExample};
 use crate::run::RunResult;
 

@@ -13,7 +13,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use serde::{Deserialize, Serialize};
 
 use super::group::{groups, Group};
-use crate::label::Label;
+use crate::data::label::Label;
 use crate::probe::{Edit, Premise, ProbeExample, ProbeKind};
 use crate::run::RunResult;
 

@@ -4,9 +4,10 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::label::{Label, LabelSet};
-use crate::rules::ValidityRule;
-use crate::transitions::{Transition, TransitionMatrix};
+use crate::data::label::{Label, LabelSet};
+use crate::metrics::transitions::TransitionMatrix;
+use crate::probe::rules::ValidityRule;
+use crate::run::Transition;
 
 /// One split's transitions.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

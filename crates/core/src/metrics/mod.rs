@@ -11,6 +11,7 @@ pub mod invalid;
 pub mod paired;
 pub mod scores;
 pub mod transition_report;
+pub mod transitions;
 pub mod word_order;
 
 pub use agreement::{

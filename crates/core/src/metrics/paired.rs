@@ -16,9 +16,9 @@ use serde::{Deserialize, Serialize};
 
 use super::group::{groups, Group};
 use super::transition_report::{counterfactual_table, expects_gold_label, trusted};
-use crate::label::Label;
+use crate::data::label::Label;
+use crate::probe::review::ReviewState;
 use crate::probe::{Expectation, ProbeExample, ProbeItem, ProbeKind};
-use crate::review::ReviewState;
 use crate::run::RunResult;
 
 /// Which counterfactuals a Table 8 is over.

@@ -13,9 +13,9 @@ use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 
-use crate::label::Label;
+use crate::data::label::Label;
+use crate::probe::review::ReviewState;
 use crate::probe::{ProbeExample, ProbeItem, ProbeKind};
-use crate::review::ReviewState;
 use crate::rng::Rng;
 use crate::run::RunResult;
 

@@ -13,12 +13,12 @@
 use serde::{Deserialize, Serialize};
 
 use super::invalid::{group_by_split, InvalidTransitionTable, SplitTransitions};
-use crate::label::Label;
+use crate::data::label::Label;
+use crate::metrics::transitions::{TransitionEdge, TransitionMatrix};
+use crate::probe::review::ReviewState;
+use crate::probe::rules::Operation;
 use crate::probe::{Expectation, ProbeItem, ProbeKind};
-use crate::review::ReviewState;
-use crate::rules::Operation;
 use crate::run::RunResult;
-use crate::transitions::{TransitionEdge, TransitionMatrix};
 
 /// The items of one transition graph and invalid-transition table.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]

@@ -14,13 +14,13 @@ use super::{
     Certainty, Edit, Expectation, Perturbation, Premise, ProbeExample, ProbeInput, ProbeItem,
     ProbeKind,
 };
-use crate::counterfactual;
-use crate::dataset::Dataset;
-use crate::label::LabelSet;
+use crate::data::dataset::Dataset;
+use crate::data::label::LabelSet;
 use crate::linearize::{linearize_units, LinearizeError, LinearizeSettings, PremiseUnits};
-use crate::review::ReviewState;
+use crate::probe::counterfactual;
+use crate::probe::review::ReviewState;
+use crate::probe::rules::RuleSet;
 use crate::rng::Rng;
-use crate::rules::RuleSet;
 use crate::scoring::Pair;
 
 /// Limits on the number of perturbed items.
@@ -480,7 +480,7 @@ pub fn build_probe_set(
                 && matches!(p.expectation, Expectation::Label { .. }))
             .then(|| pairs.add(settings.linearization.pair("", &p.perturbed.hypothesis)));
             items.push(ProbeItem {
-                id: crate::review::item_id(&ex.id, kind, n),
+                id: crate::probe::review::item_id(&ex.id, kind, n),
                 example: pos,
                 probe: p.probe,
                 edit: p.edit,
@@ -494,7 +494,8 @@ pub fn build_probe_set(
             });
         }
     }
-    let unapplied_reviews = crate::review::apply_reviews(&mut items, &examples, &dataset.reviews);
+    let unapplied_reviews =
+        crate::probe::review::apply_reviews(&mut items, &examples, &dataset.reviews);
     Ok(ProbeSet {
         settings: settings.clone(),
         rules: rules.clone(),
@@ -511,7 +512,7 @@ pub fn build_probe_set(
 /// The original `ex` derives from, when it names an example the dataset holds (a dangling
 /// `derived_from` leaves the example an original: nothing else would ever probe it).
 fn derived_from_present<'a>(
-    ex: &'a crate::dataset::Example,
+    ex: &'a crate::data::dataset::Example,
     ids: &BTreeSet<&str>,
 ) -> Option<&'a str> {
     ex.derived_from

@@ -4,7 +4,7 @@
 
 use super::edit_table::{row_name, table_row_name};
 use super::Edit;
-use crate::table::Table;
+use crate::data::table::Table;
 
 /// `edit` in words; `original` (the example's table) names the rows a permutation moved.
 pub fn describe_edit(edit: &Edit, original: Option<&Table>) -> String {
@@ -67,7 +67,7 @@ pub fn describe_edit(edit: &Edit, original: Option<&Table>) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::table::{KeyValueRow, KeyValueTable};
+    use crate::data::table::{KeyValueRow, KeyValueTable};
 
     fn film() -> Table {
         let row = |k: &str| KeyValueRow {

@@ -4,7 +4,7 @@
 
 use std::collections::BTreeMap;
 
-use crate::table::{KeyValueRow, Table};
+use crate::data::table::{KeyValueRow, Table};
 
 /// The table without the rows at `rows` (indices into the original; unknown ones ignored).
 pub fn delete_rows(table: &Table, rows: &[usize]) -> Table {

@@ -17,9 +17,9 @@ use super::scope::{
 };
 use super::words::{format_number, numbers_in, parse_number, splice, words, Word};
 use super::{Certainty, Edit, Expectation, Perturbation, Premise, ProbeInput, ProbeKind};
-use crate::label::Label;
+use crate::data::label::Label;
+use crate::data::table::Table;
 use crate::rng::Rng;
-use crate::table::Table;
 
 /// One example as the hypothesis probes see it.
 #[derive(Debug, Clone, Copy)]

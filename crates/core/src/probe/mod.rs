@@ -3,11 +3,15 @@
 //! whether that expectation is certain or heuristic.
 
 pub mod build;
+pub mod counterfactual;
 pub mod describe;
 pub mod edit_table;
 pub mod hypothesis;
+pub mod permutation;
 pub mod phrase;
 pub mod relevance;
+pub mod review;
+pub mod rules;
 mod scope;
 pub mod table_probes;
 pub mod word_order;
@@ -15,10 +19,10 @@ pub mod words;
 
 use serde::{Deserialize, Serialize};
 
-use crate::label::Label;
-use crate::review::ReviewState;
-use crate::rules::Operation;
-use crate::table::Table;
+use crate::data::label::Label;
+use crate::data::table::Table;
+use crate::probe::review::ReviewState;
+use crate::probe::rules::Operation;
 
 pub use build::{build_probe_set, Caps, ProbeCounts, ProbeError, ProbeSet, ProbeSettings};
 
@@ -334,7 +338,7 @@ pub struct ProbeItem {
     /// Certain or heuristic, as generated.
     pub certainty: Certainty,
     /// Where review stands: generated as certain or heuristic-unreviewed, then accepted or
-    /// rejected by the dataset's reviews (see [`crate::review`]). Score tables read this, not
+    /// rejected by the dataset's reviews (see [`crate::probe::review`]). Score tables read this, not
     /// `certainty`.
     pub review: ReviewState,
     /// Index of the original pair in [`ProbeSet::pairs`].
@@ -421,7 +425,7 @@ pub struct ProbeExample {
     pub relevant_rows: Option<Vec<usize>>,
     /// Each annotator's relevant-row ballot, when imported (for the agreement section).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub relevance_votes: Option<Vec<crate::dataset::RelevanceBallot>>,
+    pub relevance_votes: Option<Vec<crate::data::dataset::RelevanceBallot>>,
     /// Index of the original pair in [`ProbeSet::pairs`].
     pub pair: usize,
 }

@@ -5,9 +5,9 @@ use super::edit_table::{
     append_row, delete_rows, header_key, permute_rows, replace_value, row_key, KeyIndex,
 };
 use super::{Certainty, Edit, Expectation, Perturbation, Premise, ProbeInput, ProbeKind};
+use crate::data::table::Table;
+use crate::probe::rules::Operation;
 use crate::rng::Rng;
-use crate::rules::Operation;
-use crate::table::Table;
 
 /// One example's table, hypothesis and annotations, plus the dataset-wide key pool.
 #[derive(Debug, Clone, Copy)]

@@ -7,10 +7,10 @@
 use serde::{Deserialize, Serialize};
 
 use super::{Certainty, Edit, Expectation, Perturbation, Premise, ProbeInput, ProbeKind};
-use crate::label::Label;
+use crate::data::label::Label;
 use crate::linearize::PremiseUnits;
+use crate::probe::permutation::{apply, bleu2, derangement};
 use crate::rng::Rng;
-use crate::wordorder::{apply, bleu2, derangement};
 
 /// What to permute.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]

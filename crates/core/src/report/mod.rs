@@ -12,13 +12,15 @@
 //!
 //! Every figure is computed by [`crate::metrics`]; this module only lays them out.
 
+pub mod glossary;
+pub mod score_plot;
 mod section;
 mod select;
 
 pub use section::{csv_field, render_csv, render_text, Row, Section, SectionId};
 pub use select::ItemSelector;
 
-use crate::label::Label;
+use crate::data::label::Label;
 use crate::metrics::invalid::{InvalidTransitionTable, NOT_APPLICABLE_TWO_WAY};
 use crate::metrics::scores::perturbation_scores_by_group_in;
 use crate::metrics::transition_report::heuristic_left_out;
@@ -31,9 +33,9 @@ use crate::metrics::{
     EvidenceSelection, ExampleSet, LeftOut, MeanSd, PairedError, PairedRow, PerturbationScores,
     RelevanceAgreement, SampleOptions, ScoreView, TransitionSet, WordOrderMetrics,
 };
+use crate::probe::review::ReviewState;
+use crate::probe::rules::Operation;
 use crate::probe::{Expectation, ProbeKind};
-use crate::review::ReviewState;
-use crate::rules::Operation;
 use crate::run::RunResult;
 
 /// The group name of figures over every example.
@@ -665,7 +667,7 @@ fn invalid_rows(
 }
 
 /// The cell of a figure a two-way model cannot be judged on (see
-/// [`crate::rules::ValidityRule::applicable`]).
+/// [`crate::probe::rules::ValidityRule::applicable`]).
 pub const NOT_APPLICABLE_CELL: &str = "n/a";
 
 /// The rule's valid transitions in one line: `ENTAIL→{NEUTRAL} … (source)`.
@@ -792,7 +794,7 @@ fn graph_section(run: &RunResult, set: TransitionSet, include_heuristic: bool) -
             from.join(", ")
         ));
     }
-    let mut push = |split: &str, edges: &[crate::transitions::TransitionEdge]| {
+    let mut push = |split: &str, edges: &[crate::metrics::transitions::TransitionEdge]| {
         for e in edges {
             let items = ItemSelector::Edge {
                 set,

@@ -9,7 +9,7 @@
 use std::borrow::Cow;
 use std::collections::BTreeSet;
 
-use crate::label::Label;
+use crate::data::label::Label;
 use crate::metrics::scores::{score_use, ScoreUse};
 use crate::metrics::transition_report::split_of;
 use crate::metrics::word_order::{
@@ -18,8 +18,8 @@ use crate::metrics::word_order::{
 use crate::metrics::{
     evidence_selection_where, paired_checks, CounterfactualClass, ExampleSet, Group, TransitionSet,
 };
+use crate::probe::review::ReviewState;
 use crate::probe::{ProbeExample, ProbeItem, ProbeKind};
-use crate::review::ReviewState;
 use crate::run::RunResult;
 
 /// The items behind one figure of the report.

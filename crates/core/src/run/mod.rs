@@ -4,14 +4,26 @@
 //! code and tests. The outcome, [`RunResult`], holds everything needed to recompute every
 //! metric from the file alone.
 
+pub mod align;
+pub mod models_manifest;
+pub mod pace;
 pub mod pieces;
+pub mod shard;
 
 use serde::{Deserialize, Serialize};
 
-use crate::label::Label;
+use crate::data::label::Label;
 use crate::probe::{ProbeExample, ProbeItem, ProbeSet};
 use crate::scoring::{ModelId, Pair, PairScore, PairScorer, ScoreError};
-use crate::transitions::Transition;
+
+/// A model's prediction on the original and on the perturbed input.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub struct Transition {
+    /// Predicted on the original.
+    pub before: Label,
+    /// Predicted on the perturbed input.
+    pub after: Label,
+}
 
 /// The marker in a run file's `format` field.
 pub const RUN_FORMAT: &str = "tabprobe-run";
@@ -323,7 +335,7 @@ pub fn parse_run(file: &str, text: &str) -> Result<RunResult, String> {
             ))
         }
     }
-    let run: RunResult = crate::json::parse_json_at(file, text)?;
+    let run: RunResult = crate::data::json::parse_json_at(file, text)?;
     run.check().map_err(|e| format!("{file}: {e}"))?;
     Ok(run)
 }
@@ -478,9 +490,9 @@ pub struct RunResult {
     /// Probes, caps, seed, linearization.
     pub settings: crate::probe::ProbeSettings,
     /// The validity rules in force.
-    pub rules: crate::rules::RuleSet,
+    pub rules: crate::probe::rules::RuleSet,
     /// The dataset's label set.
-    pub label_set: crate::label::LabelSet,
+    pub label_set: crate::data::label::LabelSet,
     /// Original examples (with their original input).
     pub examples: Vec<ProbeExample>,
     /// Perturbed items.
@@ -497,7 +509,7 @@ pub struct RunResult {
     /// What was left out.
     pub skipped: Vec<crate::probe::build::Skipped>,
     /// Dataset reviews not applied because the item they name is now a different
-    /// perturbation (see [`crate::review::apply_reviews`]).
+    /// perturbation (see [`crate::probe::review::apply_reviews`]).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub unapplied_reviews: Vec<String>,
     /// Set when the run was cancelled: how far it got. The file then holds only the examples
@@ -505,10 +517,10 @@ pub struct RunResult {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub cancelled_at: Option<Progress>,
     /// Set on a shard's run file (`tabprobe probe --shard i/n`): which shard, of what run,
-    /// and where its entries go in the whole run (see [`crate::shard`]). Absent from
+    /// and where its entries go in the whole run (see [`crate::run::shard`]). Absent from
     /// unsharded and merged runs, whose bytes it leaves unchanged.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub shard: Option<crate::shard::ShardStamp>,
+    pub shard: Option<crate::run::shard::ShardStamp>,
 }
 
 impl RunResult {

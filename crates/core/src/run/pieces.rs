@@ -117,7 +117,7 @@ impl RunAssembler {
         let place = format!("{}, piece {k}", self.name);
         let text =
             std::str::from_utf8(bytes).map_err(|e| format!("{place}: not UTF-8 text: {e}"))?;
-        let piece: Piece = crate::json::parse_json_at(&place, text)?;
+        let piece: Piece = crate::data::json::parse_json_at(&place, text)?;
         if let Piece::Head(head) = piece {
             if head.format != RUN_FORMAT {
                 return Err(format!(

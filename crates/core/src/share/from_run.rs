@@ -4,8 +4,8 @@
 //! a drill-down, the evidence view and the word-order items share the same thing.
 
 use super::{SharedInput, SharedModelPredictions, SharedPredictions, SharedResult};
+use crate::probe::review::ReviewState;
 use crate::probe::{Expectation, Premise, ProbeInput, ProbeItem};
-use crate::review::ReviewState;
 use crate::run::RunResult;
 
 /// A run input as a share input (a removed premise is neither table nor text).

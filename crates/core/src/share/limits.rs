@@ -8,7 +8,7 @@
 //! at most a few dozen records of a few dozen columns.
 
 use super::{SharedInput, SharedResult, SharedScore};
-use crate::table::Table;
+use crate::data::table::Table;
 
 use super::codec::ShareError;
 

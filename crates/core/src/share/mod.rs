@@ -10,12 +10,12 @@ pub mod view;
 
 use serde::{Deserialize, Serialize};
 
-use crate::label::Label;
+use crate::data::label::Label;
+use crate::data::table::Table;
 use crate::linearize::LinearizeSettings;
+use crate::probe::rules::ValidityRule;
 use crate::probe::{Certainty, Expectation};
-use crate::rules::ValidityRule;
 use crate::scoring::{ModelId, PairScore};
-use crate::table::Table;
 
 pub use codec::{
     decode, encode, from_file, to_file, ShareError, FILE_FORMAT, LINK_VERSION, MAX_JSON_BYTES,

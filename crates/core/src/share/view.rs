@@ -3,12 +3,12 @@
 //! The page (`src/views/share.rs`) draws this model and nothing else from the link, so the
 //! fuzz target `share_view` and native tests cover everything a link can make it do.
 
+use crate::data::label::{Label, LabelSet};
+use crate::data::table::Table;
 use crate::edit::{diff_lines, diff_tables, DiffLine};
-use crate::label::{Label, LabelSet};
+use crate::metrics::transitions::TransitionEdge;
 use crate::probe::{Certainty, Expectation};
 use crate::scoring::{Pair, PairScore};
-use crate::table::Table;
-use crate::transitions::TransitionEdge;
 
 use super::{SharedInput, SharedResult};
 
@@ -90,7 +90,7 @@ pub struct SharedTransition {
     /// carries neither, so nothing judges it.
     pub valid: Option<bool>,
     /// The rule cannot be met from `from` by the model's label set (see
-    /// [`crate::rules::ValidityRule::applicable`]): neither valid nor invalid.
+    /// [`crate::probe::rules::ValidityRule::applicable`]): neither valid nor invalid.
     pub not_applicable: bool,
     /// Why, in words: `ENTAIL → NEUTRAL is allowed: after ENTAIL the rule allows ENTAIL, NEUTRAL`.
     pub verdict: String,

@@ -3,7 +3,7 @@
 
 use std::path::{Path, PathBuf};
 
-use tabprobe_core::import::InputFile;
+use tabprobe_core::data::import::InputFile;
 
 /// The repo's `tests/fixtures/import` folder.
 pub fn fixtures() -> PathBuf {

@@ -2,11 +2,11 @@
 //! Bridesmaids table of Figure 2, and deterministic fake scorers.
 #![allow(dead_code)]
 
-use tabprobe_core::dataset::{Dataset, Example};
-use tabprobe_core::label::{Label, LabelSet};
+use tabprobe_core::data::dataset::{Dataset, Example};
+use tabprobe_core::data::label::{Label, LabelSet};
+use tabprobe_core::data::table::{KeyValueRow, KeyValueTable, Table};
 use tabprobe_core::probe::{ProbeKind, ProbeSettings};
 use tabprobe_core::scoring::{ModelId, Pair, PairScore, PairScorer, ScoreError};
-use tabprobe_core::table::{KeyValueRow, KeyValueTable, Table};
 
 pub fn row(k: &str, v: &[&str]) -> KeyValueRow {
     KeyValueRow {
@@ -313,7 +313,7 @@ pub fn hash_run(settings: &ProbeSettings) -> tabprobe_core::run::RunResult {
     let set = tabprobe_core::probe::build_probe_set(
         &fixture(),
         settings,
-        &tabprobe_core::rules::RuleSet::default(),
+        &tabprobe_core::probe::rules::RuleSet::default(),
     )
     .expect("probe set");
     let mut run = tabprobe_core::run::ProbeRun::new(set, 7);

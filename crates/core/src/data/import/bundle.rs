@@ -14,11 +14,13 @@ use super::{
     decode_text, infotabs, nli_jsonl, relevance_csv, stem, tabfact, tablebert, tabpert, too_large,
     ImportError, InputFile, Limits,
 };
-use crate::counterfactual::{pair_examples, parse_counterfactual_tsv, CounterfactualPair};
-use crate::dataset::{Dataset, Example, RelevanceBallot};
-use crate::label::{Label, LabelSet};
-use crate::table::Table;
-use crate::validate::parse_dataset;
+use crate::data::dataset::{Dataset, Example, RelevanceBallot};
+use crate::data::import::counterfactual::{
+    pair_examples, parse_counterfactual_tsv, CounterfactualPair,
+};
+use crate::data::label::{Label, LabelSet};
+use crate::data::table::Table;
+use crate::data::validate::parse_dataset;
 
 /// Choices for one import.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -226,9 +228,11 @@ fn read_one(
         }
         Format::TabprobeCounterfactualTsv => {
             Piece::Counterfactual(parse_counterfactual_tsv(name, text).map_err(|e| match e {
-                crate::counterfactual::CounterfactualError::Row { line, message, .. } => {
-                    ImportError::new(name, format!("line {line}"), message)
-                }
+                crate::data::import::counterfactual::CounterfactualError::Row {
+                    line,
+                    message,
+                    ..
+                } => ImportError::new(name, format!("line {line}"), message),
                 other => ImportError::new(name, "line 1", other.to_string()),
             })?)
         }

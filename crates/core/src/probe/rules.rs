@@ -6,7 +6,7 @@ use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 
-use crate::label::{Label, LabelSet};
+use crate::data::label::{Label, LabelSet};
 
 /// A table operation whose effect on the label is given by a [`ValidityRule`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]

@@ -6,8 +6,8 @@ use std::collections::BTreeMap;
 use serde::{Deserialize, Serialize};
 
 use super::assign::{fnv1a64, ShardSpec};
+use crate::probe::rules::RuleSet;
 use crate::probe::{ProbeSet, ProbeSettings};
-use crate::rules::RuleSet;
 use crate::scoring::ModelId;
 use crate::Dataset;
 

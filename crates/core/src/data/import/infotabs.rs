@@ -5,9 +5,9 @@
 use serde_json::Value;
 
 use super::ImportError;
-use crate::dataset::Example;
-use crate::label::Label;
-use crate::table::{KeyValueRow, KeyValueTable};
+use crate::data::dataset::Example;
+use crate::data::label::Label;
+use crate::data::table::{KeyValueRow, KeyValueTable};
 
 /// Reads one INFOTABS table file. `id` is the table id (the file stem, e.g. `T1264`); key
 /// order is kept, and the `title` entry becomes the table's title rather than a row: its first

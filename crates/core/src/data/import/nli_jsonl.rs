@@ -6,8 +6,8 @@
 use serde_json::Value;
 
 use super::{numbered_lines, ImportError};
-use crate::dataset::Example;
-use crate::label::Label;
+use crate::data::dataset::Example;
+use crate::data::label::Label;
 
 /// The examples read and the lines skipped for a `-` gold label.
 #[derive(Debug, Clone, PartialEq)]

@@ -7,10 +7,10 @@ use std::collections::HashMap;
 use crate::rng::Rng;
 
 /// Splits a plain-text premise into sentences, not after common abbreviations or initials
-/// (see [`crate::sentences`]). Table premises are split by their linearizer instead
+/// (see [`crate::linearize::sentences`]). Table premises are split by their linearizer instead
 /// ([`crate::linearize::linearize_units`]).
 pub fn sentences(text: &str) -> Vec<&str> {
-    crate::sentences::sentences(text)
+    crate::linearize::sentences::sentences(text)
 }
 
 /// A random derangement of `words`: `order[i]` is the original index of the word now at `i`,

@@ -1,10 +1,12 @@
-//! Row swap (Figure 5) and title swap (Figure 6): the table is changed so it no longer
-//! matches the real world, the hypothesis follows it, and the label must not change.
+//! Counterfactual tables made automatically (SPEC §4.6, paper §6): row swap (Figure 5) and
+//! title swap (Figure 6). The table is changed so it no longer matches the real world, the
+//! hypothesis follows it, and the label must not change. (Hand-made label-flipping pairs are
+//! imported by [`crate::data::import::counterfactual`].)
 
-use crate::label::Label;
+use crate::data::label::Label;
+use crate::data::table::{KeyValueTable, Table};
 use crate::probe::{Certainty, Edit, Expectation, Perturbation, Premise, ProbeInput, ProbeKind};
 use crate::rng::Rng;
-use crate::table::{KeyValueTable, Table};
 
 /// Replaces every occurrence of `from` in `h` with `to`; `None` when `h` never mentions it.
 fn retitle(h: &str, from: &str, to: &str) -> Option<String> {

@@ -4,9 +4,9 @@
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-use crate::label::{Label, LabelSet};
-use crate::review::Review;
-use crate::table::Table;
+use crate::data::label::{Label, LabelSet};
+use crate::data::table::Table;
+use crate::probe::review::Review;
 
 /// The value of the `format` field that marks a tabprobe dataset.
 pub const FORMAT_MARKER: &str = "tabprobe-dataset";

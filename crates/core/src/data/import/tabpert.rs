@@ -7,8 +7,8 @@
 use serde_json::Value;
 
 use super::ImportError;
-use crate::label::Label;
-use crate::table::{KeyValueRow, KeyValueTable};
+use crate::data::label::Label;
+use crate::data::table::{KeyValueRow, KeyValueTable};
 
 /// Reads a TabPert table (already parsed as JSON). `id` is the file stem, e.g. `T1464A`.
 pub fn parse_table(file: &str, id: &str, root: &Value) -> Result<KeyValueTable, ImportError> {

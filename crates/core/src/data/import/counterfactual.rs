@@ -5,9 +5,9 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::dataset::{Dataset, Example};
-use crate::label::Label;
-use crate::table::Table;
+use crate::data::dataset::{Dataset, Example};
+use crate::data::label::Label;
+use crate::data::table::Table;
 
 /// One hand-made counterfactual pair.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]

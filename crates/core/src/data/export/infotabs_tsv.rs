@@ -4,9 +4,9 @@
 
 use serde_json::{Map, Value};
 
-use crate::dataset::Example;
-use crate::label::Label;
-use crate::table::{KeyValueTable, RelationalTable};
+use crate::data::dataset::Example;
+use crate::data::label::Label;
+use crate::data::table::{KeyValueTable, RelationalTable};
 
 /// A TSV export and what could not go into it.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -8,8 +8,8 @@
 use serde_json::Value;
 
 use super::{numbered_lines, ImportError};
-use crate::label::Label;
-use crate::table::RelationalTable;
+use crate::data::label::Label;
+use crate::data::table::RelationalTable;
 
 /// The statements about one table.
 #[derive(Debug, Clone, PartialEq, Eq)]

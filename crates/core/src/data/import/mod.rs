@@ -4,6 +4,7 @@
 //! ([`detect`]) and builds one dataset with an [`ImportReport`] of what it found and skipped.
 
 pub mod bundle;
+pub mod counterfactual;
 pub mod detect;
 pub mod infotabs;
 pub mod merge;

@@ -8,9 +8,9 @@ use std::collections::HashMap;
 use serde::de::DeserializeOwned;
 use serde_json::Value;
 
-use crate::dataset::{Dataset, Example, FORMAT_MARKER, FORMAT_VERSION};
-use crate::label::{LabelSet, UNKNOWN_LABEL_PREFIX};
-use crate::table::Table;
+use crate::data::dataset::{Dataset, Example, FORMAT_MARKER, FORMAT_VERSION};
+use crate::data::label::{LabelSet, UNKNOWN_LABEL_PREFIX};
+use crate::data::table::Table;
 
 /// What kind of problem a [`Problem`] is; tests and the UI group by it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -416,7 +416,7 @@ impl Validator {
     /// Each review names an item `<example id>/<probe>/<n>` of an example the dataset holds
     /// (its `id`, or `#<index>`), once; an accept carries an allowed label, a reject none.
     fn check_reviews(&mut self, d: &Dataset, example_ids: &[Option<String>]) {
-        use crate::review::{parse_item_id, ReviewDecision};
+        use crate::probe::review::{parse_item_id, ReviewDecision};
         let known: std::collections::BTreeSet<String> = example_ids
             .iter()
             .enumerate()

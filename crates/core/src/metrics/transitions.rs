@@ -3,17 +3,9 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::label::{Label, LabelSet};
-use crate::rules::ValidityRule;
-
-/// A model's prediction on the original and on the perturbed input.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
-pub struct Transition {
-    /// Predicted on the original.
-    pub before: Label,
-    /// Predicted on the perturbed input.
-    pub after: Label,
-}
+use crate::data::label::{Label, LabelSet};
+use crate::probe::rules::ValidityRule;
+use crate::run::Transition;
 
 fn idx(l: Label) -> usize {
     match l {

@@ -3,8 +3,8 @@
 
 use std::collections::BTreeMap;
 
-use crate::dataset::Dataset;
-use crate::label::Label;
+use crate::data::dataset::Dataset;
+use crate::data::label::Label;
 
 /// Number of examples per label, in canonical label order.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]

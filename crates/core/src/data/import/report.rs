@@ -6,8 +6,8 @@ use std::collections::BTreeMap;
 use serde::{Deserialize, Serialize};
 
 use super::detect::Format;
-use crate::dataset::Dataset;
-use crate::label::Label;
+use crate::data::dataset::Dataset;
+use crate::data::label::Label;
 
 /// How many example locations a [`SkipGroup`] keeps (the count is always complete).
 pub const MAX_LOCATIONS: usize = 10;

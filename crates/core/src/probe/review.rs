@@ -9,8 +9,8 @@
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-use crate::dataset::Dataset;
-use crate::label::Label;
+use crate::data::dataset::Dataset;
+use crate::data::label::Label;
 use crate::probe::{Certainty, ProbeExample, ProbeItem, ProbeKind};
 
 /// Where a generated item stands with respect to review.

@@ -4,7 +4,7 @@
 //! statements whose table file is not among the inputs.
 
 use super::{numbered_lines, ImportError};
-use crate::label::Label;
+use crate::data::label::Label;
 
 /// One Table-BERT row.
 #[derive(Debug, Clone, PartialEq, Eq)]

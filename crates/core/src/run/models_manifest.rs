@@ -98,7 +98,7 @@ impl ModelsManifest {
 
 /// Parses a manifest; the error names `file`, the JSON path and what was expected.
 pub fn parse_models_manifest(file: &str, text: &str) -> Result<ModelsManifest, String> {
-    let m: ModelsManifest = crate::json::parse_json_at(file, text)?;
+    let m: ModelsManifest = crate::data::json::parse_json_at(file, text)?;
     if m.format != MODELS_FORMAT {
         return Err(format!(
             "{file}: $.format is {:?}; expected {MODELS_FORMAT:?}",

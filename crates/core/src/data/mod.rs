@@ -1,0 +1,13 @@
+//! The dataset, the pipeline's first stage: the product's JSON format (SPEC §1) and its
+//! validation, tables and labels, the counts a person reads first, and the importers and
+//! exporters of published formats.
+
+pub mod dataset;
+pub mod export;
+pub mod import;
+pub mod json;
+pub mod label;
+pub mod schema;
+pub mod summary;
+pub mod table;
+pub mod validate;
