@@ -64,7 +64,7 @@ pub fn App() -> impl IntoView {
         <KeptNote/>
         <ProblemsPanel/>
         <main>
-            {move || match route.get() {
+            {move || crate::timing::timed("route-view", || match route.get() {
                 Route::Dataset => view! { <DatasetView/> }.into_any(),
                 Route::About => view! { <AboutView/> }.into_any(),
                 Route::Editor => view! { <EditorView/> }.into_any(),
@@ -72,7 +72,7 @@ pub fn App() -> impl IntoView {
                 Route::Share(payload) => view! { <ShareView payload=payload/> }.into_any(),
                 Route::Runner => view! { <RunnerView/> }.into_any(),
                 Route::Results => view! { <ResultsView/> }.into_any(),
-            }}
+            })}
         </main>
     }
 }

@@ -312,9 +312,9 @@ pub async fn accept_import(state: AppState, import: PendingImport, merge: bool) 
     } else {
         import.label.clone()
     };
-    let loaded = LoadedDataset::new(file, dataset);
+    let loaded = crate::timing::timed("dataset-summary", || LoadedDataset::new(file, dataset));
     gloo::timers::future::TimeoutFuture::new(0).await;
-    state.set_loaded(loaded, edited);
+    crate::timing::timed("dataset-views", || state.set_loaded(loaded, edited));
     state.problem.set(None);
 }
 

@@ -52,6 +52,9 @@ pub struct SavedRun {
     pub meta: RunMeta,
     /// Run files, main model first (shared, not copied, by the views that show them).
     pub results: Vec<Arc<RunResult>>,
+    /// The same run files in pieces, as stored (the model worker builds the report from
+    /// them); `None` for a run saved as one JSON text.
+    pub pieces: Option<StoredPieces>,
 }
 
 /// The saved run `id` could not be read back; the results view offers to delete it.
@@ -63,7 +66,9 @@ pub struct BrokenRun {
     pub problem: String,
 }
 
-/// One model's run file in pieces (core's `run::pieces`), as the worker sent it.
+/// Run files in pieces (core's `run::pieces`), as the worker sent them: one model's, or
+/// every model's of a run one after the other ([`StoredPieces::join`]).
+#[derive(Debug, Clone, PartialEq)]
 pub struct StoredPieces {
     /// The byte length of each piece, in order.
     pub piece_bytes: Vec<usize>,
@@ -71,27 +76,36 @@ pub struct StoredPieces {
     pub blob: Blob,
 }
 
+impl StoredPieces {
+    /// The pieces of `runs`, one after the other (main model first). A Blob of Blobs copies
+    /// nothing.
+    pub fn join(runs: &[StoredPieces]) -> Result<StoredPieces, String> {
+        let blobs: Array = runs.iter().map(|r| JsValue::from(&r.blob)).collect();
+        let blob = Blob::new_with_blob_sequence(&blobs)
+            .map_err(|e| format!("cannot join the run files: {e:?}"))?;
+        Ok(StoredPieces {
+            piece_bytes: runs
+                .iter()
+                .flat_map(|r| r.piece_bytes.iter().copied())
+                .collect(),
+            blob,
+        })
+    }
+}
+
 /// Saves a run (replacing one with the same id): its list entry `meta` and its run files
 /// in pieces (main model first) in one transaction, reported done only when it completes.
 /// A full store fails with `quota` set.
-pub async fn save(meta: &RunMeta, runs: &[StoredPieces]) -> Result<(), StoreError> {
+pub async fn save(meta: &RunMeta, pieces: &StoredPieces) -> Result<(), StoreError> {
     let meta_text = serde_json::to_string(meta).map_err(|e| StoreError {
         message: format!("cannot encode the run's list entry: {e}"),
         quota: false,
     })?;
-    let lengths: Vec<usize> = runs
-        .iter()
-        .flat_map(|r| r.piece_bytes.iter().copied())
-        .collect();
-    let lengths = serde_json::to_string(&lengths).unwrap_or_default();
-    // A Blob of Blobs copies nothing.
-    let blobs: Array = runs.iter().map(|r| JsValue::from(&r.blob)).collect();
-    let blob =
-        Blob::new_with_blob_sequence(&blobs).map_err(|e| idb::js_err("cannot save the run", &e))?;
+    let lengths = serde_json::to_string(&pieces.piece_bytes).unwrap_or_default();
     let record = Array::of3(
         &JsValue::from_str(&meta_text),
         &JsValue::from_str(&lengths),
-        &blob,
+        &pieces.blob,
     );
     let id = meta.id.as_str();
     idb::put_values(
@@ -206,7 +220,7 @@ async fn read_pieces(id: &str, entries: &Array) -> Result<SavedRun, String> {
     let mut assembler = RunAssembler::new(name.clone());
     let mut slices = Slices::new();
     let mut start = 0u32;
-    for len in lengths {
+    for &len in &lengths {
         // Fits: the lengths add up to the buffer's length, itself a u32.
         let end = start + len as u32;
         assembler.push(&all.subarray(start, end).to_vec())?;
@@ -216,6 +230,10 @@ async fn read_pieces(id: &str, entries: &Array) -> Result<SavedRun, String> {
     Ok(SavedRun {
         meta,
         results: assembler.finish()?.into_iter().map(Arc::new).collect(),
+        pieces: Some(StoredPieces {
+            piece_bytes: lengths,
+            blob,
+        }),
     })
 }
 
@@ -247,6 +265,7 @@ pub fn parse_saved(id: &str, text: &str) -> Result<SavedRun, String> {
     Ok(SavedRun {
         meta: raw.meta,
         results,
+        pieces: None,
     })
 }
 

@@ -436,6 +436,9 @@ pub fn start_run(state: AppState, runs: RunsState) {
             .map(|r| r.cancelled_at.map(|p| p.done).unwrap_or(r.pairs.len()))
             .sum();
         let created_ms = js_sys::Date::now();
+        // One Blob of every model's pieces; should the browser refuse to make it, the run is
+        // still shown (and offered for download) but not saved.
+        let joined = StoredPieces::join(&pieces);
         let saved = SavedRun {
             meta: RunMeta {
                 id: format!("run-{}", created_ms as u64),
@@ -452,9 +455,17 @@ pub fn start_run(state: AppState, runs: RunsState) {
                 cancelled,
             },
             results,
+            pieces: joined.as_ref().ok().cloned(),
         };
         let id = saved.meta.id.clone();
-        match run_store::save(&saved.meta, &pieces).await {
+        let stored = match &joined {
+            Ok(p) => run_store::save(&saved.meta, p).await,
+            Err(e) => Err(crate::idb::StoreError {
+                message: e.clone(),
+                quota: false,
+            }),
+        };
+        match stored {
             Ok(()) => runs.unsaved.set(None),
             Err(e) => {
                 // Kept in memory (shown, downloadable) even though the browser refused it.
@@ -464,7 +475,6 @@ pub fn start_run(state: AppState, runs: RunsState) {
                 )));
             }
         }
-        drop(pieces);
         runs.show(saved);
         if let Some(message) = failure {
             runs.status.set(RunStatus::Failed(format!(

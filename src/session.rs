@@ -168,8 +168,10 @@ fn keep_dataset(state: AppState) {
             state.kept.dataset_ticket,
             state.kept.error,
             async move {
-                let text = serde_json::to_string(&*loaded.dataset)
-                    .map_err(|e| format!("cannot encode the working dataset: {e}"))?;
+                let text = crate::timing::timed("dataset-keep-encode", || {
+                    serde_json::to_string(&*loaded.dataset)
+                })
+                .map_err(|e| format!("cannot encode the working dataset: {e}"))?;
                 let stored = StoredDataset {
                     saved_ms: js_sys::Date::now(),
                     file: loaded.file.clone(),

@@ -41,10 +41,11 @@ pub struct StoredDrafts {
 
 /// Writes the working dataset (resolves when the transaction completes).
 pub async fn save_dataset(stored: &StoredDataset) -> Result<(), StoreError> {
-    let text = serde_json::to_string(stored).map_err(|e| StoreError {
-        message: format!("cannot encode the working dataset: {e}"),
-        quota: false,
-    })?;
+    let text = crate::timing::timed("dataset-keep-wrap", || serde_json::to_string(stored))
+        .map_err(|e| StoreError {
+            message: format!("cannot encode the working dataset: {e}"),
+            quota: false,
+        })?;
     idb::put_all(
         &[(WORK, DATASET_KEY, &text)],
         "cannot keep the working dataset",

@@ -17,6 +17,7 @@ use tabprobe_core::checkpoint::CheckpointFiles;
 use tabprobe_core::data::import::{ImportError, ImportReport};
 use tabprobe_core::inoculation::{InoculationProgress, InoculationResult, InoculationSettings};
 use tabprobe_core::probe::ProbeCounts;
+use tabprobe_core::report::FullReport;
 use tabprobe_core::run::pieces::RunAssembler;
 use tabprobe_core::run::RunResult;
 use tabprobe_core::scoring::{Pair, PairScore};
@@ -27,6 +28,8 @@ use web_sys::{Blob, ErrorEvent, MessageEvent, Worker};
 
 use tabprobe_worker::protocol::{BackendChoice, ModelInfo, ProbeRequest, Request, Response, Slot};
 use tabprobe_worker::transport;
+
+use crate::run_store::StoredPieces;
 
 /// Trunk's loader shim for the `worker` binary (see `index.html`).
 const WORKER_URL: &str = "./worker_loader.js";
@@ -85,6 +88,8 @@ struct Pending {
     counts: HashMap<u64, oneshot::Sender<Result<ProbeCounts, String>>>,
     /// Imports waiting for their dataset, by request id.
     imports: HashMap<u64, oneshot::Sender<ImportOutcome>>,
+    /// Reports being built, by request id.
+    reports: HashMap<u64, oneshot::Sender<Result<Box<FullReport>, String>>>,
 }
 
 /// A probe run's file as the worker sent it: the run, and the pieces it came in (core's
@@ -200,6 +205,9 @@ impl Pending {
         }
         for (_, tx) in self.imports.drain() {
             let _ = tx.send(Err(worker_error("files", message)));
+        }
+        for (_, tx) in self.reports.drain() {
+            let _ = tx.send(Err(message.to_string()));
         }
     }
 
@@ -367,11 +375,21 @@ impl WorkerClient {
     }
 
     fn send(&self, request: &Request, parts: Vec<Vec<u8>>) -> Result<(), String> {
+        self.send_with_blob(request, parts, None)
+    }
+
+    /// [`WorkerClient::send`] with a trailing Blob (passed by reference, not copied).
+    fn send_with_blob(
+        &self,
+        request: &Request,
+        parts: Vec<Vec<u8>>,
+        blob: Option<&Blob>,
+    ) -> Result<(), String> {
         let parts = parts
             .iter()
             .map(|p| Uint8Array::from(p.as_slice()))
             .collect();
-        let (message, transfer) = transport::encode(request, parts)?;
+        let (message, transfer) = transport::encode_with_blob(request, parts, blob)?;
         if self.pending.borrow().dead {
             return Err("the model worker has stopped; load the model again".to_string());
         }
@@ -561,6 +579,35 @@ impl WorkerClient {
         outcome
     }
 
+    /// The whole report of a saved run (core's [`FullReport`]), built in the worker from its
+    /// run files in pieces (core's `run::pieces`, main model first): `stored`, the Blob the
+    /// page keeps, or else `parts`. The page's thread only decodes the answer.
+    pub async fn build_report(
+        &self,
+        stored: Option<&StoredPieces>,
+        parts: Vec<Vec<u8>>,
+    ) -> Result<FullReport, String> {
+        let (tx, rx) = oneshot::channel();
+        let request = {
+            let mut p = self.pending.borrow_mut();
+            let request = p.next_id();
+            p.reports.insert(request, tx);
+            request
+        };
+        let message = Request::BuildReport {
+            request,
+            piece_bytes: stored.map(|s| s.piece_bytes.clone()).unwrap_or_default(),
+        };
+        if let Err(e) = self.send_with_blob(&message, parts, stored.map(|s| &s.blob)) {
+            self.pending.borrow_mut().reports.remove(&request);
+            return Err(e);
+        }
+        let report = rx
+            .await
+            .map_err(|_| "the model worker stopped answering".to_string())??;
+        Ok(*report)
+    }
+
     /// The counts of the probe set `probe` describes, built in the worker (the page's thread
     /// stays free while a large dataset expands), or why it cannot be built.
     pub async fn count_probe_set(&self, probe: ProbeRequest) -> Result<ProbeCounts, String> {
@@ -693,6 +740,11 @@ fn dispatch(
                 let _ = tx.send(result);
             }
         }
+        Response::Report { request, report } => {
+            if let Some(tx) = p.reports.remove(&request) {
+                let _ = tx.send(report);
+            }
+        }
         Response::ProbeCounts { request, counts } => {
             if let Some(tx) = p.counts.remove(&request) {
                 let _ = tx.send(counts);
@@ -730,14 +782,16 @@ fn dispatch(
         } => {
             let arriving = p.arriving.remove(&job);
             if let Some(r) = p.runs.remove(&job) {
-                let outcome = arriving
-                    .unwrap_or_else(Arriving::new)
-                    .finish(piece_bytes, blob)
-                    .map(|run| (run, elapsed_ms))
-                    .map_err(|message| ScoreFailure {
-                        message: format!("the finished run does not read: {message}"),
-                        cancelled: false,
-                    });
+                let outcome = crate::timing::timed("run-finish", || {
+                    arriving
+                        .unwrap_or_else(Arriving::new)
+                        .finish(piece_bytes, blob)
+                })
+                .map(|run| (run, elapsed_ms))
+                .map_err(|message| ScoreFailure {
+                    message: format!("the finished run does not read: {message}"),
+                    cancelled: false,
+                });
                 let _ = r.done.send(outcome);
             }
         }

@@ -31,7 +31,7 @@ pub fn FileLoader() -> impl IntoView {
             .target()
             .and_then(|t| t.dyn_into::<web_sys::HtmlInputElement>().ok());
         if let Some(input) = input {
-            let files = files_of(input.files());
+            let files = crate::timing::timed("file-pick", || files_of(input.files()));
             spawn_local(load_files(state, files, pending));
             // Let the same file be picked again after it was fixed on disk.
             input.set_value("");

@@ -9,15 +9,24 @@ use crate::load::download;
 use crate::session::discard;
 use crate::state::AppState;
 
-/// `ms` since the epoch as the user's local date and time (`-` when unknown).
+/// `ms` since the epoch as the user's local date and time, `27/11/2026, 05:40:12` ("date
+/// unknown" when it is not a time). Written from the date's local fields rather than with
+/// `toLocaleString`: the first call of that loads the browser's locale data, which held the
+/// page 34 ms when the results list first showed.
 pub fn local_time(ms: f64) -> String {
     if !ms.is_finite() {
         return "date unknown".to_string();
     }
-    js_sys::Date::new(&wasm_bindgen::JsValue::from_f64(ms))
-        .to_locale_string("en-GB", &wasm_bindgen::JsValue::UNDEFINED)
-        .as_string()
-        .unwrap_or_default()
+    let d = js_sys::Date::new(&wasm_bindgen::JsValue::from_f64(ms));
+    format!(
+        "{:02}/{:02}/{}, {:02}:{:02}:{:02}",
+        d.get_date(),
+        d.get_month() + 1,
+        d.get_full_year(),
+        d.get_hours(),
+        d.get_minutes(),
+        d.get_seconds()
+    )
 }
 
 /// The "Discard" button: forgets the kept work and loads the demo.

@@ -4,6 +4,7 @@ pub mod evidence_marks;
 pub mod file_drop;
 pub mod glossary_term;
 pub mod import_summary;
+pub mod in_chunks;
 pub mod kept_note;
 pub mod label_badge;
 pub mod live_prediction;

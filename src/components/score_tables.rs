@@ -3,17 +3,20 @@
 //! `tabprobe report --csv` — and the invalid-transition table (Tables 5, 6, 13–17) whose
 //! cells drill down to their items.
 
+use std::sync::Arc;
+
 use leptos::prelude::*;
 use tabprobe_core::metrics::invalid::NOT_APPLICABLE_TWO_WAY;
 use tabprobe_core::metrics::InvalidTransitionTable;
 use tabprobe_core::probe::rules::Operation;
 use tabprobe_core::report::glossary::with_unit;
 use tabprobe_core::report::{
-    num, operation_name, paper_table, render_csv, ItemSelector, Section, ALL,
+    num, operation_name, paper_table, render_csv, ItemSelector, Row, Section, ALL,
 };
 use tabprobe_core::Label;
 
 use crate::components::glossary_term::TermText;
+use crate::components::in_chunks::in_chunks;
 use crate::runs::download;
 
 /// How the page names an operation: `row deletion (Table 5)`.
@@ -25,9 +28,15 @@ pub fn operation_title(op: Operation) -> String {
     )
 }
 
+/// Rows of a report table built in one task; a longer table adds the rest this many at a
+/// time, a task each (the INFOTABS dev split's per-example evidence table has 1,800 rows:
+/// built at once they held the page for about 100 ms).
+const ROWS_PER_TASK: usize = 200;
+
 /// One report section as an HTML table with a CSV button. With `on_items`, the figures core
 /// put items behind drill down: a row that counts one set of items is clickable as a whole,
-/// a row whose columns count different sets (the word-order summary) cell by cell.
+/// a row whose columns count different sets (the word-order summary) cell by cell. A long
+/// table shows its first [`ROWS_PER_TASK`] rows at once and the rest in the tasks after.
 #[component]
 pub fn SectionTable(
     /// The section.
@@ -39,7 +48,7 @@ pub fn SectionTable(
     #[prop(optional)]
     on_items: Option<Callback<ItemSelector>>,
 ) -> impl IntoView {
-    let csv = render_csv(&section);
+    let section = Arc::new(section);
     let stem = section.file();
     let file = if file_prefix.is_empty() {
         format!("{stem}.csv")
@@ -51,87 +60,104 @@ pub fn SectionTable(
         .iter()
         .map(|h| view! { <th scope="col" data-column=h.clone()><TermText text=h.replace('_', " ") key=h.clone()/></th> })
         .collect::<Vec<_>>();
-    let rows = section
-        .rows
-        .iter()
-        .map(|row| {
-            let cells = row
-                .cells
+    let body = {
+        let section = section.clone();
+        let stem = stem.clone();
+        in_chunks(section.rows.len(), ROWS_PER_TASK, move |range| {
+            section.rows[range]
                 .iter()
-                .zip(&section.header)
-                .enumerate()
-                .map(|(col, (c, h))| {
-                    let text = if c.is_empty() {
-                        "–".to_string()
-                    } else {
-                        with_unit(&stem, h, c)
-                    };
-                    // A row name that is shorthand (`pooled`) is explained like a header; the
-                    // group `all` is plain (the column `all` of evidence selection is not).
-                    let text = if col == 0 && c != ALL {
-                        view! { <TermText text=text key=c.clone()/> }.into_any()
-                    } else {
-                        text.into_any()
-                    };
-                    let cell_items = row
-                        .cell_items
-                        .iter()
-                        .find(|(k, _)| *k == col)
-                        .map(|(_, items)| items.clone());
-                    match on_items.zip(cell_items) {
-                        Some((cb, arg)) => {
-                            let arg2 = arg.clone();
-                            view! {
-                                <td class="clickable" tabindex="0" title="show the items behind this number" data-testid="section-cell" data-column=h.clone()
-                                    on:click=move |_| cb.run(arg.clone())
-                                    on:keydown=move |ev: leptos::ev::KeyboardEvent| if ev.key() == "Enter" { cb.run(arg2.clone()) }>
-                                    {text}
-                                </td>
-                            }
-                            .into_any()
-                        }
-                        None => view! { <td>{text}</td> }.into_any(),
-                    }
-                })
-                .collect::<Vec<_>>();
-            match on_items.zip(row.items.clone()) {
-                Some((cb, r)) => {
-                    let r2 = r.clone();
-                    view! {
-                        <tr class="clickable" tabindex="0" title="show the items behind this row"
-                            on:click=move |_| cb.run(r.clone())
-                            on:keydown=move |ev: leptos::ev::KeyboardEvent| if ev.key() == "Enter" { cb.run(r2.clone()) }>
-                            {cells}
-                        </tr>
-                    }
-                    .into_any()
-                }
-                None => view! { <tr>{cells}</tr> }.into_any(),
-            }
+                .map(|row| row_view(row, &section.header, &stem, on_items))
+                .collect::<Vec<_>>()
         })
-        .collect::<Vec<_>>();
+    };
     let notes = section
         .notes
         .iter()
         .map(|n| view! { <p class="note">{n.clone()}</p> })
         .collect::<Vec<_>>();
+    let empty = section.rows.is_empty();
+    let title = section.title.clone();
+    // The CSV is written when asked for, not with the table.
+    let csv_of = section.clone();
     view! {
         <div class="report-section" data-testid="report-section" data-file=stem.clone()>
             <div class="section-head">
-                <h4>{section.title.clone()}</h4>
-                <button class="small" data-testid="csv" on:click=move |_| download(&file, "text/csv", &csv)>"CSV"</button>
+                <h4>{title}</h4>
+                <button class="small" data-testid="csv" on:click=move |_| download(&file, "text/csv", &render_csv(&csv_of))>"CSV"</button>
             </div>
             {notes}
-            {if section.rows.is_empty() {
+            {if empty {
                 view! { <p class="muted">"no rows"</p> }.into_any()
             } else {
                 view! {
                     <div class="table-scroll">
-                        <table class="scores"><thead><tr>{header}</tr></thead><tbody>{rows}</tbody></table>
+                        <table class="scores"><thead><tr>{header}</tr></thead><tbody>{body}</tbody></table>
                     </div>
                 }.into_any()
             }}
         </div>
+    }
+}
+
+/// One row of a report table (see [`SectionTable`]).
+fn row_view(
+    row: &Row,
+    header: &[String],
+    stem: &str,
+    on_items: Option<Callback<ItemSelector>>,
+) -> AnyView {
+    let cells = row
+        .cells
+        .iter()
+        .zip(header)
+        .enumerate()
+        .map(|(col, (c, h))| {
+            let text = if c.is_empty() {
+                "–".to_string()
+            } else {
+                with_unit(stem, h, c)
+            };
+            // A row name that is shorthand (`pooled`) is explained like a header; the group
+            // `all` is plain (the column `all` of evidence selection is not).
+            let text = if col == 0 && c != ALL {
+                view! { <TermText text=text key=c.clone()/> }.into_any()
+            } else {
+                text.into_any()
+            };
+            let cell_items = row
+                .cell_items
+                .iter()
+                .find(|(k, _)| *k == col)
+                .map(|(_, items)| items.clone());
+            match on_items.zip(cell_items) {
+                Some((cb, arg)) => {
+                    let arg2 = arg.clone();
+                    view! {
+                        <td class="clickable" tabindex="0" title="show the items behind this number" data-testid="section-cell" data-column=h.clone()
+                            on:click=move |_| cb.run(arg.clone())
+                            on:keydown=move |ev: leptos::ev::KeyboardEvent| if ev.key() == "Enter" { cb.run(arg2.clone()) }>
+                            {text}
+                        </td>
+                    }
+                    .into_any()
+                }
+                None => view! { <td>{text}</td> }.into_any(),
+            }
+        })
+        .collect::<Vec<_>>();
+    match on_items.zip(row.items.clone()) {
+        Some((cb, r)) => {
+            let r2 = r.clone();
+            view! {
+                <tr class="clickable" tabindex="0" title="show the items behind this row"
+                    on:click=move |_| cb.run(r.clone())
+                    on:keydown=move |ev: leptos::ev::KeyboardEvent| if ev.key() == "Enter" { cb.run(r2.clone()) }>
+                    {cells}
+                </tr>
+            }
+            .into_any()
+        }
+        None => view! { <tr>{cells}</tr> }.into_any(),
     }
 }
 

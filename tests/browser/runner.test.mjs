@@ -135,6 +135,8 @@ test('a small row-deletion run: counts before running, graph edges equal the run
     await page.getByTestId('run').click();
     await page.getByTestId('run-report').waitFor({ timeout: 180_000 });
     assert.match(page.url(), /#\/results\/run-\d+$/);
+    // The report's tables were built by the model worker (issue 15), not on the page.
+    await page.locator('[data-testid=run-report][data-report=worker]').waitFor({ timeout: 60_000 });
     const run = await downloadRun(page);
     // The run's skipped examples (no items to list) are listed with probe and reason.
     assert.equal(await page.getByTestId('skipped-example').count(), run.skipped.length);
@@ -235,6 +237,8 @@ test('a small row-deletion run: counts before running, graph edges equal the run
     // A reload on the results keeps them (IndexedDB), with the same figures.
     await page.reload();
     await page.getByTestId('run-report').waitFor({ timeout: 30_000 });
+    // Reopened from IndexedDB, the worker builds the report from the stored pieces.
+    await page.locator('[data-testid=run-report][data-report=worker]').waitFor({ timeout: 60_000 });
     await checkGraph(page, expected.get('paper'));
     // …and so does navigating away and back.
     await page.getByTestId('nav-runner').click();

@@ -463,3 +463,62 @@ fn has_score_tables_agrees_with_the_sections() {
     assert!(!has_score_tables(&rows_only));
     assert!(!sections(&rows_only).iter().any(|s| s.id.is_score_table()));
 }
+
+/// Issue 15 §2: the report the model worker builds and sends to the page holds the same
+/// sections the report functions give, and survives its trip as JSON unchanged (the
+/// selectors' thresholds to the bit: a drill-down compares them).
+#[test]
+fn the_full_report_is_the_sections_and_survives_json() {
+    use tabprobe_core::report::{score_sections, sections, table8_sections, FullReport};
+    let main = run();
+    let opts = ReportOptions {
+        include_heuristic: true,
+    };
+    let report = FullReport::build(&[&main]);
+    assert_eq!(report.sections, vec![sections(&main)]);
+    // The reader's switch: the same score tables and Table 8 as the whole report counting
+    // heuristic items.
+    let with: Vec<Section> = sections_with(&main, &opts);
+    let pick = |secs: &[Section], f: fn(SectionId) -> bool| -> Vec<Section> {
+        secs.iter().filter(|s| f(s.id)).cloned().collect()
+    };
+    let is_t8 = |id: SectionId| matches!(id, SectionId::Table8(_));
+    assert_eq!(
+        report.scores_with_heuristic,
+        vec![pick(&with, SectionId::is_score_table)]
+    );
+    assert!(!report.scores_with_heuristic[0].is_empty());
+    assert_eq!(
+        score_sections(&main, &opts),
+        report.scores_with_heuristic[0]
+    );
+    let t8 = report.table8.clone().expect("one model has a Table 8");
+    assert_eq!(t8.hypothesis_model, 0);
+    assert_eq!(t8.default, pick(&sections(&main), is_t8));
+    assert_eq!(t8.with_heuristic, pick(&with, is_t8));
+    assert_eq!(t8.with_heuristic, table8_sections(&main, &opts));
+    assert!(!t8.default.is_empty());
+    let text = serde_json::to_string(&report).unwrap();
+    let back: FullReport = serde_json::from_str(&text).unwrap();
+    assert_eq!(back, report);
+    // An Ω_x threshold that is no short decimal comes back to the bit.
+    let omega = ItemSelector::Omega {
+        group: None,
+        x: 0.1 + 0.2,
+    };
+    let back: ItemSelector = serde_json::from_str(&serde_json::to_string(&omega).unwrap()).unwrap();
+    assert_eq!(back, omega);
+
+    // Two models: Table 8 takes O-Hypo from the second model's hypothesis-only scores.
+    let second = run();
+    let two = FullReport::build(&[&main, &second]);
+    assert_eq!(two.sections.len(), 2);
+    let combined = main.with_hypothesis_model(&second).unwrap();
+    let t8 = two.table8.expect("same examples");
+    assert_eq!(t8.hypothesis_model, 1);
+    assert_eq!(t8.default, pick(&sections(&combined), is_t8));
+    // A second run on other examples cannot lend its scores: said, not computed.
+    let mut other = run();
+    other.examples.pop();
+    assert!(FullReport::build(&[&main, &other]).table8.is_err());
+}

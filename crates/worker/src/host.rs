@@ -22,6 +22,7 @@ use tabprobe_core::inoculation::{
     InoculationPlan, InoculationProgress, InoculationResult, InoculationSettings,
 };
 use tabprobe_core::probe::ProbeSet;
+use tabprobe_core::report::FullReport;
 use tabprobe_core::run::pieces::{run_pieces, RunAssembler};
 use tabprobe_core::run::{ProbeRun, RunResult};
 use tabprobe_core::scoring::{Pair, PairScore};
@@ -98,7 +99,7 @@ pub fn start() {
     let handler =
         Closure::<dyn FnMut(MessageEvent)>::new(
             move |event: MessageEvent| match transport::decode::<Request>(&event.data()) {
-                Ok(decoded) => handle(host.clone(), decoded.header, decoded.parts),
+                Ok(decoded) => handle(host.clone(), decoded.header, decoded.parts, decoded.blob),
                 Err(message) => post(&Response::BadRequest { message }),
             },
         );
@@ -140,7 +141,7 @@ fn post_encoded(response: &Response, parts: Vec<js_sys::Uint8Array>, blob: Optio
     }
 }
 
-fn handle(host: Rc<RefCell<Host>>, request: Request, parts: Vec<Vec<u8>>) {
+fn handle(host: Rc<RefCell<Host>>, request: Request, parts: Vec<Vec<u8>>, blob: Option<Blob>) {
     match request {
         Request::LoadModel {
             slot,
@@ -332,10 +333,62 @@ fn handle(host: Rc<RefCell<Host>>, request: Request, parts: Vec<Vec<u8>>) {
                 post(&response);
             });
         }
+        Request::BuildReport {
+            request,
+            piece_bytes,
+        } => {
+            wasm_bindgen_futures::spawn_local(async move {
+                let report = build_report(piece_bytes, parts, blob).await;
+                post(&Response::Report { request, report });
+            });
+        }
         Request::Cancel { job } => {
             host.borrow_mut().cancelled.insert(job);
         }
     }
+}
+
+/// The whole report (core's [`FullReport`]) of the run files in pieces: in `blob`, cut at
+/// `piece_bytes`, or without a Blob in `parts`. Errors say which piece does not read.
+async fn build_report(
+    piece_bytes: Vec<usize>,
+    parts: Vec<Vec<u8>>,
+    blob: Option<Blob>,
+) -> Result<Box<FullReport>, String> {
+    let mut assembler = RunAssembler::new("the saved run's files");
+    match blob {
+        Some(blob) => {
+            let buffer = wasm_bindgen_futures::JsFuture::from(blob.array_buffer())
+                .await
+                .map_err(|e| format!("cannot read the saved run's files: {e:?}"))?;
+            let all = js_sys::Uint8Array::new(&buffer);
+            let total = piece_bytes
+                .iter()
+                .try_fold(0usize, |sum, &n| sum.checked_add(n));
+            if total != Some(all.length() as usize) {
+                return Err(format!(
+                    "the saved run's files hold {} bytes; the lengths of their {} pieces do not add up to that",
+                    all.length(),
+                    piece_bytes.len()
+                ));
+            }
+            let mut start = 0u32;
+            for len in piece_bytes {
+                // Fits: the lengths add up to the buffer's length, itself a u32.
+                let end = start + len as u32;
+                assembler.push(&all.subarray(start, end).to_vec())?;
+                start = end;
+            }
+        }
+        None => {
+            for part in &parts {
+                assembler.push(part)?;
+            }
+        }
+    }
+    let runs = assembler.finish()?;
+    let refs: Vec<&RunResult> = runs.iter().collect();
+    Ok(Box::new(FullReport::build(&refs)))
 }
 
 /// How to load a model: batch size, device, and whether this worker is a helper.

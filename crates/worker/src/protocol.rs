@@ -8,6 +8,7 @@ use tabprobe_core::data::import::{ImportError, ImportReport};
 use tabprobe_core::inoculation::{InoculationProgress, InoculationResult, InoculationSettings};
 use tabprobe_core::probe::rules::RuleSet;
 use tabprobe_core::probe::{build_probe_set, ProbeCounts, ProbeSet, ProbeSettings};
+use tabprobe_core::report::FullReport;
 use tabprobe_core::scoring::{ModelId, Pair, PairScore};
 use tabprobe_core::Dataset;
 
@@ -235,6 +236,18 @@ pub enum Request {
         /// Which size's checkpoint.
         size: usize,
     },
+    /// Build the whole report of a saved run (core's [`FullReport`]) from its run files in
+    /// pieces (core's `run::pieces`, main model first): in a trailing Blob whose pieces are
+    /// `piece_bytes` long (the Blob the page stores), or, with `piece_bytes` empty, as byte
+    /// parts. Answered by one [`Response::Report`] with the same `request`; the page's
+    /// thread never computes a report.
+    BuildReport {
+        /// Caller-chosen request id.
+        request: u64,
+        /// The byte length of each piece in the Blob, in order (empty: the pieces are parts).
+        #[serde(default)]
+        piece_bytes: Vec<usize>,
+    },
     /// Stop `job` after the batch in flight.
     Cancel {
         /// The job to stop.
@@ -442,6 +455,13 @@ pub enum Response {
         /// File names (`config.json`, `model.safetensors`, `tokenizer.json` or `vocab.json` and
         /// `merges.txt`).
         names: Vec<String>,
+    },
+    /// The report a [`Request::BuildReport`] asked for, or why the run files do not read.
+    Report {
+        /// The request's id.
+        request: u64,
+        /// The report, or what is wrong with the run files.
+        report: Result<Box<FullReport>, String>,
     },
     /// `job` failed or was cancelled.
     ScoreFailed {

@@ -13,9 +13,13 @@ use tabprobe_core::probe::{Edit, Premise, ProbeKind};
 use tabprobe_core::run::RunResult;
 use tabprobe_core::{Label, Table};
 
+use crate::components::in_chunks::in_chunks;
 use crate::components::label_badge::LabelBadge;
 use crate::components::share_button::ShareButton;
 use tabprobe_core::share::from_run_item;
+
+/// Options of the example select built in one task (see [`in_chunks`]).
+const OPTIONS_PER_TASK: usize = 300;
 
 /// Per example position: row index → perturbed pair of its single-row deletion.
 fn deletions(run: &RunResult) -> BTreeMap<usize, BTreeMap<usize, usize>> {
@@ -102,18 +106,25 @@ pub fn EvidenceView(
             .is_none_or(|e| e.relevant_rows.as_ref().is_none_or(|r| r.is_empty()))
     });
     let chosen = RwSignal::new(order[0]);
-    let options = order
-        .iter()
-        .filter_map(|&p| Some((p, main.examples.get(p)?)))
-        .map(|(p, ex)| {
-            let mark = if ex.relevant_rows.as_ref().is_some_and(|r| !r.is_empty()) {
-                " (annotated)"
-            } else {
-                ""
-            };
-            view! { <option value=p.to_string()>{format!("{}{mark} — {}", ex.id, ex.input.hypothesis)}</option> }
+    // The dev split has 1,800 examples: their options are added a few hundred per task.
+    let options = {
+        let main = main.clone();
+        let order = order.clone();
+        in_chunks(order.len(), OPTIONS_PER_TASK, move |range| {
+            order[range]
+                .iter()
+                .filter_map(|&p| Some((p, main.examples.get(p)?)))
+                .map(|(p, ex)| {
+                    let mark = if ex.relevant_rows.as_ref().is_some_and(|r| !r.is_empty()) {
+                        " (annotated)"
+                    } else {
+                        ""
+                    };
+                    view! { <option value=p.to_string()>{format!("{}{mark} — {}", ex.id, ex.input.hypothesis)}</option> }
+                })
+                .collect::<Vec<_>>()
         })
-        .collect::<Vec<_>>();
+    };
     let body = move || {
         let p = chosen.get();
         let ex = main.examples.get(p)?.clone();

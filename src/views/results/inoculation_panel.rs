@@ -154,7 +154,7 @@ pub fn InoculationPanel(
         let run_id = start_id.clone();
         let refresh = refresh.clone();
         spawn_local(async move {
-            let pieces = crate::timing::run_pieces_sliced(std::slice::from_ref(&*run)).await;
+            let pieces = crate::timing::run_pieces_sliced([&*run]).await;
             drop(run);
             let preparing = matches!(
                 status.try_get_untracked(),

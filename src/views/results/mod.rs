@@ -26,8 +26,7 @@ use tabprobe_core::metrics::transition_report::{
 use tabprobe_core::metrics::word_order::run_word_order_metrics;
 use tabprobe_core::probe::{ProbeItem, ProbeKind};
 use tabprobe_core::report::{
-    has_score_tables, sections, sections_with, table1_section, ItemSelector, ReportOptions,
-    Section, SectionId,
+    has_score_tables, table1_section, FullReport, ItemSelector, Section, SectionId,
 };
 use tabprobe_core::run::RunResult;
 use tabprobe_core::Label;
@@ -359,29 +358,30 @@ fn RunReport(saved: Arc<SavedRun>) -> impl IntoView {
     let set = &main.settings;
     let lin = set.linearization.describe();
     let present = |k: ProbeKind| main.items.iter().any(|it| it.probe == k);
-    // Computed by the first stage that needs them (not stage 0: the first time they are
-    // computed the code runs cold, which took 34 ms on the dev split).
-    let per_model_sections = LazySections::new(runs.clone());
-    // The report is built in stages, a task each (see `STAGES`); stage 0 is built now.
+    // The report's tables, built by the model worker; the stages that show them come once
+    // they are here.
+    let built = Built::default();
+    // Where the report was built ("worker", or "page" when the worker could not) and why.
+    let built_where = RwSignal::new(None::<(&'static str, Option<String>)>);
+    // The report is shown in stages, a task each (see `STAGES`); stage 0 is shown now.
     let stage = RwSignal::new(0u8);
-    let warm = per_model_sections.clone();
-    spawn_local(async move {
-        for k in 1..=STAGES {
-            gloo::timers::future::TimeoutFuture::new(0).await;
-            if stage.try_get_untracked().is_none() {
+    {
+        let built = built.clone();
+        let saved = saved.clone();
+        spawn_local(async move {
+            let (report, place, note) = build_report(&saved).await;
+            let _ = built.cell.set(report);
+            if built_where.try_set(Some((place, note))).is_some() {
                 return; // the report was closed
             }
-            if k == 1 {
-                // The sections in a task of their own (38 ms, cold, for the dev split's row
-                // deletions), not in the task of the first stage that shows them.
-                warm.get();
+            for k in 1..=STAGES {
                 gloo::timers::future::TimeoutFuture::new(0).await;
+                if stage.try_set(k).is_some() {
+                    return; // the report was closed
+                }
             }
-            if stage.try_set(k).is_some() {
-                return; // the report was closed
-            }
-        }
-    });
+        });
+    }
     let at = move |k: u8| Memo::new(move |_| stage.get() >= k);
     let exports = runs
         .iter()
@@ -457,13 +457,11 @@ fn RunReport(saved: Arc<SavedRun>) -> impl IntoView {
     let include_heuristic = RwSignal::new(false);
     let has_scores = has_score_tables(&main);
     let score_runs = runs.clone();
-    let score_sections = per_model_sections.clone();
+    let score_report = built.clone();
     let scores_now = move || {
         let inc = include_heuristic.get();
-        let opts = ReportOptions {
-            include_heuristic: inc,
-        };
-        score_runs
+        let report = score_report.get()?;
+        let tables = score_runs
             .iter()
             .enumerate()
             .flat_map(|(m, r)| {
@@ -471,11 +469,13 @@ fn RunReport(saved: Arc<SavedRun>) -> impl IntoView {
                 let many = score_runs.len() > 1;
                 let src = Source::of(m);
                 let secs = if inc {
-                    timing::timed("report-scores", || sections_with(r, &opts))
+                    report.scores_with_heuristic.get(m)
                 } else {
-                    score_sections.get()[m].clone()
+                    report.sections.get(m)
                 };
-                secs.into_iter()
+                secs.cloned()
+                    .unwrap_or_default()
+                    .into_iter()
                     .filter(|s| s.id.is_score_table())
                     .map(|mut s| {
                         if many {
@@ -487,9 +487,10 @@ fn RunReport(saved: Arc<SavedRun>) -> impl IntoView {
                     })
                     .collect::<Vec<_>>()
             })
-            .collect::<Vec<_>>()
+            .collect::<Vec<_>>();
+        Some(tables)
     };
-    let scores = has_scores.then(|| deferred(at(1), move || view! {
+    let scores = has_scores.then(|| deferred(at(1), "report-scores", move || view! {
         <section id="scores" class="result-part">
             <h2>"Scores (Tables 4 and 7)"</h2>
             <p class="hint">"Accuracy (%) on the originals, on label-preserving and on label-flipping items: mean ± sd over 100 seeded samples of 80%, drawn as bars with ±sd error bars per probe and model, then as the tables. NEUTRAL examples are left out (paper §4, §6); certain and reviewer-accepted items are counted, and the columns heuristic_left_out / rejected_left_out / neutral_left_out say how many items each table left out. Click a row for the items it counts."</p>
@@ -516,38 +517,28 @@ fn RunReport(saved: Arc<SavedRun>) -> impl IntoView {
         .iter()
         .any(|&k| k != ProbeKind::WordOrder && present(k))
         .then(|| {
-            // Both Table 8s, recomputed when "include heuristic items" changes; with a second
-            // model its hypothesis-only scores give O-Hypo.
-            let t8_runs = runs.clone();
+            // Both Table 8s, switched by "include heuristic items"; with a second model its
+            // hypothesis-only scores give O-Hypo.
+            let stem = file_stem(&runs[0]);
+            let t8_report = built.clone();
             let body = move || {
                 let inc = include_heuristic.get();
-                let opts = ReportOptions {
-                    include_heuristic: inc,
-                };
-                let main = &t8_runs[0];
-                let (run, src) = if t8_runs.len() > 1 {
-                    match main.with_hypothesis_model(&t8_runs[1]) {
-                        Ok(combined) => (
-                            combined,
-                            Source {
-                                hypothesis_model: 1,
-                                ..Source::of(0)
-                            },
-                        ),
-                        Err(e) => {
-                            return vec![view! { <p class="problem">{e.to_string()}</p> }.into_any()]
-                        }
+                let report = t8_report.get()?;
+                Some(match &report.table8 {
+                    Ok(t8) => {
+                        let src = Source {
+                            hypothesis_model: t8.hypothesis_model,
+                            ..Source::of(0)
+                        };
+                        let secs = if inc { &t8.with_heuristic } else { &t8.default };
+                        secs.iter()
+                            .map(|s| section_table(s.clone(), stem.clone(), drill, src))
+                            .collect::<Vec<_>>()
                     }
-                } else {
-                    ((**main).clone(), Source::of(0))
-                };
-                timing::timed("report-table8", || sections_with(&run, &opts))
-                    .into_iter()
-                    .filter(|s| matches!(s.id, SectionId::Table8(_)))
-                    .map(|s| section_table(s, file_stem(main), drill, src))
-                    .collect::<Vec<_>>()
+                    Err(e) => vec![view! { <p class="problem">{e.clone()}</p> }.into_any()],
+                })
             };
-            deferred(at(2), move || {
+            deferred(at(2), "report-table8", move || {
                 view! {
                     <section id="table8" class="result-part" data-testid="table8">
                         <h2>"Paired counterfactual analysis (Table 8)"</h2>
@@ -559,18 +550,24 @@ fn RunReport(saved: Arc<SavedRun>) -> impl IntoView {
         });
     let evidence = present(ProbeKind::RowDeletion).then(|| {
         let runs = runs.clone();
-        let secs = per_model_sections.clone();
-        deferred(at(3), move || {
-            let tables = pick(
-                &runs,
-                secs.get(),
-                &[
-                    SectionId::Evidence,
-                    SectionId::EvidenceExamples,
-                    SectionId::Agreement,
-                ],
-                drill,
-            );
+        let runs2 = runs.clone();
+        let secs = built.clone();
+        deferred(at(3), "report-evidence", move || {
+            // The tables in the next task: with the per-example view in one, the dev split's
+            // evidence part held the page for 70 ms.
+            let tables = deferred(at(4), "report-evidence-tables", move || {
+                pick(
+                    &runs2,
+                    secs.sections(),
+                    &[
+                        SectionId::Evidence,
+                        SectionId::EvidenceExamples,
+                        SectionId::Agreement,
+                    ],
+                    drill,
+                )
+                .into_any()
+            });
             view! {
                 <section id="evidence" class="result-part">
                     <h2>"Evidence selection (§5.3)"</h2>
@@ -583,20 +580,22 @@ fn RunReport(saved: Arc<SavedRun>) -> impl IntoView {
     });
     let word_order = present(ProbeKind::WordOrder).then(|| {
         let runs = runs.clone();
-        let secs = per_model_sections.clone();
-        deferred(at(4), move || word_order_part(&runs, secs.get(), drill))
+        let secs = built.clone();
+        deferred(at(5), "report-word-order", move || {
+            word_order_part(&runs, secs.sections(), drill)
+        })
     });
     let all_tables = {
         let runs = runs.clone();
-        let secs = per_model_sections.clone();
-        deferred(at(5), move || {
-            all_tables_part(&runs, secs.get().clone(), drill)
+        let secs = built.clone();
+        deferred(at(6), "report-all-tables", move || {
+            all_tables_part(&runs, secs.sections().to_vec(), drill)
         })
     };
     let inoculation = {
         let main = main.clone();
         let id = saved.meta.id.clone();
-        deferred(at(5), move || {
+        deferred(at(6), "report-inoculation", move || {
             view! { <InoculationPanel run=main run_id=id/> }.into_any()
         })
     };
@@ -623,7 +622,8 @@ fn RunReport(saved: Arc<SavedRun>) -> impl IntoView {
         })
     };
     view! {
-        <article class="run-report" data-testid="run-report" data-run=saved.meta.id.clone()>
+        <article class="run-report" data-testid="run-report" data-run=saved.meta.id.clone()
+            data-report=move || built_where.get().map(|(place, _)| place)>
             <header class="report-head">
                 <h1>"Results"</h1>
                 <p class="run-meta">
@@ -633,6 +633,7 @@ fn RunReport(saved: Arc<SavedRun>) -> impl IntoView {
                     <span>{format!(" · {} forward passes", main.pairs.len())}</span>
                 </p>
                 {cancelled}
+                {move || built_where.get().and_then(|(_, note)| note).map(|n| view! { <p class="warning" data-testid="report-note">{n}</p> })}
                 {skipped_list(&main)}
                 {(truncated > 0).then(|| view! { <p class="warning">{format!("{truncated} pair(s) had their premise truncated to fit the model: a probe that edits a part the model never saw is not evidence of anything.")}</p> })}
                 <div class="exports">{exports}</div>
@@ -655,47 +656,74 @@ fn RunReport(saved: Arc<SavedRun>) -> impl IntoView {
 }
 
 /// The stages of a report after the first (head, Table 1, transition graphs): 1 the score
-/// tables, 2 Table 8, 3 evidence selection, 4 word order, 5 inoculation and every table. Each
-/// is built in a task of its own: built in one, the INFOTABS dev split's row-deletion report
-/// held the page for about 120 ms.
-const STAGES: u8 = 5;
+/// tables, 2 Table 8, 3 the evidence view, 4 the evidence tables, 5 word order, 6 inoculation
+/// and every table. Each is built in a task of its own: built in one, the INFOTABS dev
+/// split's row-deletion report held the page for about 120 ms.
+const STAGES: u8 = 6;
 
-/// Every model's report sections (default options), computed once, when a stage first needs
-/// them.
-#[derive(Clone)]
-struct LazySections {
-    runs: Vec<Arc<RunResult>>,
-    cell: Arc<OnceLock<Vec<Vec<Section>>>>,
+/// The run's report (core's [`FullReport`]), set once it is built, before the stages that
+/// show it.
+#[derive(Clone, Default)]
+struct Built {
+    cell: Arc<OnceLock<FullReport>>,
 }
 
-impl LazySections {
-    fn new(runs: Vec<Arc<RunResult>>) -> Self {
-        LazySections {
-            runs,
-            cell: Arc::new(OnceLock::new()),
-        }
+impl Built {
+    /// The report, once built.
+    fn get(&self) -> Option<&FullReport> {
+        self.cell.get()
     }
 
-    /// Per model (in run order), its sections.
-    fn get(&self) -> &Vec<Vec<Section>> {
-        self.cell.get_or_init(|| {
-            timing::timed("report-sections", || {
-                self.runs.iter().map(|r| sections(r)).collect()
-            })
-        })
+    /// Per model (in run order), its sections under the default options (none before the
+    /// report is built).
+    fn sections(&self) -> &[Vec<Section>] {
+        self.get().map_or(&[], |r| r.sections.as_slice())
+    }
+}
+
+/// The report of `saved`, built by the model worker from the run files in pieces (the Blob
+/// the page stores, or for a run saved as one JSON text its pieces written here in slices),
+/// and where it was built. When the worker cannot (it failed to start, or died), the page
+/// builds it on its own thread rather than show nothing, and says why.
+async fn build_report(saved: &SavedRun) -> (FullReport, &'static str, Option<String>) {
+    let asked = async {
+        let c = crate::worker_client::client()?;
+        match &saved.pieces {
+            Some(p) => c.build_report(Some(p), Vec::new()).await,
+            None => {
+                let parts = timing::run_pieces_sliced(saved.results.iter().map(|r| &**r)).await;
+                c.build_report(None, parts).await
+            }
+        }
+    }
+    .await;
+    match asked {
+        Ok(report) => (report, "worker", None),
+        Err(e) => {
+            let runs: Vec<&RunResult> = saved.results.iter().map(|r| &**r).collect();
+            let report = timing::timed("report-on-page", || FullReport::build(&runs));
+            let note = format!(
+                "The model worker could not build this report ({e}); this page built it instead, which may have held it for a moment."
+            );
+            (report, "page", Some(note))
+        }
     }
 }
 
 /// A part of the report built once `shown` turns true (it turns true once, when its stage
 /// comes). Built untracked: the part's own reactive closures track what they read.
-fn deferred(shown: Memo<bool>, make: impl FnOnce() -> AnyView + Send + 'static) -> impl IntoView {
+fn deferred(
+    shown: Memo<bool>,
+    part: &'static str,
+    make: impl FnOnce() -> AnyView + Send + 'static,
+) -> impl IntoView {
     let make = std::sync::Mutex::new(Some(make));
     move || {
         if !shown.get() {
             return None;
         }
         let make = make.lock().ok()?.take()?;
-        Some(untrack(make))
+        Some(timing::timed(part, || untrack(make)))
     }
 }
 

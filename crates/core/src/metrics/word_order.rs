@@ -143,7 +143,7 @@ pub fn omega_curve(examples: &[PermutedExample]) -> Vec<(f64, f64)> {
 
 /// Which permuted examples a figure of [`WordOrderMetrics`] is computed over: what a cell of
 /// the word-order report lists when opened.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 pub enum ExampleSet {
     /// Every permuted example (`examples`, `accuracy`).
     All,

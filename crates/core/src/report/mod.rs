@@ -12,11 +12,13 @@
 //!
 //! Every figure is computed by [`crate::metrics`]; this module only lays them out.
 
+mod full;
 pub mod glossary;
 pub mod score_plot;
 mod section;
 mod select;
 
+pub use full::{FullReport, Table8Report};
 pub use section::{csv_field, render_csv, render_text, Row, Section, SectionId};
 pub use select::ItemSelector;
 
@@ -146,6 +148,45 @@ pub fn has_score_tables(run: &RunResult) -> bool {
 pub fn sections_with(run: &RunResult, ropts: &ReportOptions) -> Vec<Section> {
     let mut out = vec![overview(run), table1_section(&[run])];
     let present = |k: ProbeKind| run.items.iter().any(|it| it.probe == k);
+    out.extend(score_sections(run, ropts));
+    // The label-preserving sets and Table 8 count certain and accepted items; on request they
+    // count the unreviewed heuristic items too (judged by their generated expectation), and
+    // each such section says how many it included.
+    let counted = ropts.include_heuristic.then(|| heuristic_counted(run));
+    let judged = counted.as_ref().unwrap_or(run);
+    for set in TransitionSet::ALL {
+        let included = if counted.is_some() {
+            heuristic_left_out(run, set)
+        } else {
+            0
+        };
+        if let Some(mut s) = invalid_section(judged, set, ropts.include_heuristic) {
+            s.notes.extend(included_note(included));
+            out.push(s);
+        }
+        if let Some(mut s) = graph_section(judged, set, ropts.include_heuristic) {
+            s.notes.extend(included_note(included));
+            out.push(s);
+        }
+    }
+    if present(ProbeKind::RowDeletion) {
+        out.extend(evidence_sections(run));
+    }
+    if let Some(s) = agreement_section(run) {
+        out.push(s);
+    }
+    if present(ProbeKind::WordOrder) {
+        out.extend(word_order_sections(run));
+    }
+    out.extend(table8_sections_in(run, judged, ropts));
+    out
+}
+
+/// The score tables of the report (Table 4 for the hypothesis probes, Table 7 for the
+/// counterfactual ones; none when no probe of theirs ran): what [`sections_with`] holds of
+/// them, without computing the rest.
+pub fn score_sections(run: &RunResult, ropts: &ReportOptions) -> Vec<Section> {
+    let mut out = Vec::new();
     let label_probes = |kinds: &[ProbeKind]| score_table_probes(run, kinds);
     let t4 = label_probes(&ProbeKind::HYPOTHESIS);
     if !t4.is_empty() {
@@ -193,35 +234,20 @@ pub fn sections_with(run: &RunResult, ropts: &ReportOptions) -> Vec<Section> {
             &rows,
         ));
     }
-    // The label-preserving sets and Table 8 count certain and accepted items; on request they
-    // count the unreviewed heuristic items too (judged by their generated expectation), and
-    // each such section says how many it included.
+    out
+}
+
+/// The Table 8 sections of the report (one per class of counterfactuals the run has): what
+/// [`sections_with`] holds of them, without computing the rest.
+pub fn table8_sections(run: &RunResult, ropts: &ReportOptions) -> Vec<Section> {
     let counted = ropts.include_heuristic.then(|| heuristic_counted(run));
-    let judged = counted.as_ref().unwrap_or(run);
-    for set in TransitionSet::ALL {
-        let included = if counted.is_some() {
-            heuristic_left_out(run, set)
-        } else {
-            0
-        };
-        if let Some(mut s) = invalid_section(judged, set, ropts.include_heuristic) {
-            s.notes.extend(included_note(included));
-            out.push(s);
-        }
-        if let Some(mut s) = graph_section(judged, set, ropts.include_heuristic) {
-            s.notes.extend(included_note(included));
-            out.push(s);
-        }
-    }
-    if present(ProbeKind::RowDeletion) {
-        out.extend(evidence_sections(run));
-    }
-    if let Some(s) = agreement_section(run) {
-        out.push(s);
-    }
-    if present(ProbeKind::WordOrder) {
-        out.extend(word_order_sections(run));
-    }
+    table8_sections_in(run, counted.as_ref().unwrap_or(run), ropts)
+}
+
+/// Table 8 of `run`, judged on `judged` (`run` itself, or [`heuristic_counted`] of it when
+/// heuristic items are included).
+fn table8_sections_in(run: &RunResult, judged: &RunResult, ropts: &ReportOptions) -> Vec<Section> {
+    let mut out = Vec::new();
     for class in CounterfactualClass::ALL {
         if run
             .items
@@ -229,7 +255,7 @@ pub fn sections_with(run: &RunResult, ropts: &ReportOptions) -> Vec<Section> {
             .any(|it| CounterfactualClass::of(run, it) == Some(class))
         {
             let mut s = paired_section(judged, class, ropts.include_heuristic);
-            if counted.is_some() {
+            if ropts.include_heuristic {
                 let included = paired_table(run, class)
                     .map(|t| t.heuristic_left_out)
                     .unwrap_or(0);

@@ -3,12 +3,14 @@
 //! [`ItemSelector`]); printed as aligned text (`tabprobe report`) and written as CSV (the CLI
 //! and the site's download) by the same functions.
 
+use serde::{Deserialize, Serialize};
+
 use super::select::ItemSelector;
 use crate::metrics::{CounterfactualClass, TransitionSet};
 
 /// Which table of the report a [`Section`] is: the site places and drills by it, the CSV file
 /// is named after it ([`SectionId::file`]).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub enum SectionId {
     /// The run's settings and counts.
     Run,
@@ -65,7 +67,7 @@ impl SectionId {
 }
 
 /// One row of a section: its cells and the items its figures count.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Row {
     /// The cells, one per column of the header; an empty cell means "no value".
     pub cells: Vec<String>,
@@ -111,7 +113,7 @@ impl Row {
 
 /// One table of the report: which it is, a title, notes, a header and rows. The same cells
 /// are printed as text and written as CSV (`<file>.csv`).
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Section {
     /// Which table it is.
     pub id: SectionId,

@@ -9,6 +9,8 @@
 use std::borrow::Cow;
 use std::collections::BTreeSet;
 
+use serde::{Deserialize, Serialize};
+
 use crate::data::label::Label;
 use crate::metrics::scores::{score_use, ScoreUse};
 use crate::metrics::transition_report::split_of;
@@ -23,7 +25,7 @@ use crate::probe::{ProbeExample, ProbeItem, ProbeKind};
 use crate::run::RunResult;
 
 /// The items behind one figure of the report.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub enum ItemSelector {
     /// Items of transition set `set` predicted `from` on the original and `to` after the edit
     /// (an edge of a transition graph).
