@@ -16,7 +16,7 @@ use std::sync::Arc;
 
 use js_sys::{Array, ArrayBuffer, Uint8Array};
 use serde::{Deserialize, Serialize};
-use tabprobe_core::run::pieces::RunAssembler;
+use tabprobe_core::run::pieces::{piece_ranges, RunAssembler};
 use tabprobe_core::run::{parse_run, RunResult};
 use wasm_bindgen::{JsCast, JsValue};
 use wasm_bindgen_futures::JsFuture;
@@ -210,21 +210,12 @@ async fn read_pieces(id: &str, entries: &Array) -> Result<SavedRun, String> {
         .and_then(|b| b.dyn_into())
         .map_err(|e| format!("{name}: the browser cannot read its pieces: {e:?}"))?;
     let all = Uint8Array::new(&buffer);
-    let total: usize = lengths.iter().sum();
-    if total != all.length() as usize {
-        return Err(format!(
-            "{name}: its pieces hold {} bytes; the lengths in entry 1 add up to {total}",
-            all.length()
-        ));
-    }
+    let ranges = piece_ranges(&format!("{name}, entry 1"), &lengths, all.length() as usize)?;
     let mut assembler = RunAssembler::new(name.clone());
     let mut slices = Slices::new();
-    let mut start = 0u32;
-    for &len in &lengths {
-        // Fits: the lengths add up to the buffer's length, itself a u32.
-        let end = start + len as u32;
-        assembler.push(&all.subarray(start, end).to_vec())?;
-        start = end;
+    for range in ranges {
+        // Fits: the ranges lie within the buffer, whose length is a u32.
+        assembler.push(&all.subarray(range.start as u32, range.end as u32).to_vec())?;
         slices.pause().await;
     }
     Ok(SavedRun {

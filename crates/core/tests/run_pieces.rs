@@ -131,3 +131,22 @@ fn bad_pieces_are_refused_with_piece_and_place() {
         )
     );
 }
+
+/// The page and the worker cut a stored Blob of pieces at the lengths stored beside it; lengths
+/// that do not add up to the Blob (or overflow) are refused, naming the source.
+#[test]
+fn piece_ranges_cut_at_the_lengths_and_refuse_wrong_ones() {
+    use tabprobe_core::run::pieces::piece_ranges;
+    assert_eq!(
+        piece_ranges("x", &[3, 0, 5], 8).unwrap(),
+        vec![0..3, 3..3, 3..8]
+    );
+    assert_eq!(piece_ranges("x", &[], 0).unwrap(), vec![]);
+    let short = piece_ranges("saved run r", &[3, 4], 8).unwrap_err();
+    assert!(
+        short.starts_with("saved run r: its pieces hold 8 bytes"),
+        "{short}"
+    );
+    // Lengths that wrap around to the total are refused, not cut.
+    assert!(piece_ranges("x", &[usize::MAX, 9], 8).is_err());
+}

@@ -23,7 +23,7 @@ use tabprobe_core::inoculation::{
 };
 use tabprobe_core::probe::ProbeSet;
 use tabprobe_core::report::FullReport;
-use tabprobe_core::run::pieces::{run_pieces, RunAssembler};
+use tabprobe_core::run::pieces::{piece_ranges, run_pieces, RunAssembler};
 use tabprobe_core::run::{ProbeRun, RunResult};
 use tabprobe_core::scoring::{Pair, PairScore};
 use tabprobe_core::Dataset;
@@ -361,23 +361,10 @@ async fn build_report(
             let buffer = wasm_bindgen_futures::JsFuture::from(blob.array_buffer())
                 .await
                 .map_err(|e| format!("cannot read the saved run's files: {e:?}"))?;
-            let all = js_sys::Uint8Array::new(&buffer);
-            let total = piece_bytes
-                .iter()
-                .try_fold(0usize, |sum, &n| sum.checked_add(n));
-            if total != Some(all.length() as usize) {
-                return Err(format!(
-                    "the saved run's files hold {} bytes; the lengths of their {} pieces do not add up to that",
-                    all.length(),
-                    piece_bytes.len()
-                ));
-            }
-            let mut start = 0u32;
-            for len in piece_bytes {
-                // Fits: the lengths add up to the buffer's length, itself a u32.
-                let end = start + len as u32;
-                assembler.push(&all.subarray(start, end).to_vec())?;
-                start = end;
+            // The worker can hold the run twice: one copy into its memory, then cut.
+            let all = js_sys::Uint8Array::new(&buffer).to_vec();
+            for range in piece_ranges("the saved run's files", &piece_bytes, all.len())? {
+                assembler.push(&all[range])?;
             }
         }
         None => {

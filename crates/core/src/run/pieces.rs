@@ -84,6 +84,34 @@ pub fn runs_pieces(runs: &[RunResult]) -> impl Iterator<Item = Vec<u8>> + '_ {
     runs.iter().flat_map(run_pieces)
 }
 
+/// Where each piece lies in `total` bytes of pieces stored one after the other, given their
+/// `lengths` (as the page stores them beside the Blob); `name` names the source in the error
+/// when the lengths do not add up to `total` (or overflow).
+pub fn piece_ranges(
+    name: &str,
+    lengths: &[usize],
+    total: usize,
+) -> Result<Vec<std::ops::Range<usize>>, String> {
+    let sum = lengths
+        .iter()
+        .try_fold(0usize, |sum, &n| sum.checked_add(n));
+    if sum != Some(total) {
+        return Err(format!(
+            "{name}: its pieces hold {total} bytes; the lengths of its {} pieces do not add up to that",
+            lengths.len()
+        ));
+    }
+    let mut start = 0;
+    Ok(lengths
+        .iter()
+        .map(|&n| {
+            let range = start..start + n;
+            start += n;
+            range
+        })
+        .collect())
+}
+
 fn encode(piece: &PieceOut<'_>) -> Vec<u8> {
     // Serialising plain data into a Vec cannot fail (no maps with non-string keys, no I/O).
     serde_json::to_vec(piece).unwrap_or_default()
