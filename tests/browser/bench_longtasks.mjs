@@ -26,6 +26,13 @@ try {
     // The page logs its timed steps only when asked (src/timing.rs).
     window.tabprobeTiming = true;
     window.__longtasks = [];
+    // When each picked file list reaches the page: a capturing listener on the window runs
+    // before any of the page's own, so a long task that ends here was the browser's work of
+    // handing over the files (it runs before the page sees them), not the page's.
+    window.__filesAt = [];
+    window.addEventListener('change', (e) => {
+      if (e.target?.type === 'file') window.__filesAt.push(performance.now());
+    }, true);
     new PerformanceObserver((list) => {
       for (const e of list.getEntries()) window.__longtasks.push([e.startTime, e.duration]);
     }).observe({ type: 'longtask', buffered: true });
@@ -48,11 +55,24 @@ try {
     if (reloads) t0 = 0;
     const t1 = await now();
     const tasks = (await page.evaluate(() => window.__longtasks)).filter(([s]) => s >= t0 && s < t1);
+    const filesAt = (await page.evaluate(() => window.__filesAt)).filter((at) => at >= t0 && at < t1);
+    // The part of a task before the picked files reached the page is the browser's.
+    // (The long task's end and the listener's clock can differ by a millisecond.)
+    const within = (a, s, d) => a >= s && a <= s + d + 1;
+    const pagePart = ([s, d]) => {
+      const at = filesAt.find((a) => within(a, s, d));
+      return at === undefined ? d : Math.max(0, s + d - at);
+    };
     const max = Math.max(0, ...tasks.map(([, d]) => d));
+    const pageMax = Math.max(0, ...tasks.map(pagePart));
     const sum = tasks.reduce((a, [, d]) => a + d, 0);
-    rows.push({ name, wall: (t1 - t0) / 1000, n: tasks.length, max, sum });
-    console.log(`${name}: ${((t1 - t0) / 1000).toFixed(1)} s, ${tasks.length} long task(s), longest ${max.toFixed(0)} ms, total ${sum.toFixed(0)} ms`);
+    rows.push({ name, wall: (t1 - t0) / 1000, n: tasks.length, max, pageMax, sum });
+    console.log(`${name}: ${((t1 - t0) / 1000).toFixed(1)} s, ${tasks.length} long task(s), longest ${max.toFixed(0)} ms, total ${sum.toFixed(0)} ms; the page's longest part of a task ${pageMax.toFixed(0)} ms`);
     if (tasks.length) console.log(`  long tasks (ms into the phase: length): ${tasks.map(([s, d]) => `${(s - t0).toFixed(0)}: ${d.toFixed(0)}`).join(', ')}`);
+    for (const [s, d] of tasks) {
+      const at = filesAt.find((a) => within(a, s, d));
+      if (at !== undefined) console.log(`  the task at ${(s - t0).toFixed(0)}: ${(at - s).toFixed(1)} ms of the browser's handing over the picked files, then ${Math.max(0, s + d - at).toFixed(1)} ms of the page`);
+    }
     const all = timings.splice(0);
     for (const [s, d] of tasks) {
       const inside = all.filter(([, , at]) => at >= s - 1 && at <= s + d);
@@ -66,6 +86,9 @@ try {
   await page.getByTestId('model-name').waitFor({ timeout: 120_000 });
   // For comparison: the browser's own work of taking the files into a file input (the
   // picker's part, before the page sees them), on an input the page does not listen to.
+  // Chromium reports a long task only when script ran in it: the capturing listener above
+  // is that script here, which makes the browser's share visible (without any listener the
+  // same task goes unreported).
   await phase(`the browser alone: ${tables.length + 1} files into an input the page ignores`, async () => {
     await page.evaluate(() => {
       const input = Object.assign(document.createElement('input'), { type: 'file', multiple: true, id: 'bench-files' });
@@ -120,7 +143,8 @@ try {
   }));
   console.log(`rows of the longest report table: ${listed.longest}; example select options: ${listed.options}`);
   const worst = Math.max(...rows.map((r) => r.max));
-  console.log(`longest main-thread task over all phases: ${worst.toFixed(0)} ms (goal ≤ 50 ms)`);
+  const pageWorst = Math.max(...rows.slice(1).map((r) => r.pageMax));
+  console.log(`longest main-thread task over all phases: ${worst.toFixed(0)} ms; the page's own longest part of a task, after the comparison phase: ${pageWorst.toFixed(0)} ms (goal ≤ 50 ms)`);
 } finally {
   await browser.close();
   await server.close();

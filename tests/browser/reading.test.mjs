@@ -205,6 +205,8 @@ test('results read without the paper: tooltips, %, the Tables 4/7 plot, graph la
     assert.equal(await page.locator('[data-testid="invalid-table"] thead th').filter({ hasText: /^mean$/ }).count(), 0);
 
     // Rows by key, 1-based: the evidence view, the per-example evidence table, the drill-down.
+    // The evidence view comes two tasks after its stage (src/views/results/evidence_view.rs).
+    await page.getByTestId('evidence-row').first().waitFor();
     const evRows = await page.getByTestId('evidence-row').evaluateAll((rs) => rs.map((r) => r.cells[0].textContent));
     evRows.forEach((t, k) => assert.match(t, new RegExp(`^.+ \\(row ${k + 1}\\)$`), t));
     await page.getByTestId('evidence-view').screenshot({ path: join(root, 'tests', 'artifacts', `reading-evidence-${width}.png`) });

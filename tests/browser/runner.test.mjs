@@ -164,6 +164,8 @@ test('a small row-deletion run: counts before running, graph edges equal the run
     await page.getByTestId('drill-close').click();
     // Evidence view: per row, human / model / both / neither, with the prediction after deleting it.
     const evidenceRows = page.getByTestId('evidence-row');
+    // The evidence view comes two tasks after its stage (src/views/results/evidence_view.rs).
+    await evidenceRows.first().waitFor();
     assert.ok(await evidenceRows.count() > 0);
     const marks = await evidenceRows.evaluateAll((rs) => rs.map((r) => r.dataset.mark));
     assert.ok(marks.every((m) => ['both', 'human', 'model', 'neither'].includes(m)), marks.join());

@@ -8,6 +8,7 @@ use std::collections::BTreeMap;
 use std::sync::Arc;
 
 use leptos::prelude::*;
+use leptos::task::spawn_local;
 use tabprobe_core::probe::edit_table::row_name;
 use tabprobe_core::probe::{Edit, Premise, ProbeKind};
 use tabprobe_core::run::RunResult;
@@ -21,19 +22,33 @@ use tabprobe_core::share::from_run_item;
 /// Options of the example select built in one task (see [`in_chunks`]).
 const OPTIONS_PER_TASK: usize = 300;
 
-/// Per example position: row index → perturbed pair of its single-row deletion.
-fn deletions(run: &RunResult) -> BTreeMap<usize, BTreeMap<usize, usize>> {
-    let mut out: BTreeMap<usize, BTreeMap<usize, usize>> = BTreeMap::new();
-    for it in run
-        .items
-        .iter()
-        .filter(|it| it.probe == ProbeKind::RowDeletion)
-    {
+/// A single-row deletion of one run: its item and its perturbed pair.
+#[derive(Clone, Copy)]
+struct Deletion {
+    /// Index in the run's `items`.
+    item: usize,
+    /// Index in the run's `pairs`.
+    pair: usize,
+}
+
+/// Per example position: row index → that row's single-row deletion. Found once per run, so
+/// that showing an example looks its rows up instead of scanning every item (the dev split's
+/// row-deletion run holds 15,723).
+fn deletions(run: &RunResult) -> BTreeMap<usize, BTreeMap<usize, Deletion>> {
+    let mut out: BTreeMap<usize, BTreeMap<usize, Deletion>> = BTreeMap::new();
+    for (item, it) in run.items.iter().enumerate() {
+        if it.probe != ProbeKind::RowDeletion {
+            continue;
+        }
         if let Edit::RowsDeleted { rows, .. } = &it.edit {
             if let [row] = rows.as_slice() {
-                out.entry(it.example)
-                    .or_default()
-                    .insert(*row, it.perturbed_pair);
+                out.entry(it.example).or_default().insert(
+                    *row,
+                    Deletion {
+                        item,
+                        pair: it.perturbed_pair,
+                    },
+                );
             }
         }
     }
@@ -76,42 +91,88 @@ fn row_cells(table: &Table) -> Vec<(String, String)> {
     }
 }
 
-/// The view; empty when the run has no row-deletion items.
+/// What the view looks up, found once for the runs it shows.
+struct EvidenceIndex {
+    /// Per run: its single-row deletions by example position and row.
+    per_model: Vec<BTreeMap<usize, BTreeMap<usize, Deletion>>>,
+    /// Per run, per example position of the main run: the same example's position in that
+    /// run.
+    aligned: Vec<Vec<Option<usize>>>,
+    /// The main run's examples that have row deletions, annotated ones first (they are the
+    /// ones the marks compare).
+    order: Vec<usize>,
+}
+
+impl EvidenceIndex {
+    fn new(runs: &[Arc<RunResult>]) -> Self {
+        let per_model: Vec<_> = runs.iter().map(|r| deletions(r)).collect();
+        let Some((main, d)) = runs.first().zip(per_model.first()) else {
+            return EvidenceIndex {
+                per_model,
+                aligned: Vec::new(),
+                order: Vec::new(),
+            };
+        };
+        // A run whose items point past its examples is not shown: nothing here may index
+        // out of range.
+        let mut order: Vec<usize> = d
+            .keys()
+            .copied()
+            .filter(|&p| p < main.examples.len())
+            .collect();
+        order.sort_by_key(|&p| {
+            main.examples
+                .get(p)
+                .is_none_or(|e| e.relevant_rows.as_ref().is_none_or(|r| r.is_empty()))
+        });
+        let aligned = runs.iter().map(|r| main.examples_in(r)).collect();
+        EvidenceIndex {
+            per_model,
+            aligned,
+            order,
+        }
+    }
+}
+
+/// The view; a note when the run has no single-row deletions.
+///
+/// Shown two tasks after it is created: the index of the runs' deletions is built in the
+/// first (the dev split's 15,723 items), the view in the second. Built with the report's
+/// stage in one task, they held the page for 55 ms.
 #[component]
 pub fn EvidenceView(
     /// Runs, main model first (the marks follow the main model).
     runs: Vec<Arc<RunResult>>,
 ) -> impl IntoView {
-    let per_model: Vec<_> = runs.iter().map(|r| deletions(r)).collect();
-    // Positions of the main run's examples that have row deletions (a run whose items point
-    // past its examples is not shown: nothing here may index out of range).
-    let positions: Vec<usize> = match (runs.first(), per_model.first()) {
-        (Some(main), Some(d)) => d
-            .keys()
-            .copied()
-            .filter(|&p| p < main.examples.len())
-            .collect(),
-        _ => Vec::new(),
-    };
-    let (Some(main), false) = (runs.first().cloned(), positions.is_empty()) else {
+    let index = RwSignal::new(None::<Arc<EvidenceIndex>>);
+    {
+        let runs = runs.clone();
+        spawn_local(async move {
+            gloo::timers::future::TimeoutFuture::new(0).await;
+            let built = crate::timing::timed("evidence-index", || EvidenceIndex::new(&runs));
+            gloo::timers::future::TimeoutFuture::new(0).await;
+            // The view may have been closed meanwhile.
+            let _ = index.try_set(Some(Arc::new(built)));
+        });
+    }
+    move || {
+        let ix = index.get()?;
+        Some(indexed_view(runs.clone(), ix))
+    }
+}
+
+/// The view of `runs` once their index is built.
+fn indexed_view(runs: Vec<Arc<RunResult>>, ix: Arc<EvidenceIndex>) -> AnyView {
+    let (Some(main), Some(&first)) = (runs.first().cloned(), ix.order.first()) else {
         return view! { <p class="muted">"Run the row-deletion probe to see which rows the model uses."</p> }.into_any();
     };
-    // Per run, per example position of the main run: the same example's position in that run.
-    let aligned: Vec<Vec<Option<usize>>> = runs.iter().map(|r| main.examples_in(r)).collect();
-    // Examples with annotated evidence first: they are the ones the marks compare.
-    let mut order = positions;
-    order.sort_by_key(|&p| {
-        main.examples
-            .get(p)
-            .is_none_or(|e| e.relevant_rows.as_ref().is_none_or(|r| r.is_empty()))
-    });
-    let chosen = RwSignal::new(order[0]);
+    let chosen = RwSignal::new(first);
     // The dev split has 1,800 examples: their options are added a few hundred per task.
     let options = {
         let main = main.clone();
-        let order = order.clone();
-        in_chunks(order.len(), OPTIONS_PER_TASK, move |range| {
-            order[range]
+        let ix = ix.clone();
+        in_chunks(ix.order.len(), OPTIONS_PER_TASK, move |range| {
+            ix.order[range]
                 .iter()
                 .filter_map(|&p| Some((p, main.examples.get(p)?)))
                 .map(|(p, ex)| {
@@ -134,7 +195,8 @@ pub fn EvidenceView(
         let set = main.label_set;
         let human = ex.relevant_rows.clone().unwrap_or_default();
         // The example's position in each run, `None` where that run never scored it.
-        let at: Vec<Option<usize>> = aligned
+        let at: Vec<Option<usize>> = ix
+            .aligned
             .iter()
             .map(|a| a.get(p).copied().flatten())
             .collect();
@@ -159,7 +221,7 @@ pub fn EvidenceView(
                 let is_human = human.contains(&i);
                 let afters: Vec<After> = runs
                     .iter()
-                    .zip(&per_model)
+                    .zip(&ix.per_model)
                     .zip(&at)
                     .map(|((r, d), q)| {
                         let Some((q, e)) = q.and_then(|q| Some((q, r.examples.get(q)?))) else {
@@ -167,8 +229,8 @@ pub fn EvidenceView(
                         };
                         let before = r.original_prediction(e);
                         match d.get(&q).and_then(|rows| rows.get(&i)) {
-                            Some(&pair) => {
-                                let after = r.predicted(pair);
+                            Some(del) => {
+                                let after = r.predicted(del.pair);
                                 After::Deleted(after, after != before)
                             }
                             // A cancelled run may hold the example without all its rows.
@@ -191,14 +253,11 @@ pub fn EvidenceView(
                     _ => "",
                 };
                 // The main run's deletion of this row, shared with every other model's scores.
-                let shared = main
-                    .items
-                    .iter()
-                    .find(|it| {
-                        it.example == p
-                            && it.probe == ProbeKind::RowDeletion
-                            && matches!(&it.edit, Edit::RowsDeleted { rows, .. } if rows.as_slice() == [i])
-                    })
+                let shared = ix
+                    .per_model
+                    .first()
+                    .and_then(|d| d.get(&p)?.get(&i))
+                    .and_then(|del| main.items.get(del.item))
                     .and_then(|it| {
                         let others: Vec<&RunResult> =
                             runs.iter().skip(1).map(|r| r.as_ref()).collect();
