@@ -183,6 +183,7 @@ test('results read without the paper: tooltips, %, the Tables 4/7 plot, graph la
     }
 
     // Transition-graph labels: at least 12 px on screen, after the SVG's scaling.
+    await page.getByTestId('transition-graph').first().waitFor();
     const sizes = await page.locator('[data-testid="transition-graph"] svg').evaluateAll((svgs) => svgs.flatMap((svg) => {
       const scale = svg.getBoundingClientRect().width / svg.viewBox.baseVal.width;
       return [...svg.querySelectorAll('text')].map((t) => parseFloat(getComputedStyle(t).fontSize) * scale);

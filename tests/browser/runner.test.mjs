@@ -101,6 +101,8 @@ function edgesFromRun(run) {
 async function checkGraph(page, expected, model = 0) {
   const column = page.locator('[data-operation="row_deletion"] [data-testid="model-column"]').nth(model);
   const graph = column.getByTestId('transition-graph').first();
+  // The graphs come a task after the report's head (src/views/results/mod.rs).
+  await graph.waitFor();
   const edges = await graph.getByTestId('edge').all();
   assert.equal(edges.length, expected.size, 'one edge per observed transition');
   for (const e of edges) {
@@ -334,6 +336,7 @@ test('a second model runs on the same items, side by side; Table 8 names it as t
     await page.getByTestId('run').click();
     await page.getByTestId('run-report').waitFor({ timeout: 180_000 });
     const columns = page.locator('[data-operation="row_deletion"] [data-testid="model-column"]');
+    await columns.first().waitFor();
     assert.equal(await columns.count(), 2);
     const first = await downloadRun(page, 0);
     const second = await downloadRun(page, 1);

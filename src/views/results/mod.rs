@@ -436,21 +436,37 @@ fn RunReport(saved: Arc<SavedRun>) -> impl IntoView {
             </label>
         }
     });
+    // The graphs come a task after the head and Table 1 (which do not wait for the worker's
+    // report): in the same task, the dev split's row-deletion report held the page for 50 ms.
+    let graphs_shown = RwSignal::new(false);
+    spawn_local(async move {
+        gloo::timers::future::TimeoutFuture::new(0).await;
+        // The report may have been closed meanwhile.
+        let _ = graphs_shown.try_set(true);
+    });
     let graphs = (!tsets.is_empty()).then(|| {
-        let blocks = tsets
-            .iter()
-            .map(|&t| view! { <SetBlock runs=runs.clone() tset=t category=category drill=drill/> })
-            .collect::<Vec<_>>();
-        view! {
-            <section id="graphs" class="result-part">
-                <div class="part-head">
-                    <h2>"Transition graphs and invalid transitions"</h2>
-                    {cat_select}
-                </div>
-                <p class="hint">"Each edge: % of the items predicted the source label before that were predicted the target label after; black = valid under the rule, red = invalid. Click an edge or a table cell for its items."</p>
-                {blocks}
-            </section>
-        }
+        let runs = runs.clone();
+        deferred(
+            Memo::new(move |_| graphs_shown.get()),
+            "report-graphs-part",
+            move || {
+                let blocks = tsets
+                    .iter()
+                    .map(|&t| view! { <SetBlock runs=runs.clone() tset=t category=category drill=drill/> })
+                    .collect::<Vec<_>>();
+                view! {
+                    <section id="graphs" class="result-part">
+                        <div class="part-head">
+                            <h2>"Transition graphs and invalid transitions"</h2>
+                            {cat_select}
+                        </div>
+                        <p class="hint">"Each edge: % of the items predicted the source label before that were predicted the target label after; black = valid under the rule, red = invalid. Click an edge or a table cell for its items."</p>
+                        {blocks}
+                    </section>
+                }
+                .into_any()
+            },
+        )
     });
     // Tables 4 and 7 count certain and reviewer-accepted items; unreviewed heuristic items
     // are left out (and counted) unless the reader asks for them.
