@@ -8,6 +8,7 @@ pub mod components;
 pub mod idb;
 pub mod inoculation_store;
 pub mod load;
+pub mod model_fit;
 pub mod model_load;
 pub mod pace;
 pub mod route;

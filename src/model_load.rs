@@ -16,10 +16,11 @@ use tabprobe_core::checkpoint::{
     checkpoint_name, marks_checkpoint, CheckpointFiles, PytorchBin, TokenizerFiles, CONFIG_JSON,
     MERGES_TXT, SAFETENSORS, TOKENIZER_JSON, VOCAB_JSON,
 };
-use tabprobe_worker::protocol::Slot;
+use tabprobe_worker::protocol::{Backend, BackendChoice, Slot};
 use wasm_bindgen::{JsCast, JsValue};
 use wasm_bindgen_futures::JsFuture;
 
+use crate::model_fit;
 use crate::state::{AppState, ModelStatus};
 use crate::worker_client::{client, CheckpointBytes};
 use crate::worker_crash::ModelSource;
@@ -88,6 +89,13 @@ async fn hand_to_worker(ticket: Ticket, bytes: CheckpointBytes, source: ModelSou
         return;
     }
     let name = bytes.name.clone();
+    // Downloaded and bundled checkpoints are checked here; picked files were before reading.
+    if loads_on_cpu(ticket.state) {
+        if let Err(message) = model_fit::check_bytes(SAFETENSORS, &bytes.files.weights) {
+            ticket.status(ModelStatus::Failed(format!("{name}: {message}")));
+            return;
+        }
+    }
     ticket.status(ModelStatus::Loading(format!(
         "loading {name} in the model worker…"
     )));
@@ -193,6 +201,14 @@ pub async fn load_model_files_into(state: AppState, slot: Slot, files: Vec<web_s
         )));
         return;
     }
+    // Whether it fits the worker, from the safetensors header alone: an f16 file below the
+    // size limit can still need more memory than a worker has once widened to f32.
+    if loads_on_cpu(state) {
+        if let Err(message) = fits_picked(&files[layout.weights], &names[layout.weights]).await {
+            ticket.status(ModelStatus::Failed(message));
+            return;
+        }
+    }
     let name = checkpoint_name(&names);
     ticket.status(ModelStatus::Loading(format!("reading {name}…")));
     let read = |i: usize| {
@@ -220,6 +236,41 @@ pub async fn load_model_files_into(state: AppState, slot: Slot, files: Vec<web_s
         Ok(bytes) => hand_to_worker(ticket, bytes, ModelSource::Files).await,
         Err(message) => ticket.status(ModelStatus::Failed(message)),
     }
+}
+
+/// Whether the next load will put the model on the CPU, as far as the page knows: the CPU is
+/// the model bar's choice, or "the faster" chose it for a model loaded now (the worker
+/// measures once). Only there are the widened weights held beside the file ([`model_fit`]);
+/// on WebGPU each tensor goes to the GPU as it is widened.
+fn loads_on_cpu(state: AppState) -> bool {
+    match state.backend.get_untracked() {
+        BackendChoice::Cpu => true,
+        BackendChoice::WebGpu => false,
+        BackendChoice::Auto => Slot::ALL.iter().any(|&s| {
+            state.slot(s).model.with_untracked(|m| {
+                m.as_ref()
+                    .is_some_and(|m| matches!(m.backend, Backend::Cpu { .. }))
+            })
+        }),
+    }
+}
+
+/// [`model_fit`]'s checks on a picked weights file, reading only its safetensors header.
+async fn fits_picked(file: &web_sys::File, name: &str) -> Result<(), String> {
+    let blob = gloo::file::Blob::from(file.clone());
+    let size = blob.size();
+    let read = |start: u64, end: u64| {
+        let part = blob.slice(start, end);
+        async move {
+            gloo::file::futures::read_as_bytes(&part)
+                .await
+                .map_err(|e| format!("{name}: cannot read: {e}"))
+        }
+    };
+    let first = read(0, model_fit::LENGTH_BYTES.min(size)).await?;
+    let n = model_fit::header_len(name, &first, size)?;
+    let header = read(model_fit::LENGTH_BYTES, model_fit::LENGTH_BYTES + n).await?;
+    model_fit::check_fits(name, size, model_fit::widened_bytes(name, &header, size)?)
 }
 
 /// Stops the load under way in `slot` (a download stops at its next chunk; bytes already on

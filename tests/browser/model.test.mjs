@@ -4,7 +4,8 @@
 // transformers' (crates/model/tests/golden/golden.json, written by make_golden.py) within 1e-4.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { readFile } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, truncate, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { serveDist, launch, openPage, snap, fixtures, routeManifest } from './harness.mjs';
 
@@ -152,6 +153,47 @@ test('an incomplete or mismatched checkpoint is refused and the loaded model sta
     await page.close();
   } finally {
     await browser.close();
+  }
+});
+
+test('a checkpoint that would not fit the worker once widened to f32 is refused from its header, with the numbers; the loaded model stays', async () => {
+  // A 1.4 GB f16 safetensors file (700 M parameters), below the 1.5 GiB file limit: 1.4 GB
+  // kept + 2.8 GB widened does not fit a worker's 4 GiB. Written sparse: only its header is
+  // on disk, and only its header is read (src/model_fit.rs).
+  const dir = await mkdtemp(join(tmpdir(), 'tabprobe-big-'));
+  // 28 tensors of 25 M elements (a 32-bit worker's safetensors reader refuses one tensor of
+  // over 2^29 bytes' worth of bits, as it would refuse to load it).
+  const per = 25_000_000;
+  const tensors = Object.fromEntries(Array.from({ length: 28 }, (_, k) =>
+    [`layer.${k}.weight`, { dtype: 'F16', shape: [5_000, 5_000], data_offsets: [k * per * 2, (k + 1) * per * 2] }]));
+  const elements = 28 * per;
+  const header = Buffer.from(JSON.stringify(tensors));
+  const length = Buffer.alloc(8);
+  length.writeBigUInt64LE(BigInt(header.length));
+  const weights = join(dir, 'model.safetensors');
+  await writeFile(weights, Buffer.concat([length, header]));
+  await truncate(weights, 8 + header.length + elements * 2);
+  const browser = await launch();
+  try {
+    const { page, errors } = await openPage(browser, server.url);
+    await page.getByTestId('dataset-name').filter({ hasText: 'INFOTABS demo' }).waitFor();
+    await page.getByTestId('model-input').setInputFiles(modelFiles('tiny-f32'));
+    await page.getByTestId('model-name').waitFor({ timeout: 120_000 });
+    await page.getByTestId('model-input').setInputFiles([
+      join(goldenDir, 'tiny-f32', 'config.json'), weights, join(goldenDir, 'tiny-f32', 'tokenizer.json'),
+    ]);
+    const error = page.getByTestId('model-error');
+    await error.waitFor({ timeout: 60_000 });
+    const text = await error.innerText();
+    assert.match(text, /model\.safetensors does not fit in a browser tab: it needs about 4\.20 GB in the model worker \(1\.40 GB of weights file, kept for moves and fine-tuning, and 2\.80 GB of weights widened to f32\)/);
+    assert.match(text, /still loaded/);
+    assert.equal(await page.getByTestId('model-hash').getAttribute('title'), golden.variants.f32.weights_sha256);
+    await snap(page, '13-model-does-not-fit');
+    assert.deepEqual(errors, []);
+    await page.close();
+  } finally {
+    await browser.close();
+    await rm(dir, { recursive: true, force: true });
   }
 });
 
