@@ -3,9 +3,11 @@
 //!
 //! A WebAssembly worker addresses at most 4 GiB. While it holds a model on the CPU it keeps
 //! the weights file (for moves between backends and for fine-tuning) beside the weights
-//! widened to f32 — so an f16 or bf16 file takes three times its size, and a 1.4 GB f16
-//! checkpoint, below the file limit, would run the worker out of memory halfway through its
-//! load. (On WebGPU each tensor goes to the GPU as it is widened: the file and one tensor.)
+//! widened to f32 — so an f16 or bf16 file takes three times its size: a 1.4 GB f16
+//! checkpoint, below the file limit, needs 4.2 GB, which leaves less than 0.1 GB of the
+//! worker's 4.29 GB for its code, the tokenizer and a batch (estimated, not run out of memory
+//! on purpose). (On WebGPU each tensor goes to the GPU as it is widened: the file and one
+//! tensor.)
 //! The safetensors header (its first bytes) says how many elements each tensor has: that is
 //! enough to tell, with the numbers, before anything else is read.
 
