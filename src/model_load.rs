@@ -89,7 +89,8 @@ async fn hand_to_worker(ticket: Ticket, bytes: CheckpointBytes, source: ModelSou
         return;
     }
     let name = bytes.name.clone();
-    // Downloaded and bundled checkpoints are checked here; picked files were before reading.
+    // Downloaded and bundled checkpoints are checked here; picked files were already checked
+    // before reading (the second check costs one header parse).
     if loads_on_cpu(ticket.state) {
         if let Err(message) = model_fit::check_bytes(SAFETENSORS, &bytes.files.weights) {
             ticket.status(ModelStatus::Failed(format!("{name}: {message}")));
