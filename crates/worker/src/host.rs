@@ -34,6 +34,7 @@ use wasm_bindgen::JsCast;
 use web_sys::{Blob, DedicatedWorkerGlobalScope, MessageEvent};
 
 use crate::devices::{Chosen, Devices};
+use crate::digest;
 use crate::outputs::{check_scores, test_panic_requested};
 use crate::pool::{cores, helpers_for, Pool};
 use crate::protocol::{Backend, BackendChoice, ModelInfo, Request, Response, Slot};
@@ -475,8 +476,9 @@ async fn load(
         how.backend
     };
     let chosen = device(host, choice).await?;
-    let mut model =
-        NliModel::load(name, files.model_files(), &chosen.device).map_err(|e| e.to_string())?;
+    let sha256 = digest::weights_sha256(&files.files.weights).await;
+    let mut model = NliModel::load_with_sha256(name, files.model_files(), sha256, &chosen.device)
+        .map_err(|e| e.to_string())?;
     model.set_batch_size(how.batch_size);
     model
         .warm_up()

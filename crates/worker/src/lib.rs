@@ -10,6 +10,8 @@ pub mod transport;
 #[cfg(feature = "host")]
 pub mod devices;
 #[cfg(feature = "host")]
+pub mod digest;
+#[cfg(feature = "host")]
 pub mod host;
 #[cfg(feature = "host")]
 pub mod pool;
