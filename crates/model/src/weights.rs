@@ -202,12 +202,22 @@ impl<'a> Tensors<'a> {
     }
 }
 
-/// A row-major `[out, in]` matrix as an `[in, out]` tensor.
+/// Side of the square tiles [`transposed`] copies: 32 × 32 f32 reads 32 rows of 128 bytes and
+/// writes 32 rows of 128 bytes, so both sides stay in the L1 cache.
+const TILE: usize = 32;
+
+/// A row-major `[out, in]` matrix as an `[in, out]` tensor. Copied tile by tile: element by
+/// element, every write of a 1024 × 4096 matrix lands on another cache line, and this loop
+/// was 34 % of the browser worker's 6 s load of a roberta-large-shaped checkpoint.
 fn transposed(w: &[f32], out: usize, inp: usize, device: &Device) -> Tensor<2> {
     let mut t = vec![0.0f32; w.len()];
-    for o in 0..out {
-        for i in 0..inp {
-            t[i * out + o] = w[o * inp + i];
+    for o0 in (0..out).step_by(TILE) {
+        for i0 in (0..inp).step_by(TILE) {
+            for o in o0..(o0 + TILE).min(out) {
+                for i in i0..(i0 + TILE).min(inp) {
+                    t[i * out + o] = w[o * inp + i];
+                }
+            }
         }
     }
     Tensor::from_data(TensorData::new(t, [inp, out]), device)
@@ -222,4 +232,24 @@ pub fn element_count(expected: &BTreeMap<String, Vec<usize>>) -> Option<u64> {
             .try_fold(1u64, |p, &d| p.checked_mul(d as u64))?;
         sum.checked_add(n)
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn transposed_moves_every_element_across_tile_edges() {
+        // Neither side a multiple of the tile, so partial tiles on both edges.
+        let (out, inp) = (37, 70);
+        let w: Vec<f32> = (0..out * inp).map(|k| k as f32).collect();
+        let t = transposed(&w, out, inp, &Device::flex());
+        assert_eq!(t.dims(), [inp, out]);
+        let got = t.into_data().to_vec::<f32>().expect("f32 data");
+        for o in 0..out {
+            for i in 0..inp {
+                assert_eq!(got[i * out + o], w[o * inp + i], "[{o}, {i}]");
+            }
+        }
+    }
 }
