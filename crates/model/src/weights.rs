@@ -245,7 +245,7 @@ mod tests {
         let w: Vec<f32> = (0..out * inp).map(|k| k as f32).collect();
         let t = transposed(&w, out, inp, &Device::flex());
         assert_eq!(t.dims(), [inp, out]);
-        let got = t.into_data().to_vec::<f32>().expect("f32 data");
+        let got = t.into_data().try_to_vec::<f32>().expect("f32 data");
         for o in 0..out {
             for i in 0..inp {
                 assert_eq!(got[i * out + o], w[o * inp + i], "[{o}, {i}]");
