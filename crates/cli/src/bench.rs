@@ -30,6 +30,11 @@ pub struct BenchArgs {
     /// Timed repeats per configuration after one warm-up; the median is reported.
     #[arg(long, default_value_t = 3)]
     pub repeats: usize,
+    /// MiB the largest activation of one forward pass may take; a batch needing more runs as
+    /// several passes (roberta-base at 128 tokens: 42 rows within the default 64). Larger
+    /// values let a GPU with larger binding limits run whole batches.
+    #[arg(long, default_value_t = 64)]
+    pub tensor_budget_mib: usize,
 }
 
 /// Runs `tabprobe bench`: a header and one tab-separated line per configuration on stdout
@@ -72,6 +77,7 @@ fn bench_one(
 ) -> Result<(), String> {
     let t = Instant::now();
     let mut model = crate::probe::load_model(folder, device)?;
+    model.set_tensor_budget(args.tensor_budget_mib.saturating_mul(1 << 20));
     let c = model.shape().clone();
     eprintln!(
         "{} on {backend}: {} ({} parameters), hidden {}, {} layers, {} heads, at most {} tokens; loaded in {:.2?}",

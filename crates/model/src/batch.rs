@@ -112,9 +112,22 @@ pub fn max_rows_within_budget(
     intermediate: usize,
     hidden: usize,
 ) -> usize {
+    max_rows_within(MAX_TENSOR_BYTES, seq_len, heads, intermediate, hidden)
+}
+
+/// [`max_rows_within_budget`] for a budget of `budget_bytes` instead of [`MAX_TENSOR_BYTES`]
+/// (a GPU whose binding limit is larger than WebGPU's default; see
+/// [`crate::NliModel::set_tensor_budget`]). At least one row, however small the budget.
+pub fn max_rows_within(
+    budget_bytes: usize,
+    seq_len: usize,
+    heads: usize,
+    intermediate: usize,
+    hidden: usize,
+) -> usize {
     let widest = heads.saturating_mul(seq_len).max(intermediate).max(hidden);
     let per_row = seq_len.saturating_mul(widest).saturating_mul(4);
-    (MAX_TENSOR_BYTES / per_row.max(1)).max(1)
+    (budget_bytes / per_row.max(1)).max(1)
 }
 
 /// A batch's tensors on a device, for any family.
@@ -219,6 +232,11 @@ mod tests {
         // roberta-base at 512 tokens: 12·512² scores per row dominate.
         assert_eq!(max_rows_within_budget(512, 12, 3072, 768), 5);
         assert_eq!(max_rows_within_budget(128, 12, 3072, 768), 42);
+        // roberta-base at 128 tokens: 128 × 3,072 × 4 = 1,572,864 bytes a row; 256 MiB holds
+        // 170.7 of them, 1 GiB 682.7.
+        assert_eq!(max_rows_within(256 << 20, 128, 12, 3072, 768), 170);
+        assert_eq!(max_rows_within(1 << 30, 128, 12, 3072, 768), 682);
+        assert_eq!(max_rows_within(0, 128, 12, 3072, 768), 1);
     }
 
     #[test]

@@ -6,7 +6,7 @@ use burn::prelude::*;
 use tabprobe_core::checkpoint::CheckpointFiles;
 use tabprobe_core::scoring::{ModelId, Pair, PairOrder, PairScore, PairScorer, ScoreError};
 
-use crate::batch::{max_rows_within_budget, plan_batches, plan_batches_padded, Batch};
+use crate::batch::{max_rows_within, plan_batches, plan_batches_padded, Batch, MAX_TENSOR_BYTES};
 use crate::config::{LabelMap, RobertaConfig};
 use crate::error::LoadError;
 use crate::loader::weights_sha256;
@@ -33,6 +33,8 @@ pub struct NliModel {
     device: Device,
     batch_size: usize,
     pad_multiple: Option<usize>,
+    /// Bytes the largest activation of a forward pass may take ([`NliModel::set_tensor_budget`]).
+    tensor_budget: usize,
 }
 
 impl NliModel {
@@ -109,6 +111,7 @@ impl NliModel {
             device: device.clone(),
             batch_size: DEFAULT_BATCH_SIZE,
             pad_multiple: None,
+            tensor_budget: MAX_TENSOR_BYTES,
         })
     }
 
@@ -167,6 +170,14 @@ impl NliModel {
     /// last bits) through the order of floating-point sums.
     pub fn set_pad_to_multiple(&mut self, multiple: Option<usize>) {
         self.pad_multiple = multiple.filter(|&m| m > 0);
+    }
+
+    /// Bytes the largest activation of one forward pass may take (default
+    /// [`MAX_TENSOR_BYTES`], half of WebGPU's default storage-binding limit); a batch whose
+    /// activations would be larger runs as several passes. A GPU with larger limits can take
+    /// more rows per pass: `tabprobe bench --tensor-budget-mib` measures what that gives.
+    pub fn set_tensor_budget(&mut self, bytes: usize) {
+        self.tensor_budget = bytes;
     }
 
     /// The current batch size.
@@ -276,7 +287,15 @@ impl NliModel {
         let pad_len = self
             .pad_multiple
             .map(|m| move |n: usize| n.div_ceil(m).saturating_mul(m).min(max_len.max(n)));
-        let budget = |seq| max_rows_within_budget(seq, c.heads, c.intermediate_size, c.hidden_size);
+        let budget = |seq| {
+            max_rows_within(
+                self.tensor_budget,
+                seq,
+                c.heads,
+                c.intermediate_size,
+                c.hidden_size,
+            )
+        };
         match &pad_len {
             Some(f) => plan_batches_padded(
                 encoded,

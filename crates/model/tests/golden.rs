@@ -173,6 +173,31 @@ fn scoring_each_planned_batch_alone_gives_the_same_bits() {
     assert!(seen.iter().all(|&s| s), "every pair is in a batch");
 }
 
+/// The activation budget caps the rows of a pass: a budget below one row's activations
+/// leaves one row per pass, and the scores stay those of the default plan within the golden
+/// tolerance (only padding, hence the order of sums, differs).
+#[test]
+fn the_tensor_budget_caps_rows_per_pass() {
+    let g = golden();
+    let mut model = load_variant("tiny-f32", &Device::flex());
+    model.set_batch_size(16);
+    let pairs = g.pairs();
+    let encoded = model.encode(&pairs).unwrap();
+    let default_plan = model.batch_rows(&encoded);
+    assert!(default_plan.iter().any(|rows| rows.len() > 1));
+    let planned = model.score_blocking(&pairs).unwrap();
+    model.set_tensor_budget(1);
+    let single = model.batch_rows(&encoded);
+    assert_eq!(single.len(), pairs.len());
+    assert!(single.iter().all(|rows| rows.len() == 1));
+    let alone = model.score_blocking(&pairs).unwrap();
+    for (k, (a, b)) in planned.iter().zip(&alone).enumerate() {
+        for (x, y) in a.logits.iter().zip(&b.logits) {
+            assert!((x - y).abs() <= 1e-4, "pair {k}: {x} vs {y}");
+        }
+    }
+}
+
 #[test]
 fn pair_scorer_trait_reports_model_id() {
     use tabprobe_core::scoring::PairScorer;
