@@ -156,8 +156,8 @@ impl NliModel {
 
     /// Pairs per forward pass (at least 1). Larger batches are faster per pair until memory
     /// or padding waste wins; pairs are length-sorted, so padding waste stays small. Long
-    /// sequences get smaller batches anyway, so that no tensor exceeds
-    /// [`crate::batch::MAX_TENSOR_BYTES`].
+    /// sequences get smaller batches anyway, so that no activation exceeds the tensor budget
+    /// ([`NliModel::set_tensor_budget`]; [`crate::batch::MAX_TENSOR_BYTES`] unless set).
     pub fn set_batch_size(&mut self, batch_size: usize) {
         self.batch_size = batch_size.max(1);
     }
