@@ -114,7 +114,19 @@ test('backend: on a software WebGPU adapter "the faster" is the CPU, measured; h
     // Choosing WebGPU moves the loaded model there (from the files the worker kept).
     await page.getByTestId('backend-choice').selectOption('webgpu');
     await page.getByTestId('model-backend').filter({ hasText: /^WebGPU$/ }).waitFor({ timeout: 120_000 });
-    assert.match(await page.getByTestId('model-backend').getAttribute('title'), /^WebGPU \(google swiftshader, a software fallback adapter\), as chosen in the model bar$/);
+    // On WebGPU the worker runs 64 pairs per pass, with an activation budget from the device's
+    // limits: the smaller of its binding and buffer limits, at most 256 MiB. The page asks the
+    // same browser's adapter for them (the worker's device is granted the adapter's limits).
+    const limits = await page.evaluate(async () => {
+      const a = await navigator.gpu.requestAdapter();
+      return { binding: a.limits.maxStorageBufferBindingSize, buffer: a.limits.maxBufferSize };
+    });
+    const mib = (bytes) => Math.floor(bytes / 2 ** 20);
+    const budget = Math.min(limits.binding, limits.buffer, 256 * 2 ** 20);
+    assert.equal(await page.getByTestId('model-backend').getAttribute('title'),
+      'WebGPU (google swiftshader, a software fallback adapter), as chosen in the model bar; '
+      + `64 pairs per pass, activations up to ${mib(budget)} MiB (the device binds up to `
+      + `${mib(limits.binding)} MiB and allocates buffers up to ${mib(limits.buffer)} MiB)`);
     assert.equal(await page.getByTestId('model-workers').count(), 0);
     assert.equal(await page.getByTestId('model-hash').getAttribute('title'), golden.variants.f32.weights_sha256);
     // The choice is kept in this browser.

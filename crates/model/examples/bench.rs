@@ -8,13 +8,26 @@
 //!
 //! ```text
 //! cargo run --release -p tabprobe-model --example bench [--features fast-cpu] -- \
-//!   [--models tiny,base] [--backends flex,wgpu] [--seq 128] [--reps 3]
+//!   [--models tiny,base] [--backends flex,wgpu] [--seq 128] [--reps 3] [--batches 1,8,32] \
+//!   [--budgets-mib 64] [--float f32|f16]
 //! ```
+//!
+//! `--float f16` makes f16 the wgpu device's default float type before the model loads, so
+//! weights and activations are f16 (the adapter needs `shader-f16`); it then also scores eight
+//! pairs of different lengths on `flex` in f32 and prints the largest logit and probability
+//! differences.
+//!
+//! `--budgets-mib` runs every batch size under each activation budget in turn
+//! ([`NliModel::set_tensor_budget`]; the page uses 64 MiB): on a GPU a larger budget runs a
+//! batch in fewer, larger passes.
 
 use std::time::Instant;
 
-use tabprobe_model::bench::{device_by_name, measure, random_weights, roberta_base_config_json};
-use tabprobe_model::{ModelFiles, NliModel, RobertaConfig, TokenizerFiles};
+use burn::tensor::FloatDType;
+use tabprobe_model::bench::{
+    device_by_name, measure, random_weights, roberta_base_config_json, synthetic_pair,
+};
+use tabprobe_model::{Device, ModelFiles, NliModel, RobertaConfig, TokenizerFiles};
 
 const TINY: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/golden/tiny-f32");
 
@@ -24,6 +37,8 @@ struct Args {
     seq: usize,
     reps: usize,
     batches: Vec<usize>,
+    budgets_mib: Vec<usize>,
+    float: String,
 }
 
 fn parse_args() -> Result<Args, String> {
@@ -33,6 +48,8 @@ fn parse_args() -> Result<Args, String> {
         seq: 128,
         reps: 3,
         batches: vec![1, 8, 32],
+        budgets_mib: vec![64],
+        float: "f32".into(),
     };
     let mut it = std::env::args().skip(1);
     while let Some(flag) = it.next() {
@@ -43,16 +60,20 @@ fn parse_args() -> Result<Args, String> {
             "--backends" => a.backends = list(),
             "--seq" => a.seq = value.parse().map_err(|e| format!("--seq: {e}"))?,
             "--reps" => a.reps = value.parse().map_err(|e| format!("--reps: {e}"))?,
-            "--batches" => {
-                a.batches = list()
-                    .iter()
-                    .map(|b| b.parse().map_err(|e| format!("--batches: {e}")))
-                    .collect::<Result<_, _>>()?
-            }
+            "--batches" => a.batches = numbers(&list(), "--batches")?,
+            "--budgets-mib" => a.budgets_mib = numbers(&list(), "--budgets-mib")?,
+            "--float" => a.float = value,
             other => return Err(format!("unknown flag {other}")),
         }
     }
     Ok(a)
+}
+
+fn numbers(items: &[String], flag: &str) -> Result<Vec<usize>, String> {
+    items
+        .iter()
+        .map(|b| b.parse().map_err(|e| format!("{flag}: {e}")))
+        .collect()
 }
 
 fn main() -> Result<(), String> {
@@ -60,11 +81,16 @@ fn main() -> Result<(), String> {
     let read = |f: &str| std::fs::read(format!("{TINY}/{f}")).map_err(|e| format!("{f}: {e}"));
     let tokenizer = read("tokenizer.json")?;
     println!(
-        "model\tbackend\tseq\tbatch\texamples/s (median of {})\tbest",
+        "model\tbackend\tbudget MiB\tseq\tbatch\texamples/s (median of {})\tbest",
         args.reps
     );
     for backend in &args.backends {
-        let device = device_by_name(backend)?;
+        let mut device = device_by_name(backend)?;
+        if args.float == "f16" {
+            device
+                .configure(FloatDType::F16)
+                .map_err(|e| format!("f16 on {backend}: {e:?}"))?;
+        }
         for model_name in &args.models {
             let (config, weights) = match model_name.as_str() {
                 "tiny" => (read("config.json")?, read("model.safetensors")?),
@@ -88,15 +114,51 @@ fn main() -> Result<(), String> {
                 &device,
             )
             .map_err(|e| e.to_string())?;
+            if args.float == "f16" {
+                let files = ModelFiles {
+                    config_json: &config,
+                    weights: &weights,
+                    tokenizer: TokenizerFiles::Json(&tokenizer),
+                };
+                let reference = NliModel::load(model_name, files, &Device::flex())
+                    .map_err(|e| e.to_string())?;
+                let vocab = model.shape().vocab_size;
+                let pairs: Vec<_> = (0..8)
+                    .map(|i| synthetic_pair(args.seq.saturating_sub(7 * i).max(2), vocab))
+                    .collect();
+                let got = model
+                    .score_encoded_blocking(&pairs)
+                    .map_err(|e| e.to_string())?;
+                let want = reference
+                    .score_encoded_blocking(&pairs)
+                    .map_err(|e| e.to_string())?;
+                let (mut logit, mut prob) = (0f32, 0f32);
+                for (g, w) in got.iter().zip(&want) {
+                    for (a, b) in g.logits.iter().zip(&w.logits) {
+                        logit = logit.max((a - b).abs());
+                    }
+                    for (a, b) in g.probs.iter().zip(&w.probs) {
+                        prob = prob.max((a - b).abs());
+                    }
+                }
+                println!(
+                    "# {model_name}: f16 on {backend} vs f32 on flex, 8 pairs: max |logit diff| \
+                     {logit:.2e}, max |prob diff| {prob:.2e} (logits of pair 0: {:?} vs {:?})",
+                    got[0].logits, want[0].logits
+                );
+            }
             drop(weights);
             eprintln!("{model_name} on {backend}: loaded in {:.2?}", t.elapsed());
-            for &batch in &args.batches {
-                let r =
-                    measure(&mut model, batch, args.seq, args.reps).map_err(|e| e.to_string())?;
-                println!(
-                    "{model_name}\t{backend}\t{}\t{batch}\t{:.2}\t{:.2}",
-                    r.seq_len, r.median, r.best
-                );
+            for &budget in &args.budgets_mib {
+                model.set_tensor_budget(budget.saturating_mul(1 << 20));
+                for &batch in &args.batches {
+                    let r = measure(&mut model, batch, args.seq, args.reps)
+                        .map_err(|e| e.to_string())?;
+                    println!(
+                        "{model_name}\t{backend}\t{budget}\t{}\t{batch}\t{:.2}\t{:.2}",
+                        r.seq_len, r.median, r.best
+                    );
+                }
             }
         }
     }

@@ -2,8 +2,10 @@
 //! faster of the two here. The automatic choice is measured once per worker
 //! ([`tabprobe_model::device_speed::matmul_ms`] on both devices) and says why, with the
 //! figures; the adapter's `isFallbackAdapter` flag (a software adapter such as SwiftShader) is
-//! named beside them.
+//! named beside them. On WebGPU a model runs [`GPU_BATCH_SIZE`] pairs per pass with an
+//! activation budget taken from the device's own limits ([`gpu_tensor_budget`]).
 
+use tabprobe_model::batch::{gpu_tensor_budget, GPU_BATCH_SIZE, MAX_TENSOR_BYTES};
 use tabprobe_model::device_speed::matmul_ms;
 use tabprobe_model::Device;
 use wasm_bindgen::JsCast;
@@ -20,15 +22,61 @@ pub struct Chosen {
     pub device: Device,
     /// WebGPU or CPU (with its reason).
     pub backend: Backend,
-    /// Why: the choice, and the measurement behind an automatic one.
+    /// Why: the choice, and the measurement behind an automatic one; on WebGPU also the
+    /// pairs per pass and the activation budget, with the device limits behind it.
     pub note: String,
+    /// Pairs per forward pass on this device (`None`: the page's batch size, the CPU's).
+    pub batch_size: Option<usize>,
+    /// Bytes the largest activation of a pass may take here
+    /// ([`tabprobe_model::NliModel::set_tensor_budget`]).
+    pub tensor_budget: usize,
+}
+
+/// The WebGPU device and the activation budget its limits allow.
+#[derive(Clone)]
+struct Gpu {
+    device: Device,
+    tensor_budget: usize,
+    /// "64 pairs per pass, activations up to 256 MiB (the device binds up to …)".
+    plan: String,
+}
+
+impl Gpu {
+    /// This GPU as the chosen device, `why` leading the note.
+    fn chosen(&self, why: String) -> Chosen {
+        Chosen {
+            device: self.device.clone(),
+            backend: Backend::WebGpu,
+            note: format!("{why}; {}", self.plan),
+            batch_size: Some(GPU_BATCH_SIZE),
+            tensor_budget: self.tensor_budget,
+        }
+    }
+}
+
+/// The CPU as the chosen device: the page's batch size, the default budget.
+fn cpu(reason: &str, note: String) -> Chosen {
+    Chosen {
+        device: Device::flex(),
+        backend: Backend::Cpu {
+            reason: reason.to_string(),
+        },
+        note,
+        batch_size: None,
+        tensor_budget: MAX_TENSOR_BYTES,
+    }
+}
+
+/// Bytes as whole MiB, rounded down.
+fn mib(bytes: u64) -> u64 {
+    bytes >> 20
 }
 
 /// The devices this worker has set up, and its automatic choice once made.
 #[derive(Default)]
 pub struct Devices {
     /// WebGPU, initialised once (wgpu allows one initialisation per worker), or why not.
-    webgpu: Option<Result<Device, String>>,
+    webgpu: Option<Result<Gpu, String>>,
     /// What the adapter says about itself, e.g. "google swiftshader, a software fallback adapter".
     adapter: String,
     /// The automatic choice, measured once.
@@ -39,19 +87,12 @@ impl Devices {
     /// The device for `choice`; an error only when WebGPU is asked for and there is none.
     pub async fn get(&mut self, choice: BackendChoice) -> Result<Chosen, String> {
         match choice {
-            BackendChoice::Cpu => Ok(Chosen {
-                device: Device::flex(),
-                backend: Backend::Cpu {
-                    reason: "chosen".to_string(),
-                },
-                note: "CPU, as chosen in the model bar".to_string(),
-            }),
+            BackendChoice::Cpu => Ok(cpu("chosen", "CPU, as chosen in the model bar".to_string())),
             BackendChoice::WebGpu => match self.webgpu().await {
-                Ok(device) => Ok(Chosen {
-                    device,
-                    backend: Backend::WebGpu,
-                    note: format!("WebGPU ({}), as chosen in the model bar", self.adapter),
-                }),
+                Ok(gpu) => Ok(gpu.chosen(format!(
+                    "WebGPU ({}), as chosen in the model bar",
+                    self.adapter
+                ))),
                 Err(why) => Err(format!("WebGPU was chosen, but {why}")),
             },
             BackendChoice::Auto => {
@@ -65,14 +106,31 @@ impl Devices {
         }
     }
 
-    /// WebGPU's device (initialised on first use) or why there is none.
-    async fn webgpu(&mut self) -> Result<Device, String> {
+    /// WebGPU's device (initialised on first use) with its budget, or why there is none.
+    async fn webgpu(&mut self) -> Result<Gpu, String> {
         if let Some(done) = &self.webgpu {
             return done.clone();
         }
         self.adapter = adapter_description().await;
-        let result = match Device::wgpu_options().init_async().await {
-            Ok(device) => Ok(device),
+        let result = match Device::wgpu_options().init_with_setup_async().await {
+            Ok((device, setup)) => {
+                // The limits granted to the device (cubecl asks for all the adapter has).
+                let limits = setup.device.limits();
+                let binding = limits.max_storage_buffer_binding_size;
+                let buffer = limits.max_buffer_size;
+                let tensor_budget = gpu_tensor_budget(binding, buffer);
+                Ok(Gpu {
+                    device,
+                    tensor_budget,
+                    plan: format!(
+                        "{GPU_BATCH_SIZE} pairs per pass, activations up to {} MiB (the device \
+                         binds up to {} MiB and allocates buffers up to {} MiB)",
+                        mib(tensor_budget as u64),
+                        mib(binding),
+                        mib(buffer)
+                    ),
+                })
+            }
             // wgpu's message lists every graphics API it tried; say the part a user can act on.
             Err(e) => {
                 let full = e.to_string();
@@ -91,20 +149,16 @@ impl Devices {
     /// one measured product.
     async fn measure(&mut self) -> Chosen {
         let gpu = match self.webgpu().await {
-            Ok(device) => device,
+            Ok(gpu) => gpu,
             Err(why) => {
-                return Chosen {
-                    device: Device::flex(),
-                    backend: Backend::Cpu {
-                        reason: format!("WebGPU unavailable: {why}"),
-                    },
-                    note: format!("CPU: WebGPU is unavailable ({why})"),
-                }
+                return cpu(
+                    &format!("WebGPU unavailable: {why}"),
+                    format!("CPU: WebGPU is unavailable ({why})"),
+                )
             }
         };
-        let cpu = Device::flex();
-        let cpu_ms = matmul_ms(&cpu, REPEATS, &now).await;
-        let gpu_ms = matmul_ms(&gpu, REPEATS, &now).await;
+        let cpu_ms = matmul_ms(&Device::flex(), REPEATS, &now).await;
+        let gpu_ms = matmul_ms(&gpu.device, REPEATS, &now).await;
         let [m, k, n] = tabprobe_model::device_speed::PRODUCT;
         let figures = |gpu: &str, cpu: &str| {
             format!(
@@ -118,25 +172,12 @@ impl Devices {
         };
         let text = figures(&ms(&gpu_ms), &ms(&cpu_ms));
         match (gpu_ms, cpu_ms) {
-            (Ok(g), Ok(c)) if c < g => Chosen {
-                device: cpu,
-                backend: Backend::Cpu {
-                    reason: "faster here than WebGPU".to_string(),
-                },
-                note: format!("CPU, the faster here: {text}"),
-            },
-            (Ok(_), _) => Chosen {
-                device: gpu,
-                backend: Backend::WebGpu,
-                note: format!("WebGPU, the faster here: {text}"),
-            },
-            (Err(_), _) => Chosen {
-                device: cpu,
-                backend: Backend::Cpu {
-                    reason: "WebGPU failed its test".to_string(),
-                },
-                note: format!("CPU: {text}"),
-            },
+            (Ok(g), Ok(c)) if c < g => cpu(
+                "faster here than WebGPU",
+                format!("CPU, the faster here: {text}"),
+            ),
+            (Ok(_), _) => gpu.chosen(format!("WebGPU, the faster here: {text}")),
+            (Err(_), _) => cpu("WebGPU failed its test", format!("CPU: {text}")),
         }
     }
 }

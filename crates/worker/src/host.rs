@@ -479,7 +479,8 @@ async fn load(
     let sha256 = digest::weights_sha256(&files.files.weights).await;
     let mut model = NliModel::load_with_sha256(name, files.model_files(), sha256, &chosen.device)
         .map_err(|e| e.to_string())?;
-    model.set_batch_size(how.batch_size);
+    model.set_batch_size(chosen.batch_size.unwrap_or(how.batch_size));
+    model.set_tensor_budget(chosen.tensor_budget);
     model
         .warm_up()
         .await
