@@ -2,25 +2,19 @@
 //! by the browser's Web Crypto where the worker has it: native code, where the model crate's
 //! `sha2` runs in software in wasm at about 29 MB/s (49 s of a 1.42 GB checkpoint's 53 s load,
 //! measured in Chromium on a 2-core VM). Web Crypto's `subtle` exists only in secure contexts
-//! (https, localhost); elsewhere the worker falls back to `sha2`, which gives the same digest.
+//! (https, localhost); elsewhere the worker loads with [`tabprobe_model::NliModel::load`],
+//! which hashes with `sha2` (the same digest) after the checkpoint has passed its checks.
 
 use js_sys::Uint8Array;
 use wasm_bindgen::JsCast;
 use wasm_bindgen_futures::JsFuture;
 use web_sys::WorkerGlobalScope;
 
-/// Lower-case hex SHA-256 of `bytes`, as [`tabprobe_model::loader::weights_sha256`] writes it.
-pub async fn weights_sha256(bytes: &[u8]) -> String {
-    match web_crypto_sha256(bytes).await {
-        Some(digest) => digest,
-        None => tabprobe_model::loader::weights_sha256(bytes),
-    }
-}
-
-/// `crypto.subtle.digest("SHA-256", bytes)`, or `None` where the worker has no Web Crypto or
-/// it fails (the caller then hashes in wasm). The browser copies `bytes` when called, so the
-/// wasm memory may change while the promise is pending.
-async fn web_crypto_sha256(bytes: &[u8]) -> Option<String> {
+/// `crypto.subtle.digest("SHA-256", bytes)` as lower-case hex, as
+/// [`tabprobe_model::loader::weights_sha256`] writes it; `None` where the worker has no Web
+/// Crypto or it fails (the caller then hashes in wasm). The browser copies `bytes` when
+/// called, so the wasm memory may change while the promise is pending.
+pub async fn web_crypto_sha256(bytes: &[u8]) -> Option<String> {
     let scope: WorkerGlobalScope = js_sys::global().dyn_into().ok()?;
     if !scope.is_secure_context() {
         return None;

@@ -476,9 +476,15 @@ async fn load(
         how.backend
     };
     let chosen = device(host, choice).await?;
-    let sha256 = digest::weights_sha256(&files.files.weights).await;
-    let mut model = NliModel::load_with_sha256(name, files.model_files(), sha256, &chosen.device)
-        .map_err(|e| e.to_string())?;
+    // Web Crypto hashes in native code before the load; without it (insecure contexts) the
+    // load hashes in wasm, last, so a checkpoint that fails its checks is refused first.
+    let loaded = match digest::web_crypto_sha256(&files.files.weights).await {
+        Some(sha256) => {
+            NliModel::load_with_sha256(name, files.model_files(), sha256, &chosen.device)
+        }
+        None => NliModel::load(name, files.model_files(), &chosen.device),
+    };
+    let mut model = loaded.map_err(|e| e.to_string())?;
     model.set_batch_size(chosen.batch_size.unwrap_or(how.batch_size));
     model.set_tensor_budget(chosen.tensor_budget);
     model
@@ -637,6 +643,10 @@ impl Pace for WorkerPace {
         }
         gloo_timers::future::TimeoutFuture::new(0).await;
         !self.host.borrow().cancelled.contains(&self.job)
+    }
+
+    async fn sha256(&mut self, weights: &[u8]) -> Option<String> {
+        digest::web_crypto_sha256(weights).await
     }
 }
 
