@@ -440,8 +440,13 @@ async fn fetch_cached<C: Fn() -> bool>(
 ) -> Result<Option<Vec<u8>>, String> {
     let file = download.file;
     let window = web_sys::window().ok_or("no window")?;
-    // The Cache API needs a secure context; without it, download every time.
-    let cache: Option<web_sys::Cache> = match window.caches() {
+    // The Cache API needs a secure context; without it, download every time. `caches` is
+    // undefined there, and web-sys's getter does not say so: calling `open` on it would throw.
+    let caches = match window.is_secure_context() {
+        true => window.caches(),
+        false => Err(JsValue::UNDEFINED),
+    };
+    let cache: Option<web_sys::Cache> = match caches {
         Ok(caches) => JsFuture::from(caches.open(MODEL_CACHE))
             .await
             .ok()

@@ -96,11 +96,18 @@ pub fn ShareButton(
             url: url.clone(),
             copied: None,
         });
-        let clipboard = window().navigator().clipboard();
+        // `navigator.clipboard` exists only in secure contexts (https, localhost): elsewhere
+        // it is undefined and writing to it would throw, so the link is shown as not copied.
+        let clipboard = window()
+            .is_secure_context()
+            .then(|| window().navigator().clipboard());
         spawn_local(async move {
-            let ok = wasm_bindgen_futures::JsFuture::from(clipboard.write_text(&url))
-                .await
-                .is_ok();
+            let ok = match clipboard {
+                Some(clipboard) => wasm_bindgen_futures::JsFuture::from(clipboard.write_text(&url))
+                    .await
+                    .is_ok(),
+                None => false,
+            };
             shared.update(|s| {
                 if let Shared::Link { url: u, copied } = s {
                     if *u == url {

@@ -70,6 +70,6 @@ pub use classifier::RobertaForSequenceClassification;
 pub use config::{HiddenAct, LabelMap, RobertaConfig};
 pub use error::LoadError;
 pub use family::Family;
-pub use model::{ModelFiles, NliModel, TokenizerFiles, DEFAULT_BATCH_SIZE};
+pub use model::{ModelFiles, NliModel, TokenizerFiles, Unhashed, DEFAULT_BATCH_SIZE};
 pub use network::{Network, Shape};
 pub use tokenize::{EncodedPair, PairTokenizer, TokenizeError};

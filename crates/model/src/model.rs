@@ -22,6 +22,21 @@ pub use tabprobe_core::checkpoint::TokenizerFiles;
 /// one checkpoint type, borrowing the bytes.
 pub type ModelFiles<'a> = CheckpointFiles<&'a [u8]>;
 
+/// A model loaded by [`NliModel::load_unhashed`], waiting for the SHA-256 of its weights (its
+/// identity in results and share links) before it can be used.
+#[derive(Debug)]
+pub struct Unhashed(NliModel);
+
+impl Unhashed {
+    /// The model, identified by `weights_sha256`: the lower-case hex SHA-256 of exactly the
+    /// weights it was loaded from.
+    pub fn with_sha256(self, weights_sha256: String) -> NliModel {
+        let mut model = self.0;
+        model.id.weights_sha256 = weights_sha256;
+        model
+    }
+}
+
 /// An NLI classifier of any supported family, ready to score pairs on one device.
 #[derive(Debug, Clone)]
 pub struct NliModel {
@@ -47,29 +62,31 @@ impl NliModel {
     /// The weights are hashed last, once everything else has loaded: a file that fails its
     /// checks is refused without the hashing's cost (about 29 MB/s in wasm).
     pub fn load(name: &str, files: ModelFiles<'_>, device: &Device) -> Result<Self, LoadError> {
-        Self::load_hashing(name, files, None, device)
+        let unhashed = Self::load_unhashed(name, files, device)?;
+        Ok(unhashed.with_sha256(weights_sha256(files.weights)))
     }
 
     /// [`NliModel::load`] for a caller that has already hashed `files.weights`:
-    /// `weights_sha256` must be the lower-case hex SHA-256 of exactly those bytes. The browser's
-    /// model worker hashes with Web Crypto (native code) because this crate's `sha2` runs in
-    /// software in wasm: about 29 MB/s, 49 s of a 1.42 GB checkpoint's 53 s load.
+    /// `weights_sha256` must be the lower-case hex SHA-256 of exactly those bytes.
     pub fn load_with_sha256(
         name: &str,
         files: ModelFiles<'_>,
         weights_sha256: String,
         device: &Device,
     ) -> Result<Self, LoadError> {
-        Self::load_hashing(name, files, Some(weights_sha256), device)
+        Ok(Self::load_unhashed(name, files, device)?.with_sha256(weights_sha256))
     }
 
-    /// The load itself; `sha256: None` hashes `files.weights` after every check has passed.
-    fn load_hashing(
+    /// [`NliModel::load`] without the hash: the caller supplies it with
+    /// [`Unhashed::with_sha256`]. The browser's model worker starts Web Crypto's digest (native
+    /// code, off the worker's thread) before this and awaits it after, so hashing overlaps the
+    /// load, where this crate's `sha2` would run in wasm at about 29 MB/s (49 s of a 1.42 GB
+    /// checkpoint's 53 s load).
+    pub fn load_unhashed(
         name: &str,
         files: ModelFiles<'_>,
-        sha256: Option<String>,
         device: &Device,
-    ) -> Result<Self, LoadError> {
+    ) -> Result<Unhashed, LoadError> {
         // Config and labels are checked inside `network::load` before any weight is read;
         // the tokenizer is checked against the config before the weights are converted.
         let (shape, _) = network::check_config(files.config_json)?;
@@ -111,11 +128,10 @@ impl NliModel {
             shape,
             labels,
         } = network::load(files.config_json, files.weights, device)?;
-        let weights_sha256 = sha256.unwrap_or_else(|| weights_sha256(files.weights));
-        Ok(Self {
+        Ok(Unhashed(Self {
             id: ModelId {
                 name: name.to_string(),
-                weights_sha256,
+                weights_sha256: String::new(),
                 label_set: labels.label_set,
             },
             shape,
@@ -126,7 +142,7 @@ impl NliModel {
             batch_size: DEFAULT_BATCH_SIZE,
             pad_multiple: None,
             tensor_budget: MAX_TENSOR_BYTES,
-        })
+        }))
     }
 
     /// Which model this is (name, SHA-256 of the weights, label set).

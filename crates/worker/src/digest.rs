@@ -2,19 +2,33 @@
 //! by the browser's Web Crypto where the worker has it: native code, where the model crate's
 //! `sha2` runs in software in wasm at about 29 MB/s (49 s of a 1.42 GB checkpoint's 53 s load,
 //! measured in Chromium on a 2-core VM). Web Crypto's `subtle` exists only in secure contexts
-//! (https, localhost); elsewhere the worker loads with [`tabprobe_model::NliModel::load`],
-//! which hashes with `sha2` (the same digest) after the checkpoint has passed its checks.
+//! (https, localhost); elsewhere the worker hashes with `sha2` (the same digest) after the
+//! checkpoint has loaded, so one that fails its checks costs no hashing.
 
 use js_sys::Uint8Array;
 use wasm_bindgen::JsCast;
 use wasm_bindgen_futures::JsFuture;
 use web_sys::WorkerGlobalScope;
 
-/// `crypto.subtle.digest("SHA-256", bytes)` as lower-case hex, as
-/// [`tabprobe_model::loader::weights_sha256`] writes it; `None` where the worker has no Web
-/// Crypto or it fails (the caller then hashes in wasm). The browser copies `bytes` when
-/// called, so the wasm memory may change while the promise is pending.
-pub async fn web_crypto_sha256(bytes: &[u8]) -> Option<String> {
+/// A digest Web Crypto is computing: started by [`start_web_crypto_sha256`], read with
+/// [`PendingSha256::hex`]. The browser computes it off the worker's thread, so the worker can
+/// load the model meanwhile.
+pub struct PendingSha256(JsFuture);
+
+impl PendingSha256 {
+    /// The digest as lower-case hex, as [`tabprobe_model::loader::weights_sha256`] writes it;
+    /// `None` if Web Crypto failed or answered with something that is not a SHA-256.
+    pub async fn hex(self) -> Option<String> {
+        let digest = Uint8Array::new(&self.0.await.ok()?).to_vec();
+        // A SHA-256 is 32 bytes; anything else is not one, and the caller hashes in wasm.
+        (digest.len() == 32).then(|| digest.iter().map(|b| format!("{b:02x}")).collect())
+    }
+}
+
+/// Starts `crypto.subtle.digest("SHA-256", bytes)`; `None` where the worker has no Web Crypto
+/// (insecure contexts) or it refuses (the caller then hashes in wasm). The browser copies
+/// `bytes` when called, so the wasm memory may change while the digest is pending.
+pub fn start_web_crypto_sha256(bytes: &[u8]) -> Option<PendingSha256> {
     let scope: WorkerGlobalScope = js_sys::global().dyn_into().ok()?;
     if !scope.is_secure_context() {
         return None;
@@ -25,7 +39,10 @@ pub async fn web_crypto_sha256(bytes: &[u8]) -> Option<String> {
         .subtle()
         .digest_with_str_and_u8_array("SHA-256", bytes)
         .ok()?;
-    let digest = Uint8Array::new(&JsFuture::from(promise).await.ok()?).to_vec();
-    // A SHA-256 is 32 bytes; anything else is not one, and the wasm hash is used instead.
-    (digest.len() == 32).then(|| digest.iter().map(|b| format!("{b:02x}")).collect())
+    Some(PendingSha256(JsFuture::from(promise)))
+}
+
+/// [`start_web_crypto_sha256`], awaited.
+pub async fn web_crypto_sha256(bytes: &[u8]) -> Option<String> {
+    start_web_crypto_sha256(bytes)?.hex().await
 }

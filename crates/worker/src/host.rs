@@ -476,15 +476,19 @@ async fn load(
         how.backend
     };
     let chosen = device(host, choice).await?;
-    // Web Crypto hashes in native code before the load; without it (insecure contexts) the
-    // load hashes in wasm, last, so a checkpoint that fails its checks is refused first.
-    let loaded = match digest::web_crypto_sha256(&files.files.weights).await {
-        Some(sha256) => {
-            NliModel::load_with_sha256(name, files.model_files(), sha256, &chosen.device)
-        }
-        None => NliModel::load(name, files.model_files(), &chosen.device),
+    // Web Crypto hashes in native code, off this thread, while the model loads; without it
+    // (insecure contexts) the weights are hashed in wasm after the load, so a checkpoint that
+    // fails its checks is refused before either hash is paid for.
+    let pending = digest::start_web_crypto_sha256(&files.files.weights);
+    let unhashed = NliModel::load_unhashed(name, files.model_files(), &chosen.device)
+        .map_err(|e| e.to_string())?;
+    let sha256 = match pending {
+        Some(pending) => pending.hex().await,
+        None => None,
     };
-    let mut model = loaded.map_err(|e| e.to_string())?;
+    let sha256 =
+        sha256.unwrap_or_else(|| tabprobe_model::loader::weights_sha256(&files.files.weights));
+    let mut model = unhashed.with_sha256(sha256);
     model.set_batch_size(chosen.batch_size.unwrap_or(how.batch_size));
     model.set_tensor_budget(chosen.tensor_budget);
     model
