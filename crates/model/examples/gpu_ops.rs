@@ -93,10 +93,46 @@ fn half(d: &Dense) -> Dense {
 
 /// One row of the table: what, how many times a layer runs it, seconds per call, FLOPs per call.
 struct Row {
-    name: &'static str,
+    name: String,
     per_layer: usize,
     secs: f64,
     flops: f64,
+}
+
+/// The rows of the three dense shapes — 768→768 (q, k, v and out), 768→3072, 3072→768 — on
+/// `x: [.., 768]` and `h: [.., 3072]` with `tokens` rows; `in_layer`: counted in the layer's
+/// sum (the f32 rows) or shown beside it (the f16 ones), and `prefix` names them.
+fn dense_rows(
+    device: &Device,
+    iters: usize,
+    tokens: f64,
+    layers: [&Dense; 3],
+    (x, h): (&Tensor<3>, &Tensor<3>),
+    prefix: &str,
+    in_layer: bool,
+) -> Result<Vec<Row>, String> {
+    let [square, up, down] = layers;
+    let count = |n: usize| if in_layer { n } else { 0 };
+    Ok(vec![
+        Row {
+            name: format!("{prefix}dense 768->768 (q, k, v, out)"),
+            per_layer: count(4),
+            secs: per_call(device, iters, || square.forward(x.clone()))?,
+            flops: 2.0 * tokens * (HIDDEN * HIDDEN) as f64,
+        },
+        Row {
+            name: format!("{prefix}dense 768->3072"),
+            per_layer: count(1),
+            secs: per_call(device, iters, || up.forward(x.clone()))?,
+            flops: 2.0 * tokens * (HIDDEN * INTER) as f64,
+        },
+        Row {
+            name: format!("{prefix}dense 3072->768"),
+            per_layer: count(1),
+            secs: per_call(device, iters, || down.forward(h.clone()))?,
+            flops: 2.0 * tokens * (HIDDEN * INTER) as f64,
+        },
+    ])
 }
 
 fn main() -> Result<(), String> {
@@ -181,33 +217,24 @@ fn main() -> Result<(), String> {
             let y = layer.attention.forward(x.clone(), mask.clone());
             layer.feed_forward.forward(y)
         })?;
-        let mut rows = vec![
+        let mut rows = dense_rows(
+            &device,
+            it,
+            tokens,
+            [&a.query, &f.intermediate, &f.output],
+            (&x, &h),
+            "",
+            true,
+        )?;
+        rows.extend([
             Row {
-                name: "dense 768->768 (q, k, v, out)",
-                per_layer: 4,
-                secs: per_call(&device, it, || a.query.forward(x.clone()))?,
-                flops: 2.0 * tokens * (HIDDEN * HIDDEN) as f64,
-            },
-            Row {
-                name: "dense 768->3072",
-                per_layer: 1,
-                secs: per_call(&device, it, || f.intermediate.forward(x.clone()))?,
-                flops: 2.0 * tokens * (HIDDEN * INTER) as f64,
-            },
-            Row {
-                name: "dense 3072->768",
-                per_layer: 1,
-                secs: per_call(&device, it, || f.output.forward(h.clone()))?,
-                flops: 2.0 * tokens * (HIDDEN * INTER) as f64,
-            },
-            Row {
-                name: "q k^T (heads split)",
+                name: "q k^T (heads split)".into(),
                 per_layer: 1,
                 secs: per_call(&device, it, || q.clone().matmul(k.clone().swap_dims(2, 3)))?,
                 flops: 2.0 * (batch * HEADS * seq * seq * d) as f64,
             },
             Row {
-                name: "scale + mask + softmax",
+                name: "scale + mask + softmax".into(),
                 per_layer: 1,
                 secs: per_call(&device, it, || {
                     softmax(scores.clone() * 0.125 + mask.clone(), 3)
@@ -215,7 +242,7 @@ fn main() -> Result<(), String> {
                 flops: 0.0,
             },
             Row {
-                name: "probs v + heads merged",
+                name: "probs v + heads merged".into(),
                 per_layer: 1,
                 secs: per_call(&device, it, || {
                     scores
@@ -227,42 +254,33 @@ fn main() -> Result<(), String> {
                 flops: 2.0 * (batch * HEADS * seq * seq * d) as f64,
             },
             Row {
-                name: "residual add + layer norm",
+                name: "residual add + layer norm".into(),
                 per_layer: 2,
                 secs: per_call(&device, it, || a.layer_norm.forward(x.clone() + x.clone()))?,
                 flops: 0.0,
             },
             Row {
-                name: "gelu (erf)",
+                name: "gelu (erf)".into(),
                 per_layer: 1,
                 secs: per_call(&device, it, || gelu(h.clone()))?,
                 flops: 0.0,
             },
-        ];
+        ]);
         if has_f16 {
             let (x16, h16) = (
                 x.clone().cast(FloatDType::F16),
                 h.clone().cast(FloatDType::F16),
             );
             let (qd, up, down) = (half(&a.query), half(&f.intermediate), half(&f.output));
-            rows.push(Row {
-                name: "f16: dense 768->768",
-                per_layer: 0,
-                secs: per_call(&device, it, || qd.forward(x16.clone()))?,
-                flops: 2.0 * tokens * (HIDDEN * HIDDEN) as f64,
-            });
-            rows.push(Row {
-                name: "f16: dense 768->3072",
-                per_layer: 0,
-                secs: per_call(&device, it, || up.forward(x16.clone()))?,
-                flops: 2.0 * tokens * (HIDDEN * INTER) as f64,
-            });
-            rows.push(Row {
-                name: "f16: dense 3072->768",
-                per_layer: 0,
-                secs: per_call(&device, it, || down.forward(h16.clone()))?,
-                flops: 2.0 * tokens * (HIDDEN * INTER) as f64,
-            });
+            rows.extend(dense_rows(
+                &device,
+                it,
+                tokens,
+                [&qd, &up, &down],
+                (&x16, &h16),
+                "f16: ",
+                false,
+            )?);
         }
         let summed: f64 = rows.iter().map(|r| r.secs * r.per_layer as f64).sum();
         println!(
