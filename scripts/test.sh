@@ -7,6 +7,9 @@ cd "$(dirname "$0")/.."
 scripts/install-tools.sh test
 export PATH="$PWD/node_modules/.bin:$HOME/.cargo/bin:$PATH"
 
+echo "== disk before the build"
+df -h .
+
 echo "== native tests (cargo test --workspace)"
 cargo test --workspace --exclude tabprobe
 
@@ -25,4 +28,6 @@ echo "== release build of the site (trunk build --release --offline)"
 trunk build --release --offline --dist dist
 
 echo "== browser tests (node --test, playwright-core, /usr/bin/chromium)"
+# Disk left for the tests' own files (the roberta-large-shaped checkpoint takes 1.42 GB).
+df -h "${TMPDIR:-/tmp}" .
 node --test --test-concurrency=1 tests/browser/

@@ -8,7 +8,7 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
-import { mkdtemp, open, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, open, readFile, rm, statfs, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { serveDist, launch, openPage, snap, fixtures } from './harness.mjs';
@@ -95,7 +95,21 @@ let server;
 before(async () => { server = await serveDist(); });
 after(async () => { await server?.close(); });
 
-test('a roberta-large-shaped checkpoint (1.42 GB f32, made now) loads on the CPU path and predicts', async () => {
+/** Bytes free to this process on the file system that holds `path`. */
+async function freeBytes(path) {
+  const fs = await statfs(path);
+  return fs.bavail * fs.bsize;
+}
+
+test('a roberta-large-shaped checkpoint (1.42 GB f32, made now) loads on the CPU path and predicts', async (t) => {
+  // The checkpoint is written to disk for Chromium's file picker. A machine without room for it
+  // (CI once had less than 1.42 GB left at this point) cannot run this check: say so plainly
+  // rather than fail on ENOSPC half way through the file.
+  const free = await freeBytes(tmpdir());
+  if (free < 2e9) {
+    t.skip(`only ${(free / 1e9).toFixed(2)} GB free in ${tmpdir()}; the roberta-large-shaped checkpoint needs 1.42 GB and a margin of 0.58 GB`);
+    return;
+  }
   const dir = await mkdtemp(join(tmpdir(), 'tabprobe-large-'));
   const browser = await launch();
   try {
