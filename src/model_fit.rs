@@ -1,13 +1,11 @@
 //! Whether a checkpoint fits the model worker's memory on the CPU path, said before its
 //! weights are read.
 //!
-//! A WebAssembly worker addresses at most 4 GiB. While it holds a model on the CPU it keeps
-//! the weights file (for moves between backends and for fine-tuning) beside the weights
-//! widened to f32 — so an f16 or bf16 file takes three times its size: a 1.4 GB f16
-//! checkpoint, below the file limit, needs 4.2 GB, which leaves less than 0.1 GB of the
-//! worker's 4.29 GB for its code, the tokenizer and a batch (estimated, not run out of memory
-//! on purpose). (On WebGPU each tensor goes to the GPU as it is widened: the file and one
-//! tensor.)
+//! A WebAssembly worker addresses at most 4 GiB. The weights file itself stays with the
+//! browser (a `Blob` the worker reads a tensor at a time), so on the CPU the worker's memory
+//! holds the weights widened to f32 — twice the file for f16 or bf16 — beside its code, the
+//! tokenizer and a batch's work. (On WebGPU each tensor goes to the GPU as it is widened: the
+//! worker holds one tensor at a time.)
 //! The safetensors header (its first bytes) says how many elements each tensor has: that is
 //! enough to tell, with the numbers, before anything else is read.
 
@@ -80,37 +78,23 @@ pub fn widened_bytes(name: &str, header: &[u8], file_bytes: u64) -> Result<u64, 
         .ok_or_else(|| format!("{name}: the safetensors header's tensor sizes overflow"))
 }
 
-/// Refuses a model whose weights file and widened weights together leave less than
-/// [`WORKING_BYTES`] of [`WORKER_MEMORY_BYTES`], saying how much it needs and why.
+/// Refuses a model whose weights, widened to f32, leave less than [`WORKING_BYTES`] of
+/// [`WORKER_MEMORY_BYTES`], saying how much it needs and why.
 pub fn check_fits(name: &str, file_bytes: u64, widened: u64) -> Result<(), String> {
-    let need = file_bytes.saturating_add(widened);
-    if need <= WORKER_MEMORY_BYTES - WORKING_BYTES {
+    if widened <= WORKER_MEMORY_BYTES - WORKING_BYTES {
         return Ok(());
     }
     let gb = |b: u64| b as f64 / 1e9;
     Err(format!(
-        "{name} does not fit in a browser tab: it needs about {:.2} GB in the model worker \
-         ({:.2} GB of weights file, kept for moves and fine-tuning, and {:.2} GB of weights \
-         widened to f32), and a worker addresses at most {:.2} GB, {:.2} GB of which are kept \
-         for the tokenizer and a batch's work. The CLI (tabprobe probe) runs it without \
-         that limit",
-        gb(need),
+        "{name} does not fit in a browser tab: its {:.2} GB of weights take {:.2} GB once \
+         widened to f32 for the CPU, and a model worker addresses at most {:.2} GB, {:.2} GB \
+         of which are kept for its code, the tokenizer and a batch's work. On WebGPU, or with \
+         the CLI (tabprobe probe), it runs without that limit",
         gb(file_bytes),
         gb(widened),
         gb(WORKER_MEMORY_BYTES),
         gb(WORKING_BYTES),
     ))
-}
-
-/// [`header_len`], [`widened_bytes`] and [`check_fits`] on a whole file in memory (a
-/// downloaded checkpoint).
-pub fn check_bytes(name: &str, file: &[u8]) -> Result<(), String> {
-    let size = file.len() as u64;
-    let n = header_len(name, file, size)?;
-    let header = file
-        .get(LENGTH_BYTES as usize..(LENGTH_BYTES + n) as usize)
-        .ok_or_else(|| format!("{name}: the safetensors header is cut short"))?;
-    check_fits(name, size, widened_bytes(name, header, size)?)
 }
 
 #[cfg(test)]
@@ -177,34 +161,26 @@ mod tests {
     }
 
     #[test]
-    fn roberta_large_in_f32_fits_and_the_same_size_in_f16_does_not() {
+    fn roberta_large_fits_in_f32_and_in_f16_and_a_larger_f16_file_does_not() {
         // roberta-large: 355,362,819 parameters, 1,421,451,276 bytes in f32 (measured to load
-        // and score in the page, README). Need: file + widened = 2.84 GB ≤ 3.76 GB.
+        // and score in the page, README). Need: widened = 1.42 GB ≤ 4.29 − 0.54 = 3.76 GB.
         let f32_bytes = 355_362_819u64 * 4;
         assert_eq!(check_fits("large", f32_bytes, f32_bytes), Ok(()));
-        // An f16 file of 1.4 GB (700 M parameters): 1.4 + 2.8 = 4.2 GB > 4.29 − 0.54 GB.
-        let params = 700_000_000u64;
+        // The same model in f16: a 0.71 GB file, 1.42 GB widened.
+        assert_eq!(check_fits("large-f16", f32_bytes / 2, f32_bytes), Ok(()));
+        // 1 B parameters in f16: a 2.00 GB file, 4.00 GB widened > 3.76 GB.
+        let params = 1_000_000_000u64;
         let e = check_fits("big-f16", params * 2, params * 4).unwrap_err();
         assert!(
-            e.starts_with("big-f16 does not fit in a browser tab: it needs about 4.20 GB"),
+            e.starts_with(
+                "big-f16 does not fit in a browser tab: its 2.00 GB of weights take 4.00 GB"
+            ),
             "{e}"
         );
-        assert!(
-            e.contains("1.40 GB of weights file") && e.contains("2.80 GB of weights widened"),
-            "{e}"
-        );
+        assert!(e.contains("at most 4.29 GB, 0.54 GB of which"), "{e}");
         // The limit itself: exactly 4 GiB − 512 MiB fits, one byte more does not.
         let limit = WORKER_MEMORY_BYTES - WORKING_BYTES;
-        assert!(check_fits("x", limit / 2, limit - limit / 2).is_ok());
-        assert!(check_fits("x", limit / 2, limit - limit / 2 + 1).is_err());
-    }
-
-    #[test]
-    fn check_bytes_reads_a_whole_file() {
-        let (mut bytes, size) = file(&[("a", "F16", 4, 2)]);
-        bytes.resize(size as usize, 0);
-        assert_eq!(check_bytes("m", &bytes), Ok(()));
-        bytes.pop();
-        assert!(check_bytes("m", &bytes).unwrap_err().contains("describes"));
+        assert!(check_fits("x", limit / 2, limit).is_ok());
+        assert!(check_fits("x", limit / 2, limit + 1).is_err());
     }
 }

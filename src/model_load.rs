@@ -1,7 +1,9 @@
 //! All model I/O of the page: checkpoint files the user picks or drops, and checkpoints at a
 //! base URL (the bundled demo model, or any Hugging Face-layout folder served over HTTP),
 //! downloaded with byte progress and kept in the browser's Cache API so a second load needs
-//! no network. The bytes go to the worker; a failed load leaves the loaded model in place.
+//! no network. Config and tokenizer are read as bytes; the weights stay a `Blob` (the picked
+//! `File`, or the downloaded body) that goes to the worker as it is, so the page never holds
+//! them in its own memory. A failed load leaves the loaded model in place.
 //!
 //! A download is data from outside, bounded and checked before it is cached: only `http:` and
 //! `https:` URLs; no memory reserved from `Content-Length`; the body is streamed and stopped
@@ -13,8 +15,8 @@
 use js_sys::{Reflect, Uint8Array};
 use leptos::prelude::*;
 use tabprobe_core::checkpoint::{
-    checkpoint_name, marks_checkpoint, CheckpointFiles, PytorchBin, TokenizerFiles, CONFIG_JSON,
-    MERGES_TXT, SAFETENSORS, TOKENIZER_JSON, VOCAB_JSON,
+    checkpoint_name, marks_checkpoint, CheckpointFiles, PytorchBin, SmallFiles, TokenizerFiles,
+    CONFIG_JSON, MERGES_TXT, SAFETENSORS, TOKENIZER_JSON, VOCAB_JSON,
 };
 use tabprobe_worker::protocol::{Backend, BackendChoice, Slot};
 use wasm_bindgen::{JsCast, JsValue};
@@ -22,12 +24,15 @@ use wasm_bindgen_futures::JsFuture;
 
 use crate::model_fit;
 use crate::state::{AppState, ModelStatus};
-use crate::worker_client::{client, CheckpointBytes};
+use crate::worker_client::{client, CheckpointToLoad};
 use crate::worker_crash::ModelSource;
 
-/// Weight files larger than this are refused before reading: wasm32 memory tops out at 4 GiB
-/// and the weights are held twice while loading. Downloads stop at the same limit.
-pub const MAX_WEIGHTS_BYTES: f64 = 1.5 * 1024.0 * 1024.0 * 1024.0;
+/// Weight files larger than this are refused before reading, and downloads stop there. The
+/// worker reads the file a tensor at a time and never holds it whole, so the bound is what a
+/// 32-bit safetensors reader and the worker's 4 GiB allow with room to spare: bart-large-mnli
+/// (1.63 GB) and deberta-v3-large (1.74 GB) in f32 are below it. On the CPU, [`model_fit`]
+/// also checks that the weights widened to f32 fit the worker.
+pub const MAX_WEIGHTS_BYTES: f64 = 2.0 * 1024.0 * 1024.0 * 1024.0;
 
 /// A download that receives no byte for this long is stopped (milliseconds).
 pub const STALL_MS: u32 = 20_000;
@@ -84,15 +89,15 @@ pub fn slot_ever_loaded(state: AppState, slot: Slot) -> bool {
 
 /// Sends checkpoint bytes to the worker's slot and records the outcome (and, for a reload
 /// after a worker crash, where the model came from).
-async fn hand_to_worker(ticket: Ticket, bytes: CheckpointBytes, source: ModelSource) {
+async fn hand_to_worker(ticket: Ticket, bytes: CheckpointToLoad, source: ModelSource) {
     if !ticket.current() {
         return;
     }
     let name = bytes.name.clone();
     // Downloaded and bundled checkpoints are checked here; picked files were already checked
-    // before reading (the second check costs one header parse).
+    // before reading (the second check costs one header read).
     if loads_on_cpu(ticket.state) {
-        if let Err(message) = model_fit::check_bytes(SAFETENSORS, &bytes.files.weights) {
+        if let Err(message) = fits(&bytes.weights, SAFETENSORS).await {
             ticket.status(ModelStatus::Failed(format!("{name}: {message}")));
             return;
         }
@@ -204,32 +209,27 @@ pub async fn load_model_files_into(state: AppState, slot: Slot, files: Vec<web_s
     }
     // Whether it fits the worker, from the safetensors header alone: an f16 file below the
     // size limit can still need more memory than a worker has once widened to f32.
+    let weights: web_sys::Blob = files[layout.weights].clone().into();
     if loads_on_cpu(state) {
-        if let Err(message) = fits_picked(&files[layout.weights], &names[layout.weights]).await {
+        if let Err(message) = fits(&weights, &names[layout.weights]).await {
             ticket.status(ModelStatus::Failed(message));
             return;
         }
     }
     let name = checkpoint_name(&names);
     ticket.status(ModelStatus::Loading(format!("reading {name}…")));
-    let read = |i: usize| {
-        let file = files[i].clone();
-        let label = names[i].clone();
-        async move {
-            gloo::file::futures::read_as_bytes(&gloo::file::Blob::from(file))
-                .await
-                .map_err(|e| format!("{label}: cannot read: {e}"))
-        }
-    };
     let bytes = async {
-        let (kind, indices) = layout.into_parts();
+        // Config and tokenizer are read here; the weights go to the worker as the File.
+        let (small, _) = layout.split_weights();
+        let (kind, indices) = small.into_parts();
         let mut parts = Vec::with_capacity(indices.len());
         for i in indices {
-            parts.push(read(i).await?);
+            parts.push(blob_bytes(&files[i], &names[i]).await?);
         }
-        Ok::<_, String>(CheckpointBytes {
+        Ok::<_, String>(CheckpointToLoad {
             name: name.clone(),
-            files: CheckpointFiles::from_parts(kind, parts)?,
+            small: SmallFiles::from_parts(kind, parts)?,
+            weights,
         })
     }
     .await;
@@ -256,9 +256,18 @@ fn loads_on_cpu(state: AppState) -> bool {
     }
 }
 
-/// [`model_fit`]'s checks on a picked weights file, reading only its safetensors header.
-async fn fits_picked(file: &web_sys::File, name: &str) -> Result<(), String> {
-    let blob = gloo::file::Blob::from(file.clone());
+/// All of `blob` as bytes (a config or tokenizer file); errors name the file.
+async fn blob_bytes(blob: &web_sys::Blob, name: &str) -> Result<Vec<u8>, String> {
+    let buffer = JsFuture::from(blob.array_buffer())
+        .await
+        .map_err(|e| js_error(&format!("{name}: cannot read"), e))?;
+    Ok(Uint8Array::new(&buffer).to_vec())
+}
+
+/// [`model_fit`]'s checks on a weights file (picked or downloaded), reading only its
+/// safetensors header.
+async fn fits(weights: &web_sys::Blob, name: &str) -> Result<(), String> {
+    let blob = gloo::file::Blob::from(weights.clone());
     let size = blob.size();
     let read = |start: u64, end: u64| {
         let part = blob.slice(start, end);
@@ -349,27 +358,32 @@ async fn load_url(ticket: Ticket, base: String) {
             };
             async move { fetch_cached(&url, download, progress).await }
         };
-        let required = |file: &'static str, bytes: Option<Vec<u8>>| {
-            bytes.ok_or_else(|| {
+        let required = |file: &'static str, blob: Option<web_sys::Blob>| {
+            blob.ok_or_else(|| {
                 format!("{base}{file} was not found (404); a checkpoint folder needs it")
             })
         };
         let config_json = required(CONFIG_JSON, get(CONFIG_JSON).await?)?;
+        let config_json = blob_bytes(&config_json, CONFIG_JSON).await?;
         let weights = required(SAFETENSORS, get(SAFETENSORS).await?)?;
         let tokenizer = match get(TOKENIZER_JSON).await? {
-            Some(t) => TokenizerFiles::Json(t),
-            None => TokenizerFiles::VocabMerges {
-                vocab_json: required(VOCAB_JSON, get(VOCAB_JSON).await?)?,
-                merges_txt: required(MERGES_TXT, get(MERGES_TXT).await?)?,
-            },
+            Some(t) => TokenizerFiles::Json(blob_bytes(&t, TOKENIZER_JSON).await?),
+            None => {
+                let vocab = required(VOCAB_JSON, get(VOCAB_JSON).await?)?;
+                let merges = required(MERGES_TXT, get(MERGES_TXT).await?)?;
+                TokenizerFiles::VocabMerges {
+                    vocab_json: blob_bytes(&vocab, VOCAB_JSON).await?,
+                    merges_txt: blob_bytes(&merges, MERGES_TXT).await?,
+                }
+            }
         };
-        Ok::<_, String>(CheckpointBytes {
+        Ok::<_, String>(CheckpointToLoad {
             name: name.clone(),
-            files: CheckpointFiles {
+            small: SmallFiles {
                 config_json,
-                weights,
                 tokenizer,
             },
+            weights,
         })
     }
     .await;
@@ -431,13 +445,14 @@ fn html_error(file: &str, url: &str) -> String {
     format!("{file} ({url}) is an HTML page, not JSON: is the URL the base of a checkpoint folder?")
 }
 
-/// The bytes at `url`: from the model cache if present, else downloaded with progress
-/// `(received, total, from_cache)` and cached once complete and checked. `Ok(None)` for a 404.
+/// The file at `url`, as a Blob the browser holds: from the model cache if present, else
+/// downloaded with progress `(received, total, from_cache)` and cached once complete and
+/// checked. `Ok(None)` for a 404.
 async fn fetch_cached<C: Fn() -> bool>(
     url: &str,
     download: Download<C>,
     progress: impl Fn(f64, Option<f64>, bool),
-) -> Result<Option<Vec<u8>>, String> {
+) -> Result<Option<web_sys::Blob>, String> {
     let file = download.file;
     let window = web_sys::window().ok_or("no window")?;
     // The Cache API needs a secure context; without it, download every time. `caches` is
@@ -459,14 +474,16 @@ async fn fetch_cached<C: Fn() -> bool>(
             .ok()
             .and_then(|r| r.dyn_into::<web_sys::Response>().ok());
         if let Some(response) = hit {
-            let buffer = JsFuture::from(response.array_buffer().map_err(|e| js_error(url, e))?)
-                .await
-                .map_err(|e| js_error(url, e))?;
-            let bytes = Uint8Array::new(&buffer).to_vec();
+            let blob: web_sys::Blob =
+                JsFuture::from(response.blob().map_err(|e| js_error(url, e))?)
+                    .await
+                    .map_err(|e| js_error(url, e))?
+                    .dyn_into()
+                    .map_err(|_| format!("{file} ({url}): the cached entry is not a file"))?;
             // An entry an older build cached without checking it: drop it and download.
-            if !(download.expect_json && looks_like_html(&bytes)) {
-                progress(bytes.len() as f64, Some(bytes.len() as f64), true);
-                return Ok(Some(bytes));
+            if !(download.expect_json && looks_like_html(&blob_bytes(&blob, file).await?)) {
+                progress(blob.size(), Some(blob.size()), true);
+                return Ok(Some(blob));
             }
             let _ = JsFuture::from(cache.delete_with_str(url)).await;
         }
@@ -504,41 +521,41 @@ async fn fetch_cached<C: Fn() -> bool>(
             MAX_WEIGHTS_BYTES / 1e9
         ));
     }
-    let bytes = read_body(&response, url, &download, |got| {
+    let blob = read_body(&response, url, &download, |got| {
         progress(got, claimed.filter(|_| !compressed), false)
     })
     .await?;
     if let Some(total) = claimed.filter(|_| !compressed) {
-        if (bytes.len() as f64) < total {
+        if blob.size() < total {
             return Err(format!(
                 "{file} ({url}): the download ended after {} of the {total} bytes the server announced (truncated); try again",
-                bytes.len()
+                blob.size()
             ));
         }
     }
-    if download.expect_json && looks_like_html(&bytes) {
+    if download.expect_json && looks_like_html(&blob_bytes(&blob, file).await?) {
         return Err(html_error(file, url));
     }
     if let Some(cache) = &cache {
-        // Store a fresh response built from the bytes: the original body is consumed.
-        let copy = Uint8Array::from(bytes.as_slice());
-        if let Ok(stored) = web_sys::Response::new_with_opt_buffer_source(Some(&copy)) {
+        // Store a fresh response of the Blob: the original body is consumed.
+        if let Ok(stored) = web_sys::Response::new_with_opt_blob(Some(&blob)) {
             if let Err(e) = JsFuture::from(cache.put_with_str(url, &stored)).await {
                 web_sys::console::warn_1(&format!("tabprobe: could not cache {url}: {e:?}").into());
             }
         }
     }
-    Ok(Some(bytes))
+    Ok(Some(blob))
 }
 
-/// Streams `response`'s body, stopping at [`MAX_WEIGHTS_BYTES`], after [`STALL_MS`] without
-/// a byte, or when the load is cancelled; `progress` gets the bytes received so far.
+/// Streams `response`'s body into a Blob (its chunks stay with the browser, outside the
+/// page's memory), stopping at [`MAX_WEIGHTS_BYTES`], after [`STALL_MS`] without a byte, or
+/// when the load is cancelled; `progress` gets the bytes received so far.
 async fn read_body<C: Fn() -> bool>(
     response: &web_sys::Response,
     url: &str,
     download: &Download<C>,
     progress: impl Fn(f64),
-) -> Result<Vec<u8>, String> {
+) -> Result<web_sys::Blob, String> {
     use futures::future::{select, Either};
     let file = download.file;
     let body = response
@@ -552,7 +569,8 @@ async fn read_body<C: Fn() -> bool>(
         let _ = reader.cancel();
         Err(message)
     };
-    let mut bytes = Vec::new();
+    let chunks = js_sys::Array::new();
+    let mut received = 0.0;
     loop {
         let mut read = JsFuture::from(reader.read());
         let mut quiet_ms = 0;
@@ -567,9 +585,8 @@ async fn read_body<C: Fn() -> bool>(
                     }
                     if quiet_ms >= STALL_MS {
                         return stop(format!(
-                            "{file} ({url}): the download stalled (no data for {} s after {} bytes)",
+                            "{file} ({url}): the download stalled (no data for {} s after {received} bytes)",
                             STALL_MS / 1000,
-                            bytes.len()
                         ));
                     }
                 }
@@ -581,21 +598,25 @@ async fn read_body<C: Fn() -> bool>(
             .and_then(|d| d.as_bool())
             .unwrap_or(true);
         if done {
-            return Ok(bytes);
+            return web_sys::Blob::new_with_u8_array_sequence(&chunks)
+                .map_err(|e| js_error(&format!("{file} ({url}): cannot keep the download"), e));
         }
         if (download.cancelled)() {
             return stop(format!("{file} ({url}): download cancelled"));
         }
         if let Ok(value) = Reflect::get(&chunk, &"value".into()) {
-            let part = Uint8Array::new(&value);
-            if bytes.len() as f64 + f64::from(part.length()) > MAX_WEIGHTS_BYTES {
+            let part: Uint8Array = value
+                .dyn_into()
+                .map_err(|_| format!("{file} ({url}): the body is not bytes"))?;
+            if received + f64::from(part.length()) > MAX_WEIGHTS_BYTES {
                 return stop(format!(
                     "{file} ({url}): stopped at {:.1} GB, the most a browser tab can load",
                     MAX_WEIGHTS_BYTES / 1e9
                 ));
             }
-            bytes.extend(part.to_vec());
+            received += f64::from(part.length());
+            chunks.push(&part);
         }
-        progress(bytes.len() as f64);
+        progress(received);
     }
 }

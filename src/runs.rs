@@ -590,6 +590,7 @@ mod tests {
             backend_note: String::new(),
             workers: 1,
             load_ms: 0.0,
+            memory_bytes: None,
         }
     }
 

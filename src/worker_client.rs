@@ -13,7 +13,7 @@ use std::rc::Rc;
 
 use futures::channel::oneshot;
 use js_sys::Uint8Array;
-use tabprobe_core::checkpoint::CheckpointFiles;
+use tabprobe_core::checkpoint::SmallFiles;
 use tabprobe_core::data::import::{ImportError, ImportReport};
 use tabprobe_core::inoculation::{InoculationProgress, InoculationResult, InoculationSettings};
 use tabprobe_core::probe::ProbeCounts;
@@ -43,12 +43,15 @@ pub struct ScoreFailure {
     pub cancelled: bool,
 }
 
-/// The files of a checkpoint, as bytes.
-pub struct CheckpointBytes {
+/// The files of a checkpoint to load: config and tokenizer as bytes, the weights as a Blob (a
+/// picked `File` or a downloaded body) that the page never reads into its own memory.
+pub struct CheckpointToLoad {
     /// Human name (folder or file stem).
     pub name: String,
-    /// The files.
-    pub files: CheckpointFiles<Vec<u8>>,
+    /// `config.json` and the tokenizer's file(s).
+    pub small: SmallFiles<Vec<u8>>,
+    /// `model.safetensors`.
+    pub weights: Blob,
 }
 
 /// Files as (name, bytes), e.g. a fine-tuned checkpoint's Hugging Face folder.
@@ -408,12 +411,13 @@ impl WorkerClient {
     pub async fn load_model(
         &self,
         slot: Slot,
-        files: CheckpointBytes,
+        files: CheckpointToLoad,
         batch_size: usize,
         backend: BackendChoice,
     ) -> Result<ModelInfo, String> {
-        let (tokenizer, parts) = files.files.into_parts();
+        let (tokenizer, parts) = files.small.into_parts();
         let name = files.name;
+        let weights = files.weights;
         self.load_with(
             |load| Request::LoadModel {
                 slot,
@@ -425,6 +429,7 @@ impl WorkerClient {
                 helper: false,
             },
             parts,
+            Some(&weights),
         )
         .await
     }
@@ -445,16 +450,19 @@ impl WorkerClient {
                 load,
             },
             Vec::new(),
+            None,
         )
         .await
     }
 
-    /// Sends the load request `make` builds for a fresh load id (with byte `parts`) and waits
-    /// for its [`Response::ModelLoaded`] or [`Response::LoadFailed`].
+    /// Sends the load request `make` builds for a fresh load id (with byte `parts` and a
+    /// trailing `blob`) and waits for its [`Response::ModelLoaded`] or
+    /// [`Response::LoadFailed`].
     async fn load_with(
         &self,
         make: impl FnOnce(u64) -> Request,
         parts: Vec<Vec<u8>>,
+        blob: Option<&Blob>,
     ) -> Result<ModelInfo, String> {
         let (tx, rx) = oneshot::channel();
         let load = {
@@ -463,7 +471,7 @@ impl WorkerClient {
             p.loads.insert(load, tx);
             load
         };
-        self.send(&make(load), parts)?;
+        self.send_with_blob(&make(load), parts, blob)?;
         rx.await
             .map_err(|_| "the model worker stopped answering".to_string())?
     }
@@ -671,6 +679,7 @@ impl WorkerClient {
                 backend,
             },
             Vec::new(),
+            None,
         )
         .await
     }

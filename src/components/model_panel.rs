@@ -60,7 +60,7 @@ pub fn ModelPanel() -> impl IntoView {
                 {(m.workers > 1).then(|| view! {
                     <span class="backend" data-testid="model-workers" title="copies of the model, one per core (at most 4), each scoring whole batches">{format!("{} workers", m.workers)}</span>
                 })}
-                <span class="model-meta" data-testid="model-meta">{m.summary()}</span>
+                <span class="model-meta" data-testid="model-meta" title=m.memory_note()>{m.summary()}</span>
                 <span class="model-labels" data-testid="model-labels">{m.labels.join(" · ")}</span>
             }
         })

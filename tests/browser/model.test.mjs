@@ -169,16 +169,16 @@ test('an incomplete or mismatched checkpoint is refused and the loaded model sta
 });
 
 test('a checkpoint that would not fit the worker once widened to f32 is refused from its header, with the numbers; the loaded model stays', async () => {
-  // A 1.4 GB f16 safetensors file (700 M parameters), below the 1.5 GiB file limit: 1.4 GB
-  // kept + 2.8 GB widened does not fit a worker's 4 GiB. Written sparse: only its header is
-  // on disk, and only its header is read (src/model_fit.rs).
+  // A 2.0 GB f16 safetensors file (1 B parameters), below the 2 GiB file limit: its 4.0 GB
+  // widened to f32 do not fit a worker's 4 GiB (the file itself is not held). Written sparse:
+  // only its header is on disk, and only its header is read (src/model_fit.rs).
   const dir = await mkdtemp(join(tmpdir(), 'tabprobe-big-'));
-  // 28 tensors of 25 M elements (a 32-bit worker's safetensors reader refuses one tensor of
+  // 40 tensors of 25 M elements (a 32-bit worker's safetensors reader refuses one tensor of
   // over 2^29 bytes' worth of bits, as it would refuse to load it).
   const per = 25_000_000;
-  const tensors = Object.fromEntries(Array.from({ length: 28 }, (_, k) =>
+  const tensors = Object.fromEntries(Array.from({ length: 40 }, (_, k) =>
     [`layer.${k}.weight`, { dtype: 'F16', shape: [5_000, 5_000], data_offsets: [k * per * 2, (k + 1) * per * 2] }]));
-  const elements = 28 * per;
+  const elements = 40 * per;
   const header = Buffer.from(JSON.stringify(tensors));
   const length = Buffer.alloc(8);
   length.writeBigUInt64LE(BigInt(header.length));
@@ -197,7 +197,7 @@ test('a checkpoint that would not fit the worker once widened to f32 is refused 
     const error = page.getByTestId('model-error');
     await error.waitFor({ timeout: 60_000 });
     const text = await error.innerText();
-    assert.match(text, /model\.safetensors does not fit in a browser tab: it needs about 4\.20 GB in the model worker \(1\.40 GB of weights file, kept for moves and fine-tuning, and 2\.80 GB of weights widened to f32\)/);
+    assert.match(text, /model\.safetensors does not fit in a browser tab: its 2\.00 GB of weights take 4\.00 GB once widened to f32 for the CPU, and a model worker addresses at most 4\.29 GB/);
     assert.match(text, /still loaded/);
     assert.equal(await page.getByTestId('model-hash').getAttribute('title'), golden.variants.f32.weights_sha256);
     await snap(page, '13-model-does-not-fit');

@@ -183,6 +183,84 @@ impl<B> CheckpointFiles<B> {
     }
 }
 
+impl<B> CheckpointFiles<B> {
+    /// The small files apart from the weights (the browser sends and keeps the weights as a
+    /// `Blob`, read a tensor at a time, while config and tokenizer travel as bytes).
+    pub fn split_weights(self) -> (SmallFiles<B>, B) {
+        let small = SmallFiles {
+            config_json: self.config_json,
+            tokenizer: self.tokenizer,
+        };
+        (small, self.weights)
+    }
+}
+
+/// A checkpoint's files but its weights: `config.json` and the tokenizer's file(s).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SmallFiles<B> {
+    /// `config.json`.
+    pub config_json: B,
+    /// The tokenizer.
+    pub tokenizer: TokenizerFiles<B>,
+}
+
+impl<B> SmallFiles<B> {
+    /// The whole checkpoint, with `weights`.
+    pub fn with_weights<'a>(&'a self, weights: &'a B) -> CheckpointFiles<&'a B> {
+        CheckpointFiles {
+            config_json: &self.config_json,
+            weights,
+            tokenizer: self.tokenizer.as_ref(),
+        }
+    }
+
+    /// The files in the order a worker message carries them: config, then the tokenizer's
+    /// file(s) ([`CheckpointFiles::into_parts`] without the weights).
+    pub fn into_parts(self) -> (TokenizerKind, Vec<B>) {
+        let kind = self.tokenizer.kind();
+        let mut parts = vec![self.config_json];
+        parts.extend(self.tokenizer.named().into_iter().map(|(_, f)| f));
+        (kind, parts)
+    }
+
+    /// The inverse of [`SmallFiles::into_parts`]; the error says how many parts came and how
+    /// many `kind` needs.
+    pub fn from_parts(kind: TokenizerKind, parts: Vec<B>) -> Result<Self, String> {
+        let got = parts.len();
+        let mut it = parts.into_iter();
+        let small = match (kind, it.next(), it.next(), it.next(), it.next()) {
+            (TokenizerKind::Json, Some(config_json), Some(t), None, None) => Some(SmallFiles {
+                config_json,
+                tokenizer: TokenizerFiles::Json(t),
+            }),
+            (
+                TokenizerKind::VocabMerges,
+                Some(config_json),
+                Some(vocab_json),
+                Some(merges_txt),
+                None,
+            ) => Some(SmallFiles {
+                config_json,
+                tokenizer: TokenizerFiles::VocabMerges {
+                    vocab_json,
+                    merges_txt,
+                },
+            }),
+            _ => None,
+        };
+        small.ok_or_else(|| {
+            let needed = match kind {
+                TokenizerKind::Json => 2,
+                TokenizerKind::VocabMerges => 3,
+            };
+            format!(
+                "a checkpoint with {kind:?} tokenizer files has {needed} small file parts \
+                 (config, tokenizer) beside its weights; this one has {got}"
+            )
+        })
+    }
+}
+
 /// `config.json`.
 pub const CONFIG_JSON: &str = "config.json";
 /// `model.safetensors`.
@@ -298,6 +376,44 @@ mod tests {
         v.iter().map(|s| s.to_string()).collect()
     }
 
+    /// A checkpoint with a BPE vocabulary and merges, each file's "bytes" its initial.
+    fn vocab_merges_files() -> CheckpointFiles<&'static str> {
+        CheckpointFiles {
+            config_json: "c",
+            weights: "w",
+            tokenizer: TokenizerFiles::VocabMerges {
+                vocab_json: "v",
+                merges_txt: "m",
+            },
+        }
+    }
+
+    #[test]
+    fn small_files_travel_apart_from_the_weights_and_come_back_whole() {
+        let files = vocab_merges_files();
+        let (small, weights) = files.split_weights();
+        assert_eq!(weights, "w");
+        let (kind, parts) = small.clone().into_parts();
+        assert_eq!(parts, vec!["c", "v", "m"]);
+        let back = SmallFiles::from_parts(kind, parts).expect("three parts");
+        assert_eq!(back, small);
+        let whole = back.with_weights(&weights);
+        assert_eq!(
+            whole.named(),
+            vec![
+                (CONFIG_JSON, &"c"),
+                (SAFETENSORS, &"w"),
+                (VOCAB_JSON, &"v"),
+                (MERGES_TXT, &"m")
+            ]
+        );
+        let e = SmallFiles::from_parts(TokenizerKind::Json, vec!["c"]).unwrap_err();
+        assert!(
+            e.contains("has 2 small file parts") && e.contains("this one has 1"),
+            "{e}"
+        );
+    }
+
     #[test]
     fn finds_json_tokenizer_and_prefers_it() {
         let n = names(&[
@@ -390,14 +506,7 @@ mod tests {
 
     #[test]
     fn parts_round_trip_and_a_short_message_is_named() {
-        let files = CheckpointFiles {
-            config_json: "c",
-            weights: "w",
-            tokenizer: TokenizerFiles::VocabMerges {
-                vocab_json: "v",
-                merges_txt: "m",
-            },
-        };
+        let files = vocab_merges_files();
         let (kind, parts) = files.into_parts();
         assert_eq!(kind, TokenizerKind::VocabMerges);
         assert_eq!(parts, vec!["c", "w", "v", "m"]);

@@ -21,7 +21,6 @@ use std::collections::BTreeMap;
 
 use burn::prelude::*;
 use burn::tensor::module::embedding;
-use safetensors::SafeTensors;
 use serde::Deserialize;
 
 use crate::batch::{Batch, MAX_TENSOR_BYTES};
@@ -34,8 +33,10 @@ use crate::embeddings::{word_vectors, WordChunk};
 use crate::encoder::{Attention, FeedForward};
 use crate::error::LoadError;
 use crate::family::Family;
+use crate::loader::byte_len;
 use crate::network::Shape;
 use crate::nn::LayerNorm;
+use crate::weight_file::{WeightFile, WeightSource};
 use crate::weights::{element_count, Tensors};
 
 /// LayerNorm epsilon of every BART norm (`nn.LayerNorm`'s default; not a config key).
@@ -405,14 +406,14 @@ impl BartForSequenceClassification {
 }
 
 /// Where the word table is stored: `shared.weight`, or each stack's own `embed_tokens`.
-fn word_table_names(st: &SafeTensors<'_>) -> (String, String) {
-    let names: Vec<String> = st
-        .names()
+fn word_table_names(file: &WeightFile<'_>) -> (String, String) {
+    let names: Vec<String> = file
+        .tensors()
         .into_iter()
-        .map(|n| {
+        .map(|(n, _)| {
             n.strip_prefix(Family::Bart.prefix())
+                .map(str::to_string)
                 .unwrap_or(n)
-                .to_string()
         })
         .collect();
     let pick = |own: &str| {
@@ -431,13 +432,13 @@ fn word_table_names(st: &SafeTensors<'_>) -> (String, String) {
 /// Reads `model.safetensors` bytes into the network, checked as the other families are.
 pub fn load(
     config: BartConfig,
-    bytes: &[u8],
+    weights: &dyn WeightSource,
     device: &Device,
 ) -> Result<BartForSequenceClassification, LoadError> {
-    let st = SafeTensors::deserialize(bytes).map_err(|e| LoadError::WeightsParse(e.to_string()))?;
-    let (encoder_words, decoder_words) = word_table_names(&st);
+    let file = WeightFile::open(weights)?;
+    let (encoder_words, decoder_words) = word_table_names(&file);
     let tied = encoder_words == decoder_words;
-    let tensors = Tensors::index(&st, |stored| {
+    let tensors = Tensors::index(&file, |stored| {
         let name = stored.strip_prefix(Family::Bart.prefix()).unwrap_or(stored);
         // A tied table may be stored under all three names; the unused spellings are skipped.
         let table = name == "shared.weight" || name.ends_with(".embed_tokens.weight");
@@ -462,7 +463,7 @@ pub fn load(
             }
         }
     }
-    check_weights_len(element_count(&config.expected_shapes()), bytes.len())?;
+    check_weights_len(element_count(&config.expected_shapes()), byte_len(&file))?;
     tensors.check(&expected)?;
     let dense = |name: &str| tensors.dense(name, device);
     let norm = |name: &str| tensors.layer_norm(name, LAYER_NORM_EPS, device);

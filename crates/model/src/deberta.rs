@@ -29,7 +29,6 @@ use std::collections::BTreeMap;
 use burn::prelude::*;
 use burn::tensor::activation::{gelu, gelu_approximate, relu, softmax};
 use burn::tensor::module::embedding;
-use safetensors::SafeTensors;
 use serde::Deserialize;
 
 use crate::batch::{Batch, MAX_TENSOR_BYTES};
@@ -42,8 +41,10 @@ use crate::embeddings::{word_vectors, WordChunk};
 use crate::encoder::FeedForward;
 use crate::error::LoadError;
 use crate::family::Family;
+use crate::loader::byte_len;
 use crate::network::Shape;
 use crate::nn::{Dense, LayerNorm};
+use crate::weight_file::{WeightFile, WeightSource};
 use crate::weights::{element_count, Tensors};
 
 /// `config.json` of a DeBERTa-v2/v3 checkpoint (`transformers.DebertaV2Config`, with the keys
@@ -635,11 +636,11 @@ fn canonical_name(stored: &str) -> Option<String> {
 /// header and sizes first, then the expected names and shapes, then conversion.
 pub fn load(
     config: DebertaV2Config,
-    bytes: &[u8],
+    weights: &dyn WeightSource,
     device: &Device,
 ) -> Result<DebertaV2ForSequenceClassification, LoadError> {
-    let st = SafeTensors::deserialize(bytes).map_err(|e| LoadError::WeightsParse(e.to_string()))?;
-    let tensors = Tensors::index(&st, canonical_name)?;
+    let file = WeightFile::open(weights)?;
+    let tensors = Tensors::index(&file, canonical_name)?;
     if let Some(&[v, e]) = tensors.shape("embeddings.word_embeddings.weight") {
         for (key, config_value, weights) in [
             ("vocab_size", config.vocab_size, v),
@@ -655,7 +656,7 @@ pub fn load(
         }
     }
     let expected = config.expected_shapes();
-    check_weights_len(element_count(&expected), bytes.len())?;
+    check_weights_len(element_count(&expected), byte_len(&file))?;
     tensors.check(&expected)?;
     let eps = config.layer_norm_eps;
     let dense = |name: &str| tensors.dense(name, device);

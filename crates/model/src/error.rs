@@ -67,6 +67,10 @@ pub enum LoadError {
     /// The weight file is not a readable safetensors file.
     #[error("model.safetensors could not be read: {0}")]
     WeightsParse(String),
+    /// The weight file's bytes could not be fetched from where they are held (a picked file
+    /// changed or removed since it was picked, say).
+    #[error("model.safetensors could not be read from its source: {0}")]
+    WeightsRead(String),
     /// A tensor the model needs is not in the weight file.
     #[error("the weights lack the tensor {name:?} (is this a …ForSequenceClassification checkpoint of the family config.json names?)")]
     MissingTensor {

@@ -60,6 +60,7 @@ pub mod nn;
 #[cfg(not(target_family = "wasm"))]
 pub mod pytorch;
 pub mod tokenize;
+pub mod weight_file;
 pub mod weights;
 // Training needs burn's autodiff and optimizers; only the native cli enables it.
 #[cfg(feature = "train")]
@@ -70,6 +71,7 @@ pub use classifier::RobertaForSequenceClassification;
 pub use config::{HiddenAct, LabelMap, RobertaConfig};
 pub use error::LoadError;
 pub use family::Family;
-pub use model::{ModelFiles, NliModel, TokenizerFiles, Unhashed, DEFAULT_BATCH_SIZE};
+pub use model::{ModelFiles, ModelSources, NliModel, TokenizerFiles, Unhashed, DEFAULT_BATCH_SIZE};
 pub use network::{Network, Shape};
 pub use tokenize::{EncodedPair, PairTokenizer, TokenizeError};
+pub use weight_file::{WeightFile, WeightSource};

@@ -42,7 +42,6 @@
 use std::collections::BTreeMap;
 
 use burn::prelude::*;
-use safetensors::SafeTensors;
 use sha2::{Digest, Sha256};
 
 use crate::batch::MAX_TENSOR_BYTES;
@@ -52,6 +51,7 @@ use crate::embeddings::Embeddings;
 use crate::encoder::{Attention, Encoder, FeedForward, Layer};
 use crate::error::LoadError;
 use crate::family::Family;
+use crate::weight_file::{WeightFile, WeightSource};
 use crate::weights::Tensors;
 
 /// Stored tensors (canonical names) that are not weights of the network, skipped silently.
@@ -69,6 +69,12 @@ const DISTILBERT_LAYER: &[(&str, &str)] = &[
     ("output_layer_norm.", "output.LayerNorm."),
 ];
 
+/// The file's length as a `usize` (saturating: a file past `usize::MAX` is large enough for
+/// any config the size check compares it with).
+pub fn byte_len(file: &WeightFile<'_>) -> usize {
+    usize::try_from(file.byte_len()).unwrap_or(usize::MAX)
+}
+
 /// Lower-case hex SHA-256 of the weight file, the model's identity in results and share links.
 pub fn weights_sha256(bytes: &[u8]) -> String {
     Sha256::digest(bytes)
@@ -83,14 +89,14 @@ pub fn weights_sha256(bytes: &[u8]) -> String {
 /// then are tensors converted. `config.family` says how to read the names.
 pub fn load_weights(
     config: &RobertaConfig,
-    bytes: &[u8],
+    weights: &dyn WeightSource,
     device: &Device,
 ) -> Result<RobertaForSequenceClassification, LoadError> {
-    let st = SafeTensors::deserialize(bytes).map_err(|e| LoadError::WeightsParse(e.to_string()))?;
+    let file = WeightFile::open(weights)?;
     let family = config.family;
-    let tensors = Tensors::index(&st, |stored| canonical_name(stored, family))?;
+    let tensors = Tensors::index(&file, |stored| canonical_name(stored, family))?;
     check_against_config(&tensors, config)?;
-    config.check_weights_size(bytes.len())?;
+    config.check_weights_size(byte_len(&file))?;
     let expected = expected_shapes(config);
     tensors.check(&expected)?;
 
@@ -393,8 +399,8 @@ mod tests {
                 env!("CARGO_MANIFEST_DIR")
             );
             let bytes = std::fs::read(path).unwrap();
-            let st = SafeTensors::deserialize(&bytes).unwrap();
-            let t = Tensors::index(&st, |n| canonical_name(n, Family::Roberta)).unwrap();
+            let file = WeightFile::open(&bytes).unwrap();
+            let t = Tensors::index(&file, |n| canonical_name(n, Family::Roberta)).unwrap();
             let name = "embeddings.word_embeddings.weight";
             let (whole, shape) = t.f32(name).unwrap();
             // 100 rows of 32 f32 per chunk: 1200 rows → 12 chunks.

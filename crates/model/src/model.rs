@@ -12,6 +12,7 @@ use crate::error::LoadError;
 use crate::loader::weights_sha256;
 use crate::network::{self, Network, Shape};
 use crate::tokenize::{EncodedPair, PairTokenizer, TokenizeError};
+use crate::weight_file::WeightSource;
 
 /// Pairs per forward pass unless [`NliModel::set_batch_size`] says otherwise.
 pub const DEFAULT_BATCH_SIZE: usize = 8;
@@ -21,6 +22,19 @@ pub use tabprobe_core::checkpoint::TokenizerFiles;
 /// The bytes of the files of a Hugging Face checkpoint folder (no filesystem needed): core's
 /// one checkpoint type, borrowing the bytes.
 pub type ModelFiles<'a> = CheckpointFiles<&'a [u8]>;
+
+/// A checkpoint's files for [`NliModel::load_unhashed_from`]: config and tokenizer in memory,
+/// the weights wherever a [`WeightSource`] reads them from (the browser's model worker: a
+/// `Blob` read a tensor at a time, never held whole in its memory).
+#[derive(Clone, Copy)]
+pub struct ModelSources<'a> {
+    /// `config.json`.
+    pub config_json: &'a [u8],
+    /// The tokenizer's file(s).
+    pub tokenizer: TokenizerFiles<&'a [u8]>,
+    /// `model.safetensors`.
+    pub weights: &'a dyn WeightSource,
+}
 
 /// A model loaded by [`NliModel::load_unhashed`], waiting for the SHA-256 of its weights (its
 /// identity in results and share links) before it can be used.
@@ -85,6 +99,24 @@ impl NliModel {
     pub fn load_unhashed(
         name: &str,
         files: ModelFiles<'_>,
+        device: &Device,
+    ) -> Result<Unhashed, LoadError> {
+        let weights = files.weights;
+        let sources = ModelSources {
+            config_json: files.config_json,
+            tokenizer: files.tokenizer,
+            weights: &weights,
+        };
+        Self::load_unhashed_from(name, sources, device)
+    }
+
+    /// [`NliModel::load_unhashed`] with the weights read from `files.weights` a tensor at a
+    /// time: only the header and one tensor's bytes are held by this call at once (the largest
+    /// table in pieces of at most the tensor budget). The caller hashes the same bytes
+    /// ([`crate::weight_file::weights_sha256_of`] reads them in pieces too).
+    pub fn load_unhashed_from(
+        name: &str,
+        files: ModelSources<'_>,
         device: &Device,
     ) -> Result<Unhashed, LoadError> {
         // Config and labels are checked inside `network::load` before any weight is read;

@@ -13,6 +13,7 @@ use crate::distilbert::DistilBertConfig;
 use crate::error::LoadError;
 use crate::family::Family;
 use crate::loader::load_weights;
+use crate::weight_file::WeightSource;
 
 /// What scoring, batching and the model bar need to know of a config, whatever the family.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -94,7 +95,11 @@ pub fn check_config(config_json: &[u8]) -> Result<(Shape, LabelMap), LoadError> 
 }
 
 /// Reads the family from `config_json`, then the config and the weights the family's way.
-pub fn load(config_json: &[u8], weights: &[u8], device: &Device) -> Result<Loaded, LoadError> {
+pub fn load(
+    config_json: &[u8],
+    weights: &dyn WeightSource,
+    device: &Device,
+) -> Result<Loaded, LoadError> {
     match parse(config_json)? {
         Config::Encoder(c) => load_encoder(c, weights, device),
         Config::DebertaV2(c) => {
@@ -137,7 +142,7 @@ pub fn encoder_parts(config: &RobertaConfig) -> Result<(Shape, LabelMap), LoadEr
 
 fn load_encoder(
     config: RobertaConfig,
-    weights: &[u8],
+    weights: &dyn WeightSource,
     device: &Device,
 ) -> Result<Loaded, LoadError> {
     let (shape, labels) = encoder_parts(&config)?;

@@ -5,29 +5,32 @@
 use std::collections::{BTreeMap, BTreeSet};
 
 use burn::prelude::*;
-use safetensors::{Dtype, SafeTensors};
+use safetensors::tensor::TensorInfo;
+use safetensors::Dtype;
 
 use crate::embeddings::WordChunk;
 use crate::error::LoadError;
 use crate::nn::{Dense, LayerNorm};
+use crate::weight_file::WeightFile;
 
 /// The stored tensors of one file, by canonical name.
 pub struct Tensors<'a> {
-    by_name: BTreeMap<String, (String, safetensors::tensor::TensorView<'a>)>,
+    file: &'a WeightFile<'a>,
+    by_name: BTreeMap<String, (String, TensorInfo)>,
 }
 
 impl<'a> Tensors<'a> {
-    /// Indexes `st` under `canonical(stored name)`; `None` skips a tensor (a buffer, an unused
+    /// Indexes `file` under `canonical(stored name)`; `None` skips a tensor (a buffer, an unused
     /// pooler). Two stored names with one canonical name are refused as ambiguous.
     pub fn index(
-        st: &SafeTensors<'a>,
+        file: &'a WeightFile<'a>,
         canonical: impl Fn(&str) -> Option<String>,
     ) -> Result<Self, LoadError> {
         let mut by_name = BTreeMap::new();
         // Sorted so that errors are deterministic whatever the header order.
-        let mut all = st.tensors();
+        let mut all = file.tensors();
         all.sort_by(|a, b| a.0.cmp(&b.0));
-        for (stored, view) in all {
+        for (stored, info) in all {
             let Some(name) = canonical(&stored) else {
                 continue;
             };
@@ -35,14 +38,14 @@ impl<'a> Tensors<'a> {
             if by_name.contains_key(&name) {
                 return Err(LoadError::UnexpectedTensor { name: stored });
             }
-            by_name.insert(name, (stored, view));
+            by_name.insert(name, (stored, info));
         }
-        Ok(Self { by_name })
+        Ok(Self { file, by_name })
     }
 
     /// The stored shape under a canonical name.
     pub fn shape(&self, name: &str) -> Option<&[usize]> {
-        self.by_name.get(name).map(|(_, v)| v.shape())
+        self.by_name.get(name).map(|(_, v)| v.shape.as_slice())
     }
 
     /// Missing, unexpected, dtype and shape checks, all from the header.
@@ -60,17 +63,17 @@ impl<'a> Tensors<'a> {
             let Some((stored, view)) = self.by_name.get(name) else {
                 continue; // unreachable: checked above
             };
-            if !matches!(view.dtype(), Dtype::F32 | Dtype::F16 | Dtype::BF16) {
+            if !matches!(view.dtype, Dtype::F32 | Dtype::F16 | Dtype::BF16) {
                 return Err(LoadError::UnsupportedDtype {
                     name: stored.clone(),
-                    dtype: view.dtype().to_string(),
+                    dtype: view.dtype.to_string(),
                 });
             }
-            if view.shape() != want.as_slice() {
+            if view.shape != *want {
                 return Err(LoadError::ShapeMismatch {
                     name: stored.clone(),
                     expected: want.clone(),
-                    found: view.shape().to_vec(),
+                    found: view.shape.clone(),
                 });
             }
         }
@@ -94,7 +97,7 @@ impl<'a> Tensors<'a> {
             .by_name
             .get(name)
             .ok_or_else(|| LoadError::MissingTensor { name: name.into() })?;
-        let width = match view.dtype() {
+        let width = match view.dtype {
             Dtype::F32 => 4,
             Dtype::F16 | Dtype::BF16 => 2,
             other => {
@@ -104,11 +107,12 @@ impl<'a> Tensors<'a> {
                 })
             }
         };
-        let bytes = view
-            .data()
-            .get(start * width..end * width)
-            .ok_or_else(|| LoadError::WeightsParse(format!("tensor {stored:?} is truncated")))?;
-        Ok(match view.dtype() {
+        // Only this range of the file is read: a source outside memory (the browser worker's
+        // Blob) hands over one piece at a time.
+        let bytes = self
+            .file
+            .read(stored, view, (start * width) as u64, (end * width) as u64)?;
+        Ok(match view.dtype {
             Dtype::F32 => bytes
                 .chunks_exact(4)
                 .map(|b| f32::from_le_bytes([b[0], b[1], b[2], b[3]]))

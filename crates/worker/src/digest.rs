@@ -8,7 +8,7 @@
 use js_sys::Uint8Array;
 use wasm_bindgen::JsCast;
 use wasm_bindgen_futures::JsFuture;
-use web_sys::WorkerGlobalScope;
+use web_sys::{Blob, SubtleCrypto, WorkerGlobalScope};
 
 /// A digest Web Crypto is computing: started by [`start_web_crypto_sha256`], read with
 /// [`PendingSha256::hex`]. The browser computes it off the worker's thread, so the worker can
@@ -40,6 +40,43 @@ pub fn start_web_crypto_sha256(bytes: &[u8]) -> Option<PendingSha256> {
         .digest_with_str_and_u8_array("SHA-256", bytes)
         .ok()?;
     Some(PendingSha256(JsFuture::from(promise)))
+}
+
+/// The digest of a `Blob` Web Crypto will compute: started by
+/// [`start_web_crypto_sha256_of_blob`], read with [`PendingBlobSha256::hex`].
+pub struct PendingBlobSha256 {
+    /// The Blob's bytes, read by the browser into an `ArrayBuffer` outside wasm memory.
+    buffer: JsFuture,
+    subtle: SubtleCrypto,
+}
+
+impl PendingBlobSha256 {
+    /// The digest as lower-case hex; `None` if reading the Blob or Web Crypto failed.
+    pub async fn hex(self) -> Option<String> {
+        let buffer: js_sys::Object = self.buffer.await.ok()?.dyn_into().ok()?;
+        let promise = self
+            .subtle
+            .digest_with_str_and_buffer_source("SHA-256", &buffer)
+            .ok()?;
+        PendingSha256(JsFuture::from(promise)).hex().await
+    }
+}
+
+/// Starts reading `blob` for Web Crypto's SHA-256 (the browser reads it off this thread while
+/// the model loads; the digest itself starts when [`PendingBlobSha256::hex`] is awaited, as a
+/// synchronous load leaves no turn of the event loop to start it earlier). `None` where the
+/// worker has no Web Crypto (insecure contexts): the caller hashes the Blob in pieces in wasm.
+/// The bytes are held by the browser, never in the worker's wasm memory.
+pub fn start_web_crypto_sha256_of_blob(blob: &Blob) -> Option<PendingBlobSha256> {
+    let scope: WorkerGlobalScope = js_sys::global().dyn_into().ok()?;
+    if !scope.is_secure_context() {
+        return None;
+    }
+    let subtle = scope.crypto().ok()?.subtle();
+    Some(PendingBlobSha256 {
+        buffer: JsFuture::from(blob.array_buffer()),
+        subtle,
+    })
 }
 
 /// [`start_web_crypto_sha256`], awaited.

@@ -14,7 +14,7 @@ use std::collections::{HashMap, HashSet};
 use std::rc::Rc;
 
 use js_sys::Date;
-use tabprobe_core::checkpoint::CheckpointFiles;
+use tabprobe_core::checkpoint::{CheckpointFiles, SmallFiles};
 use tabprobe_core::data::import::{
     import_files, ImportError, ImportOptions, ImportReport, InputFile,
 };
@@ -28,11 +28,13 @@ use tabprobe_core::run::{ProbeRun, RunResult};
 use tabprobe_core::scoring::{Pair, PairScore};
 use tabprobe_core::Dataset;
 use tabprobe_model::train::inoculate::{inoculate, Pace, CANCELLED};
-use tabprobe_model::{ModelFiles, NliModel};
+use tabprobe_model::weight_file::weights_sha256_of;
+use tabprobe_model::{ModelFiles, ModelSources, NliModel};
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 use web_sys::{Blob, DedicatedWorkerGlobalScope, MessageEvent};
 
+use crate::blob_source::{blob_of, BlobSource};
 use crate::devices::{Chosen, Devices};
 use crate::digest;
 use crate::outputs::{check_scores, test_panic_requested};
@@ -45,23 +47,32 @@ use crate::transport;
 /// 0 for the time of 32 pairs, then jump by 32.)
 const BATCHES_PER_CHUNK: usize = 1;
 
-/// A loaded checkpoint's files, kept for fine-tuning (inoculation needs the bytes, not only
-/// the network built from them).
+/// A loaded checkpoint's files, kept for moves, helpers and fine-tuning (inoculation needs the
+/// bytes, not only the network built from them): config and tokenizer in memory, the weights
+/// in a Blob the browser holds, outside this worker's wasm memory.
 struct SlotFiles {
     name: String,
-    files: CheckpointFiles<Vec<u8>>,
+    small: SmallFiles<Vec<u8>>,
+    weights: Blob,
 }
 
 impl SlotFiles {
-    fn model_files(&self) -> ModelFiles<'_> {
-        self.files.as_ref().map(Vec::as_slice)
+    /// The whole checkpoint in memory, with `weights` (fine-tuning and export).
+    fn with_bytes<'a>(&'a self, weights: &'a [u8]) -> ModelFiles<'a> {
+        CheckpointFiles {
+            config_json: self.small.config_json.as_slice(),
+            weights,
+            tokenizer: self.small.tokenizer.as_ref().map(Vec::as_slice),
+        }
     }
 
-    /// The same checkpoint with other weights.
-    fn with_weights(&self, name: String, weights: &[u8]) -> SlotFiles {
-        let mut files = self.files.clone();
-        files.weights = weights.to_vec();
-        SlotFiles { name, files }
+    /// The same checkpoint with other weights (a fine-tuned checkpoint's, copied into a Blob).
+    fn with_weights(&self, name: String, weights: &[u8]) -> Result<SlotFiles, String> {
+        Ok(SlotFiles {
+            name,
+            small: self.small.clone(),
+            weights: blob_of(weights)?,
+        })
     }
 }
 
@@ -153,8 +164,17 @@ fn handle(host: Rc<RefCell<Host>>, request: Request, parts: Vec<Vec<u8>>, blob: 
             backend,
             helper,
         } => {
-            let files = match CheckpointFiles::from_parts(tokenizer, parts) {
-                Ok(files) => SlotFiles { name, files },
+            // Config and tokenizer come as byte parts, the weights as the trailing Blob.
+            let files = SmallFiles::from_parts(tokenizer, parts).and_then(|small| {
+                let weights = blob.ok_or("the load message came without its weights (a Blob)")?;
+                Ok(SlotFiles {
+                    name,
+                    small,
+                    weights,
+                })
+            });
+            let files = match files {
+                Ok(files) => files,
                 Err(message) => {
                     post(&Response::LoadFailed {
                         slot,
@@ -212,7 +232,12 @@ fn handle(host: Rc<RefCell<Host>>, request: Request, parts: Vec<Vec<u8>>, blob: 
                 Some(i.base.with_weights(name, weights))
             });
             match files {
-                Some(files) => start_load(host, slot, load_id, how, Rc::new(files)),
+                Some(Ok(files)) => start_load(host, slot, load_id, how, Rc::new(files)),
+                Some(Err(message)) => post(&Response::LoadFailed {
+                    slot,
+                    load: load_id,
+                    message,
+                }),
                 None => post(&Response::LoadFailed {
                     slot,
                     load: load_id,
@@ -225,14 +250,14 @@ fn handle(host: Rc<RefCell<Host>>, request: Request, parts: Vec<Vec<u8>>, blob: 
             }
         }
         Request::ExportInoculated { request, job, size } => {
-            let found = host.borrow().inoculated.get(&job).and_then(|i| {
+            let h = host.borrow();
+            let found = h.inoculated.get(&job).and_then(|i| {
                 let (_, weights) = i.checkpoints.iter().find(|(n, _)| *n == size)?;
-                Some(i.base.with_weights(String::new(), weights))
+                Some(i.base.with_bytes(weights))
             });
             match found {
                 Some(files) => {
                     let (names, parts): (Vec<String>, Vec<&[u8]>) = files
-                        .model_files()
                         .named()
                         .into_iter()
                         .map(|(name, bytes)| (name.to_string(), bytes))
@@ -399,7 +424,7 @@ fn start_load(
 ) {
     host.borrow_mut().latest_load.insert(slot, load_id);
     wasm_bindgen_futures::spawn_local(async move {
-        let panics = test_panic_requested(&files.files.config_json);
+        let panics = test_panic_requested(&files.small.config_json);
         let result = load(&host, &files, how).await;
         let latest = host.borrow().latest_load.get(&slot) == Some(&load_id);
         let response = match result {
@@ -414,8 +439,13 @@ fn start_load(
                 // The old model's helpers go with it; new ones load the new model.
                 h.pools.remove(&slot);
                 if info.workers > 1 {
-                    let pool =
-                        Pool::start(info.workers - 1, &files.name, &files.files, how.batch_size);
+                    let pool = Pool::start(
+                        info.workers - 1,
+                        &files.name,
+                        &files.small,
+                        &files.weights,
+                        how.batch_size,
+                    );
                     h.pools.insert(slot, Rc::new(pool));
                 }
                 // Kept for fine-tuning and moves; a helper does neither, so it keeps no copy.
@@ -476,18 +506,26 @@ async fn load(
         how.backend
     };
     let chosen = device(host, choice).await?;
-    // Web Crypto hashes in native code, off this thread, while the model loads; without it
-    // (insecure contexts) the weights are hashed in wasm after the load, so a checkpoint that
-    // fails its checks is refused before either hash is paid for.
-    let pending = digest::start_web_crypto_sha256(&files.files.weights);
-    let unhashed = NliModel::load_unhashed(name, files.model_files(), &chosen.device)
-        .map_err(|e| e.to_string())?;
+    // The browser reads the Blob for Web Crypto off this thread while the model loads; without
+    // Web Crypto (insecure contexts) the weights are hashed in wasm, in pieces, after the load,
+    // so a checkpoint that fails its checks is refused before either hash is paid for.
+    let pending = digest::start_web_crypto_sha256_of_blob(&files.weights);
+    let weights = BlobSource::new(files.weights.clone())?;
+    let sources = ModelSources {
+        config_json: &files.small.config_json,
+        tokenizer: files.small.tokenizer.as_ref().map(Vec::as_slice),
+        weights: &weights,
+    };
+    let unhashed =
+        NliModel::load_unhashed_from(name, sources, &chosen.device).map_err(|e| e.to_string())?;
     let sha256 = match pending {
         Some(pending) => pending.hex().await,
         None => None,
     };
-    let sha256 =
-        sha256.unwrap_or_else(|| tabprobe_model::loader::weights_sha256(&files.files.weights));
+    let sha256 = match sha256 {
+        Some(sha256) => sha256,
+        None => weights_sha256_of(&weights).map_err(|e| e.to_string())?,
+    };
     let mut model = unhashed.with_sha256(sha256);
     model.set_batch_size(chosen.batch_size.unwrap_or(how.batch_size));
     model.set_tensor_budget(chosen.tensor_budget);
@@ -512,15 +550,23 @@ async fn load(
         hidden_size: shape.hidden_size,
         workers: match chosen.backend {
             Backend::Cpu { .. } if !how.helper => {
-                1 + helpers_for(cores(), files.files.weights.len())
+                1 + helpers_for(cores(), files.weights.size() as usize)
             }
             _ => 1,
         },
         backend: chosen.backend,
         backend_note: chosen.note,
         load_ms: Date::now() - started,
+        memory_bytes: wasm_memory_bytes(),
     };
     Ok((model, info))
+}
+
+/// The size of this worker's wasm memory in bytes.
+fn wasm_memory_bytes() -> Option<f64> {
+    let memory: js_sys::WebAssembly::Memory = wasm_bindgen::memory().dyn_into().ok()?;
+    let buffer: js_sys::ArrayBuffer = memory.buffer().dyn_into().ok()?;
+    Some(f64::from(buffer.byte_length()))
 }
 
 /// Runs a probe set with core's step API: hand out a chunk of pairs, score it, submit the
@@ -681,9 +727,12 @@ async fn inoculate_job(
         job,
         last_post: 0.0,
     };
+    // Fine-tuning reads and rewrites every weight: the base checkpoint is read into memory for
+    // the inoculation's time.
+    let base = BlobSource::new(files.weights.clone())?.read_all()?;
     let output = inoculate(
         &files.name,
-        files.model_files(),
+        files.with_bytes(&base),
         &device,
         run,
         &plan,

@@ -8,6 +8,8 @@ pub mod protocol;
 pub mod transport;
 
 #[cfg(feature = "host")]
+pub mod blob_source;
+#[cfg(feature = "host")]
 pub mod devices;
 #[cfg(feature = "host")]
 pub mod digest;

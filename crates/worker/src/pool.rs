@@ -11,13 +11,13 @@ use std::collections::HashMap;
 use std::rc::Rc;
 
 use js_sys::{Function, Promise};
-use tabprobe_core::checkpoint::CheckpointFiles;
+use tabprobe_core::checkpoint::SmallFiles;
 use tabprobe_core::scoring::{Pair, PairScore};
 use tabprobe_model::{EncodedPair, NliModel};
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 use wasm_bindgen_futures::JsFuture;
-use web_sys::{ErrorEvent, MessageEvent, Worker};
+use web_sys::{Blob, ErrorEvent, MessageEvent, Worker};
 
 use crate::protocol::{BackendChoice, Request, Response, Slot};
 use crate::transport;
@@ -91,11 +91,12 @@ struct Helper {
 }
 
 impl Helper {
-    /// Starts a helper and asks it to load the model from `files` (copied: the caller keeps its
-    /// bytes for fine-tuning).
+    /// Starts a helper and asks it to load the model from `small` (copied) and `weights` (the
+    /// same Blob: the browser shares its bytes, nothing is copied).
     fn start(
         name: &str,
-        files: &CheckpointFiles<Vec<u8>>,
+        small: &SmallFiles<Vec<u8>>,
+        weights: &Blob,
         batch_size: usize,
     ) -> Result<Helper, String> {
         let worker =
@@ -126,7 +127,7 @@ impl Helper {
         };
         worker.set_onmessage(Some(on_message.as_ref().unchecked_ref()));
         worker.set_onerror(Some(on_error.as_ref().unchecked_ref()));
-        let (tokenizer, parts) = files.as_ref().into_parts();
+        let (tokenizer, parts) = small.clone().into_parts();
         let load = Request::LoadModel {
             slot: Slot::Main,
             name: name.to_string(),
@@ -140,7 +141,7 @@ impl Helper {
             .iter()
             .map(|p| js_sys::Uint8Array::from(p.as_slice()))
             .collect();
-        let message = transport::encode(&load, parts)?;
+        let message = transport::encode_with_blob(&load, parts, Some(weights))?;
         state.borrow_mut().queued.push(message);
         Ok(Helper {
             worker,
@@ -236,16 +237,18 @@ pub struct Pool {
 }
 
 impl Pool {
-    /// Starts `count` helpers loading the model of `files`; they join in as their loads finish.
+    /// Starts `count` helpers loading the model of `small` and `weights`; they join in as their
+    /// loads finish.
     pub fn start(
         count: usize,
         name: &str,
-        files: &CheckpointFiles<Vec<u8>>,
+        small: &SmallFiles<Vec<u8>>,
+        weights: &Blob,
         batch_size: usize,
     ) -> Pool {
         let mut helpers = Vec::new();
         for _ in 0..count {
-            match Helper::start(name, files, batch_size) {
+            match Helper::start(name, small, weights, batch_size) {
                 Ok(h) => helpers.push(Rc::new(h)),
                 Err(e) => web_sys::console::warn_1(&format!("tabprobe worker: {e}").into()),
             }

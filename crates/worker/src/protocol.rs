@@ -1,6 +1,8 @@
-//! Messages between the page and the model worker. Each message is a JSON header; large byte
-//! payloads (weights) travel beside it as transferred `ArrayBuffer`s, in the order the header
-//! names them, so they are neither copied through JSON nor cloned.
+//! Messages between the page and the model worker. Each message is a JSON header; byte
+//! payloads travel beside it as transferred `ArrayBuffer`s, in the order the header names
+//! them, so they are neither copied through JSON nor cloned. A checkpoint's weights travel as
+//! a `Blob` (a picked file, a download): the browser holds its bytes and the worker reads it a
+//! tensor at a time.
 
 use serde::{Deserialize, Serialize};
 pub use tabprobe_core::checkpoint::TokenizerKind;
@@ -117,14 +119,14 @@ impl ProbeRequest {
 /// Page → worker.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub enum Request {
-    /// Load a checkpoint into `slot`. Byte parts: `config.json`, `model.safetensors`, then the
-    /// tokenizer part(s).
+    /// Load a checkpoint into `slot`. Byte parts: `config.json`, then the tokenizer part(s);
+    /// the trailing Blob is `model.safetensors`.
     LoadModel {
         /// The model slot.
         slot: Slot,
         /// Human name, e.g. the folder name.
         name: String,
-        /// Which tokenizer files follow the weights.
+        /// Which tokenizer files follow the config.
         tokenizer: TokenizerKind,
         /// Pairs per forward pass.
         batch_size: usize,
@@ -311,6 +313,10 @@ pub struct ModelInfo {
     pub workers: usize,
     /// Wall time of loading (parse, upload, warm-up), milliseconds.
     pub load_ms: f64,
+    /// The model worker's wasm memory once the model has loaded, in bytes (it never shrinks,
+    /// so this is also the most the load took); `None` from a worker that did not say.
+    #[serde(default)]
+    pub memory_bytes: Option<f64>,
 }
 
 impl ModelInfo {
@@ -329,6 +335,18 @@ impl ModelInfo {
         parts.push(format!("max {} tokens", self.max_tokens));
         parts.push(format!("loaded in {:.1} s", self.load_ms / 1000.0));
         parts.join(" · ")
+    }
+
+    /// The model bar's note on memory, e.g. `the model worker holds 1.47 GB after loading (a
+    /// worker addresses at most 4.29 GB; the weights file stays with the browser)`.
+    pub fn memory_note(&self) -> Option<String> {
+        self.memory_bytes.map(|bytes| {
+            format!(
+                "the model worker holds {:.2} GB after loading (a worker addresses at most \
+                 4.29 GB; the weights file stays with the browser)",
+                bytes / 1e9
+            )
+        })
     }
 }
 
@@ -499,5 +517,44 @@ mod tests {
         // roberta-base's classifier: 124,647,939 parameters.
         assert_eq!(parameter_count(124_647_939), "124.6 M");
         assert_eq!(parameter_count(1_400_000_000), "1.40 B");
+    }
+
+    #[test]
+    fn the_memory_note_reads_the_workers_memory_in_gb() {
+        let mut info = ModelInfo {
+            id: ModelId {
+                name: "m".into(),
+                weights_sha256: "ab".into(),
+                label_set: tabprobe_core::LabelSet::ThreeWay,
+            },
+            labels: vec![],
+            architecture: String::new(),
+            parameters: None,
+            max_tokens: 512,
+            layers: 1,
+            hidden_size: 8,
+            backend: Backend::WebGpu,
+            backend_note: String::new(),
+            workers: 1,
+            load_ms: 1.0,
+            memory_bytes: Some(1.0),
+        };
+        // The info of a worker from before `memory_bytes` reads as `None`.
+        let mut older = serde_json::to_value(&info).expect("serialises");
+        older
+            .as_object_mut()
+            .expect("an object")
+            .remove("memory_bytes");
+        info = serde_json::from_value(older).expect("an older worker's info reads");
+        // An older worker says nothing of its memory: no note.
+        assert_eq!(info.memory_bytes, None);
+        assert_eq!(info.memory_note(), None);
+        // 1,474,560,000 bytes (22,500 wasm pages of 64 KiB) = 1.47 GB.
+        info.memory_bytes = Some(22_500.0 * 65_536.0);
+        assert_eq!(
+            info.memory_note().expect("a note"),
+            "the model worker holds 1.47 GB after loading (a worker addresses at most 4.29 GB; \
+             the weights file stays with the browser)"
+        );
     }
 }

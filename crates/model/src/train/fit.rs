@@ -258,7 +258,7 @@ impl Trainer {
         }
         let plain = device.clone().without_autodiff();
         let autodiff = plain.clone().autodiff();
-        let mut network = load_weights(config, weights, &autodiff).map_err(|e| e.to_string())?;
+        let mut network = load_weights(config, &weights, &autodiff).map_err(|e| e.to_string())?;
         track(&mut network);
         let labels = config.num_labels();
         if let Some(bad) = train.iter().chain(&dev).find(|p| p.label >= labels) {
