@@ -196,6 +196,8 @@ fn SecondModelPanel() -> impl IntoView {
             view! {
                 <span class="model-name" data-testid="model2-name">{m.id.name.clone()}</span>
                 <code class="hash" title=m.id.weights_sha256.clone() data-testid="model2-hash">{short}</code>
+                <span class="backend" data-testid="model2-backend" title=m.backend_note.clone()>{m.backend.describe()}</span>
+                <span class="model-meta" data-testid="model2-meta" title=m.memory_note()>{m.summary()}</span>
                 <span class="model-labels">{m.labels.join(" · ")}</span>
                 {state.hypothesis_only_weights.with(|w| w.contains(&m.id.weights_sha256)).then(|| view! {
                     <span class="muted" data-testid="model2-hypothesis-only">"reads the hypothesis only: probe runs give it an empty premise, as in its training"</span>

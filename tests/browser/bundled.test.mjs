@@ -57,6 +57,11 @@ test('a fresh page loads the bundled default model and scores the opened table; 
     await page.getByTestId('load-bundled-second').click();
     await page.getByTestId('model2-name').waitFor({ timeout: 120_000 });
     assert.equal(await page.getByTestId('model2-hash').getAttribute('title'), hypHash);
+    // The second model says where it runs, its size and what it holds in the worker, as the
+    // first does.
+    assert.match(await page.getByTestId('model2-backend').innerText(), /^(CPU|WebGPU)/);
+    assert.match(await page.getByTestId('model2-meta').innerText(), /^RoBERTa · [\d.]+ M parameters · \d+ layers · hidden \d+/);
+    assert.match(await page.getByTestId('model2-meta').getAttribute('title'), /^the model worker holds \d+ MB after loading/);
     await page.getByTestId('model2-hypothesis-only').waitFor();
     await page.getByTestId('nav-runner').click();
     await page.getByTestId('runner').waitFor();
