@@ -27,14 +27,18 @@ if ! rustup target list --installed 2>/dev/null | grep -qx wasm32-unknown-unknow
 fi
 
 if [ "$(trunk --version 2>/dev/null || true)" != "trunk $TRUNK_VERSION" ]; then
-  say "installing trunk $TRUNK_VERSION from the Rust crate registry (about 13 min on 2 cores)"
-  cargo install trunk --locked --version "$TRUNK_VERSION"
+  # Without default features: no TLS stack and no update check. Trunk runs offline here
+  # (Trunk.toml), so it never downloads anything and needs neither.
+  say "installing trunk $TRUNK_VERSION from the Rust crate registry (several minutes on 2 cores)"
+  cargo install trunk --locked --version "$TRUNK_VERSION" --no-default-features
 fi
 
 if [ "$(wasm-bindgen --version 2>/dev/null || true)" != "wasm-bindgen $WASM_BINDGEN_VERSION" ]; then
-  say "installing wasm-bindgen-cli $WASM_BINDGEN_VERSION from the Rust crate registry (about 5 min)"
+  say "installing wasm-bindgen-cli $WASM_BINDGEN_VERSION from the Rust crate registry (a few minutes)"
   # Not --locked: its lockfile asks for a webpki-roots version the Rust crate registry no longer has.
-  cargo install wasm-bindgen-cli --version "$WASM_BINDGEN_VERSION" --force
+  # No default features: its TLS client only serves the test runner's browser downloads, which
+  # this project never does (wasm tests run under Node).
+  cargo install wasm-bindgen-cli --version "$WASM_BINDGEN_VERSION" --force --no-default-features
 fi
 
 # npm packages from the committed lockfile: binaryen (wasm-opt for Trunk) and playwright-core.

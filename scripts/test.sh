@@ -4,30 +4,34 @@
 # Screenshots of each browser state are written to tests/artifacts/.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+# Each phase prints its start time since the script began, so a CI log shows where time goes.
+phase() { printf '== [%dm%02ds] %s\n' $((SECONDS / 60)) $((SECONDS % 60)) "$*"; }
+phase "installing what is missing"
 scripts/install-tools.sh test
 export PATH="$PWD/node_modules/.bin:$HOME/.cargo/bin:$PATH"
 
-echo "== disk before the build"
+phase "disk before the build"
 df -h .
 
-echo "== native tests (cargo test --workspace)"
+phase "native tests (cargo test --workspace)"
 cargo test --workspace --exclude tabprobe
 
-echo "== the page's own logic, natively (routes, run requests, drill-downs, bundled models)"
+phase "the page's own logic, natively (routes, run requests, drill-downs, bundled models)"
 cargo test -p tabprobe --lib
 
-echo "== cluster files without a cluster (Slurm array, Kubernetes Indexed Job: shards merged = single run)"
+phase "cluster files without a cluster (Slurm array, Kubernetes Indexed Job: shards merged = single run)"
 # The CLI the native tests just built (cargo test builds it for the CLI's integration tests);
 # a plain `cargo build -p tabprobe-cli` would compile burn again with other features.
 TABPROBE="${CARGO_TARGET_DIR:-$PWD/target}/debug/tabprobe" scripts/simulate-cluster.sh
 
-echo "== same seed, same bytes in wasm32 (core's determinism test under Node)"
+phase "same seed, same bytes in wasm32 (core's determinism test under Node)"
 cargo test -p tabprobe-core --target wasm32-unknown-unknown --test determinism
 
-echo "== release build of the site (trunk build --release --offline)"
+phase "release build of the site (trunk build --release --offline)"
 trunk build --release --offline --dist dist
 
-echo "== browser tests (node --test, playwright-core, /usr/bin/chromium)"
+phase "browser tests (node --test, playwright-core, /usr/bin/chromium)"
 # Disk left for the tests' own files (the roberta-large-shaped checkpoint takes 1.42 GB).
 df -h "${TMPDIR:-/tmp}" .
 node --test --test-concurrency=1 tests/browser/
+phase "all tests done"
