@@ -57,6 +57,14 @@ if [ "$mode" = "test" ] || [ "$mode" = "bench" ]; then
     as_root apt-get update
     as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends chromium chromium-driver mesa-vulkan-drivers
   fi
+  # A single-node Slurm for scripts/slurm-test.sh (slurmctld, slurmd, the client commands)
+  # and munge, its authentication; the script starts private daemons itself. Both packages
+  # fully installed (not merely known to dpkg, e.g. removed with their configuration kept).
+  if [ "$(dpkg-query -W -f='${Status}\n' slurm-wlm munge 2>/dev/null | grep -c '^install ok installed$')" != 2 ]; then
+    say "installing Debian's slurm-wlm and munge"
+    as_root apt-get update
+    as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends slurm-wlm munge
+  fi
 fi
 # A venv needs Debian's python3-venv (ensurepip); install it where the image lacks it.
 need_venv() {

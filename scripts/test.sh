@@ -10,6 +10,9 @@ phase "installing what is missing"
 scripts/install-tools.sh test
 export PATH="$PWD/node_modules/.bin:$HOME/.cargo/bin:$PATH"
 
+phase "documentation links (every relative link in README.md and docs/ points at a file and heading that exist)"
+node --test tests/docs/
+
 phase "disk before the build"
 df -h .
 
@@ -23,6 +26,9 @@ phase "cluster files without a cluster (Slurm array, Kubernetes Indexed Job: sha
 # The CLI the native tests just built (cargo test builds it for the CLI's integration tests);
 # a plain `cargo build -p tabprobe-cli` would compile burn again with other features.
 TABPROBE="${CARGO_TARGET_DIR:-$PWD/target}/debug/tabprobe" scripts/simulate-cluster.sh
+
+phase "a real scheduler: single-node Slurm runs the sbatch files unchanged, one task requeued mid-run (merged = single run)"
+TABPROBE="${CARGO_TARGET_DIR:-$PWD/target}/debug/tabprobe" scripts/slurm-test.sh
 
 phase "same seed, same bytes in wasm32 (core's determinism test under Node)"
 cargo test -p tabprobe-core --target wasm32-unknown-unknown --test determinism

@@ -312,6 +312,11 @@ pub async fn accept_import(state: AppState, import: PendingImport, merge: bool) 
     } else {
         import.label.clone()
     };
+    // What is put on screen is kept in the browser and must load back from there.
+    if let Err(e) = tabprobe_core::data::validate::check_reloads(&file, &dataset) {
+        state.problem.set(Some(LoadProblem::Invalid(e)));
+        return;
+    }
     let loaded = crate::timing::timed("dataset-summary", || LoadedDataset::new(file, dataset));
     gloo::timers::future::TimeoutFuture::new(0).await;
     crate::timing::timed("dataset-views", || state.set_loaded(loaded, edited));

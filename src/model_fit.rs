@@ -163,7 +163,7 @@ mod tests {
     #[test]
     fn roberta_large_fits_in_f32_and_in_f16_and_a_larger_f16_file_does_not() {
         // roberta-large: 355,362,819 parameters, 1,421,451,276 bytes in f32 (measured to load
-        // and score in the page, README). Need: widened = 1.42 GB ≤ 4.29 − 0.54 = 3.76 GB.
+        // and score in the page, docs/limits.md#model-memory). Need: widened = 1.42 GB ≤ 4.29 − 0.54 = 3.76 GB.
         let f32_bytes = 355_362_819u64 * 4;
         assert_eq!(check_fits("large", f32_bytes, f32_bytes), Ok(()));
         // The same model in f16: a 0.71 GB file, 1.42 GB widened.

@@ -16,7 +16,7 @@ use js_sys::{Reflect, Uint8Array};
 use leptos::prelude::*;
 use tabprobe_core::checkpoint::{
     checkpoint_name, marks_checkpoint, CheckpointFiles, PytorchBin, SmallFiles, TokenizerFiles,
-    CONFIG_JSON, MERGES_TXT, SAFETENSORS, TOKENIZER_JSON, VOCAB_JSON,
+    HubName, CONFIG_JSON, MERGES_TXT, PYTORCH_BIN, SAFETENSORS, TOKENIZER_JSON, VOCAB_JSON,
 };
 use tabprobe_worker::protocol::{Backend, BackendChoice, Slot};
 use wasm_bindgen::{JsCast, JsValue};
@@ -302,7 +302,7 @@ pub async fn load_model_url(state: AppState, base: String) {
 /// Downloads (or takes from the cache) the checkpoint at `base` and loads it into `slot`.
 pub async fn load_model_url_into(state: AppState, slot: Slot, base: String) {
     let ticket = Ticket::new(state, slot);
-    load_url(ticket, base).await
+    load_url(ticket, base, None).await
 }
 
 /// Loads the bundled model at `base` into `slot` unless the user has started a load there:
@@ -312,10 +312,58 @@ pub async fn auto_load_model_url(state: AppState, slot: Slot, base: String) {
         return;
     }
     let ticket = Ticket::new(state, slot);
-    load_url(ticket, base).await
+    load_url(ticket, base, None).await
 }
 
-async fn load_url(ticket: Ticket, base: String) {
+/// The Hugging Face Hub's address, unless the user names another (a mirror; the tests' local
+/// stand-in), as `HF_ENDPOINT` does for `huggingface_hub`.
+pub const HUB_ENDPOINT: &str = "https://huggingface.co";
+
+/// Downloads the model `spec` (`org/name`, optionally `@revision`; `revision`, when not empty,
+/// overrides it) from the Hugging Face Hub at `endpoint` — the `resolve` URL of each file,
+/// redirects followed, the Cache API and the limits of any URL load — into `slot`.
+pub async fn load_hub_into(
+    state: AppState,
+    slot: Slot,
+    spec: String,
+    revision: String,
+    endpoint: String,
+) {
+    let ticket = Ticket::new(state, slot);
+    let spec = spec.trim();
+    let spec = match revision.trim() {
+        "" => spec.to_string(),
+        rev => format!("{}@{rev}", spec.split('@').next().unwrap_or(spec)),
+    };
+    let Some(name) = HubName::parse(&spec) else {
+        ticket.status(ModelStatus::Failed(format!(
+            "{spec:?} is not a Hugging Face model name: expected org/name (or a name alone, as \
+             roberta-large-mnli), optionally with @revision (a branch, tag or commit)"
+        )));
+        return;
+    };
+    let endpoint = match endpoint.trim() {
+        "" => HUB_ENDPOINT.to_string(),
+        e => e.to_string(),
+    };
+    load_url(ticket, name.resolve_url(&endpoint, ""), Some(name.repo.clone())).await
+}
+
+/// The model a base URL names: for a Hub `resolve` URL (`…/org/name/resolve/main/`) the two
+/// path parts before `resolve` (a crash reload knows only the URL; a Hub load passes its name),
+/// else the last folder of the path.
+fn name_of_base(base: &str) -> String {
+    let path = base.trim_end_matches('/');
+    let path = path.split_once("://").map_or(path, |(_, rest)| rest);
+    let parts: Vec<&str> = path.split('/').skip(1).collect();
+    match parts.iter().rposition(|&p| p == "resolve") {
+        Some(k) if k >= 2 => format!("{}/{}", parts[k - 2], parts[k - 1]),
+        Some(1) => parts[0].to_string(),
+        _ => parts.last().copied().unwrap_or("model").to_string(),
+    }
+}
+
+async fn load_url(ticket: Ticket, base: String, name: Option<String>) {
     let base = if base.ends_with('/') {
         base
     } else {
@@ -331,12 +379,8 @@ async fn load_url(ticket: Ticket, base: String) {
             .worker
             .load_started(ticket.slot, Some(base.clone()));
     }
-    let name = base
-        .trim_end_matches('/')
-        .rsplit('/')
-        .next()
-        .unwrap_or("model")
-        .to_string();
+    let hub = base.contains("/resolve/");
+    let name = name.unwrap_or_else(|| name_of_base(&base));
     let result = async {
         // One download of `file` under `base`; `Ok(None)` for a 404.
         let get = |file: &'static str| {
@@ -359,8 +403,17 @@ async fn load_url(ticket: Ticket, base: String) {
             async move { fetch_cached(&url, download, progress).await }
         };
         let required = |file: &'static str, blob: Option<web_sys::Blob>| {
-            blob.ok_or_else(|| {
-                format!("{base}{file} was not found (404); a checkpoint folder needs it")
+            blob.ok_or_else(|| match (hub, file) {
+                (true, CONFIG_JSON) => format!(
+                    "{name}: the Hub has no such model or revision ({base}{file} answered 404); \
+                     check the name (org/name) and the revision"
+                ),
+                (true, SAFETENSORS) => format!(
+                    "{name} has no {SAFETENSORS} ({base}{file} answered 404). If it has only \
+                     {PYTORCH_BIN}, convert it once: download it with transformers, run \
+                     `tabprobe convert-weights FOLDER` on the folder, then pick the folder here"
+                ),
+                _ => format!("{base}{file} was not found (404); a checkpoint folder needs it"),
             })
         };
         let config_json = required(CONFIG_JSON, get(CONFIG_JSON).await?)?;
@@ -382,6 +435,9 @@ async fn load_url(ticket: Ticket, base: String) {
             small: SmallFiles {
                 config_json,
                 tokenizer,
+                // Not asked for: a folder without it would answer 404, which the browser logs
+                // as an error. Picked files and the CLI read it (its model_max_length).
+                tokenizer_config: None,
             },
             weights,
         })
@@ -495,6 +551,15 @@ async fn fetch_cached<C: Fn() -> bool>(
         .map_err(|_| format!("{file} ({url}): the answer is not an HTTP response"))?;
     if response.status() == 404 {
         return Ok(None);
+    }
+    if matches!(response.status(), 401 | 403) {
+        return Err(format!(
+            "{file} ({url}): the server answered {} {}: the model is gated or private. tabprobe \
+             sends no login or token; accept its terms on the Hub, download it with \
+             transformers, and pick the folder",
+            response.status(),
+            response.status_text()
+        ));
     }
     if response.status() != 200 {
         return Err(format!(
@@ -618,5 +683,28 @@ async fn read_body<C: Fn() -> bool>(
             chunks.push(&part);
         }
         progress(received);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::name_of_base;
+
+    #[test]
+    fn a_base_url_names_its_model() {
+        assert_eq!(
+            name_of_base("https://huggingface.co/ynie/roberta-large-nli/resolve/main/"),
+            "ynie/roberta-large-nli"
+        );
+        assert_eq!(
+            name_of_base("https://huggingface.co/roberta-large-mnli/resolve/main/"),
+            "roberta-large-mnli"
+        );
+        assert_eq!(
+            name_of_base("http://127.0.0.1:8081/hub/org/tiny/resolve/v1/"),
+            "org/tiny"
+        );
+        assert_eq!(name_of_base("http://127.0.0.1:8080/test-models/tiny-f32/"), "tiny-f32");
+        assert_eq!(name_of_base("models/full/"), "full");
     }
 }

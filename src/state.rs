@@ -314,6 +314,30 @@ impl AppState {
         self.dataset.set(Some(loaded));
     }
 
+    /// Applies `change` to a copy of the working dataset and puts the copy on screen only when
+    /// it would load back from the browser's store (core's `check_reloads`, the validator run
+    /// on what keeping it writes): a change that breaks a dataset rule — a ragged table from a
+    /// share link saved as an item, say — is refused with the error loading it would give, and
+    /// the dataset stays as it was, so what is kept always reloads. `None` when no dataset is
+    /// loaded. Every change to the working dataset goes through here.
+    pub fn change_dataset<T>(
+        &self,
+        change: impl FnOnce(&mut Dataset) -> Result<T, String>,
+    ) -> Option<Result<T, String>> {
+        let loaded = self.dataset.get_untracked()?;
+        let mut dataset = (*loaded.dataset).clone();
+        let result = change(&mut dataset).and_then(|out| {
+            tabprobe_core::data::validate::check_reloads(&loaded.file, &dataset)
+                .map_err(|e| format!("not saved, because the dataset would no longer load: {e}"))?;
+            Ok(out)
+        });
+        if result.is_ok() {
+            self.dataset
+                .set(Some(LoadedDataset::new(loaded.file.clone(), dataset)));
+        }
+        Some(result)
+    }
+
     /// Notes that the user started loading data (the demo or a restore under way gives way).
     pub fn user_load_started(&self) {
         self.load_generation_data.update_value(|g| *g += 1);

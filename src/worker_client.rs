@@ -638,7 +638,7 @@ impl WorkerClient {
     }
 
     /// Starts inoculating the model in `slot` on the challenge items of the run whose pieces
-    /// (core's `run::pieces`) are `run_pieces` (SPEC §4.9). Returns the job id (for
+    /// (core's `run::pieces`) are `run_pieces` (docs/inoculation.md). Returns the job id (for
     /// [`WorkerClient::cancel`], [`WorkerClient::load_inoculated`] and
     /// [`WorkerClient::export_inoculated`]) and a future of the result.
     pub fn inoculate(

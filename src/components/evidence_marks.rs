@@ -1,5 +1,5 @@
 //! "Save marks as evidence": the rows ticked in the table editor become the dataset example's
-//! human-annotated relevant rows (SPEC §4.2), so relevance probes can run on it.
+//! human-annotated relevant rows (docs/probes-and-metrics.md#table-probes-with-relevance), so relevance probes can run on it.
 
 use leptos::prelude::*;
 use tabprobe_core::edit::{annotate_relevant_rows, TableDraft};
@@ -73,29 +73,23 @@ pub fn EvidenceMarks(
             }
         }
     };
-    let save =
-        move |_| {
-            let Some(loaded) = state.dataset.get_untracked() else {
-                return;
-            };
-            let mut dataset = (*loaded.dataset).clone();
-            let rows = marked.get_untracked();
-            let result =
-                annotate_relevant_rows(&mut dataset, &id.get_value(), &rows)
-                    .map(|rows| {
-                        state
-                            .dataset
-                            .set(Some(LoadedDataset::new(loaded.file.clone(), dataset)));
-                        let shown: Vec<String> = rows.iter().map(|r| (r + 1).to_string()).collect();
-                        format!(
-                    "Saved: the evidence of {} is now row(s) {} (relevance probes can use it).",
-                    id.get_value(),
-                    if shown.is_empty() { "none".to_string() } else { shown.join(", ") }
-                )
-                    })
-                    .map_err(|e| e.to_string());
-            outcome.set(Some(result));
+    let save = move |_| {
+        let rows = marked.get_untracked();
+        let Some(result) = state.change_dataset(|dataset| {
+            annotate_relevant_rows(dataset, &id.get_value(), &rows).map_err(|e| e.to_string())
+        }) else {
+            return;
         };
+        let result = result.map(|rows| {
+            let shown: Vec<String> = rows.iter().map(|r| (r + 1).to_string()).collect();
+            format!(
+                "Saved: the evidence of {} is now row(s) {} (relevance probes can use it).",
+                id.get_value(),
+                if shown.is_empty() { "none".to_string() } else { shown.join(", ") }
+            )
+        });
+        outcome.set(Some(result));
+    };
     let current_text = move || match annotated.get() {
         Some(Some(Some(rows))) if rows.is_empty() => "annotated: no relevant rows".to_string(),
         Some(Some(Some(_))) => format!(

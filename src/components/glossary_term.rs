@@ -1,7 +1,7 @@
 //! A header or row name of the results with its explanation: the paper's shorthand
 //! (`C-THP`, `Ω_max`) is focusable, shows its one line from core's glossary on hover and on
 //! keyboard focus (a visible tooltip the name is `aria-describedby`), and links to its entry
-//! in the glossary (the README's section, reproduced on the About page).
+//! in the glossary (docs/probes-and-metrics.md's section, reproduced on the About page).
 
 use std::sync::atomic::{AtomicUsize, Ordering};
 
@@ -11,7 +11,7 @@ use tabprobe_core::report::glossary::{term, Term};
 /// Tooltip ids must be unique on the page.
 static NEXT_TIP: AtomicUsize = AtomicUsize::new(0);
 
-/// Where a term's definition opens: the About page's glossary, at the README's anchor.
+/// Where a term's definition opens: the About page's glossary, at the docs' anchor.
 pub fn glossary_href(t: &Term) -> String {
     format!("#/about/{}", t.anchor)
 }

@@ -3,6 +3,7 @@
 pub mod evidence_marks;
 pub mod file_drop;
 pub mod glossary_term;
+pub mod hub_load;
 pub mod import_summary;
 pub mod in_chunks;
 pub mod kept_note;

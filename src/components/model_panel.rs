@@ -13,6 +13,7 @@ use tabprobe_core::run::models_manifest::ModelRole;
 use tabprobe_worker::protocol::{BackendChoice, Slot};
 
 use crate::bundled::load_bundled_into;
+use crate::components::hub_load::HubLoad;
 use crate::model_load::{cancel_load, load_model_files, load_model_files_into, load_model_url};
 use crate::state::{AppState, ModelStatus};
 use crate::worker_crash::{reload_lost, LostModel, ModelSource};
@@ -151,6 +152,7 @@ pub fn ModelPanel() -> impl IntoView {
                 <input type="url" placeholder="…or the base URL of a checkpoint folder" data-testid="model-url" node_ref=url_input/>
                 <button type="submit" data-testid="model-url-load">"Load URL"</button>
             </form>
+            <HubLoad/>
             <label class="select" title="Where the model runs. The faster: the worker times one matrix product on WebGPU and on the CPU and takes the faster (a software WebGPU adapter is often far slower than the CPU). Changing it moves the loaded models.">
                 <select data-testid="backend-choice" on:change=on_backend>{backend_options}</select>
             </label>

@@ -6,19 +6,15 @@ use tabprobe_core::edit::hand_made::AddedItem;
 use tabprobe_core::edit::{add_hand_made, HandMadeItem};
 use tabprobe_core::{Label, LabelSet};
 
-use crate::state::{AppState, LoadedDataset};
+use crate::state::AppState;
 
 /// Appends `item` to the dataset on screen (replacing it with the extended copy).
 pub fn save_hand_made(state: AppState, item: HandMadeItem) -> Result<AddedItem, String> {
-    let loaded = state.dataset.get_untracked().ok_or_else(|| {
-        "no dataset is loaded: load one (or the demo) to collect hand-made items".to_string()
-    })?;
-    let mut dataset = (*loaded.dataset).clone();
-    let added = add_hand_made(&mut dataset, item).map_err(|e| e.to_string())?;
     state
-        .dataset
-        .set(Some(LoadedDataset::new(loaded.file.clone(), dataset)));
-    Ok(added)
+        .change_dataset(|dataset| add_hand_made(dataset, item).map_err(|e| e.to_string()))
+        .unwrap_or_else(|| {
+            Err("no dataset is loaded: load one (or the demo) to collect hand-made items".into())
+        })
 }
 
 /// Why a hand-made item cannot be saved yet when no label is asserted.

@@ -1,4 +1,4 @@
-//! The edited table against the original (SPEC §5): one line per row with its mark — added,
+//! The edited table against the original (docs/using-the-site.md#the-table-editor): one line per row with its mark — added,
 //! changed, moved, removed or unchanged — and the row's content before and after. The lines
 //! come from core (`edit::diff_lines`), so the editor and the share page show the same.
 

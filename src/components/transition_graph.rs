@@ -1,4 +1,4 @@
-//! The transition graph (SPEC §3; the paper's Figures 3, 4, 7–11) as SVG: the three labels as
+//! The transition graph (docs/probes-and-metrics.md#the-transition-graph; the paper's Figures 3, 4, 7–11) as SVG: the three labels as
 //! nodes, one arrow per observed `before → after` transition labelled with its percentage of
 //! the source node's transitions; valid edges black, invalid edges red. Clicking (or Enter on)
 //! an edge drills down to its items.

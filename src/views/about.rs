@@ -24,7 +24,7 @@ fn scroll_to_entry() {
     );
 }
 
-/// The results' vocabulary, from core's glossary: the README's "Glossary" section, entry for
+/// The results' vocabulary, from core's glossary: docs/probes-and-metrics.md's "Glossary" section, entry for
 /// entry, under the same anchors.
 fn glossary() -> impl IntoView {
     let entries = GLOSSARY
@@ -39,7 +39,7 @@ fn glossary() -> impl IntoView {
         .collect_view();
     view! {
         <h2 id="glossary">"Glossary of the results"</h2>
-        <p>"Every share in the results is a percentage (0–100), shown with %; κ, entropy (nats) and BLEU-2 keep their own scales. The same entries are in the README's Glossary section."</p>
+        <p>"Every share in the results is a percentage (0–100), shown with %; κ, entropy (nats) and BLEU-2 keep their own scales. The same entries are in docs/probes-and-metrics.md's Glossary section, in the repository."</p>
         <dl class="glossary" data-testid="glossary">{entries}</dl>
     }
 }

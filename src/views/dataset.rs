@@ -1,4 +1,4 @@
-//! The dataset browser (SPEC §5 "Dataset"): counts per split and label, a searchable table
+//! The dataset browser (docs/using-the-site.md#the-dataset-browser): counts per split and label, a searchable table
 //! list, and the chosen table with its hypotheses and gold labels.
 
 use leptos::prelude::*;

@@ -1,4 +1,4 @@
-//! The table editor (SPEC §5, issue 6 item 1): edit the work item's table — title, keys,
+//! The table editor (docs/using-the-site.md#the-table-editor, issue 6 item 1): edit the work item's table — title, keys,
 //! values, rows (add, delete, reorder by keyboard and drag), relevance marks — with undo/redo,
 //! the change against the original, the model's live prediction on the edited table beside
 //! the original's, "save as probe item" with an asserted label, and a share link.

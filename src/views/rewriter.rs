@@ -1,4 +1,4 @@
-//! The hypothesis rewriter (SPEC §5, issue 6 item 2): edit the work item's hypothesis with the
+//! The hypothesis rewriter (docs/using-the-site.md#the-hypothesis-rewriter, issue 6 item 2): edit the work item's hypothesis with the
 //! model's live prediction before and after; the §4.4 perturbations core generates are offered
 //! as one-click suggestions with their expected label and certain/heuristic mark, to try,
 //! accept (they join the dataset as hand-made items) or reject.
@@ -25,7 +25,7 @@ use crate::components::workbench::{
     annotated_rows, label_set, live_pair, share_waits, work_result, NoWorkItem, ProbeItemPanel,
     WorkbenchHeader, WorkbenchSide,
 };
-use crate::state::{AppState, LoadedDataset, RewriterDraft, WorkItem};
+use crate::state::{AppState, RewriterDraft, WorkItem};
 
 /// The seed suggestions are drawn with: the probe runner's default, so a suggestion equals
 /// the item a default run generates for the same example.
@@ -349,22 +349,9 @@ fn suggestion_view(
         let reviewable = reviewable.clone();
         move |decision: ReviewDecision| -> Option<Result<String, String>> {
             let example_id = reviewable.clone()?;
-            let mut out = None;
-            state.dataset.update(|d| {
-                if let Some(d) = d {
-                    let mut ds = (*d.dataset).clone();
-                    out = Some(
-                        match review_suggestion(&mut ds, &example_id, &all, k, decision) {
-                            Ok(id) => {
-                                *d = LoadedDataset::new(d.file.clone(), ds);
-                                Ok(id)
-                            }
-                            Err(e) => Err(e.to_string()),
-                        },
-                    );
-                }
-            });
-            out
+            state.change_dataset(|ds| {
+                review_suggestion(ds, &example_id, &all, k, decision).map_err(|e| e.to_string())
+            })
         }
     };
     let accept = {

@@ -1,4 +1,4 @@
-//! The probe runner (SPEC §5 "Probe runner"): choose probes, splits, caps, seed and validity
+//! The probe runner (docs/using-the-site.md#the-probe-runner): choose probes, splits, caps, seed and validity
 //! rules (shown and editable; the linearization comes from the model bar); see the number of
 //! examples, items, forward passes and the estimated time before running (counts follow
 //! every keystroke); run in the model worker with a progress bar moving per batch, pairs/s,
@@ -53,7 +53,7 @@ fn probe_checkbox(runs: RunsState, p: ProbeKind, disabled: Option<&'static str>)
             f.settings.probes.retain(|x| *x != p);
             if on {
                 f.settings.probes.push(p);
-                // Keep SPEC order so runs with the same probes are the same run.
+                // Keep the order of `ProbeKind::all()` (docs/probes-and-metrics.md#probes) so runs with the same probes are the same run.
                 let all = ProbeKind::all();
                 f.settings
                     .probes
@@ -378,7 +378,7 @@ pub fn RunnerView() -> impl IntoView {
                         {number("items per example and probe", "cap-example", |f| f.settings.caps.per_example.map(|n| n.to_string()).unwrap_or_default(), |f, v| f.settings.caps.per_example = opt_number(v), "empty = no cap")}
                         {number("items per probe in the run", "cap-run", |f| f.settings.caps.per_run.map(|n| n.to_string()).unwrap_or_default(), |f, v| f.settings.caps.per_run = opt_number(v), "a seeded sample; empty = no cap")}
                         {number("seed", "seed", |f| f.settings.seed.to_string(), |f, v| if let Ok(s) = v.trim().parse() { f.settings.seed = s }, "every random choice derives from it")}
-                        {number("row permutations k", "permutations", |f| f.settings.permutations.to_string(), |f, v| if let Some(n) = opt_number(v) { f.settings.permutations = n }, "SPEC default 5")}
+                        {number("row permutations k", "permutations", |f| f.settings.permutations.to_string(), |f, v| if let Some(n) = opt_number(v) { f.settings.permutations = n }, "default 5 (docs/probes-and-metrics.md)")}
                         {number("word-order permutations q", "word-order-q", |f| f.settings.word_order.q.to_string(), |f, v| if let Some(n) = opt_number(v) { f.settings.word_order.q = n }, "UNLI: 100")}
                         <label class="field">
                             <span>"permute"</span>
@@ -407,7 +407,7 @@ pub fn RunnerView() -> impl IntoView {
                     </fieldset>
                     <p class="linearization" data-testid="runner-linearization">"Premise text: "<strong>{linearization}</strong>" (change it in the model bar above)"</p>
                     <details class="rules-box">
-                        <summary>"Validity rules (SPEC §3) — which after-labels are valid for each label before; editable, stored with the result"</summary>
+                        <summary>"Validity rules (docs/probes-and-metrics.md#default-rules) — which after-labels are valid for each label before; editable, stored with the result"</summary>
                         <RulesEditor runs=runs/>
                     </details>
                 </div>

@@ -1,4 +1,4 @@
-//! A shared probe result (`#/share/<payload>`, SPEC §5, issue 6 item 7): decoded from the
+//! A shared probe result (`#/share/<payload>`, docs/share-links.md, issue 6 item 7): decoded from the
 //! link and shown with no dataset loaded — tables, hypotheses, operation, rule, expectation,
 //! model name and weight hash, predictions, linearization — with a re-run on the loaded model
 //! (warning when its weights differ). Everything from the link is rendered as text nodes,

@@ -15,7 +15,7 @@ import { serveDist, launch, openPage, snap, fixtures } from './harness.mjs';
 
 const root = join(fixtures, '..', '..');
 // The CLI `cargo test --workspace` builds (debug); TABPROBE overrides it (e.g. a release build).
-const cli = process.env.TABPROBE ?? join(root, 'target', 'debug', 'tabprobe');
+const cli = process.env.TABPROBE ?? join(process.env.CARGO_TARGET_DIR ?? join(root, 'target'), 'debug', 'tabprobe');
 const SIZES = '4,8';
 const LRS = '1e-3,1e-4';
 const EPOCHS = 2;

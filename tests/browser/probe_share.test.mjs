@@ -17,7 +17,7 @@ import { openSite, openPage, snap, routeManifest, artifacts, graphLabelSpills } 
 
 const { server, browser } = await openSite();
 const WIDTHS = [1280, 400];
-// SPEC §3, delete a row (relevance unknown): E → {E, N}, N → {N}, C → {C, N}.
+// docs/probes-and-metrics.md#default-rules, delete a row (relevance unknown): E → {E, N}, N → {N}, C → {C, N}.
 const ROW_DELETION_VALID = { ENTAIL: ['ENTAIL', 'NEUTRAL'], NEUTRAL: ['NEUTRAL'], CONTRADICT: ['CONTRADICT', 'NEUTRAL'] };
 const LABELS = ['ENTAIL', 'NEUTRAL', 'CONTRADICT'];
 const predicted = (probs) => LABELS[probs.reduce((b, p, i) => (p > probs[b] ? i : b), 0)];

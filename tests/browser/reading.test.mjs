@@ -61,7 +61,7 @@ async function downloadRun(page) {
 const keysOf = (ex) => ex.input.premise.value.rows.map((r) => r.key ?? r[0]);
 
 /** A term's tooltip shows on hover and on keyboard focus, says something, and links to the
- *  glossary entry of the README's anchor. */
+ *  glossary entry of the docs' anchor. */
 async function checkTerm(page, term, anchor, width, shot) {
   await term.scrollIntoViewIfNeeded();
   const tip = term.getByTestId('term-tip');

@@ -18,7 +18,7 @@ const files = (dir, tok = 'tiny-f32') => [
   join(goldenDir, dir, 'config.json'), join(goldenDir, dir, 'model.safetensors'), join(goldenDir, tok, 'tokenizer.json'),
 ];
 const LABELS = ['ENTAIL', 'NEUTRAL', 'CONTRADICT'];
-// SPEC §3, delete a row (relevance unknown): E → {E, N}, N → {N}, C → {C, N}.
+// docs/probes-and-metrics.md#default-rules, delete a row (relevance unknown): E → {E, N}, N → {N}, C → {C, N}.
 const ROW_DELETION_VALID = { ENTAIL: ['ENTAIL', 'NEUTRAL'], NEUTRAL: ['NEUTRAL'], CONTRADICT: ['CONTRADICT', 'NEUTRAL'] };
 
 let server;

@@ -256,6 +256,12 @@ test('oversized links are refused quickly and the loaded dataset stays', async (
     [linkOf({ ...base, before: { table: many(1001), hypothesis: 'h' }, after: { hypothesis: 'h' } }), /the original table holds 1001 rows, more than the 1000/],
     // One text past 10,000 characters.
     [linkOf({ ...base, before: { hypothesis: 'x'.repeat(10001) }, after: { hypothesis: 'h' } }), /the original hypothesis holds 10001 characters, more than the 10000/],
+    // A relational table whose records do not match its two header columns (1, 0 and 3
+    // cells): opened, "Open in editor" → "Save as probe item" would put it in the working
+    // dataset, which would then not load back (issue 36, item 2). Refused by the dataset
+    // validator's own rule.
+    [linkOf({ ...base, before: { table: { kind: 'relational', id: 'R1', caption: 'Ragged', header: ['Year', 'Title'], rows: [['1979'], [], ['1980', 'b', 'c']] }, hypothesis: 'The record came out in 1979.' }, after: { hypothesis: 'The record came out in 1979.' } }),
+      /^this result's original breaks a dataset rule \(row length\) at table\.rows\[0\]: expected 2 cells \(one per header column\), found 1; it was not opened, so it cannot enter your dataset$/],
     // Probabilities no model outputs.
     [linkOf({ ...base, before: { hypothesis: 'h' }, after: { hypothesis: 'h' }, predictions: { before: { probs: [1.5, -0.25, -0.25] }, after: { probs: [0.2, 0.2, 0.2] } } }), /^this result's the prediction on the original is not a model's output: probability 1\.5 is outside \[0, 1\]$/],
     [linkOf({ ...base, before: { hypothesis: 'h' }, after: { hypothesis: 'h' }, predictions: { before: { probs: [0.5, 0.25, 0.25] }, after: { probs: [0.2, 0.2, 0.2] } } }), /^this result's the prediction on the edited item is not a model's output: its probabilities sum to 0\.6/],

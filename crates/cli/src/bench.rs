@@ -14,7 +14,8 @@ use tabprobe_model::Device;
 pub struct BenchArgs {
     /// Hugging Face checkpoint folders of any supported family, comma-separated (or the option
     /// repeated): config.json, model.safetensors (or pytorch_model.bin), and tokenizer.json
-    /// (or vocab.json + merges.txt).
+    /// (or vocab.json + merges.txt); or model names, org/name[@revision], from the local
+    /// Hugging Face cache.
     #[arg(long = "model", value_delimiter = ',', required = true)]
     pub models: Vec<PathBuf>,
     /// Backends, comma-separated: flex (CPU) and/or wgpu (first Vulkan/Metal/DX12 adapter;

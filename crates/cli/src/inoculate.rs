@@ -1,4 +1,4 @@
-//! `tabprobe inoculate`: fine-tunes a checkpoint on a probe run's challenge items (SPEC §4.9)
+//! `tabprobe inoculate`: fine-tunes a checkpoint on a probe run's challenge items (docs/inoculation.md)
 //! with the model crate's driver — the one the browser worker runs — and writes the result
 //! file (`inoculation.json`, printed by `tabprobe report`) and the kept checkpoint of every
 //! size as a Hugging Face folder (`n<size>/`).
@@ -19,7 +19,8 @@ use crate::probe::read_checkpoint;
 /// Arguments of `tabprobe inoculate`.
 #[derive(Debug, Args)]
 pub struct InoculateArgs {
-    /// The checkpoint folder to fine-tune (config.json, model.safetensors, tokenizer.json).
+    /// The checkpoint folder to fine-tune (config.json, model.safetensors, tokenizer.json), or
+    /// a model name, org/name[@revision], from the local Hugging Face cache.
     #[arg(long)]
     pub model: PathBuf,
     /// The probe run whose items form the challenge set (`tabprobe probe` or the site's

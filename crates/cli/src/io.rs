@@ -14,7 +14,7 @@ use tabprobe_core::Dataset;
 pub const MAX_MODEL_FILE_BYTES: u64 = 4 * 1024 * 1024 * 1024;
 
 /// Largest run file `report` and `merge` read when it is a regular file: a merged cluster
-/// run of INFOTABS train × the table probes is estimated at 0.7 GB (README, "Sizing on paper").
+/// run of INFOTABS train × the table probes is estimated at 0.7 GB (docs/clusters.md#sizing-on-paper).
 /// Pipes and devices keep the import limit ([`MAX_FILE_BYTES`]), so an endless stream still
 /// stops early.
 pub const MAX_RUN_FILE_BYTES: u64 = 4 * 1024 * 1024 * 1024;

@@ -7,6 +7,7 @@ mod bench;
 mod convert;
 mod demo;
 mod evaluate;
+mod hub_cache;
 mod infotabs_split;
 mod inoculate;
 mod io;

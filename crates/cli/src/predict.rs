@@ -12,7 +12,7 @@ use std::time::Instant;
 use clap::Args;
 use serde::{Deserialize, Serialize};
 use tabprobe_core::linearize::LinearizeSettings;
-use tabprobe_core::scoring::Pair;
+use tabprobe_core::scoring::{Pair, ScoreError};
 use tabprobe_core::{Dataset, Label};
 use tabprobe_model::{Device, EncodedPair};
 
@@ -20,7 +20,8 @@ use tabprobe_model::{Device, EncodedPair};
 #[derive(Args, Debug)]
 pub struct PredictArgs {
     /// A Hugging Face checkpoint folder: config.json, model.safetensors, and tokenizer.json
-    /// (or vocab.json + merges.txt).
+    /// (or vocab.json + merges.txt); or a model name, org/name[@revision], read offline from
+    /// the local Hugging Face cache (HF_HUB_CACHE, HF_HOME/hub or ~/.cache/huggingface/hub).
     #[arg(long)]
     pub model: PathBuf,
     /// JSON lines, each `{"premise": …, "hypothesis": …}` or `{"table": "<table id>",
@@ -78,6 +79,8 @@ struct OutputLine<'a> {
 struct Item {
     line: usize,
     id: Option<serde_json::Value>,
+    /// For naming the pair in a non-finite score's error.
+    hypothesis: String,
     encoded: EncodedPair,
 }
 
@@ -172,7 +175,12 @@ pub fn run(args: &PredictArgs) -> Result<(), String> {
         let checked = parse_line(raw, dataset.as_ref(), &settings).and_then(|(pair, id)| {
             model
                 .encode_pair(&pair)
-                .map(|encoded| Item { line, id, encoded })
+                .map(|encoded| Item {
+                    line,
+                    id,
+                    hypothesis: pair.hypothesis.clone(),
+                    encoded,
+                })
                 .map_err(|e| format!("cannot tokenize the pair: {e}"))
         });
         match checked {
@@ -218,9 +226,25 @@ pub fn run(args: &PredictArgs) -> Result<(), String> {
     let mut truncated = 0;
     for chunk in items.chunks(CHUNK) {
         let encoded: Vec<EncodedPair> = chunk.iter().map(|it| it.encoded.clone()).collect();
-        let scores = model
-            .score_encoded_blocking(&encoded)
-            .map_err(|e| format!("{}: {e}", args.model.display()))?;
+        let scores = model.score_encoded_blocking(&encoded).map_err(|e| {
+            // The model numbers a non-finite pair within the chunk: name it by its input line.
+            let e = match e {
+                ScoreError::NonFinite(nf) => {
+                    let item = &chunk[nf.index.min(chunk.len() - 1)];
+                    let owner = match &item.id {
+                        Some(id) => format!("{} line {}, id {id}", args.input.display(), item.line),
+                        None => format!("{} line {}", args.input.display(), item.line),
+                    };
+                    ScoreError::NonFinite(
+                        nf.offset(done)
+                            .owned_by(Some(owner))
+                            .with_hypothesis(Some(&item.hypothesis)),
+                    )
+                }
+                other => other,
+            };
+            format!("{}: {e}", args.model.display())
+        })?;
         for (item, score) in chunk.iter().zip(&scores) {
             truncated += usize::from(score.truncated);
             let line = OutputLine {

@@ -33,7 +33,8 @@ pub struct ProbeArgs {
     #[arg(long)]
     pub dataset: PathBuf,
     /// A Hugging Face checkpoint folder: config.json, model.safetensors, and tokenizer.json
-    /// (or vocab.json + merges.txt).
+    /// (or vocab.json + merges.txt); or a model name, org/name[@revision], read offline from
+    /// the local Hugging Face cache (HF_HUB_CACHE, HF_HOME/hub or ~/.cache/huggingface/hub).
     #[arg(long)]
     pub model: PathBuf,
     /// Probes, comma-separated: names such as row_deletion, negation, word_order, or the
@@ -228,14 +229,34 @@ impl Checkpoint {
 
 /// Reads a checkpoint folder's files (found by core's one checkpoint rule, sizes bounded by
 /// [`crate::io::read_model_file`]).
+///
+/// `dir` may also be a Hugging Face model name (`org/name`, `name`, with an optional
+/// `@revision`) when no such folder exists: it is then read from the local Hugging Face cache
+/// ([`crate::hub_cache`]) and named as given.
 pub fn read_checkpoint(dir: &Path) -> Result<Checkpoint, String> {
     if !dir.is_dir() {
-        return Err(format!(
-            "{}: not a folder; --model expects a checkpoint folder with config.json, \
-             model.safetensors (or pytorch_model.bin) and tokenizer.json",
-            dir.display()
-        ));
+        let hub = dir.to_str().and_then(crate::hub_cache::HubName::parse);
+        let Some(hub) = hub.filter(|_| !dir.exists()) else {
+            return Err(format!(
+                "{}: not a folder; --model expects a checkpoint folder with config.json, \
+                 model.safetensors (or pytorch_model.bin) and tokenizer.json, or a Hugging Face \
+                 model name (org/name) in the local Hugging Face cache",
+                dir.display()
+            ));
+        };
+        let roots = crate::hub_cache::cache_roots(|k| std::env::var(k).ok());
+        let snapshot = crate::hub_cache::resolve(&hub, &roots).map_err(|e| {
+            format!("{}: not a folder, and {e}", dir.display())
+        })?;
+        let mut checkpoint = read_checkpoint_folder(&snapshot)?;
+        checkpoint.name = hub.repo;
+        return Ok(checkpoint);
     }
+    read_checkpoint_folder(dir)
+}
+
+/// [`read_checkpoint`] of a folder on disk.
+fn read_checkpoint_folder(dir: &Path) -> Result<Checkpoint, String> {
     let entries = std::fs::read_dir(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
     let names: Vec<String> = entries
         .filter_map(|e| e.ok())
@@ -345,7 +366,7 @@ pub fn run(args: &ProbeArgs) -> Result<(), String> {
     while let Some(batch) = run.next_batch() {
         let scores = model
             .score(&batch)
-            .map_err(|e| format!("{}: {e}", args.model.display()))?;
+            .map_err(|e| format!("{}: {}", args.model.display(), run.locate(e)))?;
         let p = run.submit(scores).map_err(|e| e.to_string())?;
         progress(p);
         if !run.is_complete() && saved.elapsed() >= every {

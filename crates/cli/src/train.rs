@@ -186,6 +186,7 @@ pub fn run_train(args: &TrainArgs) -> Result<(), String> {
                 config_json,
                 weights,
                 tokenizer: TokenizerFiles::Json(tokenizer_json),
+                ..
             } = crate::probe::read_checkpoint(dir)?.files
             else {
                 return Err(format!(

@@ -1,7 +1,8 @@
-//! A Hugging Face checkpoint folder — `config.json`, the weights, and `tokenizer.json` or
-//! `vocab.json` + `merges.txt` — as one type and one rule shared by the page (picked files),
-//! the worker (their bytes) and the CLI (a folder on disk). `B` stands for one file: its index
-//! among picked names, its bytes, or a borrowed slice of them.
+//! A Hugging Face checkpoint folder — `config.json`, the weights, `tokenizer.json` or
+//! `vocab.json` + `merges.txt`, and `tokenizer_config.json` where the folder has one — as one
+//! type and one rule shared by the page (picked files), the worker (their bytes) and the CLI (a
+//! folder on disk). `B` stands for one file: its index among picked names, its bytes, or a
+//! borrowed slice of them.
 
 use serde::{Deserialize, Serialize};
 
@@ -27,6 +28,16 @@ pub enum TokenizerKind {
     Json,
     /// Two files: `vocab.json`, then `merges.txt`.
     VocabMerges,
+}
+
+impl TokenizerKind {
+    /// How many files the tokenizer is.
+    pub fn file_count(self) -> usize {
+        match self {
+            TokenizerKind::Json => 1,
+            TokenizerKind::VocabMerges => 2,
+        }
+    }
 }
 
 impl<B> TokenizerFiles<B> {
@@ -87,6 +98,9 @@ pub struct CheckpointFiles<B> {
     pub weights: B,
     /// The tokenizer.
     pub tokenizer: TokenizerFiles<B>,
+    /// `tokenizer_config.json`, which `save_pretrained` writes beside the tokenizer: its
+    /// `model_max_length` is where `transformers` truncates ([`TokenizerConfig`]). Optional.
+    pub tokenizer_config: Option<B>,
 }
 
 impl<B> CheckpointFiles<B> {
@@ -95,7 +109,8 @@ impl<B> CheckpointFiles<B> {
         CheckpointFiles {
             config_json: f(self.config_json),
             weights: f(self.weights),
-            tokenizer: self.tokenizer.map(f),
+            tokenizer: self.tokenizer.map(&mut f),
+            tokenizer_config: self.tokenizer_config.map(f),
         }
     }
 
@@ -117,6 +132,7 @@ impl<B> CheckpointFiles<B> {
                     merges_txt: f(merges_txt)?,
                 },
             },
+            tokenizer_config: self.tokenizer_config.map(f).transpose()?,
         })
     }
 
@@ -126,14 +142,16 @@ impl<B> CheckpointFiles<B> {
             config_json: &self.config_json,
             weights: &self.weights,
             tokenizer: self.tokenizer.as_ref(),
+            tokenizer_config: self.tokenizer_config.as_ref(),
         }
     }
 
-    /// Each file with its name in a folder: config, weights (as `model.safetensors`), then
-    /// the tokenizer's file(s).
+    /// Each file with its name in a folder: config, weights (as `model.safetensors`), the
+    /// tokenizer's file(s), then `tokenizer_config.json` where there is one.
     pub fn named(self) -> Vec<(&'static str, B)> {
         let mut files = vec![(CONFIG_JSON, self.config_json), (SAFETENSORS, self.weights)];
         files.extend(self.tokenizer.named());
+        files.extend(self.tokenizer_config.map(|t| (TOKENIZER_CONFIG_JSON, t)));
         files
     }
 
@@ -145,41 +163,32 @@ impl<B> CheckpointFiles<B> {
     }
 
     /// The inverse of [`CheckpointFiles::into_parts`]; the error says how many parts came and
-    /// how many `kind` needs.
+    /// how many `kind` needs. One part more than `kind` needs is `tokenizer_config.json`.
     pub fn from_parts(kind: TokenizerKind, parts: Vec<B>) -> Result<Self, String> {
-        let needed = match kind {
-            TokenizerKind::Json => 3,
-            TokenizerKind::VocabMerges => 4,
-        };
         let got = parts.len();
         let mut it = parts.into_iter();
-        match (it.next(), it.next(), it.next(), it.next(), it.next()) {
-            (Some(config_json), Some(weights), Some(t), None, None)
-                if kind == TokenizerKind::Json =>
-            {
-                Ok(CheckpointFiles {
-                    config_json,
-                    weights,
-                    tokenizer: TokenizerFiles::Json(t),
-                })
+        let whole = match (it.next(), it.next()) {
+            (Some(config_json), Some(weights)) => {
+                let rest: Vec<B> = it.collect();
+                SmallFiles::from_parts(kind, std::iter::once(config_json).chain(rest).collect())
+                    .ok()
+                    .map(|small| CheckpointFiles {
+                        config_json: small.config_json,
+                        weights,
+                        tokenizer: small.tokenizer,
+                        tokenizer_config: small.tokenizer_config,
+                    })
             }
-            (Some(config_json), Some(weights), Some(vocab_json), Some(merges_txt), None)
-                if kind == TokenizerKind::VocabMerges =>
-            {
-                Ok(CheckpointFiles {
-                    config_json,
-                    weights,
-                    tokenizer: TokenizerFiles::VocabMerges {
-                        vocab_json,
-                        merges_txt,
-                    },
-                })
-            }
-            _ => Err(format!(
+            _ => None,
+        };
+        whole.ok_or_else(|| {
+            let needed = kind.file_count() + 2;
+            format!(
                 "a checkpoint with {kind:?} tokenizer files has {needed} file parts (config, \
-                 weights, tokenizer); this one has {got}"
-            )),
-        }
+                 weights, tokenizer), or {} with tokenizer_config.json; this one has {got}",
+                needed + 1
+            )
+        })
     }
 }
 
@@ -190,6 +199,7 @@ impl<B> CheckpointFiles<B> {
         let small = SmallFiles {
             config_json: self.config_json,
             tokenizer: self.tokenizer,
+            tokenizer_config: self.tokenizer_config,
         };
         (small, self.weights)
     }
@@ -202,6 +212,8 @@ pub struct SmallFiles<B> {
     pub config_json: B,
     /// The tokenizer.
     pub tokenizer: TokenizerFiles<B>,
+    /// `tokenizer_config.json`, where the checkpoint has one.
+    pub tokenizer_config: Option<B>,
 }
 
 impl<B> SmallFiles<B> {
@@ -211,52 +223,49 @@ impl<B> SmallFiles<B> {
             config_json: &self.config_json,
             weights,
             tokenizer: self.tokenizer.as_ref(),
+            tokenizer_config: self.tokenizer_config.as_ref(),
         }
     }
 
-    /// The files in the order a worker message carries them: config, then the tokenizer's
-    /// file(s) ([`CheckpointFiles::into_parts`] without the weights).
+    /// The files in the order a worker message carries them: config, the tokenizer's file(s),
+    /// then `tokenizer_config.json` where there is one ([`CheckpointFiles::into_parts`]
+    /// without the weights).
     pub fn into_parts(self) -> (TokenizerKind, Vec<B>) {
         let kind = self.tokenizer.kind();
         let mut parts = vec![self.config_json];
         parts.extend(self.tokenizer.named().into_iter().map(|(_, f)| f));
+        parts.extend(self.tokenizer_config);
         (kind, parts)
     }
 
     /// The inverse of [`SmallFiles::into_parts`]; the error says how many parts came and how
-    /// many `kind` needs.
+    /// many `kind` needs. One part more than `kind` needs is `tokenizer_config.json`.
     pub fn from_parts(kind: TokenizerKind, parts: Vec<B>) -> Result<Self, String> {
         let got = parts.len();
-        let mut it = parts.into_iter();
-        let small = match (kind, it.next(), it.next(), it.next(), it.next()) {
-            (TokenizerKind::Json, Some(config_json), Some(t), None, None) => Some(SmallFiles {
-                config_json,
-                tokenizer: TokenizerFiles::Json(t),
-            }),
-            (
-                TokenizerKind::VocabMerges,
-                Some(config_json),
-                Some(vocab_json),
-                Some(merges_txt),
-                None,
-            ) => Some(SmallFiles {
-                config_json,
-                tokenizer: TokenizerFiles::VocabMerges {
-                    vocab_json,
-                    merges_txt,
-                },
-            }),
-            _ => None,
-        };
-        small.ok_or_else(|| {
-            let needed = match kind {
-                TokenizerKind::Json => 2,
-                TokenizerKind::VocabMerges => 3,
-            };
-            format!(
+        let needed = kind.file_count() + 1;
+        if got != needed && got != needed + 1 {
+            return Err(format!(
                 "a checkpoint with {kind:?} tokenizer files has {needed} small file parts \
-                 (config, tokenizer) beside its weights; this one has {got}"
-            )
+                 (config, tokenizer) beside its weights, or {} with tokenizer_config.json; this \
+                 one has {got}",
+                needed + 1
+            ));
+        }
+        let mut it = parts.into_iter();
+        let mut next = || it.next().ok_or_else(|| format!("{got} parts"));
+        let config_json = next()?;
+        let tokenizer = match kind {
+            TokenizerKind::Json => TokenizerFiles::Json(next()?),
+            TokenizerKind::VocabMerges => TokenizerFiles::VocabMerges {
+                vocab_json: next()?,
+                merges_txt: next()?,
+            },
+        };
+        let tokenizer_config = next().ok();
+        Ok(SmallFiles {
+            config_json,
+            tokenizer,
+            tokenizer_config,
         })
     }
 }
@@ -273,6 +282,8 @@ pub const TOKENIZER_JSON: &str = "tokenizer.json";
 pub const VOCAB_JSON: &str = "vocab.json";
 /// `merges.txt`.
 pub const MERGES_TXT: &str = "merges.txt";
+/// `tokenizer_config.json`.
+pub const TOKENIZER_CONFIG_JSON: &str = "tokenizer_config.json";
 
 /// Whether `pytorch_model.bin` may stand in for `model.safetensors`: the CLI converts it in
 /// memory; the browser cannot read it (burn's PyTorch reader opens files on disk only).
@@ -315,6 +326,7 @@ impl CheckpointFiles<usize> {
                 config_json,
                 weights,
                 tokenizer,
+                tokenizer_config: find(TOKENIZER_CONFIG_JSON),
             });
         }
         let mut missing = Vec::new();
@@ -347,6 +359,103 @@ impl CheckpointFiles<usize> {
             );
         }
         Err(format!("missing {}", missing.join(", ")))
+    }
+}
+
+/// What tabprobe reads of `tokenizer_config.json`: where `transformers` truncates.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct TokenizerConfig {
+    /// `model_max_length`, the most tokens `transformers` gives the model (it truncates there
+    /// when asked to truncate with no other length). `None` when absent, `null`, or at least
+    /// 10^18 — `transformers` writes `int(1e30)` for "no limit" — so the network's own limit
+    /// (its position table) stands, as without the file.
+    pub model_max_length: Option<usize>,
+}
+
+/// At or above this a `model_max_length` means "no limit" (`transformers`' VERY_LARGE_INTEGER
+/// is 10^30; no network has 10^18 positions).
+const NO_LIMIT: f64 = 1e18;
+
+impl TokenizerConfig {
+    /// Reads `tokenizer_config.json`. Keys other than `model_max_length` are not read. The error
+    /// names the file, the key and what was expected.
+    pub fn parse(bytes: &[u8]) -> Result<TokenizerConfig, String> {
+        let value: serde_json::Value = serde_json::from_slice(bytes)
+            .map_err(|e| format!("{TOKENIZER_CONFIG_JSON} is not JSON: {e}"))?;
+        let Some(object) = value.as_object() else {
+            return Err(format!("{TOKENIZER_CONFIG_JSON}: expected a JSON object"));
+        };
+        let model_max_length = match object.get("model_max_length") {
+            None | Some(serde_json::Value::Null) => None,
+            Some(v) => match v.as_f64() {
+                Some(n) if n >= NO_LIMIT => None,
+                Some(n) if n >= 1.0 && n.fract() == 0.0 => Some(n as usize),
+                _ => {
+                    return Err(format!(
+                        "{TOKENIZER_CONFIG_JSON}: model_max_length is {v}; expected a whole \
+                         number of tokens, at least 1"
+                    ))
+                }
+            },
+        };
+        Ok(TokenizerConfig { model_max_length })
+    }
+
+    /// The most tokens a pair may take: `network_max` (what the position table holds),
+    /// lowered to `model_max_length` where that is smaller — as `transformers` truncates.
+    pub fn max_tokens(&self, network_max: usize) -> usize {
+        self.model_max_length.map_or(network_max, |m| m.min(network_max))
+    }
+}
+
+/// A model named as the Hugging Face Hub names it, `org/name[@revision]`: the CLI finds it in
+/// the local Hugging Face cache, the page downloads it from the Hub's `resolve` URLs.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct HubName {
+    /// `org/name`, or `name` for the Hub's older un-namespaced models (`roberta-large-mnli`).
+    pub repo: String,
+    /// The branch, tag or commit; `main` unless given.
+    pub revision: String,
+}
+
+impl HubName {
+    /// Reads `org/name[@revision]`; `None` when `spec` cannot be a Hub name (more than one
+    /// `/`, an empty part, or characters the Hub does not allow), so it is taken as a path.
+    pub fn parse(spec: &str) -> Option<HubName> {
+        let (repo, revision) = match spec.split_once('@') {
+            Some((_, "")) => return None,
+            Some((r, rev)) => (r, rev),
+            None => (spec, "main"),
+        };
+        let parts: Vec<&str> = repo.split('/').collect();
+        let allowed = |p: &str| {
+            !p.is_empty()
+                && p != "."
+                && p != ".."
+                && p.chars()
+                    .all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.'))
+        };
+        let bad_revision =
+            revision.contains("..") || revision.starts_with('/') || revision.contains('\\');
+        if parts.len() > 2 || !parts.iter().all(|p| allowed(p)) || bad_revision {
+            return None;
+        }
+        Some(HubName {
+            repo: repo.to_string(),
+            revision: revision.to_string(),
+        })
+    }
+
+    /// The URL of `file` at this revision under the Hub at `endpoint` (`https://huggingface.co`,
+    /// or a mirror's address, as `HF_ENDPOINT` sets it for `huggingface_hub`): the
+    /// `resolve` path the Hub answers with the file or a redirect to where it is stored.
+    pub fn resolve_url(&self, endpoint: &str, file: &str) -> String {
+        format!(
+            "{}/{}/resolve/{}/{file}",
+            endpoint.trim_end_matches('/'),
+            self.repo,
+            self.revision.replace('/', "%2F")
+        )
     }
 }
 
@@ -385,6 +494,7 @@ mod tests {
                 vocab_json: "v",
                 merges_txt: "m",
             },
+            tokenizer_config: None,
         }
     }
 
@@ -428,9 +538,74 @@ mod tests {
             Ok(CheckpointFiles {
                 config_json: 3,
                 weights: 1,
-                tokenizer: TokenizerFiles::Json(2)
+                tokenizer: TokenizerFiles::Json(2),
+                tokenizer_config: None,
             })
         );
+    }
+
+    #[test]
+    fn names_parse_as_the_hub_spells_them() {
+        let n = HubName::parse("ynie/roberta-large-snli_mnli_fever_anli_R1_R2_R3-nli").unwrap();
+        assert_eq!(n.revision, "main");
+        assert_eq!(
+            n.resolve_url("https://huggingface.co/", "config.json"),
+            "https://huggingface.co/ynie/roberta-large-snli_mnli_fever_anli_R1_R2_R3-nli/resolve/main/config.json"
+        );
+        let n = HubName::parse("roberta-large-mnli@v1.0").unwrap();
+        assert_eq!((n.repo.as_str(), n.revision.as_str()), ("roberta-large-mnli", "v1.0"));
+        assert_eq!(
+            n.resolve_url("http://127.0.0.1:9/hub", "model.safetensors"),
+            "http://127.0.0.1:9/hub/roberta-large-mnli/resolve/v1.0/model.safetensors"
+        );
+        // Paths are paths.
+        for path in ["./model", "/abs/model", "a/b/c", "../x", "a//b", "", "a/b@", "a@../b"] {
+            assert_eq!(HubName::parse(path), None, "{path}");
+        }
+    }
+
+    #[test]
+    fn tokenizer_config_is_found_carried_and_read() {
+        let n = names(&[
+            "m/config.json",
+            "m/tokenizer_config.json",
+            "m/model.safetensors",
+            "m/tokenizer.json",
+        ]);
+        let found = CheckpointFiles::find(&n, PytorchBin::Refuse).unwrap();
+        assert_eq!(found.tokenizer_config, Some(1));
+        assert_eq!(
+            found.named().last(),
+            Some(&(TOKENIZER_CONFIG_JSON, 1)),
+            "named last"
+        );
+        // Through a worker message and back, with and without it.
+        let (kind, parts) = found.into_parts();
+        assert_eq!(parts, vec![0, 2, 3, 1]);
+        assert_eq!(CheckpointFiles::from_parts(kind, parts), Ok(found));
+        let (small, _) = found.split_weights();
+        let (kind, parts) = small.clone().into_parts();
+        assert_eq!(parts, vec![0, 3, 1]);
+        assert_eq!(SmallFiles::from_parts(kind, parts), Ok(small));
+        let e = SmallFiles::from_parts(TokenizerKind::Json, vec![0, 3, 1, 9]).unwrap_err();
+        assert!(e.contains("or 3 with tokenizer_config.json; this one has 4"), "{e}");
+        // What transformers' save_pretrained writes.
+        let read = |t: &str| TokenizerConfig::parse(t.as_bytes());
+        let c = read(r#"{"model_max_length": 96, "tokenizer_class": "BertTokenizer"}"#).unwrap();
+        assert_eq!(c.model_max_length, Some(96));
+        assert_eq!(c.max_tokens(104), 96);
+        assert_eq!(c.max_tokens(64), 64, "the network's limit is never exceeded");
+        // int(1e30), transformers' "no limit", and an absent key: the network's limit.
+        let huge = read(r#"{"model_max_length": 1000000000000000019884624838656}"#).unwrap();
+        assert_eq!(huge.max_tokens(512), 512);
+        assert_eq!(read("{}").unwrap().max_tokens(512), 512);
+        assert_eq!(read(r#"{"model_max_length": null}"#).unwrap().model_max_length, None);
+        for bad in [r#"{"model_max_length": 0}"#, r#"{"model_max_length": 9.5}"#, r#"{"model_max_length": "96"}"#] {
+            let e = read(bad).unwrap_err();
+            assert!(e.starts_with("tokenizer_config.json: model_max_length is"), "{e}");
+        }
+        assert!(read("[]").unwrap_err().contains("expected a JSON object"));
+        assert!(read("{").unwrap_err().starts_with("tokenizer_config.json is not JSON"));
     }
 
     #[test]

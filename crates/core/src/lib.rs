@@ -15,7 +15,7 @@
 //! | 8. sharing | [`share`] | share links for one probe result |
 //! | 9. inoculation | [`inoculation`] | fine-tuning plans, progress and Tables 9–12 |
 //! | — | [`checkpoint`] | a Hugging Face checkpoint folder's files: one type and one rule for the page, the worker and the CLI |
-//! | — | [`scoring`] | the seam to the model crate: pairs, scores, the `PairScorer` trait (DESIGN.md "core ↔ model") |
+//! | — | [`scoring`] | the seam to the model crate: pairs, scores, the `PairScorer` trait (docs/ARCHITECTURE.md#the-seam-between-core-and-model) |
 //! | — | [`rng`] | the one seeded random generator |
 //!
 //! A stage's code uses only the stages above it (and the unnumbered ones), with one exception: the

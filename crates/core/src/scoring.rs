@@ -1,4 +1,4 @@
-//! The seam between probes and models (DESIGN.md "core ↔ model"): score premise/hypothesis
+//! The seam between probes and models (docs/ARCHITECTURE.md#the-seam-between-core-and-model): score premise/hypothesis
 //! pairs into label probabilities. `core` never sees a tensor; the `model` crate implements
 //! [`PairScorer`] and tests use deterministic fakes.
 //!
@@ -59,6 +59,11 @@ pub struct PairScore {
 }
 
 impl PairScore {
+    /// Whether every logit and probability is a finite number (what a run file can hold).
+    pub fn is_finite(&self) -> bool {
+        self.logits.iter().chain(&self.probs).all(|x| x.is_finite())
+    }
+
     /// The predicted label: the most probable one; ties go to the earlier canonical label.
     pub fn predicted(&self) -> Label {
         let mut best = 0;
@@ -91,10 +96,114 @@ impl ModelId {
     }
 }
 
-/// A model failure while scoring, as text a user can act on.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("scoring failed: {0}")]
-pub struct ScoreError(pub String);
+/// A model failure while scoring.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum ScoreError {
+    /// The model could not score (tokenizer, device, readback), as text a user can act on.
+    #[error("scoring failed: {0}")]
+    Failed(String),
+    /// The model scored, but a logit or probability is NaN or infinite.
+    #[error(transparent)]
+    NonFinite(#[from] NonFinite),
+}
+
+/// How many characters of a hypothesis a [`NonFinite`] error quotes.
+const HYPOTHESIS_QUOTE_CHARS: usize = 60;
+
+/// A score no tool can use: a NaN or infinite logit or probability. JSON has no NaN, so such
+/// a score would reach a run file as `null` and never read back; every scorer refuses it where
+/// the model scores ([`NonFinite::check`]), and callers that know more about the pair (its
+/// position in the whole job, the example or item it belongs to) add it with
+/// [`NonFinite::offset`] and [`NonFinite::owned_by`].
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+#[error("{}", self.message())]
+pub struct NonFinite {
+    /// The model's name ([`ModelId::name`]); empty when the caller did not know it.
+    pub model: String,
+    /// The pair's position in the job (0-based).
+    pub index: usize,
+    /// The pair's hypothesis, when the scorer saw text (not only token ids).
+    pub hypothesis: Option<String>,
+    /// What the pair belongs to, e.g. `example e1` or `item e1/row_deletion/0`.
+    pub owner: Option<String>,
+    /// The pair's logits as the model gave them.
+    pub logits: Vec<f32>,
+}
+
+impl NonFinite {
+    /// `Err` for the first score in `scores` with a non-finite logit or probability, at its
+    /// position in `scores`; `pairs`, when given, are the scored pairs in the same order.
+    pub fn check(
+        model: &str,
+        pairs: Option<&[Pair]>,
+        scores: &[PairScore],
+    ) -> Result<(), NonFinite> {
+        let Some(k) = first_non_finite(scores) else {
+            return Ok(());
+        };
+        Err(NonFinite {
+            model: model.to_string(),
+            index: k,
+            hypothesis: pairs.and_then(|p| p.get(k)).map(|p| p.hypothesis.clone()),
+            owner: None,
+            logits: scores[k].logits.clone(),
+        })
+    }
+
+    /// The same error for a job in which the checked pairs started at position `by`.
+    pub fn offset(mut self, by: usize) -> Self {
+        self.index += by;
+        self
+    }
+
+    /// The same error naming what the pair belongs to (kept when `owner` is `None`).
+    pub fn owned_by(mut self, owner: Option<String>) -> Self {
+        self.owner = owner.or(self.owner);
+        self
+    }
+
+    /// The same error with the pair's hypothesis (kept when `hypothesis` is `None`).
+    pub fn with_hypothesis(mut self, hypothesis: Option<&str>) -> Self {
+        self.hypothesis = hypothesis.map(str::to_string).or(self.hypothesis);
+        self
+    }
+
+    fn message(&self) -> String {
+        let model = if self.model.is_empty() {
+            "the model".to_string()
+        } else {
+            format!("model {:?}", self.model)
+        };
+        let mut about = Vec::new();
+        if let Some(owner) = &self.owner {
+            about.push(owner.clone());
+        }
+        if let Some(h) = &self.hypothesis {
+            let mut quote: String = h.chars().take(HYPOTHESIS_QUOTE_CHARS).collect();
+            if quote.len() < h.len() {
+                quote.push('…');
+            }
+            about.push(format!("hypothesis {quote:?}"));
+        }
+        let about = if about.is_empty() {
+            String::new()
+        } else {
+            format!(" ({})", about.join(", "))
+        };
+        format!(
+            "{model} gave non-finite outputs (logits {:?}) on pair {}{about}; scoring stopped and \
+             nothing was written for it — the checkpoint's weights are probably broken (NaN or \
+             infinite values)",
+            self.logits,
+            self.index + 1
+        )
+    }
+}
+
+/// The position in `scores` of the first score with a NaN or infinite logit or probability.
+pub fn first_non_finite(scores: &[PairScore]) -> Option<usize> {
+    scores.iter().position(|s| !s.is_finite())
+}
 
 /// Synchronous scoring of a batch of pairs; one [`PairScore`] per pair, in order.
 pub trait PairScorer {
@@ -138,6 +247,47 @@ mod tests {
             label_set: LabelSet::ThreeWay,
         };
         assert_eq!(m.label(), "model (01234567)");
+    }
+
+    #[test]
+    fn a_non_finite_score_is_named_by_model_pair_owner_and_hypothesis() {
+        let s = |logits: Vec<f32>| PairScore {
+            probs: [0.2, 0.3, 0.5],
+            logits,
+            truncated: false,
+            premise_tokens_dropped: 0,
+        };
+        let pair = |h: &str| Pair {
+            premise: "P".into(),
+            hypothesis: h.into(),
+            order: PairOrder::PremiseFirst,
+        };
+        let pairs = [pair("a"), pair("b"), pair(&"x".repeat(70))];
+        let good = vec![s(vec![0.1, -2.0, 3.0]); 3];
+        assert_eq!(NonFinite::check("m", Some(&pairs), &good), Ok(()));
+        let mut bad = good.clone();
+        bad[2].logits[1] = f32::INFINITY;
+        let err = NonFinite::check("m", Some(&pairs), &bad).unwrap_err();
+        assert_eq!(err.index, 2);
+        // Found at position 2 of a chunk that started at pair 10 of the job: pair 13, 1-based.
+        let err = err.offset(10).owned_by(Some("example e7".into()));
+        assert_eq!(
+            err.to_string(),
+            format!(
+                "model \"m\" gave non-finite outputs (logits [0.1, inf, 3.0]) on pair 13 \
+                 (example e7, hypothesis \"{}…\"); scoring stopped and nothing was written for \
+                 it — the checkpoint's weights are probably broken (NaN or infinite values)",
+                "x".repeat(60)
+            )
+        );
+        // A NaN probability alone is caught too; without pairs or a name the message still reads.
+        let mut bad_probs = good;
+        bad_probs[0].probs[0] = f32::NAN;
+        let err = NonFinite::check("", None, &bad_probs).unwrap_err();
+        assert!(err
+            .to_string()
+            .starts_with("the model gave non-finite outputs (logits [0.1, -2.0, 3.0]) on pair 1;"));
+        assert_eq!(first_non_finite(&bad_probs), Some(0));
     }
 
     #[test]

@@ -1,4 +1,4 @@
-//! SPEC §4.8: evidence selection, word-order metrics and Table 8 split by split and by
+//! docs/probes-and-metrics.md#breakdown-by-split-and-category: evidence selection, word-order metrics and Table 8 split by split and by
 //! reasoning category, hand-worked on the running example (H1, H2 in split a1; H3, H5 in a2;
 //! H1 is numerical + lexical, H2 temporal).
 

@@ -1,4 +1,4 @@
-//! Same seed → byte-identical results, natively and in wasm32 (issue 4, SPEC §4: "every probe
+//! Same seed → byte-identical results, natively and in wasm32 (issue 4, docs/probes-and-metrics.md#probes: "every probe
 //! is deterministic given a seed"). Builds a probe set with every probe kind on the running
 //! example, runs it with a deterministic fake scorer, serialises the `RunResult` and checks
 //! its SHA-256 against a committed constant; likewise the word-order metrics and report

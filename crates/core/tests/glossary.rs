@@ -1,6 +1,6 @@
 //! The results' vocabulary (issue 18 §4): every column header and row name the report
 //! produces is either explained in the glossary or a plain word, every share is in % (so one
-//! unit reads everywhere), and the README's glossary carries each term's line under its anchor.
+//! unit reads everywhere), and the glossary in docs/probes-and-metrics.md carries each term's line under its anchor.
 
 mod common;
 
@@ -135,20 +135,20 @@ fn terms_are_defined_once_with_distinct_anchors() {
 
 #[test]
 fn the_readme_glossary_carries_every_line_under_its_anchor() {
-    let readme = include_str!("../../../README.md");
+    let readme = include_str!("../../../docs/probes-and-metrics.md");
     let section = readme
         .split("\n### Glossary")
         .nth(1)
-        .expect("README has a '### Glossary' section");
+        .expect("docs/probes-and-metrics.md has a '### Glossary' section");
     for t in GLOSSARY {
         let at = section
             .find(&format!("<a id=\"{}\"></a>", t.anchor))
-            .unwrap_or_else(|| panic!("README glossary lacks the anchor {}", t.anchor));
+            .unwrap_or_else(|| panic!("the docs' glossary lacks the anchor {}", t.anchor));
         let entry = &section[at..];
         let entry = &entry[..entry.find("\n\n").unwrap_or(entry.len())];
         assert!(
             entry.contains(t.line),
-            "README's line for {} differs from the glossary's",
+            "the docs' line for {} differs from the glossary's",
             t.name
         );
     }

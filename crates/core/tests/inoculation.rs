@@ -1,4 +1,4 @@
-//! Inoculation (SPEC §4.9): the challenge set, nested samples and held-out items planned from
+//! Inoculation (docs/inoculation.md#what-is-computed): the challenge set, nested samples and held-out items planned from
 //! a real run of the paper's running example, and the before/after tables and outcome worked
 //! by hand on a small result.
 

@@ -366,3 +366,58 @@ fn the_largest_allowed_result_builds_its_page() {
             .contains(&format!("k{}", MAX_SHARE_ROWS - 1)));
     }
 }
+
+/// Issue 36, item 2: a link whose relational table is ragged (two header columns; records of
+/// 1, 0 and 3 cells) would open, be saved into the dataset from the editor, and leave a kept
+/// dataset that no longer loads. It is refused when it opens, by the validator's own rule.
+#[test]
+fn a_ragged_table_is_refused_when_the_link_opens_and_when_saved_as_an_item() {
+    let ragged = Table::Relational(RelationalTable {
+        id: "R1".into(),
+        caption: "Ragged".into(),
+        header: vec!["Year".into(), "Title".into()],
+        rows: vec![
+            vec!["1979".into()],
+            vec![],
+            vec!["1980".into(), "b".into(), "c".into()],
+        ],
+    });
+    let mut r = edited_breakfast();
+    r.before.table = Some(ragged.clone());
+    r.after.table = None;
+    let e = refused(&r);
+    assert_eq!(
+        e.to_string(),
+        "this result's original breaks a dataset rule (row length) at table.rows[0]: expected 2 \
+         cells (one per header column), found 1; it was not opened, so it cannot enter your dataset"
+    );
+    // The edited side too.
+    let mut r = edited_breakfast();
+    r.after.table = Some(ragged.clone());
+    assert!(refused(&r).to_string().starts_with("this result's edited item breaks a dataset rule (row length) at table.rows[0]"));
+    // And an empty hypothesis, which the dataset file refuses as well.
+    let mut r = edited_breakfast();
+    r.after.hypothesis = "  ".into();
+    assert!(refused(&r).to_string().contains("(empty hypothesis) at hypothesis"));
+
+    // The editor's save checks the same rule, so the table never reaches the dataset.
+    use tabprobe_core::edit::{add_hand_made, HandMadeItem, HandMadeOperation};
+    let mut dataset = tabprobe_core::Dataset::new("d");
+    let before = dataset.clone();
+    let item = HandMadeItem {
+        derived_from: None,
+        table: Some(ragged),
+        premise: None,
+        hypothesis: "The record came out in 1979.".into(),
+        label: Label::Entail,
+        relevant_rows: None,
+        operation: HandMadeOperation::EditTable,
+    };
+    let err = add_hand_made(&mut dataset, item).unwrap_err().to_string();
+    assert!(
+        err.contains("row length .rows[0]: expected 2 cells (one per header column), found 1")
+            && err.contains(".rows[2]: expected 2 cells (one per header column), found 3"),
+        "{err}"
+    );
+    assert_eq!(dataset, before, "nothing was added");
+}

@@ -234,7 +234,7 @@ fn table6_single_and_all_relevant_rows_are_separate_tables() {
     assert_eq!(from_e, 3);
 }
 
-/// Issue 11 §7: the label-preserving rule of SPEC §3 judges label-preserving counterfactuals.
+/// Issue 11 §7: the label-preserving rule (docs/probes-and-metrics.md#transition-sets) judges label-preserving counterfactuals.
 /// Title swap (Figure 6) renames Breakfast in America in H1, H2, H3 and Bridesmaids in H5;
 /// the hypothesis-only fake knows only the original hypotheses, so every swapped pair reads
 /// NEUTRAL: H1 E→N and H2 C→N (a1), H3 N→N and H5 C→N (a2).

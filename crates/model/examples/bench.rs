@@ -110,6 +110,7 @@ fn main() -> Result<(), String> {
                     config_json: &config,
                     weights: &weights,
                     tokenizer: TokenizerFiles::Json(&tokenizer),
+                    tokenizer_config: None,
                 },
                 &device,
             )
@@ -119,6 +120,7 @@ fn main() -> Result<(), String> {
                     config_json: &config,
                     weights: &weights,
                     tokenizer: TokenizerFiles::Json(&tokenizer),
+                    tokenizer_config: None,
                 };
                 let reference = NliModel::load(model_name, files, &Device::flex())
                     .map_err(|e| e.to_string())?;

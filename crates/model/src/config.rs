@@ -474,7 +474,7 @@ pub struct LabelMap {
 }
 
 impl LabelMap {
-    /// Maps `id2label` through [`Label::from_alias`] (SPEC §1.3). A three-output model must name
+    /// Maps `id2label` through [`Label::from_alias`] (docs/data-formats.md#labels). A three-output model must name
     /// each of ENTAIL, NEUTRAL, CONTRADICT once; a two-output model ENTAIL and CONTRADICT once.
     pub fn from_config(config: &RobertaConfig) -> Result<Self, LoadError> {
         Self::from_labels(config.id2label.as_ref(), config.num_labels)

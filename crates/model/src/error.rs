@@ -53,7 +53,7 @@ pub enum LoadError {
         /// Size of `model.safetensors`.
         file_bytes: u64,
     },
-    /// The labels in `id2label` do not map to ENTAIL / NEUTRAL / CONTRADICT (SPEC §1.3).
+    /// The labels in `id2label` do not map to ENTAIL / NEUTRAL / CONTRADICT (docs/data-formats.md#labels).
     #[error(
         "the model's labels {labels:?} do not map to ENTAIL/NEUTRAL/CONTRADICT ({why}); \
          expected names like entailment/neutral/contradiction or entailed/refuted in config.json id2label"

@@ -21,7 +21,12 @@
 //!     Ok(device) => device,
 //!     Err(_) => Device::flex(),
 //! };
-//! let files = ModelFiles { config_json: config, weights, tokenizer: TokenizerFiles::Json(tokenizer) };
+//! let files = ModelFiles {
+//!     config_json: config,
+//!     weights,
+//!     tokenizer: TokenizerFiles::Json(tokenizer),
+//!     tokenizer_config: None, // or Some(bytes of tokenizer_config.json)
+//! };
 //! let model = NliModel::load("folder-name", files, &device)?; // LoadError says what to fix
 //! model.warm_up().await?;
 //! let pair = Pair {

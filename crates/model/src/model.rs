@@ -3,8 +3,10 @@
 //! asynchronously for the browser, where WebGPU results can only be read back with `await`.
 
 use burn::prelude::*;
-use tabprobe_core::checkpoint::CheckpointFiles;
-use tabprobe_core::scoring::{ModelId, Pair, PairOrder, PairScore, PairScorer, ScoreError};
+use tabprobe_core::checkpoint::{CheckpointFiles, TokenizerConfig};
+use tabprobe_core::scoring::{
+    ModelId, NonFinite, Pair, PairOrder, PairScore, PairScorer, ScoreError,
+};
 
 use crate::batch::{max_rows_within, plan_batches, plan_batches_padded, Batch, MAX_TENSOR_BYTES};
 use crate::config::{LabelMap, RobertaConfig};
@@ -32,6 +34,8 @@ pub struct ModelSources<'a> {
     pub config_json: &'a [u8],
     /// The tokenizer's file(s).
     pub tokenizer: TokenizerFiles<&'a [u8]>,
+    /// `tokenizer_config.json`, where the checkpoint has one (its `model_max_length`).
+    pub tokenizer_config_json: Option<&'a [u8]>,
     /// `model.safetensors`.
     pub weights: &'a dyn WeightSource,
 }
@@ -105,6 +109,7 @@ impl NliModel {
         let sources = ModelSources {
             config_json: files.config_json,
             tokenizer: files.tokenizer,
+            tokenizer_config_json: files.tokenizer_config,
             weights: &weights,
         };
         Self::load_unhashed_from(name, sources, device)
@@ -122,7 +127,14 @@ impl NliModel {
         // Config and labels are checked inside `network::load` before any weight is read;
         // the tokenizer is checked against the config before the weights are converted.
         let (shape, _) = network::check_config(files.config_json)?;
-        let max_tokens = shape.max_tokens;
+        // Truncate where `transformers` does: `tokenizer_config.json`'s `model_max_length`
+        // when it is below what the position table holds (a folder saved with a shorter limit
+        // than its network's would otherwise score long pairs on text Python never shows it).
+        let tokenizer_config = match files.tokenizer_config_json {
+            Some(bytes) => TokenizerConfig::parse(bytes).map_err(LoadError::Tokenizer)?,
+            None => TokenizerConfig::default(),
+        };
+        let max_tokens = tokenizer_config.max_tokens(shape.max_tokens);
         let (tokenizer, tokenizer_file) = match files.tokenizer {
             TokenizerFiles::Json(bytes) => (
                 PairTokenizer::from_json_bytes(bytes, max_tokens)?,
@@ -157,9 +169,12 @@ impl NliModel {
         }
         let network::Loaded {
             network,
-            shape,
+            mut shape,
             labels,
         } = network::load(files.config_json, files.weights, device)?;
+        // Everything after the tokenizer (batch plans, the model bar's "at most N tokens")
+        // goes by the length pairs are truncated to.
+        shape.max_tokens = max_tokens;
         Ok(Unhashed(Self {
             id: ModelId {
                 name: name.to_string(),
@@ -270,16 +285,19 @@ impl NliModel {
             .enumerate()
             .map(|(i, p)| {
                 self.encode_pair(p)
-                    .map_err(|e| ScoreError(format!("pair {}: {e}", i + 1)))
+                    .map_err(|e| ScoreError::Failed(format!("pair {}: {e}", i + 1)))
             })
             .collect()
     }
 
     /// Scores pairs, blocking on each batch's result. Native only in practice: on WebGPU in
     /// the browser the blocking read panics — use [`NliModel::score_async`] there.
+    /// A pair whose logits are not all finite ends the call with [`ScoreError::NonFinite`]
+    /// naming the model, the pair and its hypothesis (as every scoring method here does).
     pub fn score_blocking(&self, pairs: &[Pair]) -> Result<Vec<PairScore>, ScoreError> {
         let encoded = self.encode(pairs)?;
         self.score_encoded_blocking(&encoded)
+            .map_err(|e| with_hypothesis(e, pairs))
     }
 
     /// Scores already tokenized pairs, blocking.
@@ -292,7 +310,7 @@ impl NliModel {
             let data = self
                 .forward(&batch)?
                 .try_into_data()
-                .map_err(|e| ScoreError(format!("reading logits failed: {e:?}")))?;
+                .map_err(|e| ScoreError::Failed(format!("reading logits failed: {e:?}")))?;
             self.collect(&batch, data, encoded, &mut out)?;
         }
         finish(out)
@@ -302,7 +320,9 @@ impl NliModel {
     /// included. Batches run one after another, so the caller can interleave progress.
     pub async fn score_async(&self, pairs: &[Pair]) -> Result<Vec<PairScore>, ScoreError> {
         let encoded = self.encode(pairs)?;
-        self.score_encoded_async(&encoded).await
+        self.score_encoded_async(&encoded)
+            .await
+            .map_err(|e| with_hypothesis(e, pairs))
     }
 
     /// Scores already tokenized pairs with asynchronous readback.
@@ -316,7 +336,7 @@ impl NliModel {
                 .forward(&batch)?
                 .into_data_async()
                 .await
-                .map_err(|e| ScoreError(format!("reading logits failed: {e:?}")))?;
+                .map_err(|e| ScoreError::Failed(format!("reading logits failed: {e:?}")))?;
             self.collect(&batch, data, encoded, &mut out)?;
         }
         finish(out)
@@ -373,7 +393,7 @@ impl NliModel {
     fn forward(&self, batch: &Batch) -> Result<Tensor<2>, ScoreError> {
         self.network
             .forward(batch, &self.device)
-            .map_err(ScoreError)
+            .map_err(ScoreError::Failed)
     }
 
     /// Turns one batch's logits into scores at the rows' original positions.
@@ -386,10 +406,10 @@ impl NliModel {
     ) -> Result<(), ScoreError> {
         let values = data
             .try_into_vec_as::<f32>()
-            .map_err(|e| ScoreError(format!("logits have an unexpected type: {e:?}")))?;
+            .map_err(|e| ScoreError::Failed(format!("logits have an unexpected type: {e:?}")))?;
         let n = self.labels.labels.len();
         if values.len() != batch.rows.len() * n {
-            return Err(ScoreError(format!(
+            return Err(ScoreError::Failed(format!(
                 "expected {} logits, got {}",
                 batch.rows.len() * n,
                 values.len()
@@ -397,12 +417,24 @@ impl NliModel {
         }
         for (logits, &row) in values.chunks_exact(n).zip(&batch.rows) {
             let probs = softmax(logits);
-            out[row] = Some(PairScore {
+            let score = PairScore {
                 probs: self.labels.to_canonical(&probs),
                 logits: logits.to_vec(),
                 truncated: encoded[row].truncated,
                 premise_tokens_dropped: encoded[row].premise_tokens_dropped,
-            });
+            };
+            // Refused here, where the model scores, so no caller can pass a NaN on (JSON would
+            // write it as `null`, which no run file, reply or report can read back).
+            if !score.is_finite() {
+                return Err(ScoreError::NonFinite(NonFinite {
+                    model: self.id.name.clone(),
+                    index: row,
+                    hypothesis: None,
+                    owner: None,
+                    logits: score.logits,
+                }));
+            }
+            out[row] = Some(score);
         }
         Ok(())
     }
@@ -416,10 +448,21 @@ fn softmax(logits: &[f32]) -> Vec<f32> {
     exps.iter().map(|e| (e / sum) as f32).collect()
 }
 
+/// A non-finite score's error with its pair's hypothesis (the encoded methods see only ids).
+fn with_hypothesis(e: ScoreError, pairs: &[Pair]) -> ScoreError {
+    match e {
+        ScoreError::NonFinite(nf) => {
+            let hypothesis = pairs.get(nf.index).map(|p| p.hypothesis.as_str());
+            ScoreError::NonFinite(nf.with_hypothesis(hypothesis))
+        }
+        other => other,
+    }
+}
+
 fn finish(out: Vec<Option<PairScore>>) -> Result<Vec<PairScore>, ScoreError> {
     out.into_iter()
         .enumerate()
-        .map(|(i, s)| s.ok_or_else(|| ScoreError(format!("pair {} was not scored", i + 1))))
+        .map(|(i, s)| s.ok_or_else(|| ScoreError::Failed(format!("pair {} was not scored", i + 1))))
         .collect()
 }
 

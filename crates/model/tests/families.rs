@@ -78,12 +78,15 @@ fn load(g: &FamilyGolden, device: &Device) -> NliModel {
     let config = read(&g.dir, "config.json");
     let weights = read(&g.dir, "model.safetensors");
     let tokenizer = read(&g.dir, "tokenizer.json");
+    // As saved by `save_pretrained` (model_max_length 96, the position tables' length).
+    let tokenizer_config = std::fs::read(dir().join(&g.dir).join("tokenizer_config.json")).ok();
     NliModel::load(
         &g.dir,
         ModelFiles {
             config_json: &config,
             weights: &weights,
             tokenizer: TokenizerFiles::Json(&tokenizer),
+            tokenizer_config: tokenizer_config.as_deref(),
         },
         device,
     )
@@ -255,6 +258,7 @@ fn pytorch_bin_loads_like_safetensors() {
             config_json: &config,
             weights: &weights,
             tokenizer: TokenizerFiles::Json(&tokenizer),
+            tokenizer_config: None,
         },
         &device,
     )

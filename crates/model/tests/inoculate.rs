@@ -58,6 +58,7 @@ fn inoculate(run: &RunResult, device: &Device, seed: u64) -> (InoculationOutput,
         config_json: &config,
         weights: &weights,
         tokenizer: TokenizerFiles::Json(&tokenizer),
+        tokenizer_config: None,
     };
     let mut pace = Quiet(0);
     let out = inoculate_blocking("tiny-f32", files, device, run, &plan, &mut pace).unwrap();

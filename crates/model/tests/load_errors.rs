@@ -44,6 +44,7 @@ fn load(config: &[u8], weights: &[u8]) -> Result<NliModel, LoadError> {
             config_json: config,
             weights,
             tokenizer: TokenizerFiles::Json(&tokenizer),
+            tokenizer_config: None,
         },
         &Device::flex(),
     )
@@ -213,6 +214,7 @@ fn unreadable_files_say_which_file() {
             config_json: &read("tiny-f32/config.json"),
             weights: &read("tiny-f32/model.safetensors"),
             tokenizer: TokenizerFiles::Json(b"{}"),
+            tokenizer_config: None,
         },
         &Device::flex(),
     )
@@ -244,7 +246,7 @@ fn hypothesis_too_long_for_the_model_is_a_scoring_error() {
                 order,
             }])
             .unwrap_err();
-        assert!(e.0.contains("hypothesis alone"), "{order:?}: {e}");
+        assert!(e.to_string().contains("hypothesis alone"), "{order:?}: {e}");
     }
 }
 
@@ -398,6 +400,7 @@ fn load_tokenizer(tokenizer: TokenizerFiles<&[u8]>) -> Result<NliModel, LoadErro
             config_json: &read("tiny-f32/config.json"),
             weights: &read("tiny-f32/model.safetensors"),
             tokenizer,
+            tokenizer_config: None,
         },
         &Device::flex(),
     )

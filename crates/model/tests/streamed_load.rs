@@ -45,6 +45,7 @@ fn a_model_read_a_tensor_at_a_time_scores_exactly_as_one_read_whole() {
         let sources = ModelSources {
             config_json: &config,
             tokenizer: TokenizerFiles::Json(&tokenizer),
+            tokenizer_config_json: None,
             weights: &source,
         };
         let streamed = NliModel::load_unhashed_from(variant, sources, &device)
@@ -106,6 +107,7 @@ fn a_source_that_fails_is_an_error_naming_the_tensor() {
     let sources = ModelSources {
         config_json: &config,
         tokenizer: TokenizerFiles::Json(&tokenizer),
+        tokenizer_config_json: None,
         weights: &source,
     };
     let e = NliModel::load_unhashed_from("x", sources, &Device::flex())

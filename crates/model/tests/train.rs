@@ -157,6 +157,7 @@ fn writer_gives_back_the_checkpoint_it_loaded_with_the_same_logits() {
                 config_json: &read("tiny-f32/config.json"),
                 weights,
                 tokenizer: TokenizerFiles::Json(&read("tiny-f32/tokenizer.json")),
+                tokenizer_config: None,
             },
             &device,
         )

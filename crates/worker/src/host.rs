@@ -37,7 +37,7 @@ use web_sys::{Blob, DedicatedWorkerGlobalScope, MessageEvent};
 use crate::blob_source::{blob_of, BlobSource};
 use crate::devices::{Chosen, Devices};
 use crate::digest;
-use crate::outputs::{check_scores, test_panic_requested};
+use crate::outputs::{check_scores, locate, test_panic_requested};
 use crate::pool::{cores, helpers_for, Pool};
 use crate::protocol::{Backend, BackendChoice, ModelInfo, Request, Response, Slot};
 use crate::transport;
@@ -63,6 +63,7 @@ impl SlotFiles {
             config_json: self.small.config_json.as_slice(),
             weights,
             tokenizer: self.small.tokenizer.as_ref().map(Vec::as_slice),
+            tokenizer_config: self.small.tokenizer_config.as_deref(),
         }
     }
 
@@ -514,6 +515,7 @@ async fn load(
     let sources = ModelSources {
         config_json: &files.small.config_json,
         tokenizer: files.small.tokenizer.as_ref().map(Vec::as_slice),
+        tokenizer_config_json: files.small.tokenizer_config.as_deref(),
         weights: &weights,
     };
     let unhashed =
@@ -593,7 +595,10 @@ async fn run_probe(
             return Ok(run.finish_partial(model.id().clone()));
         }
         let offset = run.progress().done;
-        let scores = pool.score(&model, &batch).await?;
+        let scores = pool
+            .score(&model, &batch)
+            .await
+            .map_err(|e| locate(e, offset, Some(run.set())))?;
         check_scores(&model.id().name, offset, &batch, &scores, Some(run.set()))?;
         let p = run.submit(scores).map_err(|e| e.to_string())?;
         post(&Response::Progress {
@@ -705,7 +710,7 @@ fn seconds() -> f64 {
     Date::now() / 1000.0
 }
 
-/// Inoculates the model in `slot` (SPEC §4.9) and keeps its checkpoints under `job`.
+/// Inoculates the model in `slot` (docs/inoculation.md) and keeps its checkpoints under `job`.
 async fn inoculate_job(
     host: &Rc<RefCell<Host>>,
     job: u64,
@@ -784,7 +789,10 @@ async fn score(
                 true,
             ));
         }
-        let got = pool.score(&model, part).await.map_err(|e| (e, false))?;
+        let got = pool
+            .score(&model, part)
+            .await
+            .map_err(|e| (locate(e, scores.len(), None), false))?;
         check_scores(&model.id().name, scores.len(), part, &got, None).map_err(|m| (m, false))?;
         scores.extend(got);
         post(&Response::Progress {

@@ -1,4 +1,4 @@
-//! The UI ↔ worker seam (DESIGN.md): the page never runs a model. It sends [`protocol`]
+//! The UI ↔ worker seam (docs/ARCHITECTURE.md#the-seam-between-page-and-worker): the page never runs a model. It sends [`protocol`]
 //! messages over [`transport`] to a dedicated Web Worker whose [`host`] owns the device and
 //! the loaded models — the only code that touches the model crate. The page side (the client)
 //! lives in the app, `src/worker_client.rs`.

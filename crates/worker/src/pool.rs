@@ -12,7 +12,7 @@ use std::rc::Rc;
 
 use js_sys::{Function, Promise};
 use tabprobe_core::checkpoint::SmallFiles;
-use tabprobe_core::scoring::{Pair, PairScore};
+use tabprobe_core::scoring::{Pair, PairScore, ScoreError};
 use tabprobe_model::{EncodedPair, NliModel};
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
@@ -263,7 +263,11 @@ impl Pool {
 
     /// Scores `pairs` with `model`, its planned batches spread over this worker and the
     /// loaded helpers (round robin, this worker first); the scores are in `pairs`' order.
-    pub async fn score(&self, model: &NliModel, pairs: &[Pair]) -> Result<Vec<PairScore>, String> {
+    pub async fn score(
+        &self,
+        model: &NliModel,
+        pairs: &[Pair],
+    ) -> Result<Vec<PairScore>, ScoreError> {
         let helpers: Vec<Rc<Helper>> = self
             .helpers
             .iter()
@@ -271,9 +275,9 @@ impl Pool {
             .cloned()
             .collect();
         if helpers.is_empty() {
-            return model.score_async(pairs).await.map_err(|e| e.to_string());
+            return model.score_async(pairs).await;
         }
-        let encoded = model.encode(pairs).map_err(|e| e.to_string())?;
+        let encoded = model.encode(pairs)?;
         let mut mine = Vec::new();
         let mut sent = Vec::new();
         for (i, rows) in model.batch_rows(&encoded).into_iter().enumerate() {
@@ -288,7 +292,7 @@ impl Pool {
         }
         let mut out: Vec<Option<PairScore>> = vec![None; pairs.len()];
         for rows in &mine {
-            score_here(model, &encoded, rows, &mut out).await?;
+            score_here(model, pairs, &encoded, rows, &mut out).await?;
         }
         for (helper, job, rows) in sent {
             let answer = match job {
@@ -310,29 +314,40 @@ impl Pool {
                         &format!("tabprobe worker: a helper is dropped ({why}); its batches are scored here").into(),
                     );
                     helper.state.borrow_mut().fail(why);
-                    score_here(model, &encoded, &rows, &mut out).await?;
+                    score_here(model, pairs, &encoded, &rows, &mut out).await?;
                 }
             }
         }
         out.into_iter()
             .enumerate()
-            .map(|(i, s)| s.ok_or_else(|| format!("pair {} was not scored", i + 1)))
+            .map(|(i, s)| {
+                s.ok_or_else(|| ScoreError::Failed(format!("pair {} was not scored", i + 1)))
+            })
             .collect()
     }
 }
 
-/// Scores the batch of `rows` in this worker.
+/// Scores the batch of `rows` in this worker. A non-finite score's error is placed among
+/// `pairs` (the model numbers it within the batch).
 async fn score_here(
     model: &NliModel,
+    pairs: &[Pair],
     encoded: &[EncodedPair],
     rows: &[usize],
     out: &mut [Option<PairScore>],
-) -> Result<(), String> {
+) -> Result<(), ScoreError> {
     let batch: Vec<EncodedPair> = rows.iter().map(|&r| encoded[r].clone()).collect();
     let scores = model
         .score_encoded_async(&batch)
         .await
-        .map_err(|e| e.to_string())?;
+        .map_err(|e| match e {
+            ScoreError::NonFinite(mut nf) => {
+                nf.index = rows.get(nf.index).copied().unwrap_or(nf.index);
+                let hypothesis = pairs.get(nf.index).map(|p| p.hypothesis.as_str());
+                ScoreError::NonFinite(nf.with_hypothesis(hypothesis))
+            }
+            other => other,
+        })?;
     for (&r, s) in rows.iter().zip(scores) {
         out[r] = Some(s);
     }

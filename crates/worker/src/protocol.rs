@@ -187,7 +187,7 @@ pub enum Request {
         probe: Box<ProbeRequest>,
     },
     /// Fine-tune the model in `slot` on the challenge items of the probe run whose pieces
-    /// (core's `run::pieces`, one run) follow as byte parts (SPEC §4.9); answered by
+    /// (core's `run::pieces`, one run) follow as byte parts (docs/inoculation.md); answered by
     /// [`Response::InoculationProgress`] messages and one [`Response::InoculationFinished`]
     /// or [`Response::ScoreFailed`] (also after a cancel). The kept checkpoints stay in the
     /// worker under `job` for [`Request::LoadInoculated`] and [`Request::ExportInoculated`].

@@ -7,8 +7,10 @@ use std::path::PathBuf;
 use tabprobe_core::data::validate::parse_dataset;
 use tabprobe_core::probe::rules::RuleSet;
 use tabprobe_core::probe::{build_probe_set, ProbeKind, ProbeSettings};
-use tabprobe_core::scoring::{Pair, PairOrder, PairScore};
-use tabprobe_worker::outputs::{check_scores, first_non_finite, pair_owner, test_panic_requested};
+use tabprobe_core::scoring::{Pair, PairOrder, PairScore, ScoreError};
+use tabprobe_worker::outputs::{
+    check_scores, first_non_finite, locate, pair_owner, test_panic_requested,
+};
 use tabprobe_worker::protocol::Response;
 
 fn hostile(name: &str) -> PathBuf {
@@ -48,26 +50,49 @@ fn nan_model_scores_are_caught_and_named() {
         config_json: &config,
         weights: &weights,
         tokenizer: TokenizerFiles::Json(&tokenizer),
+        tokenizer_config: None,
     };
     let model = NliModel::load("nan-model", files, &Device::flex()).unwrap();
     let pairs = vec![
         pair("The album was released in 1979."),
         pair("It sold well."),
     ];
-    let scores = model.score_blocking(&pairs).unwrap();
-    assert_eq!(first_non_finite(&scores), Some(0), "{scores:?}");
-    // Unchecked, the reply would reach the page as `null` logits and never decode.
+    // The model refuses its own NaN where it scores, naming itself, the pair and its hypothesis.
+    let err = model.score_blocking(&pairs).unwrap_err();
+    let ScoreError::NonFinite(nf) = &err else {
+        panic!("{err:?}")
+    };
+    // Batches run shortest first, so the first bad pair found is the shorter one (pair 2).
+    assert_eq!(nf.index, 1);
+    let text = err.to_string();
+    assert!(text.contains("model \"nan-model\" gave non-finite outputs (logits [NaN, NaN, NaN]) on pair 2 (hypothesis \"It sold well.\")"), "{text}");
+    // The encoded form (what helper pools run) says the same without the text.
+    let encoded = model.encode(&pairs).unwrap();
+    let err = model.score_encoded_blocking(&encoded).unwrap_err();
+    assert!(matches!(err, ScoreError::NonFinite(_)), "{err:?}");
+    // Unchecked, such a score would reach the page as `null` logits and never decode.
+    let unchecked = vec![PairScore {
+        logits: nf.logits.clone(),
+        ..score(vec![0.0; 3])
+    }];
     let reply = Response::Scores {
         job: 1,
-        scores: scores.clone(),
+        scores: unchecked.clone(),
         elapsed_ms: 1.0,
         workers: 1,
     };
     let wire = serde_json::to_string(&reply).unwrap();
     assert!(wire.contains("null"), "{wire}");
     assert!(serde_json::from_str::<Response>(&wire).is_err());
-    // Checked, the job ends with an error naming the model, the pair and its hypothesis.
-    let err = check_scores(&model.id().name, 10, &pairs, &scores, None).unwrap_err();
+    // Placed in a job, it is numbered from the job's start.
+    let ScoreError::NonFinite(encoded_nf) = &err else {
+        panic!("{err:?}")
+    };
+    let at = 10 + encoded_nf.index + 1;
+    let located = locate(err.clone(), 10, None);
+    assert!(located.contains(&format!("on pair {at};")), "{located}");
+    let err = check_scores(&model.id().name, 10, &pairs[..1], &unchecked, None).unwrap_err();
+    // (pair 11 of the job: position 0 of a batch that starts at 10)
     assert!(err.contains("\"nan-model\""), "{err}");
     assert!(err.contains("pair 11"), "{err}");
     assert!(err.contains("The album was released in 1979."), "{err}");

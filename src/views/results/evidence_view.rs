@@ -1,4 +1,4 @@
-//! The per-example evidence view (SPEC §4.3, §5): for one example of a row-deletion run, each
+//! The per-example evidence view (docs/probes-and-metrics.md#evidence-selection, docs/using-the-site.md#results): for one example of a row-deletion run, each
 //! row of its table marked human-relevant (annotated), model-relevant (deleting it changed
 //! the model's prediction), both or neither, with every model's prediction after the deletion.
 //! Runs are lined up by example id ([`RunResult::examples_in`]): a second model's run that was

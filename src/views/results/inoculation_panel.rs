@@ -1,4 +1,4 @@
-//! Inoculation on a run's results page (SPEC §4.9, paper §7): choose the challenge set and the
+//! Inoculation on a run's results page (docs/inoculation.md, paper §7): choose the challenge set and the
 //! grid, see what will be trained on and what only evaluated (and why), start the fine-tuning
 //! in the model worker with progress and cancel, and read the saved results
 //! ([`super::inoculation_result`]). Results are kept in IndexedDB like runs.

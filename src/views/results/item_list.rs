@@ -18,7 +18,7 @@ use tabprobe_core::LabelSet;
 use crate::components::label_badge::LabelBadge;
 use crate::components::share_button::ShareButton;
 use crate::route::{navigate, Route};
-use crate::state::{AppState, LoadedDataset, WorkItem};
+use crate::state::{AppState, WorkItem};
 
 /// Which items to list: the [`ItemSelector`] of the figure that was opened (core builds it
 /// beside the figure, from the predicates the metric counts with) and whose predictions
@@ -318,18 +318,14 @@ fn ReviewControls(item: ProbeItem, state: AppState, set: LabelSet) -> impl IntoV
     let run_state = item.review;
     let item = StoredValue::new(item);
     let decide = move |decision: Decision| {
-        let mut err = None;
-        state.dataset.update(|d| match d {
-            Some(d) => {
-                let mut ds = (*d.dataset).clone();
-                match item.with_value(|it| set_item_review(&mut ds, it, decision)) {
-                    Ok(()) => *d = LoadedDataset::new(d.file.clone(), ds),
-                    Err(e) => err = Some(e.to_string()),
-                }
-            }
-            None => err = Some("load the run's dataset to record reviews in it".to_string()),
+        let changed = state.change_dataset(|ds| {
+            item.with_value(|it| set_item_review(ds, it, decision)).map_err(|e| e.to_string())
         });
-        problem.set(err);
+        problem.set(match changed {
+            Some(Ok(())) => None,
+            Some(Err(e)) => Some(e),
+            None => Some("load the run's dataset to record reviews in it".to_string()),
+        });
     };
     let shown = move || {
         let now = pending();
@@ -440,7 +436,7 @@ mod tests {
 
     #[test]
     fn an_item_is_right_when_the_model_does_what_its_expectation_says() {
-        // Row deletion, SPEC §3: ENTAIL → {ENTAIL, NEUTRAL}; a model always saying ENTAIL keeps
+        // Row deletion, docs/probes-and-metrics.md#default-rules: ENTAIL → {ENTAIL, NEUTRAL}; a model always saying ENTAIL keeps
         // its label, which the rule allows.
         let r = run(&mut Always("main", 0));
         assert!(!r.items.is_empty());

@@ -1,4 +1,4 @@
-//! Probe results (SPEC §5 "Results"): saved runs (IndexedDB), and for one run — every model
+//! Probe results (docs/using-the-site.md#results): saved runs (IndexedDB), and for one run — every model
 //! side by side on the same items — the transition graphs (one figure per split), the
 //! invalid-transition tables, the score tables (Tables 4, 7, 8), evidence selection with the
 //! per-example view, word-order metrics with the Ω_x curve and the BLEU-2 chart, and the

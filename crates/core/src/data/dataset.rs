@@ -1,4 +1,4 @@
-//! The product's dataset JSON, version 1 (SPEC §1): tables of both shapes and examples that
+//! The product's dataset JSON, version 1 (docs/data-formats.md#the-dataset-json): tables of both shapes and examples that
 //! refer to them (or carry a plain-text premise). `validate` turns text into these types.
 
 use schemars::JsonSchema;

@@ -1,4 +1,4 @@
-//! NLI labels (SPEC §1.3): the three canonical labels and the label sets a dataset can use.
+//! NLI labels (docs/data-formats.md#labels): the three canonical labels and the label sets a dataset can use.
 
 use schemars::JsonSchema;
 use serde::{Deserialize, Deserializer, Serialize};
@@ -37,7 +37,7 @@ impl Label {
         Label::ALL.into_iter().find(|l| l.as_str() == name)
     }
 
-    /// Maps the names other datasets and model configs use, case-insensitively (SPEC §1.3):
+    /// Maps the names other datasets and model configs use, case-insensitively (docs/data-formats.md#labels):
     /// `entailment`, `entail`, `E`, `entailed` → ENTAIL; `contradiction`, `contradict`, `C`,
     /// `refuted` → CONTRADICT; `neutral`, `N` → NEUTRAL.
     pub fn from_alias(name: &str) -> Option<Label> {

@@ -1,4 +1,4 @@
-//! The dataset, the pipeline's first stage: the product's JSON format (SPEC §1) and its
+//! The dataset, the pipeline's first stage: the product's JSON format (docs/data-formats.md#the-dataset-json) and its
 //! validation, tables and labels, the counts a person reads first, and the importers and
 //! exporters of published formats.
 

@@ -1,4 +1,4 @@
-//! Tables (SPEC §1.1): key–value infoboxes (INFOTABS) and relational tables (TabFact).
+//! Tables (docs/data-formats.md#tables): key–value infoboxes (INFOTABS) and relational tables (TabFact).
 //! Every probe speaks of *rows*: a key with its values, or one record.
 
 use schemars::JsonSchema;

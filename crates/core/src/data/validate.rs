@@ -127,6 +127,60 @@ pub fn parse_dataset(file: &str, text: &str) -> Result<Dataset, DatasetError> {
     }
 }
 
+/// A problem of one table by the rules a dataset file is checked with beyond its JSON shape;
+/// `path` is relative to the table (`.rows[1]`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TableProblem {
+    /// Which rule.
+    pub kind: ProblemKind,
+    /// Where in the table, e.g. `.rows[1]`.
+    pub path: String,
+    /// What was expected and what was found.
+    pub message: String,
+}
+
+/// The rules every table of a dataset file must meet beyond its JSON shape (today: a
+/// relational row has one cell per header column). The one place they are written: the
+/// dataset validator applies them to files, the editor to a table before it is saved into the
+/// dataset ([`crate::edit::draft::table_problems`]), and a share link or result file to its
+/// tables when it opens — so nothing enters a dataset that would not load back.
+pub fn table_rule_problems(table: &Table) -> Vec<TableProblem> {
+    let mut out = Vec::new();
+    if let Table::Relational(t) = table {
+        for (r, row) in t.rows.iter().enumerate() {
+            if row.len() != t.header.len() {
+                out.push(TableProblem {
+                    kind: ProblemKind::RowLength,
+                    path: format!(".rows[{r}]"),
+                    message: format!(
+                        "expected {} cells (one per header column), found {}",
+                        t.header.len(),
+                        row.len()
+                    ),
+                });
+            }
+        }
+    }
+    out
+}
+
+/// Whether `dataset`, written as a file, loads back: the validator run on the JSON that
+/// saving it writes. The page calls it before any change enters the working dataset (a saved
+/// item, a review, a merge), so the copy it keeps in the browser always reloads; the error is
+/// the one loading that file would give, named `file`.
+pub fn check_reloads(file: &str, dataset: &Dataset) -> Result<(), DatasetError> {
+    let text = serde_json::to_string(dataset).map_err(|e| DatasetError {
+        file: file.to_string(),
+        problems: vec![Problem {
+            kind: ProblemKind::Structure,
+            path: "$".into(),
+            line_column: None,
+            message: format!("cannot be written as JSON: {e}"),
+        }],
+    })?;
+    parse_dataset(file, &text).map(|_| ())
+}
+
 /// serde_json appends " at line L column C"; the position is reported separately.
 fn strip_position(message: &str) -> &str {
     message.find(" at line ").map_or(message, |i| &message[..i])
@@ -304,19 +358,9 @@ impl Validator {
             } else {
                 table_rows.insert(id, table.as_ref().map(Table::row_count));
             }
-            if let Some(Table::Relational(t)) = table {
-                for (r, row) in t.rows.iter().enumerate() {
-                    if row.len() != t.header.len() {
-                        self.push(
-                            ProblemKind::RowLength,
-                            format!("{path}.rows[{r}]"),
-                            format!(
-                                "expected {} cells (one per header column), found {}",
-                                t.header.len(),
-                                row.len()
-                            ),
-                        );
-                    }
+            if let Some(table) = table {
+                for p in table_rule_problems(table) {
+                    self.push(p.kind, format!("{path}{}", p.path), p.message);
                 }
             }
         }

@@ -1,4 +1,4 @@
-//! Relevance annotation by hand (SPEC §4.2): rows marked in the table editor become an
+//! Relevance annotation by hand (docs/probes-and-metrics.md#table-probes-with-relevance): rows marked in the table editor become an
 //! example's `relevant_rows`, so the relevance probes can run on data that lacked them.
 
 use crate::data::dataset::Dataset;

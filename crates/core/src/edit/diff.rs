@@ -1,4 +1,4 @@
-//! An edited table against its original (SPEC §5): which rows were added, removed, changed
+//! An edited table against its original (docs/using-the-site.md#the-table-editor): which rows were added, removed, changed
 //! or moved, and whether the title changed. Rows are matched by the provenance the editor
 //! recorded; for two tables without it (a share link) rows are matched by key.
 

@@ -1,4 +1,4 @@
-//! A [`TableDiff`] as the lines a person reads (SPEC §5): one per edited row with its mark —
+//! A [`TableDiff`] as the lines a person reads (docs/using-the-site.md#the-table-editor): one per edited row with its mark —
 //! added, changed, moved, removed or unchanged — and the row's content before and after,
 //! then one per removed original row. The editor and the share page render these lines.
 

@@ -67,7 +67,7 @@ impl TableDraft {
         }
     }
 
-    /// Renames column `col` of a relational table (its "key", SPEC §1.1); ignored for
+    /// Renames column `col` of a relational table (its "key", docs/data-formats.md#tables); ignored for
     /// key–value tables.
     pub fn set_column(&mut self, col: usize, name: &str) {
         if let Table::Relational(t) = &mut self.table {
@@ -194,6 +194,10 @@ pub fn table_problems(table: &Table) -> Vec<String> {
                 ));
             }
         }
+    }
+    // The dataset file's own rules, so a saved table always loads back.
+    for p in crate::data::validate::table_rule_problems(table) {
+        out.push(format!("{} {}: {}", p.kind.describe(), p.path, p.message));
     }
     out
 }

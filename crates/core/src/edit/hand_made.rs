@@ -1,4 +1,4 @@
-//! Hand-made probe items (SPEC §4, §4.6): an edited table or a rewritten hypothesis, with the
+//! Hand-made probe items (docs/probes-and-metrics.md#certain-heuristic-and-review, #counterfactual-tables): an edited table or a rewritten hypothesis, with the
 //! label the user asserts, appended to the loaded dataset as a new example whose
 //! `derived_from` names the original — the same shape as the counterfactuals a dataset ships,
 //! so the probe runner treats both alike.

@@ -1,4 +1,4 @@
-//! Hand editing (SPEC §5 table editor and hypothesis rewriter): the pure logic behind the
+//! Hand editing (docs/using-the-site.md#the-table-editor and #the-hypothesis-rewriter): the pure logic behind the
 //! views — an undo/redo history, a table draft whose rows remember where they came from, the
 //! diff of an edited table against its original, hypothesis suggestions, hand-made probe items
 //! appended to a dataset, and relevance marks stored as annotation.

@@ -1,4 +1,4 @@
-//! Inoculation by fine-tuning (SPEC §4.9, the paper's §7 after Liu et al. 2019): from a
+//! Inoculation by fine-tuning (docs/inoculation.md, the paper's §7 after Liu et al. 2019): from a
 //! finished probe run, a challenge set of perturbed items, nested training samples of it, and —
 //! once a model has been fine-tuned on each sample (in `tabprobe-model`) — the before/after
 //! tables (the paper's Tables 9–12) and the outcome they show.
@@ -26,7 +26,7 @@ pub use result::{
 };
 pub use tables::{Cell, Column};
 
-/// What to inoculate on and how (SPEC §4.9). The defaults are the paper's grid.
+/// What to inoculate on and how (docs/inoculation.md#what-is-computed). The defaults are the paper's grid.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct InoculationSettings {
     /// The probes whose items form the challenge set.

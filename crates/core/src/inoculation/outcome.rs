@@ -1,4 +1,4 @@
-//! Which of §7's three outcomes (Liu et al. 2019) an inoculation shows (SPEC §4.9).
+//! Which of §7's three outcomes (Liu et al. 2019) an inoculation shows (docs/inoculation.md#what-is-computed).
 //!
 //! Let Δo be the change in accuracy on the original test sets (every original example of the
 //! run, pooled) and Δc the change on the held-out challenge set (every held-out item, pooled),

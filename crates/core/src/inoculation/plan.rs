@@ -1,4 +1,4 @@
-//! Which items inoculation trains on and which it evaluates (SPEC §4.9).
+//! Which items inoculation trains on and which it evaluates (docs/inoculation.md#what-is-computed).
 //!
 //! The challenge set is every item of the chosen probes whose expectation counts: generated as
 //! certain, or accepted by a reviewer (heuristic items nobody checked and rejected items are

@@ -1,4 +1,4 @@
-//! What a running inoculation reports (SPEC §4.9): the phase, the work done and planned, and
+//! What a running inoculation reports (docs/inoculation.md#running-it): the phase, the work done and planned, and
 //! the time spent, from which the page shows progress and an estimate of the time left.
 
 use serde::{Deserialize, Serialize};

@@ -1,4 +1,4 @@
-//! Linearization (SPEC §1.5): how a table becomes the premise text a model reads, and in
+//! Linearization (docs/data-formats.md#linearization): how a table becomes the premise text a model reads, and in
 //! which order premise and hypothesis are paired. The strategy is part of every result.
 
 mod infotabs_compat;

@@ -1,4 +1,4 @@
-//! INFOTABS' "table as a paragraph" (Gupta et al. 2020, §2 of the main paper), as SPEC §1.5
+//! INFOTABS' "table as a paragraph" (Gupta et al. 2020, §2 of the main paper), as docs/data-formats.md#linearization
 //! states it: `The <key> of <title> is <value>.`, `… are <v1>, <v2>, and <vn>.`, and
 //! `<title> was <key> on <value>.` for ISO dates. Relational tables get one sentence per record.
 

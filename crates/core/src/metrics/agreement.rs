@@ -190,7 +190,7 @@ pub fn relevance_agreement(run: &RunResult) -> Option<RelevanceAgreement> {
     relevance_agreement_where(run, |_| true)
 }
 
-/// [`relevance_agreement`] per split and per reasoning category (SPEC §4.8); groups without
+/// [`relevance_agreement`] per split and per reasoning category (docs/probes-and-metrics.md#breakdown-by-split-and-category); groups without
 /// ballots left out.
 pub fn relevance_agreement_by_group(run: &RunResult) -> Vec<(Group, RelevanceAgreement)> {
     groups(run)

@@ -1,4 +1,4 @@
-//! Evidence selection (SPEC §4.3, paper §5.3): rows whose deletion changes the model's
+//! Evidence selection (docs/probes-and-metrics.md#evidence-selection, paper §5.3): rows whose deletion changes the model's
 //! prediction are "model-relevant"; compared with human-annotated relevant rows on ENTAIL and
 //! CONTRADICT examples that have at least one.
 //!
@@ -268,7 +268,7 @@ pub fn evidence_selection_where(
     })
 }
 
-/// [`evidence_selection`] per split and per reasoning category (SPEC §4.8), groups with no
+/// [`evidence_selection`] per split and per reasoning category (docs/probes-and-metrics.md#breakdown-by-split-and-category), groups with no
 /// qualifying example left out.
 pub fn evidence_selection_by_group(run: &RunResult) -> Vec<(Group, EvidenceSelection)> {
     groups(run)

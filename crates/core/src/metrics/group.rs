@@ -1,4 +1,4 @@
-//! Groups of examples for the breakdowns of SPEC §4.8: one group per split and one per
+//! Groups of examples for the breakdowns of docs/probes-and-metrics.md#breakdown-by-split-and-category: one group per split and one per
 //! reasoning category. An example with several categories belongs to each of them, so
 //! category groups may overlap (as in INFOTABS' per-category analysis).
 

@@ -1,4 +1,4 @@
-//! The invalid-transition table (SPEC §3; the paper's Tables 5, 6, 13–17): for each label
+//! The invalid-transition table (docs/probes-and-metrics.md#the-invalid-transition-table; the paper's Tables 5, 6, 13–17): for each label
 //! predicted before the edit, the percentage of perturbed examples whose after-label the rule
 //! forbids; one column per split, an "Average" row over the labels present, and a mean column.
 

@@ -1,4 +1,4 @@
-//! Table 8's paired analysis (SPEC §4.6, paper §6): for each counterfactual item, whether the
+//! Table 8's paired analysis (docs/probes-and-metrics.md#table-8-paired-counterfactual-analysis, paper §6): for each counterfactual item, whether the
 //! full model is right on the counterfactual (C-THP) and on the original (O-THP), and whether
 //! the hypothesis-only view is right on the original (O-Hypo).
 //!
@@ -196,7 +196,7 @@ pub fn paired_table(
     paired_table_where(run, class, |_| true)
 }
 
-/// Table 8 of `class` per split and per reasoning category (SPEC §4.8); groups without items
+/// Table 8 of `class` per split and per reasoning category (docs/probes-and-metrics.md#breakdown-by-split-and-category); groups without items
 /// of the class are left out. Fails only when the run has no hypothesis-only scores at all.
 pub fn paired_tables_by_group(
     run: &RunResult,
@@ -295,7 +295,7 @@ fn table_of(
     Ok((rows, total))
 }
 
-/// Table 8 per split and per reasoning category (SPEC §4.8); groups without counterfactual
+/// Table 8 per split and per reasoning category (docs/probes-and-metrics.md#breakdown-by-split-and-category); groups without counterfactual
 /// items are left out. Fails only when the run has no hypothesis-only scores at all.
 pub fn paired_counterfactual_by_group(
     run: &RunResult,

@@ -275,7 +275,7 @@ pub fn perturbation_scores_in(
     }
 }
 
-/// [`perturbation_scores`] per split and per category (SPEC §4.8): `(group name, scores)`;
+/// [`perturbation_scores`] per split and per category (docs/probes-and-metrics.md#breakdown-by-split-and-category): `(group name, scores)`;
 /// no split group when every example is in one split (as [`super::group::groups`]).
 pub fn perturbation_scores_by_group(
     run: &RunResult,

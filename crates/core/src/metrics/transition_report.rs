@@ -1,11 +1,11 @@
 //! Transition graphs and invalid-transition tables computed from a finished run, per split
-//! and per category (SPEC §3, §4.8).
+//! and per category (docs/probes-and-metrics.md#transition-sets, #breakdown-by-split-and-category).
 //!
 //! The report draws one graph and one table per [`TransitionSet`]: the items one rule judges,
 //! cut the way the paper cuts them. Most sets are one table probe. Relevant-row deletion is two
 //! (Table 6's single relevant row deleted, and all relevant rows deleted at once — pooled, an
 //! example with two relevant rows would count three times in one row). The label-preserving
-//! rule of SPEC §3 judges two sets: hypothesis edits and counterfactual tables whose expected
+//! rule (docs/probes-and-metrics.md#transition-sets) judges two sets: hypothesis edits and counterfactual tables whose expected
 //! label is the original's gold label.
 //!
 //! The older functions keyed by [`Operation`] pool every item the rule judges.
@@ -47,12 +47,12 @@ pub enum TransitionSet {
     /// Counterfactual tables whose expected label is the gold label (§6: row and title swaps,
     /// and shipped counterfactuals that assert the original's label).
     LabelPreservingCounterfactual,
-    /// Premise removal (SPEC §4.7).
+    /// Premise removal (docs/probes-and-metrics.md#premise-removal).
     PremiseRemoval,
 }
 
 impl TransitionSet {
-    /// Every set, in the order of SPEC §3's table.
+    /// Every set, in the order of the table in docs/probes-and-metrics.md#default-rules.
     pub const ALL: [TransitionSet; 11] = [
         TransitionSet::RowDeletion,
         TransitionSet::RelevantRowDeletion,
@@ -334,7 +334,7 @@ fn in_category<'a>(run: &'a RunResult, category: &'a str) -> impl Fn(&ProbeItem)
     }
 }
 
-/// One transition graph per reasoning category (SPEC §4.8), categories sorted; a category
+/// One transition graph per reasoning category (docs/probes-and-metrics.md#breakdown-by-split-and-category), categories sorted; a category
 /// whose examples have no item judged by `operation` is left out.
 pub fn transition_graphs_by_category(
     run: &RunResult,
@@ -438,7 +438,7 @@ pub fn set_invalid_table(run: &RunResult, set: TransitionSet) -> Option<InvalidT
     set_invalid_table_where(run, set, |_| true)
 }
 
-/// One invalid-transition table of `set` per reasoning category (SPEC §4.8), categories
+/// One invalid-transition table of `set` per reasoning category (docs/probes-and-metrics.md#breakdown-by-split-and-category), categories
 /// sorted; categories without items of the set left out.
 pub fn set_invalid_tables_by_category(
     run: &RunResult,
@@ -453,7 +453,7 @@ pub fn set_invalid_tables_by_category(
         .collect()
 }
 
-/// One transition graph of `set` per reasoning category (SPEC §4.8), categories sorted;
+/// One transition graph of `set` per reasoning category (docs/probes-and-metrics.md#breakdown-by-split-and-category), categories sorted;
 /// categories without items of the set left out.
 pub fn set_graphs_by_category(
     run: &RunResult,
@@ -468,7 +468,7 @@ pub fn set_graphs_by_category(
         .collect()
 }
 
-/// One invalid-transition table per reasoning category (SPEC §4.8), categories sorted.
+/// One invalid-transition table per reasoning category (docs/probes-and-metrics.md#breakdown-by-split-and-category), categories sorted.
 pub fn invalid_tables_by_category(
     run: &RunResult,
     operation: Operation,

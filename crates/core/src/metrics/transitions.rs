@@ -1,4 +1,4 @@
-//! Transitions and the transition graph (SPEC §3, Figures 3, 4, 7–11): counts of
+//! Transitions and the transition graph (docs/probes-and-metrics.md#the-transition-graph, Figures 3, 4, 7–11): counts of
 //! `before → after` predictions, and each edge as a percentage of its source node.
 
 use serde::{Deserialize, Serialize};

@@ -363,7 +363,7 @@ pub fn run_word_order_metrics(run: &RunResult, thresholds: &[f64]) -> WordOrderM
     word_order_metrics(&ex, skipped, run.model.label_set.labels().len(), thresholds)
 }
 
-/// Word-order metrics per split and per reasoning category (SPEC §4.8); groups with neither
+/// Word-order metrics per split and per reasoning category (docs/probes-and-metrics.md#breakdown-by-split-and-category); groups with neither
 /// permuted nor skipped examples are left out.
 pub fn run_word_order_metrics_by_group(
     run: &RunResult,

@@ -47,7 +47,7 @@ pub struct ProbeSettings {
     /// Table → text, and pair order.
     #[serde(default)]
     pub linearization: LinearizeSettings,
-    /// k for row permutation (SPEC default 5).
+    /// k for row permutation (default 5: docs/probes-and-metrics.md#table-probes-without-relevance).
     #[serde(default = "default_permutations")]
     pub permutations: usize,
     /// Rows drawn per example for row insertion (and cells for relational value updates).
@@ -60,12 +60,12 @@ pub struct ProbeSettings {
     #[serde(default)]
     pub word_order: WordOrderSettings,
     /// Also score each original hypothesis with an empty premise (the hypothesis-only view
-    /// of SPEC §2, needed for Table 8's O-Hypo column).
+    /// of docs/probes-and-metrics.md#models-compared-the-hypothesis-only-view, needed for Table 8's O-Hypo column).
     #[serde(default)]
     pub hypothesis_only: bool,
     /// Also score the perturbed hypothesis of every Table 4 / Table 7 item (hypothesis and
     /// counterfactual probes) with an empty premise, and each original hypothesis too: the
-    /// hypothesis-only rows of Tables 4 and 7 (the same model's hypothesis-only view, SPEC §2).
+    /// hypothesis-only rows of Tables 4 and 7 (the same model's hypothesis-only view, docs/probes-and-metrics.md#models-compared-the-hypothesis-only-view).
     #[serde(default)]
     pub hypothesis_only_items: bool,
 }
@@ -78,7 +78,7 @@ fn default_insertions() -> usize {
 }
 
 impl ProbeSettings {
-    /// Settings for `probes` with the SPEC defaults.
+    /// Settings for `probes` with the defaults docs/probes-and-metrics.md#probes gives.
     pub fn new(probes: Vec<ProbeKind>, seed: u64) -> ProbeSettings {
         ProbeSettings {
             probes,
@@ -163,6 +163,27 @@ pub struct ProbeCounts {
 }
 
 impl ProbeSet {
+    /// What pair `index` belongs to, for error messages: the example whose original it is,
+    /// else the item that reads it (perturbed, original or hypothesis-only).
+    pub fn pair_owner(&self, index: usize) -> Option<String> {
+        if let Some(e) = self.examples.iter().find(|e| e.pair == index) {
+            return Some(format!("example {}", e.id));
+        }
+        if let Some(k) = self.hypothesis_only_pairs.iter().position(|&p| p == index) {
+            if let Some(e) = self.examples.get(k) {
+                return Some(format!("example {}, hypothesis only", e.id));
+            }
+        }
+        self.items
+            .iter()
+            .find(|it| {
+                it.perturbed_pair == index
+                    || it.original_pair == index
+                    || it.hypothesis_only_pair == Some(index)
+            })
+            .map(|it| format!("item {}", it.id))
+    }
+
     /// The counts the runner shows before starting.
     pub fn counts(&self) -> ProbeCounts {
         let mut per_probe = BTreeMap::new();

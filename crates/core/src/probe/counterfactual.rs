@@ -1,4 +1,4 @@
-//! Counterfactual tables made automatically (SPEC §4.6, paper §6): row swap (Figure 5) and
+//! Counterfactual tables made automatically (docs/probes-and-metrics.md#counterfactual-tables, paper §6): row swap (Figure 5) and
 //! title swap (Figure 6). The table is changed so it no longer matches the real world, the
 //! hypothesis follows it, and the label must not change. (Hand-made label-flipping pairs are
 //! imported by [`crate::data::import::counterfactual`].)

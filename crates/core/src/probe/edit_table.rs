@@ -1,4 +1,4 @@
-//! Row-level edits of either table shape (SPEC §1.1): every table probe is built from these.
+//! Row-level edits of either table shape (docs/data-formats.md#tables): every table probe is built from these.
 //! A key–value row is a key with its values; a relational row is a record, and "the same key
 //! in another table" means "the same column name".
 

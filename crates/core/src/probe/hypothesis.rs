@@ -1,4 +1,4 @@
-//! Hypothesis probes (SPEC §4.4, paper §4 and Table 2): edits of the hypothesis with the table
+//! Hypothesis probes (docs/probes-and-metrics.md#hypothesis-probes, paper §4 and Table 2): edits of the hypothesis with the table
 //! unchanged, over ENTAIL and CONTRADICT examples only (NEUTRAL needs table changes, §4 (a)).
 //! Every item carries the edited span before/after, the expected label and its certainty.
 //!
@@ -6,7 +6,7 @@
 //! around the edit; wherever the surrounding words can change that (a negation, a closeness
 //! word, a date, a value that overlaps the new one) the item is heuristic, or not generated
 //! when the edit would not be English. Each function's doc states its rules exactly; the
-//! README's "Hypothesis probes" section repeats them for readers. Offsets are byte offsets of
+//! docs/probes-and-metrics.md#hypothesis-probes repeats them for readers. Offsets are byte offsets of
 //! the original hypothesis, always on character boundaries (see [`super::phrase`]).
 
 use super::edit_table::KeyIndex;

@@ -1,4 +1,4 @@
-//! Probes (SPEC §4): controlled edits of a table or a hypothesis whose correct effect on the
+//! Probes (docs/probes-and-metrics.md#probes): controlled edits of a table or a hypothesis whose correct effect on the
 //! label is known. Every item records the operation, what changed, the expectation and
 //! whether that expectation is certain or heuristic.
 
@@ -72,7 +72,7 @@ pub enum ProbeKind {
 }
 
 impl ProbeKind {
-    /// The table probes, in SPEC order.
+    /// The table probes, in the order docs/probes-and-metrics.md#probes lists them.
     pub const TABLE: [ProbeKind; 9] = [
         ProbeKind::RowDeletion,
         ProbeKind::RowInsertion,

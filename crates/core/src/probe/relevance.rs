@@ -1,4 +1,4 @@
-//! Where an example's human-relevant rows (SPEC §1.2 `relevant_rows`) are in a probe item's
+//! Where an example's human-relevant rows (`relevant_rows`, docs/data-formats.md#examples) are in a probe item's
 //! perturbed table: each table probe moves rows by its own edit (a deletion shifts the rows
 //! after it up, a permutation reorders them), so the example's indices cannot be reused as
 //! they are — marking them on the perturbed table would mark the wrong rows.

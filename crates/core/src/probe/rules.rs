@@ -1,4 +1,4 @@
-//! Validity rules as data (SPEC §3): for each table operation and each label predicted before
+//! Validity rules as data (docs/probes-and-metrics.md#transitions-and-validity-rules): for each table operation and each label predicted before
 //! the edit, the labels a model may predict after it. The defaults are the paper's; a run can
 //! override any rule, and the rule set it used is stored in its result.
 
@@ -33,12 +33,12 @@ pub enum Operation {
     /// whose asserted label is the original's): the model's own `before → after` must keep its
     /// label (see `metrics::transition_report::TransitionSet`).
     LabelPreserving,
-    /// Remove the whole premise (SPEC §4.7): anything should become NEUTRAL.
+    /// Remove the whole premise (docs/probes-and-metrics.md#premise-removal): anything should become NEUTRAL.
     PremiseRemoval,
 }
 
 impl Operation {
-    /// Every operation, in the order of SPEC §3's table.
+    /// Every operation, in the order of the table in docs/probes-and-metrics.md#default-rules.
     pub const ALL: [Operation; 9] = [
         Operation::RowDeletion,
         Operation::RelevantRowDeletion,
@@ -117,7 +117,7 @@ pub struct RuleSet {
 }
 
 impl Default for RuleSet {
-    /// SPEC §3's table.
+    /// The table in docs/probes-and-metrics.md#default-rules.
     fn default() -> RuleSet {
         use Label::{Contradict as C, Entail as E, Neutral as N};
         use Operation as O;

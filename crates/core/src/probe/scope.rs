@@ -1,5 +1,5 @@
 //! Where a word of a hypothesis sits, as the hypothesis probes need it to decide whether an
-//! expected label is certain (SPEC §4.4, issue #11 §3): its clause and sentence, the negations
+//! expected label is certain (docs/probes-and-metrics.md#hypothesis-probes, issue #11 §3): its clause and sentence, the negations
 //! before it, the monotone phrase governing a number (with the negation that reverses it), and
 //! whether a number is a day of the month, a year or a quantity.
 //!

@@ -1,4 +1,4 @@
-//! Table probes (SPEC §4.1, §4.2, §4.7; paper §5 and Appendix): the perturbed tables of one
+//! Table probes (docs/probes-and-metrics.md#table-probes-without-relevance, #table-probes-with-relevance, #premise-removal; paper §5 and Appendix): the perturbed tables of one
 //! example, with the rule that judges them. Randomness comes only from the `Rng` passed in.
 
 use super::edit_table::{

@@ -1,4 +1,4 @@
-//! Word-order probes (SPEC §4.5; UNLI §4): q permutations per example of the hypothesis, the
+//! Word-order probes (docs/probes-and-metrics.md#word-order-probes; UNLI §4): q permutations per example of the hypothesis, the
 //! premise (each sentence on its own) or both, with no word keeping its position. Examples
 //! with a permuted sentence of five words or fewer are skipped (UNLI drops them too). The
 //! premise's sentences are the units its linearizer built (a row's sentence, a template's

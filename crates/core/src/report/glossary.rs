@@ -1,9 +1,9 @@
 //! The results' vocabulary, defined once: the paper's shorthand (C-THP, Ω_max, P^c, …) that
 //! the report's column headers and row names use, each with a one-line explanation and the
-//! README anchor of its longer definition, and the unit every column's numbers are in.
+//! docs anchor of its longer definition, and the unit every column's numbers are in.
 //!
 //! The site shows a term's line as a tooltip (on hover and keyboard focus) with a link to its
-//! definition; the README's "Glossary" section carries the same lines under the same anchors
+//! definition; the "Glossary" section of docs/probes-and-metrics.md carries the same lines under the same anchors
 //! (a test checks that they agree), so a reader never needs the paper in hand.
 
 /// What a column's numbers are.
@@ -22,7 +22,7 @@ pub struct Term {
     pub name: &'static str,
     /// The header cells and row names it explains, as the report writes them.
     pub keys: &'static [&'static str],
-    /// Its anchor in the README's glossary and the site's copy of it (`glossary-c-thp`).
+    /// Its anchor in the docs' glossary and the site's copy of it (`glossary-c-thp`).
     pub anchor: &'static str,
     /// The one-line explanation.
     pub line: &'static str,

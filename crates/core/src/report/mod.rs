@@ -6,7 +6,7 @@
 //! cannot meet a rule), evidence selection (§5.3, complete examples only), agreement of
 //! relevance annotations (§5.2), word-order metrics (UNLI §4) and Table 8 (NEUTRAL left out,
 //! label-flipping and label-preserving counterfactuals apart) — each also split by split and
-//! by reasoning category (SPEC §4.8), as [`Section`]s of cells. The command line prints them
+//! by reasoning category (docs/probes-and-metrics.md#breakdown-by-split-and-category), as [`Section`]s of cells. The command line prints them
 //! (`tabprobe report`) and writes each as CSV with [`render_csv`]; the site shows the same
 //! sections and downloads the same CSV, so both agree by construction.
 //!

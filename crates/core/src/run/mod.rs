@@ -14,7 +14,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::data::label::Label;
 use crate::probe::{ProbeExample, ProbeItem, ProbeSet};
-use crate::scoring::{ModelId, Pair, PairScore, PairScorer, ScoreError};
+use crate::scoring::{ModelId, NonFinite, Pair, PairScore, PairScorer, ScoreError};
 
 /// A model's prediction on the original and on the perturbed input.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -141,11 +141,34 @@ impl ProbeRun {
                 got: scores.len(),
             });
         }
+        // A scorer other than the model crate's (which refuses these itself) must not put a
+        // NaN into the run either: JSON would write it as `null` and the file never reads back.
+        let pairs = &self.set.pairs[range.clone()];
+        if let Err(nf) = NonFinite::check("", Some(pairs), &scores) {
+            self.outstanding = Some(range.clone());
+            let index = nf.index + range.start;
+            return Err(RunError::Score(ScoreError::NonFinite(
+                nf.offset(range.start).owned_by(self.set.pair_owner(index)),
+            )));
+        }
         for (slot, s) in self.scores[range.clone()].iter_mut().zip(scores) {
             *slot = Some(s);
         }
         self.next = range.end;
         Ok(self.progress())
+    }
+
+    /// A scorer's error on the batch last handed out, placed in the whole run: a non-finite
+    /// score's pair numbered from the run's start and named by its example or item.
+    pub fn locate(&self, e: ScoreError) -> ScoreError {
+        match e {
+            ScoreError::NonFinite(nf) => {
+                let start = self.outstanding.as_ref().map_or(self.next, |r| r.start);
+                let owner = self.set.pair_owner(start + nf.index);
+                ScoreError::NonFinite(nf.offset(start).owned_by(owner))
+            }
+            other => other,
+        }
     }
 
     /// Takes the scores of the first `scores.len()` pairs from an earlier, interrupted run of
@@ -189,7 +212,7 @@ impl ProbeRun {
                     total: p.total,
                 });
             }
-            let scores = scorer.score(&batch)?;
+            let scores = scorer.score(&batch).map_err(|e| self.locate(e))?;
             let p = self.submit(scores)?;
             progress(p);
         }
@@ -335,7 +358,19 @@ pub fn parse_run(file: &str, text: &str) -> Result<RunResult, String> {
             ))
         }
     }
-    let run: RunResult = crate::data::json::parse_json_at(file, text)?;
+    let run: RunResult = crate::data::json::parse_json_at(file, text).map_err(|e| {
+        // What a tabprobe that did not refuse NaN outputs wrote: serde's words alone do not
+        // say why a probability is null.
+        if e.contains(".score.") && e.contains("invalid type: null") {
+            format!(
+                "{e} — a score is null where a number belongs: the model gave NaN or infinite \
+                 outputs, which JSON cannot hold; this run cannot be reported, resumed or \
+                 merged: score it again with a working checkpoint"
+            )
+        } else {
+            e
+        }
+    })?;
     run.check().map_err(|e| format!("{file}: {e}"))?;
     Ok(run)
 }
@@ -389,6 +424,15 @@ impl RunResult {
                 return Err(bad(format!("$.hypothesis_only_pairs[{k}]"), p));
             }
         }
+        // JSON cannot hold NaN, but a number past f32's range (1e39) reads as infinity.
+        if let Some(k) = self.pairs.iter().position(|p| !p.score.is_finite()) {
+            return Err(format!(
+                "$.pairs[{k}].score holds a number that is not finite (logits {:?}, probabilities \
+                 {:?}); a run with it cannot be reported, resumed or merged: score it again with \
+                 a working checkpoint",
+                self.pairs[k].score.logits, self.pairs[k].score.probs
+            ));
+        }
         Ok(())
     }
 
@@ -406,7 +450,7 @@ impl RunResult {
     }
 
     /// This run with its hypothesis-only scores taken from `second`, a run of another model
-    /// (e.g. a separately trained hypothesis-only model, SPEC §2) on the same examples: the
+    /// (e.g. a separately trained hypothesis-only model, docs/probes-and-metrics.md#models-compared-the-hypothesis-only-view) on the same examples: the
     /// second model's hypothesis-only pairs and scores are appended to this run's pairs, and
     /// Table 8's O-Hypo column then reads the second model. Items take the second model's
     /// score of their perturbed hypothesis alone (Tables 4 and 7's hypothesis-only rows) when

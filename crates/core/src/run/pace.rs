@@ -1,4 +1,4 @@
-//! Time a person can plan with (README "Running probes and reading the results", step 2):
+//! Time a person can plan with (docs/using-the-site.md#the-probe-runner):
 //! the estimate shown before a run, and the remaining time shown during it.
 //!
 //! - **Estimate** = forward passes ÷ the pairs per second last measured on this model (weight

@@ -98,6 +98,19 @@ pub enum ShareError {
         /// What is wrong with it.
         reason: String,
     },
+    /// A table or text that a dataset file could not hold (the dataset validator's rules):
+    /// opened, it could be saved into the working dataset, which would then not load back.
+    #[error("this result's {which} breaks a dataset rule ({rule}) at {at}: {message}; it was not opened, so it cannot enter your dataset")]
+    BadInput {
+        /// Which input (`the original`, `the edited item`).
+        which: String,
+        /// The rule (`row length`).
+        rule: &'static str,
+        /// Where, e.g. `table.rows[0]`.
+        at: String,
+        /// What was expected and found.
+        message: String,
+    },
     /// Encoding failed (cannot happen for a well-formed result; reported rather than hidden).
     #[error("cannot encode the result: {0}")]
     Encode(String),

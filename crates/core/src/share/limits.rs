@@ -111,6 +111,30 @@ fn within(what: &str, found: usize, limit: usize, unit: &'static str) -> Result<
     Ok(())
 }
 
+/// Checks one input by the dataset file's rules: its table's (a relational row has one cell
+/// per header column) and its hypothesis' (not empty). A premise may be absent: hypothesis-only
+/// items have none, and the edited item leaves out a table it did not change.
+fn check_input(which: &str, input: &SharedInput) -> Result<(), ShareError> {
+    use crate::data::validate::{table_rule_problems, ProblemKind};
+    let bad = |rule: ProblemKind, at: String, message: String| ShareError::BadInput {
+        which: which.to_string(),
+        rule: rule.describe(),
+        at,
+        message,
+    };
+    if let Some(p) = input.table.iter().flat_map(table_rule_problems).next() {
+        return Err(bad(p.kind, format!("table{}", p.path), p.message));
+    }
+    if input.hypothesis.trim().is_empty() {
+        return Err(bad(
+            ProblemKind::EmptyHypothesis,
+            "hypothesis".into(),
+            "expected a non-empty hypothesis".into(),
+        ));
+    }
+    Ok(())
+}
+
 /// Checks one prediction: each probability in [0, 1], the three summing to 1 ± 1e-3.
 fn check_score(which: &str, s: &SharedScore) -> Result<(), ShareError> {
     let bad = |reason: String| ShareError::BadPrediction {
@@ -141,6 +165,8 @@ pub fn check(r: &SharedResult) -> Result<(), ShareError> {
     }
     b.input("original", &r.before)?;
     b.input("edited", &r.after)?;
+    check_input("original", &r.before)?;
+    check_input("edited item", &r.after)?;
     if let Some(m) = &r.model {
         b.text("the model name", &m.name)?;
         b.text("the model's weight hash", &m.weights_sha256)?;

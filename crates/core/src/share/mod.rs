@@ -1,4 +1,4 @@
-//! Share links (SPEC §5, issue 6 item 7): one probe result — tables, hypotheses, operation,
+//! Share links (docs/share-links.md, issue 6 item 7): one probe result — tables, hypotheses, operation,
 //! rule, expectation, model name and weight hash, predictions and linearization — packed into
 //! a URL fragment (`#/share/v1.<data>`) that opens with no dataset loaded. Results too large
 //! for a link go into a small JSON result file instead.

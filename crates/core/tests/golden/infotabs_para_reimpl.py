@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Independent re-implementation of INFOTABS' table-as-paragraph preprocessing
 (`scripts/preprocess/json_to_para.py` in utahnlp/infotabs-code), written from the behaviour
-tabprobe's SPEC §1.5 documents, to produce golden text for `tests/linearize_infotabs.rs`.
+tabprobe's docs/data-formats.md#linearization documents, to produce golden text for `tests/linearize_infotabs.rs`.
 
 Behaviour reproduced (the reference script's quirks):
 - tables are read with key order kept (OrderedDict semantics: a repeated key keeps its first

@@ -1,11 +1,11 @@
-//! Inoculation by fine-tuning (SPEC §4.9): the loaded model is evaluated, fine-tuned on every
+//! Inoculation by fine-tuning (docs/inoculation.md): the loaded model is evaluated, fine-tuned on every
 //! nested sample of core's [`InoculationPlan`] with every learning rate of the grid (early
 //! stopping on dev accuracy), the learning rate with the best dev accuracy is kept per size,
 //! and each kept model is evaluated on the same pairs. One async function serves the browser
 //! worker (which awaits read-backs and yields between steps through [`Pace`]) and the CLI
 //! (which blocks on it).
 //!
-//! Training choices beyond the paper's grid (stated in SPEC §4.9): AdamW with `transformers`'
+//! Training choices beyond the paper's grid (stated in docs/inoculation.md#what-is-computed): AdamW with `transformers`'
 //! defaults (β 0.9/0.999, ε 1e-8, no weight decay, gradient norm clipped at 1), the learning
 //! rate decaying linearly to 0 over the planned steps without warm-up, no dropout, one dev
 //! evaluation per epoch; the shuffling seed of grid run k is `seed + k`.

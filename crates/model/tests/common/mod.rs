@@ -71,6 +71,7 @@ pub fn load_variant(dir: &str, device: &Device) -> NliModel {
             config_json: &config,
             weights: &weights,
             tokenizer: TokenizerFiles::Json(&tokenizer),
+            tokenizer_config: None,
         },
         device,
     )

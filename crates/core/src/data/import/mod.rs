@@ -106,7 +106,7 @@ pub fn stem(path: &str) -> &str {
     }
 }
 
-/// Size limits applied before anything is read whole (SPEC §5: big files are refused with a
+/// Size limits applied before anything is read whole (docs/limits.md#data-files: big files are refused with a
 /// message, never half-loaded).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Limits {
