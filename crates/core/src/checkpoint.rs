@@ -692,8 +692,15 @@ mod tests {
             e.contains("has 4 file parts") && e.contains("this one has 3"),
             "{e}"
         );
+        // One part more is tokenizer_config.json; two more is an error.
+        assert_eq!(
+            CheckpointFiles::from_parts(TokenizerKind::Json, vec!["c", "w", "t", "x"])
+                .map(|f| f.tokenizer_config),
+            Ok(Some("x"))
+        );
         assert!(
-            CheckpointFiles::from_parts(TokenizerKind::Json, vec!["c", "w", "t", "x"]).is_err()
+            CheckpointFiles::from_parts(TokenizerKind::Json, vec!["c", "w", "t", "x", "y"])
+                .is_err()
         );
     }
 }
