@@ -343,16 +343,19 @@ impl NliModel {
     }
 
     /// Runs one short pair so shaders are compiled and buffers allocated before the user waits
-    /// on real work.
+    /// on real work. Only a failure to run is an error here: non-finite outputs on this
+    /// made-up pair are not, because the error for them must name a pair and example of the
+    /// user's own (it comes from the first run, as in every caller that scores).
     pub async fn warm_up(&self) -> Result<(), ScoreError> {
         let pair = Pair {
             premise: "The sky is blue.".into(),
             hypothesis: "The sky has a colour.".into(),
             order: PairOrder::PremiseFirst,
         };
-        self.score_async(std::slice::from_ref(&pair))
-            .await
-            .map(|_| ())
+        match self.score_async(std::slice::from_ref(&pair)).await {
+            Ok(_) | Err(ScoreError::NonFinite(_)) => Ok(()),
+            Err(e) => Err(e),
+        }
     }
 
     /// The batches [`NliModel::score_encoded_async`] runs `encoded` in, each as its rows

@@ -450,3 +450,41 @@ fn a_post_processor_special_id_past_the_embedding_table_is_refused() {
     let e = load_tokenizer(TokenizerFiles::Json(&t)).unwrap_err();
     assert_id_out_of_range(&e, "tokenizer.json", "<s>", 5000);
 }
+
+/// The hostile NaN fixture (weights that make NaN logits) loads and warms up — the warm-up's
+/// made-up pair is no place for the error — and the first real score is refused, naming the
+/// model and the pair (issue 36, item 1; the page's worker loads models this way).
+#[test]
+fn nan_model_warms_up_and_its_first_score_is_refused() {
+    use tabprobe_core::scoring::{PairScorer, ScoreError};
+    let dir =
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/fixtures/hostile/nan-model");
+    let file = |f: &str| std::fs::read(dir.join(f)).unwrap();
+    let (config, weights, tokenizer) =
+        (file("config.json"), file("model.safetensors"), file("tokenizer.json"));
+    let mut model = NliModel::load(
+        "nan-model",
+        ModelFiles {
+            config_json: &config,
+            weights: &weights,
+            tokenizer: TokenizerFiles::Json(&tokenizer),
+            tokenizer_config: None,
+        },
+        &Device::flex(),
+    )
+    .unwrap();
+    common::block_on(model.warm_up()).expect("warm-up does not judge the outputs");
+    let pair = Pair {
+        premise: "The sky is blue.".into(),
+        hypothesis: "The sky has a colour.".into(),
+        order: PairOrder::PremiseFirst,
+    };
+    match model.score(&[pair]) {
+        Err(ScoreError::NonFinite(nf)) => {
+            let msg = nf.to_string();
+            assert!(msg.contains("nan-model"), "{msg}");
+            assert!(msg.contains("gave non-finite outputs (logits [NaN, NaN, NaN]) on pair 1"), "{msg}");
+        }
+        other => panic!("expected a non-finite error, got {other:?}"),
+    }
+}
