@@ -30,6 +30,8 @@ pub fn App() -> impl IntoView {
     provide_context(state);
     let runs = RunsState::new();
     provide_context(runs);
+    // A run that a reload or crash interrupted is offered for resuming in the runner.
+    crate::run_resume::load_interrupted(runs);
     crate::session::start(state);
     spawn_local(load_bundled_models(state));
     let route = use_route();

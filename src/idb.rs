@@ -268,6 +268,28 @@ pub async fn delete_all(entries: &[(&str, &str)], what: &str) -> Result<(), Stor
     result
 }
 
+/// Deletes every entry of `store` whose key starts with `prefix` (text keys), in one
+/// transaction.
+pub async fn delete_prefix(store: &str, prefix: &str, what: &str) -> Result<(), StoreError> {
+    let db = open().await?;
+    let result = async {
+        let tx = transaction(&db, &[store], IdbTransactionMode::Readwrite, what)?;
+        // Every text key that starts with `prefix` sorts between it and prefix + U+FFFF.
+        let range = web_sys::IdbKeyRange::bound(
+            &JsValue::from_str(prefix),
+            &JsValue::from_str(&format!("{prefix}\u{ffff}")),
+        )
+        .map_err(|e| js_err(what, &e))?;
+        tx.object_store(store)
+            .and_then(|s| s.delete(&range))
+            .map_err(|e| js_err(what, &e))?;
+        transaction_done(&tx, what).await
+    }
+    .await;
+    db.close();
+    result
+}
+
 /// The value under `key` in `store`: `Ok(None)` when there is none, `Err` naming the key
 /// when it is not text (nothing but this page writes there, but anything can).
 pub async fn get_text(store: &str, key: &str, what: &str) -> Result<Option<String>, StoreError> {

@@ -12,6 +12,8 @@ pub mod model_fit;
 pub mod model_load;
 pub mod pace;
 pub mod route;
+pub mod run_keep;
+pub mod run_resume;
 pub mod run_store;
 pub mod runs;
 pub mod session;

@@ -16,7 +16,8 @@ use js_sys::{Reflect, Uint8Array};
 use leptos::prelude::*;
 use tabprobe_core::checkpoint::{
     checkpoint_name, marks_checkpoint, CheckpointFiles, PytorchBin, SmallFiles, TokenizerFiles,
-    HubName, CONFIG_JSON, MERGES_TXT, PYTORCH_BIN, SAFETENSORS, TOKENIZER_JSON, VOCAB_JSON,
+    HubName, CONFIG_JSON, MERGES_TXT, PYTORCH_BIN, SAFETENSORS, TOKENIZER_CONFIG_JSON,
+    TOKENIZER_JSON, VOCAB_JSON,
 };
 use tabprobe_worker::protocol::{Backend, BackendChoice, Slot};
 use wasm_bindgen::{JsCast, JsValue};
@@ -430,14 +431,23 @@ async fn load_url(ticket: Ticket, base: String, name: Option<String>) {
                 }
             }
         };
+        // The Hub's checkpoints carry tokenizer_config.json (its model_max_length truncates
+        // as transformers does); one without it answers 404 and loads as before. A plain URL
+        // folder is not asked: most have none, and the browser logs every 404 as an error
+        // (each start-up load of a bundled model would). Picked files and the CLI read it.
+        let tokenizer_config = match hub {
+            true => match get(TOKENIZER_CONFIG_JSON).await? {
+                Some(t) => Some(blob_bytes(&t, TOKENIZER_CONFIG_JSON).await?),
+                None => None,
+            },
+            false => None,
+        };
         Ok::<_, String>(CheckpointToLoad {
             name: name.clone(),
             small: SmallFiles {
                 config_json,
                 tokenizer,
-                // Not asked for: a folder without it would answer 404, which the browser logs
-                // as an error. Picked files and the CLI read it (its model_max_length).
-                tokenizer_config: None,
+                tokenizer_config,
             },
             weights,
         })

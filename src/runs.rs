@@ -11,10 +11,11 @@ use tabprobe_core::probe::rules::RuleSet;
 use tabprobe_core::probe::{ProbeCounts, ProbeKind, ProbeSet, ProbeSettings};
 use tabprobe_core::run::pace::{estimate_seconds, RemainingClock};
 
+use crate::run_keep::{KeptChunk, KeptModel, KeptRun};
 use crate::run_store::{self, RunMeta, SavedRun, StoredPieces};
 use crate::state::AppState;
-use crate::worker_client::client;
-use tabprobe_worker::protocol::{ModelInfo, ProbeRequest, Slot};
+use crate::worker_client::{client, RunUpdate};
+use tabprobe_worker::protocol::{ModelInfo, ProbeRequest, RunResume, Slot};
 
 /// What the runner is doing.
 #[derive(Clone, Debug, PartialEq)]
@@ -50,6 +51,8 @@ pub enum RunStatus {
         pairs: usize,
         /// Cancelled before the end.
         cancelled: bool,
+        /// Pairs whose scores came from the interrupted run it resumed (0 for a fresh run).
+        resumed: usize,
     },
     /// Could not run.
     Failed(String),
@@ -109,11 +112,20 @@ pub struct RunsState {
     /// The id of the run on screen when the browser refused to save it (quota): the page
     /// offers its download.
     pub unsaved: RwSignal<Option<String>>,
+    /// A run that was interrupted (a reload, a crash) and is kept to resume
+    /// ([`crate::run_resume`]), or why the kept one cannot be read.
+    pub interrupted: RwSignal<Option<Result<KeptRun, String>>>,
+    /// Pairs of the run in progress kept in the browser so far.
+    pub kept: RwSignal<usize>,
+    /// Why the run in progress is not kept (storage refused), if it is not.
+    pub keep_problem: RwSignal<Option<String>>,
     /// Bumped by each recount: an answer for an older form is dropped.
     count_generation: StoredValue<u64>,
     job: StoredValue<Option<u64>>,
     cancel: StoredValue<bool>,
     clock: StoredValue<Option<RemainingClock>>,
+    /// The scores of the run in progress on their way to storage.
+    pub(crate) keeper: StoredValue<Option<crate::run_resume::Keeper>>,
 }
 
 impl RunsState {
@@ -131,6 +143,10 @@ impl RunsState {
             job: StoredValue::new(None),
             cancel: StoredValue::new(false),
             clock: StoredValue::new(None),
+            interrupted: RwSignal::new(None),
+            kept: RwSignal::new(0),
+            keep_problem: RwSignal::new(None),
+            keeper: StoredValue::new(None),
         }
     }
 
@@ -264,7 +280,8 @@ pub fn run_estimate_s(state: &AppState, passes: &[(ModelInfo, usize)]) -> Option
 }
 
 /// Starts a run of the form's probe set: the main model, then (when asked and loaded) the
-/// second model on the same items. The result is saved in IndexedDB and opened.
+/// second model on the same items. The result is saved in IndexedDB and opened; while it
+/// runs, its scores are kept ([`crate::run_keep`]) so a reload or crash can resume it.
 pub fn start_run(state: AppState, runs: RunsState) {
     if runs.running() {
         return;
@@ -278,10 +295,9 @@ pub fn start_run(state: AppState, runs: RunsState) {
         ));
         return;
     }
-    let models: Vec<(Slot, String)> = infos.iter().map(|(s, m)| (*s, m.id.name.clone())).collect();
     // The worker builds each model's probe set; the second model also scores every
     // hypothesis alone: Table 8's hypothesis-only column.
-    let requests: Result<Vec<ProbeRequest>, String> = models
+    let requests: Result<Vec<ProbeRequest>, String> = infos
         .iter()
         .map(|&(slot, _)| probe_request(&state, &form, slot))
         .collect();
@@ -298,8 +314,75 @@ pub fn start_run(state: AppState, runs: RunsState) {
         ProbeCountsState::Ready(Ok(c)) => c.forward_passes,
         _ => 0,
     };
+    let dataset = state
+        .dataset
+        .get_untracked()
+        .map(|d| d.file.clone())
+        .unwrap_or_default();
+    let kept = KeptRun {
+        started_ms: js_sys::Date::now(),
+        dataset,
+        models: infos
+            .iter()
+            .map(|(slot, m)| KeptModel {
+                slot: *slot,
+                name: m.id.name.clone(),
+                weights_sha256: m.id.weights_sha256.clone(),
+                kept: 0,
+                total: 0,
+            })
+            .collect(),
+        records: 0,
+    };
+    let resumes = vec![None; infos.len()];
+    drive(
+        state,
+        runs,
+        RunPlan {
+            infos,
+            requests,
+            resumes,
+            per_model,
+            kept,
+            fresh: true,
+        },
+    );
+}
+
+/// What [`drive`] runs: each model (slot and info, in order) with its request and the scores
+/// an interrupted run kept for it.
+pub(crate) struct RunPlan {
+    pub(crate) infos: Vec<(Slot, ModelInfo)>,
+    pub(crate) requests: Vec<ProbeRequest>,
+    pub(crate) resumes: Vec<Option<RunResume>>,
+    /// Forward passes per model, estimated before the worker says (0: unknown).
+    pub(crate) per_model: usize,
+    /// The kept run's header.
+    pub(crate) kept: KeptRun,
+    /// A new run (its requests are written first) rather than a resumed one.
+    pub(crate) fresh: bool,
+}
+
+/// Runs `plan` in the worker, one model after the other, keeping the scores as they come and
+/// saving the finished run.
+pub(crate) fn drive(state: AppState, runs: RunsState, plan: RunPlan) {
+    let RunPlan {
+        infos,
+        requests,
+        resumes,
+        per_model,
+        kept,
+        fresh,
+    } = plan;
+    let models: Vec<(Slot, String)> = infos.iter().map(|(s, m)| (*s, m.id.name.clone())).collect();
     let model_count = models.len();
-    let total = per_model * model_count;
+    // Pairs already scored by the interrupted run: shown as done, not counted in the rate.
+    let resumed: Vec<usize> = resumes
+        .iter()
+        .map(|r| r.as_ref().map_or(0, |r| r.scores.len()))
+        .collect();
+    let resumed_all: usize = resumed.iter().sum();
+    let total = (per_model * model_count).max(resumed_all);
     let started_ms = js_sys::Date::now();
     // The clock starts from the estimate, when every model has a measured speed.
     let passes: Vec<(ModelInfo, usize)> =
@@ -307,20 +390,19 @@ pub fn start_run(state: AppState, runs: RunsState) {
     let prior_rate = untrack(|| run_estimate_s(&state, &passes))
         .filter(|s| *s > 0.0)
         .map(|s| total as f64 / s);
-    let clock = RemainingClock::new(total, started_ms, prior_rate);
+    let clock = RemainingClock::new(total.saturating_sub(resumed_all), started_ms, prior_rate);
     let remaining_s = clock.remaining_s();
     runs.clock.set_value(Some(clock));
-    let dataset = state
-        .dataset
-        .get_untracked()
-        .map(|d| d.file.clone())
-        .unwrap_or_default();
     runs.cancel.set_value(false);
+    runs.interrupted.set(None);
+    runs.kept.set(resumed_all);
+    let dataset = kept.dataset.clone();
+    crate::run_resume::keep_begin(runs, kept, &requests, fresh);
     runs.status.set(RunStatus::Running {
         model_index: 1,
         models: models.len(),
         model: models[0].1.clone(),
-        done: 0,
+        done: resumed.first().copied().unwrap_or(0),
         total,
         started_ms,
         cancelling: false,
@@ -330,6 +412,7 @@ pub fn start_run(state: AppState, runs: RunsState) {
         let client = match client() {
             Ok(c) => c,
             Err(e) => {
+                crate::run_resume::keep_end(runs, true).await;
                 runs.status.set(RunStatus::Failed(e));
                 return;
             }
@@ -338,48 +421,70 @@ pub fn start_run(state: AppState, runs: RunsState) {
         // The run files' pieces as the worker sent them, every model's: what is stored, so
         // the page never serialises the run.
         let mut pieces = Vec::new();
-        let mut failure: Option<String> = None;
+        let mut failure: Option<(String, bool)> = None;
         let mut before = 0;
-        for (k, ((slot, name), request)) in models.into_iter().zip(requests).enumerate() {
+        // Pairs scored in this session by the models before this one (the clock's count).
+        let mut new_before = 0;
+        for (k, (((slot, name), request), resume)) in
+            models.into_iter().zip(requests).zip(resumes).enumerate()
+        {
             if runs.cancel.get_value() {
                 break;
             }
-            let progress = {
+            let resumed_here = resumed[k];
+            let update = {
                 let name = name.clone();
-                move |done: usize, total_here: usize| {
-                    let now = js_sys::Date::now();
-                    // This model's set as the worker built it; the models after it are
-                    // estimated at its size.
-                    let grand_total = before + total_here * (model_count - k);
-                    let mut left = None;
-                    runs.clock.update_value(|c| {
-                        left = c.as_mut().and_then(|c| {
-                            c.set_total(grand_total);
-                            c.report(before + done, now)
+                move |update: RunUpdate| match update {
+                    RunUpdate::Progress { done, total: total_here } => {
+                        let now = js_sys::Date::now();
+                        // This model's set as the worker built it; the models after it are
+                        // estimated at its size.
+                        let grand_total = before + total_here * (model_count - k);
+                        crate::run_resume::keep_total(runs, k, total_here);
+                        let mut left = None;
+                        runs.clock.update_value(|c| {
+                            left = c.as_mut().and_then(|c| {
+                                c.set_total(grand_total.saturating_sub(resumed_all));
+                                c.report(new_before + done.saturating_sub(resumed_here), now)
+                            });
                         });
-                    });
-                    runs.status.update(|s| {
-                        if let RunStatus::Running {
-                            done: d,
-                            total: t,
-                            model_index,
-                            model,
-                            remaining_s,
-                            ..
-                        } = s
-                        {
-                            *d = before + done;
-                            *t = grand_total;
-                            *model_index = k + 1;
-                            *model = name.clone();
-                            *remaining_s = left;
-                        }
-                    })
+                        runs.status.update(|s| {
+                            if let RunStatus::Running {
+                                done: d,
+                                total: t,
+                                model_index,
+                                model,
+                                remaining_s,
+                                ..
+                            } = s
+                            {
+                                *d = before + done;
+                                *t = grand_total;
+                                *model_index = k + 1;
+                                *model = name.clone();
+                                *remaining_s = left;
+                            }
+                        })
+                    }
+                    RunUpdate::Scores {
+                        chunk,
+                        from,
+                        scores,
+                    } => crate::run_resume::keep_scores(
+                        runs,
+                        KeptChunk {
+                            model: k,
+                            chunk,
+                            from,
+                            scores,
+                        },
+                    ),
                 }
             };
-            let (job, outcome) = match client.run_probe(slot, request, progress) {
+            let (job, outcome) = match client.run_probe(slot, request, resume, update) {
                 Ok(j) => j,
                 Err(e) => {
+                    crate::run_resume::keep_end(runs, true).await;
                     runs.status.set(RunStatus::Failed(e));
                     return;
                 }
@@ -399,23 +504,44 @@ pub fn start_run(state: AppState, runs: RunsState) {
                     // This run's speed is the next estimate's.
                     let scored = result.cancelled_at.map_or(result.pairs.len(), |p| p.done);
                     if let Some(info) = state.slot(slot).model.get_untracked() {
-                        state.pace.record(&info, scored, ms);
+                        state
+                            .pace
+                            .record(&info, scored.saturating_sub(resumed_here), ms);
                     }
                     before += scored;
+                    new_before += scored.saturating_sub(resumed_here);
                     results.push(Arc::new(result));
                     if stop {
                         break;
                     }
+                    // Every score of this model is kept before the next model starts: a crash
+                    // during the next one must not cost this one.
+                    crate::run_resume::keep_now(runs);
                 }
                 Err(f) => {
                     // A failed model (non-finite outputs, a crashed worker) ends the run; the
                     // models that finished before it are still saved below.
-                    failure = Some(format!("{name}: {}", f.message));
+                    failure = Some((format!("{name}: {}", f.message), f.lost));
                     break;
                 }
             }
         }
         runs.job.set_value(None);
+        // A worker that died (or stopped answering) ends the run, not the model: what was
+        // scored stays kept, to resume once the models are loaded again.
+        if let Some((message, true)) = &failure {
+            if let Some(kept) = crate::run_resume::keep_end(runs, false).await {
+                runs.status.set(RunStatus::Failed(format!(
+                    "{message} — the {} pairs scored so far are kept in this browser: load the model again and resume the run (below)",
+                    kept.kept()
+                )));
+                runs.interrupted.set(Some(Ok(kept)));
+                return;
+            }
+        } else {
+            crate::run_resume::keep_end(runs, true).await;
+        }
+        let failure = failure.map(|(m, _)| m);
         if let Some(message) = failure.clone().filter(|_| results.is_empty()) {
             runs.status.set(RunStatus::Failed(message));
             return;
@@ -488,6 +614,7 @@ pub fn start_run(state: AppState, runs: RunsState) {
             elapsed_ms,
             pairs: scored,
             cancelled,
+            resumed: resumed_all,
         });
         runs.refresh().await;
         // Open the results when the user is still watching the runner.

@@ -26,7 +26,9 @@ use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 use web_sys::{Blob, ErrorEvent, MessageEvent, Worker};
 
-use tabprobe_worker::protocol::{BackendChoice, ModelInfo, ProbeRequest, Request, Response, Slot};
+use tabprobe_worker::protocol::{
+    BackendChoice, ModelInfo, ProbeRequest, Request, Response, RunResume, Slot,
+};
 use tabprobe_worker::transport;
 
 use crate::run_store::StoredPieces;
@@ -41,6 +43,9 @@ pub struct ScoreFailure {
     pub message: String,
     /// True when the user cancelled it.
     pub cancelled: bool,
+    /// True when the worker died or stopped answering (the job did not end by itself): a
+    /// probe run's kept scores are then kept for resuming.
+    pub lost: bool,
 }
 
 /// The files of a checkpoint to load: config and tokenizer as bytes, the weights as a Blob (a
@@ -81,7 +86,7 @@ struct Pending {
     /// Pending loads by load id (ids come from `next_job` too).
     loads: HashMap<u64, oneshot::Sender<Result<ModelInfo, String>>>,
     jobs: HashMap<u64, Job<Vec<PairScore>>>,
-    runs: HashMap<u64, Job<FinishedRun>>,
+    runs: HashMap<u64, Job<FinishedRun, RunUpdate>>,
     /// Pieces of run files arriving, by job (see [`Response::RunPiece`]).
     arriving: HashMap<u64, Arriving>,
     inoculations: HashMap<u64, Job<InoculationResult, InoculationProgress>>,
@@ -105,6 +110,26 @@ pub struct FinishedRun {
     pub piece_bytes: Vec<usize>,
     /// The pieces, one after the other.
     pub blob: Blob,
+}
+
+/// What a probe run reports while it runs.
+pub enum RunUpdate {
+    /// `done` of `total` pairs are scored.
+    Progress {
+        /// Pairs scored.
+        done: usize,
+        /// Pairs in the run.
+        total: usize,
+    },
+    /// The scores of pairs `from..from + scores.len()`, handed out in chunks of `chunk`.
+    Scores {
+        /// Pairs per chunk.
+        chunk: usize,
+        /// The first pair's position.
+        from: usize,
+        /// Their scores.
+        scores: Vec<PairScore>,
+    },
 }
 
 /// A run file arriving piece by piece: each piece is parsed when its message comes (a task
@@ -185,6 +210,7 @@ impl Pending {
             let _ = job.done.send(Err(ScoreFailure {
                 message: message.to_string(),
                 cancelled: false,
+                lost: true,
             }));
         }
         self.arriving.clear();
@@ -192,12 +218,14 @@ impl Pending {
             let _ = run.done.send(Err(ScoreFailure {
                 message: message.to_string(),
                 cancelled: false,
+                lost: true,
             }));
         }
         for (_, job) in self.inoculations.drain() {
             let _ = job.done.send(Err(ScoreFailure {
                 message: message.to_string(),
                 cancelled: false,
+                lost: true,
             }));
         }
         for (_, tx) in self.exports.drain() {
@@ -528,27 +556,31 @@ impl WorkerClient {
             rx.await.map_err(|_| ScoreFailure {
                 message: "the model worker stopped answering".into(),
                 cancelled: false,
+                lost: true,
             })?
         };
         Ok((job, Box::pin(result)))
     }
 
-    /// Starts a probe run of `set` with the model in `slot`. Returns the job id (for
-    /// [`WorkerClient::cancel`]) and a future of the run file and the elapsed milliseconds;
-    /// a cancelled run still resolves to `Ok`, with `cancelled_at` set.
+    /// Starts a probe run of `set` with the model in `slot` (going on after the scores of
+    /// `resume`, when given). Returns the job id (for [`WorkerClient::cancel`]) and a future
+    /// of the run file and the elapsed milliseconds; a cancelled run still resolves to `Ok`,
+    /// with `cancelled_at` set. `update` hears the progress and each chunk's scores.
     pub fn run_probe(
         &self,
         slot: Slot,
         probe: ProbeRequest,
-        progress: impl Fn(usize, usize) + 'static,
+        resume: Option<RunResume>,
+        update: impl Fn(RunUpdate) + 'static,
     ) -> Result<(u64, JobResult<FinishedRun>), String> {
         self.start_job(
             |p| &mut p.runs,
-            move |(done, total)| progress(done, total),
+            update,
             move |job| Request::RunProbe {
                 job,
                 slot,
                 probe: Box::new(probe),
+                resume,
             },
         )
     }
@@ -773,7 +805,21 @@ fn dispatch(
             if let Some(j) = p.jobs.get(&job) {
                 (j.progress)((done, total));
             } else if let Some(r) = p.runs.get(&job) {
-                (r.progress)((done, total));
+                (r.progress)(RunUpdate::Progress { done, total });
+            }
+        }
+        Response::RunScores {
+            job,
+            chunk,
+            from,
+            scores,
+        } => {
+            if let Some(r) = p.runs.get(&job) {
+                (r.progress)(RunUpdate::Scores {
+                    chunk,
+                    from,
+                    scores,
+                });
             }
         }
         Response::RunPiece { job } => {
@@ -800,6 +846,7 @@ fn dispatch(
                 .map_err(|message| ScoreFailure {
                     message: format!("the finished run does not read: {message}"),
                     cancelled: false,
+                    lost: false,
                 });
                 let _ = r.done.send(outcome);
             }
@@ -820,12 +867,24 @@ fn dispatch(
             cancelled,
         } => {
             if let Some(j) = p.jobs.remove(&job) {
-                let _ = j.done.send(Err(ScoreFailure { message, cancelled }));
+                let _ = j.done.send(Err(ScoreFailure {
+                    message,
+                    cancelled,
+                    lost: false,
+                }));
             } else if let Some(r) = p.runs.remove(&job) {
                 p.arriving.remove(&job);
-                let _ = r.done.send(Err(ScoreFailure { message, cancelled }));
+                let _ = r.done.send(Err(ScoreFailure {
+                    message,
+                    cancelled,
+                    lost: false,
+                }));
             } else if let Some(i) = p.inoculations.remove(&job) {
-                let _ = i.done.send(Err(ScoreFailure { message, cancelled }));
+                let _ = i.done.send(Err(ScoreFailure {
+                    message,
+                    cancelled,
+                    lost: false,
+                }));
             } else if let Some(tx) = p.exports.remove(&job) {
                 let _ = tx.send(Err(message));
             }

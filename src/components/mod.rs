@@ -6,6 +6,7 @@ pub mod glossary_term;
 pub mod hub_load;
 pub mod import_summary;
 pub mod in_chunks;
+pub mod interrupted_run;
 pub mod kept_note;
 pub mod label_badge;
 pub mod live_prediction;

@@ -11,6 +11,7 @@ use tabprobe_core::probe::ProbeKind;
 use tabprobe_core::Label;
 use tabprobe_worker::protocol::Slot;
 
+use crate::components::interrupted_run::InterruptedRun;
 use crate::components::model_panel::ModelPanel;
 use crate::components::progress_bar::{duration, ProgressBar};
 use crate::components::run_estimate::RunEstimate;
@@ -327,6 +328,10 @@ pub fn RunnerView() -> impl IntoView {
                 <div class="run-status running">
                     <p>{format!("Running {model} (model {model_index} of {models})")}{cancelling.then_some(" — cancelling after the batch in flight…")}</p>
                     <ProgressBar done=done total=Signal::derive(move || total) started_ms=started_ms remaining_s=remaining_s/>
+                    <p class="hint" data-testid="run-kept">{move || match runs.keep_problem.get() {
+                        Some(problem) => problem,
+                        None => format!("{} pairs kept in this browser (a reload or crash resumes from there)", runs.kept.get()),
+                    }}</p>
                 </div>
             }.into_any())
         }
@@ -335,11 +340,13 @@ pub fn RunnerView() -> impl IntoView {
             elapsed_ms,
             pairs,
             cancelled,
+            resumed,
         } => Some(view! {
             <div class="run-status done" data-testid="run-finished">
                 <p>
                     {if cancelled { "Cancelled — the items scored so far are kept. " } else { "Finished. " }}
                     {format!("{pairs} forward passes in {}.", duration(elapsed_ms))}" "
+                    {(resumed > 0).then(|| view! { <span data-testid="run-resumed">{format!("Resumed: {resumed} of them were scored before the interruption and kept. ")}</span> })}
                     <a href=format!("#/results/{id}") data-testid="open-results">"Open the results →"</a>
                 </p>
             </div>
@@ -415,6 +422,7 @@ pub fn RunnerView() -> impl IntoView {
                     <h2>"Before running"</h2>
                     {counts}
                     {move || state.slot(Slot::Main).model.with(|m| m.is_none()).then(|| view! { <p class="hint" data-testid="runner-no-model">"Load a model in the model bar to run."</p> })}
+                    <InterruptedRun/>
                     <div class="run-buttons">
                         <button class="primary" data-testid="run" disabled=move || !can_run() on:click=move |_| start_run(state, runs)>"Run probes"</button>
                         <button data-testid="cancel" disabled=move || !runs.running() || cancelling() on:click=move |_| cancel_run(runs)>

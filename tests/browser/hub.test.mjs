@@ -49,6 +49,12 @@ const hub = await listen(async (req, res) => {
     res.writeHead(302, { ...cors, location: `${storage}/blobs/tiny-weights` });
     return res.end();
   }
+  // tiny-nli's tokenizer_config.json sets a shorter input than its 96 positions, as
+  // save_pretrained writes it; bin-only has none (the Hub answers 404, as for many models).
+  if (file === 'tokenizer_config.json' && repo === 'tabprobe-test/tiny-nli') {
+    res.writeHead(200, { ...cors, 'content-type': 'application/json' });
+    return res.end(JSON.stringify({ model_max_length: 40, tokenizer_class: 'RobertaTokenizer' }));
+  }
   if (!['config.json', 'tokenizer.json'].includes(file)) return res.writeHead(404, cors).end('Entry not found');
   res.writeHead(200, { ...cors, 'content-type': 'application/json' });
   res.end(await readFile(join(tiny, file)));
@@ -78,6 +84,10 @@ test('a model named org/name loads from the Hub, the weights through a redirect 
   await loadFromHub(page, 'tabprobe-test/tiny-nli', 'v1');
   await page.getByTestId('model-name').filter({ hasText: 'tabprobe-test/tiny-nli' }).waitFor({ timeout: 120_000 });
   assert.equal(await page.getByTestId('model-hash').getAttribute('title'), golden.variants.f32.weights_sha256);
+  // tokenizer_config.json's model_max_length (40) is below the network's 96 positions: inputs
+  // are cut at 40 tokens, as transformers cuts them.
+  assert.ok(asked.includes('hub /tabprobe-test/tiny-nli/resolve/v1/tokenizer_config.json'), asked.join('\n'));
+  assert.match(await page.getByTestId('model-meta').innerText(), /max 40 tokens/);
   assert.ok(asked.includes('hub /tabprobe-test/tiny-nli/resolve/v1/model.safetensors'), asked.join('\n'));
   assert.ok(asked.includes('storage /blobs/tiny-weights'), 'the weights came from the other host');
   await snap(page, '90-hub-loaded');

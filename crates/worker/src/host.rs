@@ -39,7 +39,7 @@ use crate::devices::{Chosen, Devices};
 use crate::digest;
 use crate::outputs::{check_scores, locate, test_panic_requested};
 use crate::pool::{cores, helpers_for, Pool};
-use crate::protocol::{Backend, BackendChoice, ModelInfo, Request, Response, Slot};
+use crate::protocol::{Backend, BackendChoice, ModelInfo, Request, Response, RunResume, Slot};
 use crate::transport;
 
 /// Batches per chunk between two progress messages (and cancel checks): one, so progress
@@ -302,7 +302,12 @@ fn handle(host: Rc<RefCell<Host>>, request: Request, parts: Vec<Vec<u8>>, blob: 
                 post(&response);
             });
         }
-        Request::RunProbe { job, slot, probe } => {
+        Request::RunProbe {
+            job,
+            slot,
+            probe,
+            resume,
+        } => {
             wasm_bindgen_futures::spawn_local(async move {
                 let built = probe.build();
                 // The request (and its dataset) is not needed once the set is built.
@@ -310,7 +315,7 @@ fn handle(host: Rc<RefCell<Host>>, request: Request, parts: Vec<Vec<u8>>, blob: 
                 // Scoring time only: the page's speed estimates are pairs per second.
                 let started = Date::now();
                 let result = match built {
-                    Ok(set) => run_probe(&host, job, slot, set).await,
+                    Ok(set) => run_probe(&host, job, slot, set, resume).await,
                     Err(e) => Err(format!("the probe set cannot be built: {e}")),
                 };
                 let elapsed_ms = Date::now() - started;
@@ -572,18 +577,33 @@ fn wasm_memory_bytes() -> Option<f64> {
 }
 
 /// Runs a probe set with core's step API: hand out a chunk of pairs, score it, submit the
-/// scores, report progress, yield (so a cancel can land). A cancel ends the run with what was
-/// scored ([`ProbeRun::finish_partial`]).
+/// scores, post them ([`Response::RunScores`]) and the progress, yield (so a cancel can land).
+/// A cancel ends the run with what was scored ([`ProbeRun::finish_partial`]). A `resume`
+/// takes an interrupted run's scores and chunk and scores only the rest.
 async fn run_probe(
     host: &Rc<RefCell<Host>>,
     job: u64,
     slot: Slot,
     set: ProbeSet,
+    resume: Option<RunResume>,
 ) -> Result<RunResult, String> {
     let model = model_in(host, slot)?;
     let pool = pool_of(host, slot);
-    let chunk = model.batch_size() * BATCHES_PER_CHUNK * pool.workers();
+    let chunk = match &resume {
+        Some(r) => r.chunk,
+        None => model.batch_size() * BATCHES_PER_CHUNK * pool.workers(),
+    };
     let mut run = ProbeRun::new(set, chunk.max(1));
+    if let Some(resume) = resume {
+        let kept = resume.scores.len();
+        run.resume_with(resume.scores).map_err(|_| {
+            format!(
+                "the interrupted run kept {kept} scores but this probe set has {} pairs: it is \
+                 not the same run (discard it and start again)",
+                run.progress().total
+            )
+        })?;
+    }
     let progress = run.progress();
     post(&Response::Progress {
         job,
@@ -600,7 +620,13 @@ async fn run_probe(
             .await
             .map_err(|e| locate(e, offset, Some(run.set())))?;
         check_scores(&model.id().name, offset, &batch, &scores, Some(run.set()))?;
-        let p = run.submit(scores).map_err(|e| e.to_string())?;
+        let p = run.submit(scores.clone()).map_err(|e| e.to_string())?;
+        post(&Response::RunScores {
+            job,
+            chunk,
+            from: offset,
+            scores,
+        });
         post(&Response::Progress {
             job,
             done: p.done,

@@ -116,6 +116,18 @@ impl ProbeRequest {
     }
 }
 
+/// What an interrupted probe run kept (the page's IndexedDB, written from
+/// [`Response::RunScores`]): the scores of its first pairs and the chunk it handed them out
+/// in. A resumed run hands out the same chunks, so every batch — rows and padding — is the
+/// one the uninterrupted run would have scored, and its run file is the same to the byte.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct RunResume {
+    /// Pairs per chunk of the interrupted run.
+    pub chunk: usize,
+    /// The scores of its first `scores.len()` pairs, in order.
+    pub scores: Vec<PairScore>,
+}
+
 /// Page → worker.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub enum Request {
@@ -166,6 +178,9 @@ pub enum Request {
         slot: Slot,
         /// The dataset, settings and rules.
         probe: Box<ProbeRequest>,
+        /// The scores an interrupted run of the same set kept, to go on after them.
+        #[serde(default)]
+        resume: Option<RunResume>,
     },
     /// Import the files whose bytes follow as parts, one per name (core's `import_files`,
     /// which the page would otherwise run on its thread); answered by one
@@ -436,6 +451,19 @@ pub enum Response {
         request: u64,
         /// The counts, or core's message.
         counts: Result<ProbeCounts, String>,
+    },
+    /// The scores of one chunk of probe run `job`, pairs `from..from + scores.len()`, posted
+    /// as soon as the chunk is scored so the page can keep them (a run in progress survives a
+    /// reload or a crash: [`RunResume`]).
+    RunScores {
+        /// The job.
+        job: u64,
+        /// Pairs per chunk of this run.
+        chunk: usize,
+        /// The first pair's position in the probe set.
+        from: usize,
+        /// The chunk's scores, in order.
+        scores: Vec<PairScore>,
     },
     /// One piece of the run file of `job` (core's `run::pieces`) as its one byte part. A run
     /// file travels so, a piece per message, because the page parses each message in a task

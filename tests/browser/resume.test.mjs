@@ -1,0 +1,128 @@
+// A run in progress survives a reload (issue 36, item 5): the page keeps the scores of a run
+// in IndexedDB as they come (src/run_keep.rs); after a reload mid-run the runner offers to
+// resume it, the worker scores only the rest, and the finished run file is byte-identical to
+// the one an uninterrupted run of the same form writes. Discarding a kept run removes it.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { readFile } from 'node:fs/promises';
+import { openSite, snap, routeManifest } from './harness.mjs';
+
+const { server, browser } = await openSite();
+
+/** A page whose bundled default model is the tiny golden checkpoint, loaded by itself on
+ *  every (re)load, as the demo model is on the real site. */
+async function openWithTinyDefault() {
+  const page = await browser.newPage({ viewport: { width: 1280, height: 860 } });
+  const errors = [];
+  page.on('pageerror', (e) => errors.push(`pageerror: ${e.message}`));
+  page.on('console', (m) => { if (m.type() === 'error') errors.push(`console: ${m.text()}`); });
+  await routeManifest(page, [{ id: 'tiny-f32', name: 'Tiny f32', path: '/test-models/tiny-f32/', role: 'default', card: 'fixture' }]);
+  await page.goto(server.url);
+  await page.getByTestId('dataset-name').filter({ hasText: 'INFOTABS demo' }).waitFor();
+  return { page, errors };
+}
+
+async function toRunner(page) {
+  await page.getByTestId('nav-runner').click();
+  await page.getByTestId('runner').waitFor();
+  await page.getByTestId('model-name').filter({ hasText: 'tiny-f32' }).waitFor({ timeout: 120_000 });
+}
+
+/** The form of both runs: the dev split, row deletion and row permutation (k = 5). */
+async function setForm(page) {
+  for (const s of ['dev', 'paper', 'train']) {
+    const box = page.getByTestId(`split-${s}`);
+    if ((await box.isChecked()) !== (s === 'dev')) await box.click();
+  }
+  const perm = page.getByTestId('probe-row_permutation');
+  if (!(await perm.isChecked())) await perm.click();
+  await page.getByTestId('count-passes').waitFor();
+  return Number(await page.getByTestId('count-passes').innerText());
+}
+
+/** The run file of the main model, as its bytes. */
+async function runFileText(page) {
+  const [download] = await Promise.all([
+    page.waitForEvent('download'),
+    page.getByTestId('export-json').first().click(),
+  ]);
+  return readFile(await download.path(), 'utf8');
+}
+
+const keptCount = async (page) =>
+  Number(((await page.getByTestId('run-kept').textContent().catch(() => '')) ?? '').split(' ')[0]) || 0;
+
+test('a run interrupted by a reload resumes where it was kept; the run file is byte-identical to an uninterrupted one', async () => {
+  const { page, errors } = await openWithTinyDefault();
+  await toRunner(page);
+  const total = await setForm(page);
+  assert.ok(total > 1000, `${total} forward passes: enough to reload in the middle`);
+
+  // 1. The reference: the same form, uninterrupted.
+  let t0 = Date.now();
+  await page.getByTestId('run').click();
+  await page.getByTestId('run-report').waitFor({ timeout: 300_000 });
+  const reference = await runFileText(page);
+  console.log(`# uninterrupted run: ${total} forward passes in ${Date.now() - t0} ms`);
+  // A finished run keeps nothing to resume.
+  await toRunner(page);
+  assert.equal(await page.getByTestId('run-interrupted').count(), 0);
+
+  // 2. The same run, reloaded as soon as some of its scores are kept.
+  await page.getByTestId('run').click();
+  await page.waitForFunction(() => {
+    const t = document.querySelector('[data-testid="run-kept"]')?.textContent ?? '';
+    return Number(t.split(' ')[0]) > 0;
+  }, null, { timeout: 120_000 });
+  const keptBefore = await keptCount(page);
+  const doneText = await page.getByTestId('progress-count').textContent();
+  const doneBefore = Number(doneText.split(' ')[0]);
+  assert.ok(doneBefore < total, `the run finished before the reload (${doneText}): make it longer`);
+  await snap(page, '95-run-kept-before-reload');
+  await page.reload();
+
+  // 3. After the reload: the runner offers the kept run; resuming scores only the rest.
+  await page.getByTestId('dataset-name').filter({ hasText: 'INFOTABS demo' }).waitFor();
+  await toRunner(page);
+  const notice = page.getByTestId('run-interrupted');
+  await notice.waitFor({ timeout: 30_000 });
+  const text = await notice.innerText();
+  assert.match(text, /A run was interrupted/);
+  const [, keptNow, of] = text.match(/tiny-f32 (\d+) of (\d+) pairs/).map(Number);
+  assert.equal(of, total);
+  assert.ok(keptNow >= keptBefore && keptNow < total, `kept ${keptNow} (${keptBefore} when reloaded) of ${total}`);
+  await snap(page, '96-run-interrupted');
+  const resume = page.getByTestId('resume-run');
+  await page.waitForFunction(() => !document.querySelector('[data-testid="resume-run"]')?.disabled, null, { timeout: 60_000 });
+  t0 = Date.now();
+  await resume.click();
+  await page.getByTestId('run-report').waitFor({ timeout: 300_000 });
+  console.log(`# resumed run: ${total - keptNow} of ${total} forward passes in ${Date.now() - t0} ms`);
+  const resumed = await runFileText(page);
+  assert.equal(resumed.length, reference.length, 'same length as the uninterrupted run file');
+  assert.ok(resumed === reference, 'the resumed run file is byte-identical to the uninterrupted one');
+  await page.getByTestId('nav-runner').click();
+  assert.equal(await page.getByTestId('run-resumed').innerText(),
+    `Resumed: ${keptNow} of them were scored before the interruption and kept.`);
+  assert.equal(await page.getByTestId('run-interrupted').count(), 0, 'nothing kept once it finished');
+  await snap(page, '97-run-resumed');
+
+  // 4. Discard: a run interrupted again, then discarded, is gone after a reload too.
+  await page.getByTestId('run').click();
+  await page.waitForFunction(() => {
+    const t = document.querySelector('[data-testid="run-kept"]')?.textContent ?? '';
+    return Number(t.split(' ')[0]) > 0;
+  }, null, { timeout: 120_000 });
+  await page.reload();
+  await page.getByTestId('nav-runner').click();
+  await page.getByTestId('run-interrupted').waitFor({ timeout: 30_000 });
+  await page.getByTestId('discard-run').click();
+  await page.getByTestId('run-interrupted').waitFor({ state: 'detached' });
+  await page.reload();
+  await page.getByTestId('nav-runner').click();
+  await page.getByTestId('runner').waitFor();
+  await page.waitForTimeout(1000);
+  assert.equal(await page.getByTestId('run-interrupted').count(), 0, 'discarded for good');
+  assert.deepEqual(errors.filter((e) => !/Failed to load resource/.test(e)), []);
+  await page.close();
+});
