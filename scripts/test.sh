@@ -13,6 +13,9 @@ export PATH="$PWD/node_modules/.bin:$HOME/.cargo/bin:$PATH"
 phase "documentation links (every relative link in README.md and docs/ points at a file and heading that exist)"
 node --test tests/docs/
 
+phase "architecture (no two files of a crate import each other, directly or through a chain)"
+node --test tests/architecture/
+
 phase "disk before the build"
 df -h .
 

@@ -30,9 +30,11 @@ pub fn App() -> impl IntoView {
     provide_context(state);
     let runs = RunsState::new();
     provide_context(runs);
-    // A run that a reload or crash interrupted is offered for resuming in the runner.
-    crate::run_resume::load_interrupted(runs);
-    crate::session::start(state);
+    // The kept work is restored; after it, a run that a reload or crash interrupted is
+    // offered for resuming in the runner.
+    crate::session::start(state, move || crate::run_drive::load_interrupted(runs));
+    // From now on a crashed worker unloads the models and offers to reload them.
+    crate::worker_crash::watch_worker(state);
     spawn_local(load_bundled_models(state));
     let route = use_route();
     let dataset_name = move || {

@@ -9,15 +9,13 @@ use tabprobe_worker::protocol::Slot;
 
 use crate::model_load::{auto_load_model_url, load_model_url_into};
 use crate::state::{AppState, ModelStatus, SlotState};
-use crate::worker_crash::{watch_worker, ModelSource};
+use crate::worker_health::ModelSource;
 
 /// Where the manifest is served (copied from `public/models/` by Trunk).
 pub const MANIFEST_URL: &str = "models/index.json";
 
 /// Fetches the manifest, records it, and auto-loads the default model.
 pub async fn load_bundled_models(state: AppState) {
-    // Runs once at start: from now on a crashed worker unloads the models and offers to reload.
-    watch_worker(state);
     let text = async {
         let response = gloo::net::http::Request::get(MANIFEST_URL)
             .send()

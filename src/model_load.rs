@@ -15,8 +15,8 @@
 use js_sys::{Reflect, Uint8Array};
 use leptos::prelude::*;
 use tabprobe_core::checkpoint::{
-    checkpoint_name, marks_checkpoint, CheckpointFiles, PytorchBin, SmallFiles, TokenizerFiles,
-    HubName, CONFIG_JSON, MERGES_TXT, PYTORCH_BIN, SAFETENSORS, TOKENIZER_CONFIG_JSON,
+    checkpoint_name, marks_checkpoint, CheckpointFiles, HubName, PytorchBin, SmallFiles,
+    TokenizerFiles, CONFIG_JSON, MERGES_TXT, PYTORCH_BIN, SAFETENSORS, TOKENIZER_CONFIG_JSON,
     TOKENIZER_JSON, VOCAB_JSON,
 };
 use tabprobe_worker::protocol::{Backend, BackendChoice, Slot};
@@ -26,7 +26,7 @@ use wasm_bindgen_futures::JsFuture;
 use crate::model_fit;
 use crate::state::{AppState, ModelStatus};
 use crate::worker_client::{client, CheckpointToLoad};
-use crate::worker_crash::ModelSource;
+use crate::worker_health::ModelSource;
 
 /// Weight files larger than this are refused before reading, and downloads stop there. The
 /// worker reads the file a tensor at a time and never holds it whole, so the bound is what a
@@ -347,7 +347,12 @@ pub async fn load_hub_into(
         "" => HUB_ENDPOINT.to_string(),
         e => e.to_string(),
     };
-    load_url(ticket, name.resolve_url(&endpoint, ""), Some(name.repo.clone())).await
+    load_url(
+        ticket,
+        name.resolve_url(&endpoint, ""),
+        Some(name.repo.clone()),
+    )
+    .await
 }
 
 /// The model a base URL names: for a Hub `resolve` URL (`…/org/name/resolve/main/`) the two
@@ -714,7 +719,10 @@ mod tests {
             name_of_base("http://127.0.0.1:8081/hub/org/tiny/resolve/v1/"),
             "org/tiny"
         );
-        assert_eq!(name_of_base("http://127.0.0.1:8080/test-models/tiny-f32/"), "tiny-f32");
+        assert_eq!(
+            name_of_base("http://127.0.0.1:8080/test-models/tiny-f32/"),
+            "tiny-f32"
+        );
         assert_eq!(name_of_base("models/full/"), "full");
     }
 }

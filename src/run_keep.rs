@@ -111,7 +111,10 @@ pub struct KeptChunk {
 /// Each model's kept scores as a resume for the worker: `None` for a model with none. The
 /// records must continue each other without a gap or an overlap and keep one chunk size per
 /// model; anything else is an error naming the record.
-pub fn resumes(models: usize, records: Vec<Vec<KeptChunk>>) -> Result<Vec<Option<RunResume>>, String> {
+pub fn resumes(
+    models: usize,
+    records: Vec<Vec<KeptChunk>>,
+) -> Result<Vec<Option<RunResume>>, String> {
     let mut out: Vec<Option<RunResume>> = vec![None; models];
     for (n, record) in records.into_iter().enumerate() {
         for c in record {
@@ -197,7 +200,9 @@ pub async fn load() -> Result<Option<KeptRun>, String> {
 }
 
 /// What resuming `run` needs: each model's request and kept scores.
-pub async fn load_all(run: &KeptRun) -> Result<(Vec<ProbeRequest>, Vec<Option<RunResume>>), String> {
+pub async fn load_all(
+    run: &KeptRun,
+) -> Result<(Vec<ProbeRequest>, Vec<Option<RunResume>>), String> {
     let what = "cannot read the kept run in progress";
     let key = requests_key();
     let text = idb::get_text(WORK, &key, what)

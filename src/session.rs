@@ -19,11 +19,15 @@ use crate::work_store::{self, StoredDataset, StoredDrafts};
 /// How long a change waits for the next one before it is written (typing writes once).
 const DEBOUNCE_MS: u32 = 300;
 
-/// Restores the kept work (or loads the demo), then starts writing changes back.
-pub fn start(state: AppState) {
+/// Restores the kept work (or loads the demo), then starts writing changes back and calls
+/// `then` (what else the page reads from storage at start: after this, so that a storage
+/// upgrade blocked by an old tab is reported here first — a second open request would wait
+/// behind the blocked one without a word).
+pub fn start(state: AppState, then: impl FnOnce() + 'static) {
     let owner = Owner::current();
     spawn_local(async move {
         restore_or_demo(state).await;
+        then();
         let watch = move || {
             track_edits(state);
             keep_dataset(state);

@@ -117,7 +117,7 @@ pub struct AppState {
     /// What the browser keeps of the work (see [`crate::session`]).
     pub kept: KeptState,
     /// The model worker's last crash and where each loaded model came from (to reload them).
-    pub worker: crate::worker_crash::WorkerHealth,
+    pub worker: crate::worker_health::WorkerHealth,
     /// Measured scoring speeds and the open table's scoring in progress.
     pub pace: crate::pace::PaceState,
     /// Where models run: the model bar's backend choice, kept in this browser
@@ -297,7 +297,7 @@ impl AppState {
                 dataset_ticket: StoredValue::new(0),
                 drafts_ticket: StoredValue::new(0),
             },
-            worker: crate::worker_crash::WorkerHealth::new(),
+            worker: crate::worker_health::WorkerHealth::new(),
             pace: crate::pace::PaceState::new(),
             // The kept choice is read by the app at start (`backend_choice::kept`): the
             // browser's storage is not there in native tests of the state.

@@ -4,140 +4,18 @@
 //! models that were lost and where each came from, so the model bar can say what happened and
 //! offer to reload them — from the Cache API for a URL, from the manifest for a bundled model;
 //! picked files must be picked again. Nothing else is touched: the dataset, its edits and the
-//! saved runs stay as they are.
+//! saved runs stay as they are. The records themselves ([`WorkerCrash`], where each model came
+//! from) live in [`crate::worker_health`], below the loading code that writes them.
 
 use leptos::prelude::*;
 use leptos::task::spawn_local;
-use tabprobe_core::run::models_manifest::BundledModel;
 use tabprobe_worker::protocol::Slot;
 
 use crate::bundled::load_bundled_into;
 use crate::model_load::load_model_url_into;
 use crate::state::AppState;
 use crate::worker_client::{client, on_crash};
-
-/// Where the model in a slot came from: what a reload after a crash needs.
-#[derive(Clone, Debug, PartialEq)]
-pub enum ModelSource {
-    /// Files the user picked or dropped: a page cannot read them again by itself.
-    Files,
-    /// A checkpoint folder at this base URL (its files are in the Cache API).
-    Url(String),
-    /// A model of the site's manifest.
-    Bundled(BundledModel),
-}
-
-/// A model the crash unloaded.
-#[derive(Clone, Debug, PartialEq)]
-pub struct LostModel {
-    /// Worker slot (0 = main, 1 = second).
-    pub slot: Slot,
-    /// Its name as the model bar showed it.
-    pub name: String,
-    /// Where it came from; `None` when unknown.
-    pub source: Option<ModelSource>,
-}
-
-impl LostModel {
-    /// Whether the page can load it again without the user picking files.
-    pub fn reloadable(&self) -> bool {
-        matches!(
-            self.source,
-            Some(ModelSource::Url(_) | ModelSource::Bundled(_))
-        )
-    }
-}
-
-/// The last crash of the model worker, until dismissed.
-#[derive(Clone, Debug, PartialEq)]
-pub struct WorkerCrash {
-    /// What happened, for the user.
-    pub message: String,
-    /// The models it unloaded.
-    pub lost: Vec<LostModel>,
-}
-
-/// The worker's health, kept in [`AppState::worker`].
-#[derive(Clone, Copy)]
-pub struct WorkerHealth {
-    /// The last crash, shown in the model bar until dismissed or until the models are back.
-    pub crash: RwSignal<Option<WorkerCrash>>,
-    /// Per slot, where the loaded model came from (a signal: the model bar offers a bundled
-    /// model only while it is not the one loaded).
-    sources: RwSignal<[Option<ModelSource>; 2]>,
-    /// Per slot, the base URL of the URL load under way (cleared when it ends or another
-    /// load starts).
-    loading_url: RwSignal<[Option<String>; 2]>,
-}
-
-impl WorkerHealth {
-    /// No crash, nothing loaded.
-    pub fn new() -> WorkerHealth {
-        WorkerHealth {
-            crash: RwSignal::new(None),
-            sources: RwSignal::new([None, None]),
-            loading_url: RwSignal::new([None, None]),
-        }
-    }
-
-    /// Records where the model now loaded in `slot` came from.
-    pub fn record_source(&self, slot: Slot, source: ModelSource) {
-        self.sources.update(|s| s[slot.index()] = Some(source));
-    }
-
-    /// A model is back in `slot`: it is no longer listed as lost.
-    pub fn reloaded(&self, slot: Slot) {
-        self.crash.update(|c| {
-            if let Some(c) = c {
-                c.lost.retain(|m| m.slot != slot);
-            }
-        });
-    }
-
-    /// Whether the model in `slot` came from a URL that `matches`.
-    pub fn source_is_url(&self, slot: Slot, matches: impl Fn(&str) -> bool) -> bool {
-        matches!(self.source(slot), Some(ModelSource::Url(u)) if matches(&u))
-    }
-
-    fn source(&self, slot: Slot) -> Option<ModelSource> {
-        self.sources.with_untracked(|s| s[slot.index()].clone())
-    }
-
-    /// Notes the URL load under way in `slot`: from the base URL `url`, or (`None`) none — a
-    /// load from files started, or the URL load ended.
-    pub fn load_started(&self, slot: Slot, url: Option<String>) {
-        self.loading_url
-            .update(|u| u[slot.index()] = url.map(|u| base_of(&u)));
-    }
-
-    /// Whether the checkpoint at the base URL `path` is the one loaded in `slot` (the caller
-    /// checks that the slot still holds a model), and whether it is the URL load under way
-    /// there (tracked).
-    pub fn loaded_or_loading(&self, slot: Slot, path: &str) -> (bool, bool) {
-        let i = slot.index();
-        let path = base_of(path);
-        let loaded = self.sources.with(|s| match &s[i] {
-            Some(ModelSource::Url(u)) => base_of(u) == path,
-            Some(ModelSource::Bundled(m)) => base_of(&m.path) == path,
-            _ => false,
-        });
-        let loading = self
-            .loading_url
-            .with(|u| u[i].as_deref() == Some(path.as_str()));
-        (loaded, loading)
-    }
-}
-
-impl Default for WorkerHealth {
-    fn default() -> Self {
-        WorkerHealth::new()
-    }
-}
-
-/// A base URL without its trailing slashes, so `models/x/` and `models/x` are one folder.
-fn base_of(url: &str) -> String {
-    url.trim_end_matches('/').to_string()
-}
+use crate::worker_health::{LostModel, ModelSource, WorkerCrash};
 
 /// Installs the crash handler: call once at start.
 pub fn watch_worker(state: AppState) {

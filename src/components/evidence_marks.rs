@@ -85,7 +85,11 @@ pub fn EvidenceMarks(
             format!(
                 "Saved: the evidence of {} is now row(s) {} (relevance probes can use it).",
                 id.get_value(),
-                if shown.is_empty() { "none".to_string() } else { shown.join(", ") }
+                if shown.is_empty() {
+                    "none".to_string()
+                } else {
+                    shown.join(", ")
+                }
             )
         });
         outcome.set(Some(result));

@@ -21,7 +21,13 @@ pub fn HubLoad() -> impl IntoView {
         ev.prevent_default();
         let spec = value(name).trim().to_string();
         if !spec.is_empty() {
-            spawn_local(load_hub_into(state, Slot::Main, spec, value(revision), value(endpoint)));
+            spawn_local(load_hub_into(
+                state,
+                Slot::Main,
+                spec,
+                value(revision),
+                value(endpoint),
+            ));
         }
     };
     view! {

@@ -4,7 +4,8 @@
 
 use leptos::prelude::*;
 
-use crate::run_resume::{discard_interrupted, matching_models, resume_run};
+use crate::run_drive::{discard_interrupted, resume_run};
+use crate::run_keeper::matching_models;
 use crate::runs::RunsState;
 use crate::state::AppState;
 

@@ -16,7 +16,8 @@ use crate::bundled::load_bundled_into;
 use crate::components::hub_load::HubLoad;
 use crate::model_load::{cancel_load, load_model_files, load_model_files_into, load_model_url};
 use crate::state::{AppState, ModelStatus};
-use crate::worker_crash::{reload_lost, LostModel, ModelSource};
+use crate::worker_crash::reload_lost;
+use crate::worker_health::{LostModel, ModelSource};
 
 fn picked_files(ev: &leptos::ev::Event) -> Vec<web_sys::File> {
     let Some(input) = ev

@@ -17,7 +17,7 @@ use tabprobe_core::Label;
 
 use crate::components::glossary_term::TermText;
 use crate::components::in_chunks::in_chunks;
-use crate::runs::download;
+use crate::download::download;
 
 /// How the page names an operation: `row deletion (Table 5)`.
 pub fn operation_title(op: Operation) -> String {

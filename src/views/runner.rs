@@ -16,7 +16,8 @@ use crate::components::model_panel::ModelPanel;
 use crate::components::progress_bar::{duration, ProgressBar};
 use crate::components::run_estimate::RunEstimate;
 use crate::components::score_tables::operation_title;
-use crate::runs::{cancel_run, start_run, ProbeCountsState, RunStatus, RunnerForm, RunsState};
+use crate::run_drive::{cancel_run, start_run};
+use crate::runs::{ProbeCountsState, RunStatus, RunnerForm, RunsState};
 use crate::state::AppState;
 
 /// What a probe does, in a few words (shown next to its checkbox).
@@ -328,9 +329,9 @@ pub fn RunnerView() -> impl IntoView {
                 <div class="run-status running">
                     <p>{format!("Running {model} (model {model_index} of {models})")}{cancelling.then_some(" — cancelling after the batch in flight…")}</p>
                     <ProgressBar done=done total=Signal::derive(move || total) started_ms=started_ms remaining_s=remaining_s/>
-                    <p class="hint" data-testid="run-kept">{move || match runs.keep_problem.get() {
+                    <p class="hint" data-testid="run-kept">{move || match runs.keep.problem.get() {
                         Some(problem) => problem,
-                        None => format!("{} pairs kept in this browser (a reload or crash resumes from there)", runs.kept.get()),
+                        None => format!("{} pairs kept in this browser (a reload or crash resumes from there)", runs.keep.kept.get()),
                     }}</p>
                 </div>
             }.into_any())

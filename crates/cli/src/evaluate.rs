@@ -5,13 +5,12 @@
 use std::path::{Path, PathBuf};
 
 use clap::Args;
-use serde::Serialize;
 use tabprobe_core::linearize::LinearizeSettings;
 use tabprobe_core::scoring::{Pair, PairOrder};
 use tabprobe_core::Label;
 use tabprobe_model::Device;
 
-use crate::infotabs_split::{parse_premise, read_split, SPLITS};
+use crate::infotabs_split::{parse_premise, read_split, SplitResult, SPLITS};
 use crate::io;
 
 /// `tabprobe evaluate`.
@@ -52,19 +51,6 @@ pub struct EvaluateArgs {
     /// That model's name in the card.
     #[arg(long, default_value = "other model")]
     pub compare_name: String,
-}
-
-/// Accuracy of one split next to the majority baseline.
-#[derive(Debug, Serialize, serde::Deserialize)]
-pub struct SplitResult {
-    /// Split name.
-    pub split: String,
-    /// Pairs scored.
-    pub pairs: usize,
-    /// Fraction predicted right (argmax of the probabilities).
-    pub accuracy: f64,
-    /// Fraction of pairs whose gold label is train's most frequent label.
-    pub majority_baseline: f64,
 }
 
 /// Train's most frequent label (ties: the first in E, N, C order).

@@ -86,7 +86,9 @@ pub fn cache_folder(name: &HubName) -> String {
 
 /// A 40-digit lower-case hex commit hash.
 fn is_commit_hash(s: &str) -> bool {
-    s.len() == 40 && s.bytes().all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b))
+    s.len() == 40
+        && s.bytes()
+            .all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b))
 }
 
 /// The commit a `refs/<revision>` file names (one line).

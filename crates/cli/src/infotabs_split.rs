@@ -83,3 +83,16 @@ pub fn read_split(
     }
     Ok(out)
 }
+
+/// Accuracy of one split next to the majority baseline.
+#[derive(Debug, Serialize, serde::Deserialize)]
+pub struct SplitResult {
+    /// Split name.
+    pub split: String,
+    /// Pairs scored.
+    pub pairs: usize,
+    /// Fraction predicted right (argmax of the probabilities).
+    pub accuracy: f64,
+    /// Fraction of pairs whose gold label is train's most frequent label.
+    pub majority_baseline: f64,
+}

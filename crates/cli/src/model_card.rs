@@ -8,7 +8,7 @@ use serde::{Deserialize, Serialize};
 use tabprobe_model::loader::expected_shapes;
 use tabprobe_model::RobertaConfig;
 
-use crate::evaluate::SplitResult;
+use crate::infotabs_split::SplitResult;
 
 /// `training.json`, written beside a checkpoint by `tabprobe train` and read back for its card.
 #[derive(Debug, Serialize, Deserialize)]

@@ -245,9 +245,8 @@ pub fn read_checkpoint(dir: &Path) -> Result<Checkpoint, String> {
             ));
         };
         let roots = crate::hub_cache::cache_roots(|k| std::env::var(k).ok());
-        let snapshot = crate::hub_cache::resolve(&hub, &roots).map_err(|e| {
-            format!("{}: not a folder, and {e}", dir.display())
-        })?;
+        let snapshot = crate::hub_cache::resolve(&hub, &roots)
+            .map_err(|e| format!("{}: not a folder, and {e}", dir.display()))?;
         let mut checkpoint = read_checkpoint_folder(&snapshot)?;
         checkpoint.name = hub.repo;
         return Ok(checkpoint);

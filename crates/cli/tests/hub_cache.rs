@@ -30,7 +30,10 @@ fn lay_out(hub: &Path, repo: &str) {
     std::fs::create_dir_all(model.join("blobs")).unwrap();
     std::fs::create_dir_all(model.join("refs")).unwrap();
     let tiny = manifest().join("../model/tests/golden/tiny-f32");
-    for (k, f) in ["config.json", "model.safetensors", "tokenizer.json"].iter().enumerate() {
+    for (k, f) in ["config.json", "model.safetensors", "tokenizer.json"]
+        .iter()
+        .enumerate()
+    {
         let blob = model.join("blobs").join(format!("{k:040x}"));
         std::fs::copy(tiny.join(f), &blob).unwrap();
         std::os::unix::fs::symlink(format!("../../blobs/{k:040x}"), snapshot.join(f)).unwrap();
@@ -42,7 +45,12 @@ fn lay_out(hub: &Path, repo: &str) {
 fn predict(model: &str, input: &Path, env: &[(&str, &Path)]) -> Output {
     let mut c = Command::new(env!("CARGO_BIN_EXE_tabprobe"));
     c.args(["predict", "--model", model, "--input"]).arg(input);
-    for v in ["HF_HUB_CACHE", "HUGGINGFACE_HUB_CACHE", "HF_HOME", "XDG_CACHE_HOME"] {
+    for v in [
+        "HF_HUB_CACHE",
+        "HUGGINGFACE_HUB_CACHE",
+        "HF_HOME",
+        "XDG_CACHE_HOME",
+    ] {
         c.env_remove(v);
     }
     c.envs(env.iter().map(|(k, v)| (k, v.as_os_str())));
@@ -66,23 +74,42 @@ fn a_model_name_is_read_from_each_cache_location_as_its_folder() {
     let input = pairs(&dir);
     let tiny = manifest().join("../model/tests/golden/tiny-f32");
     let direct = predict(tiny.to_str().unwrap(), &input, &[("HOME", &dir)]);
-    assert!(direct.status.success(), "{}", String::from_utf8_lossy(&direct.stderr));
+    assert!(
+        direct.status.success(),
+        "{}",
+        String::from_utf8_lossy(&direct.stderr)
+    );
 
     let hub = dir.join("hub-cache");
     lay_out(&hub, "tabprobe-test/tiny-nli");
     let hf_home = dir.join("hf-home");
     lay_out(&hf_home.join("hub"), "tabprobe-test/tiny-nli");
     let home = dir.join("home");
-    lay_out(&home.join(".cache/huggingface/hub"), "tabprobe-test/tiny-nli");
+    lay_out(
+        &home.join(".cache/huggingface/hub"),
+        "tabprobe-test/tiny-nli",
+    );
     for (env, name) in [
-        (vec![("HF_HUB_CACHE", hub.as_path()), ("HOME", dir.as_path())], "tabprobe-test/tiny-nli"),
-        (vec![("HF_HOME", hf_home.as_path()), ("HOME", dir.as_path())], "tabprobe-test/tiny-nli@v1"),
-        (vec![("HOME", home.as_path())], &format!("tabprobe-test/tiny-nli@{COMMIT}")),
+        (
+            vec![("HF_HUB_CACHE", hub.as_path()), ("HOME", dir.as_path())],
+            "tabprobe-test/tiny-nli",
+        ),
+        (
+            vec![("HF_HOME", hf_home.as_path()), ("HOME", dir.as_path())],
+            "tabprobe-test/tiny-nli@v1",
+        ),
+        (
+            vec![("HOME", home.as_path())],
+            &format!("tabprobe-test/tiny-nli@{COMMIT}"),
+        ),
     ] {
         let out = predict(name, &input, &env);
         let err = String::from_utf8_lossy(&out.stderr);
         assert!(out.status.success(), "{name} {env:?}: {err}");
-        assert_eq!(out.stdout, direct.stdout, "{name}: the same predictions as the folder");
+        assert_eq!(
+            out.stdout, direct.stdout,
+            "{name}: the same predictions as the folder"
+        );
         // Named as the researcher named it, not by the snapshot's commit folder.
         assert!(err.contains("tabprobe-test/tiny-nli: "), "{err}");
     }
@@ -106,7 +133,11 @@ fn a_missing_model_names_every_place_looked() {
         "{err}"
     );
     // A revision the cache has no ref for.
-    let out = predict("tabprobe-test/tiny-nli@v2", &input, &[("HF_HUB_CACHE", &hub)]);
+    let out = predict(
+        "tabprobe-test/tiny-nli@v2",
+        &input,
+        &[("HF_HUB_CACHE", &hub)],
+    );
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(
         err.contains("models--tabprobe-test--tiny-nli/refs/v2 (no such file)"),

@@ -144,7 +144,10 @@ fn bench_refuses_them() {
         "--repeats",
         "1",
     ]);
-    assert!(err.contains("model \"nan-model\" gave non-finite outputs"), "{err}");
+    assert!(
+        err.contains("model \"nan-model\" gave non-finite outputs"),
+        "{err}"
+    );
 }
 
 #[test]
@@ -185,20 +188,32 @@ fn run_files_with_null_scores_are_refused_by_report_resume_and_merge() {
     std::fs::write(&bad, poison(&std::fs::read_to_string(&run).unwrap())).unwrap();
     let reason = "a score is null where a number belongs: the model gave NaN or infinite outputs";
     let err = fails(&["report", s(&bad)]);
-    assert!(err.contains("at pairs[1].score.probs[0]") && err.contains(reason), "{err}");
+    assert!(
+        err.contains("at pairs[1].score.probs[0]") && err.contains(reason),
+        "{err}"
+    );
     let resumed = probe(&bad, &["--resume"]);
     let err = String::from_utf8_lossy(&resumed.stderr).to_string();
     assert_eq!(resumed.status.code(), Some(1), "resume: {err}");
     assert!(err.contains(reason), "resume: {err}");
     // Shards of the same run, one of them poisoned.
-    let shards: Vec<PathBuf> = (1..=2).map(|k| dir.join(format!("shard-{k}.json"))).collect();
+    let shards: Vec<PathBuf> = (1..=2)
+        .map(|k| dir.join(format!("shard-{k}.json")))
+        .collect();
     for (k, shard) in shards.iter().enumerate() {
         let spec = format!("{}/2", k + 1);
         assert!(probe(shard, &["--shard", &spec]).status.success());
     }
-    std::fs::write(&shards[1], poison(&std::fs::read_to_string(&shards[1]).unwrap())).unwrap();
+    std::fs::write(
+        &shards[1],
+        poison(&std::fs::read_to_string(&shards[1]).unwrap()),
+    )
+    .unwrap();
     let merged = dir.join("merged.json");
     let err = fails(&["merge", s(&shards[0]), s(&shards[1]), "-o", s(&merged)]);
-    assert!(err.contains(reason) && err.contains("shard-2.json"), "merge: {err}");
+    assert!(
+        err.contains(reason) && err.contains("shard-2.json"),
+        "merge: {err}"
+    );
     assert!(!merged.exists());
 }

@@ -362,14 +362,18 @@ impl CheckpointFiles<usize> {
     }
 }
 
-/// What tabprobe reads of `tokenizer_config.json`: where `transformers` truncates.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+/// `tokenizer_config.json`: where `transformers` truncates, and the settings its tokenizer
+/// class builds the tokenizer from (the model crate's `tokenizer_class` applies them).
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct TokenizerConfig {
     /// `model_max_length`, the most tokens `transformers` gives the model (it truncates there
     /// when asked to truncate with no other length). `None` when absent, `null`, or at least
     /// 10^18 — `transformers` writes `int(1e30)` for "no limit" — so the network's own limit
     /// (its position table) stands, as without the file.
     pub model_max_length: Option<usize>,
+    /// Every key of the file (`do_lower_case`, `add_prefix_space`, the special tokens,
+    /// `truncation_side`, …), as written; empty without the file.
+    pub settings: serde_json::Map<String, serde_json::Value>,
 }
 
 /// At or above this a `model_max_length` means "no limit" (`transformers`' VERY_LARGE_INTEGER
@@ -377,8 +381,9 @@ pub struct TokenizerConfig {
 const NO_LIMIT: f64 = 1e18;
 
 impl TokenizerConfig {
-    /// Reads `tokenizer_config.json`. Keys other than `model_max_length` are not read. The error
-    /// names the file, the key and what was expected.
+    /// Reads `tokenizer_config.json`: `model_max_length` checked here, the other keys kept as
+    /// written for the tokenizer's class. The error names the file, the key and what was
+    /// expected.
     pub fn parse(bytes: &[u8]) -> Result<TokenizerConfig, String> {
         let value: serde_json::Value = serde_json::from_slice(bytes)
             .map_err(|e| format!("{TOKENIZER_CONFIG_JSON} is not JSON: {e}"))?;
@@ -398,13 +403,17 @@ impl TokenizerConfig {
                 }
             },
         };
-        Ok(TokenizerConfig { model_max_length })
+        Ok(TokenizerConfig {
+            model_max_length,
+            settings: object.clone(),
+        })
     }
 
     /// The most tokens a pair may take: `network_max` (what the position table holds),
     /// lowered to `model_max_length` where that is smaller — as `transformers` truncates.
     pub fn max_tokens(&self, network_max: usize) -> usize {
-        self.model_max_length.map_or(network_max, |m| m.min(network_max))
+        self.model_max_length
+            .map_or(network_max, |m| m.min(network_max))
     }
 }
 
@@ -553,13 +562,25 @@ mod tests {
             "https://huggingface.co/ynie/roberta-large-snli_mnli_fever_anli_R1_R2_R3-nli/resolve/main/config.json"
         );
         let n = HubName::parse("roberta-large-mnli@v1.0").unwrap();
-        assert_eq!((n.repo.as_str(), n.revision.as_str()), ("roberta-large-mnli", "v1.0"));
+        assert_eq!(
+            (n.repo.as_str(), n.revision.as_str()),
+            ("roberta-large-mnli", "v1.0")
+        );
         assert_eq!(
             n.resolve_url("http://127.0.0.1:9/hub", "model.safetensors"),
             "http://127.0.0.1:9/hub/roberta-large-mnli/resolve/v1.0/model.safetensors"
         );
         // Paths are paths.
-        for path in ["./model", "/abs/model", "a/b/c", "../x", "a//b", "", "a/b@", "a@../b"] {
+        for path in [
+            "./model",
+            "/abs/model",
+            "a/b/c",
+            "../x",
+            "a//b",
+            "",
+            "a/b@",
+            "a@../b",
+        ] {
             assert_eq!(HubName::parse(path), None, "{path}");
         }
     }
@@ -588,24 +609,45 @@ mod tests {
         assert_eq!(parts, vec![0, 3, 1]);
         assert_eq!(SmallFiles::from_parts(kind, parts), Ok(small));
         let e = SmallFiles::from_parts(TokenizerKind::Json, vec![0, 3, 1, 9]).unwrap_err();
-        assert!(e.contains("or 3 with tokenizer_config.json; this one has 4"), "{e}");
+        assert!(
+            e.contains("or 3 with tokenizer_config.json; this one has 4"),
+            "{e}"
+        );
         // What transformers' save_pretrained writes.
         let read = |t: &str| TokenizerConfig::parse(t.as_bytes());
         let c = read(r#"{"model_max_length": 96, "tokenizer_class": "BertTokenizer"}"#).unwrap();
         assert_eq!(c.model_max_length, Some(96));
         assert_eq!(c.max_tokens(104), 96);
-        assert_eq!(c.max_tokens(64), 64, "the network's limit is never exceeded");
+        assert_eq!(
+            c.max_tokens(64),
+            64,
+            "the network's limit is never exceeded"
+        );
         // int(1e30), transformers' "no limit", and an absent key: the network's limit.
         let huge = read(r#"{"model_max_length": 1000000000000000019884624838656}"#).unwrap();
         assert_eq!(huge.max_tokens(512), 512);
         assert_eq!(read("{}").unwrap().max_tokens(512), 512);
-        assert_eq!(read(r#"{"model_max_length": null}"#).unwrap().model_max_length, None);
-        for bad in [r#"{"model_max_length": 0}"#, r#"{"model_max_length": 9.5}"#, r#"{"model_max_length": "96"}"#] {
+        assert_eq!(
+            read(r#"{"model_max_length": null}"#)
+                .unwrap()
+                .model_max_length,
+            None
+        );
+        for bad in [
+            r#"{"model_max_length": 0}"#,
+            r#"{"model_max_length": 9.5}"#,
+            r#"{"model_max_length": "96"}"#,
+        ] {
             let e = read(bad).unwrap_err();
-            assert!(e.starts_with("tokenizer_config.json: model_max_length is"), "{e}");
+            assert!(
+                e.starts_with("tokenizer_config.json: model_max_length is"),
+                "{e}"
+            );
         }
         assert!(read("[]").unwrap_err().contains("expected a JSON object"));
-        assert!(read("{").unwrap_err().starts_with("tokenizer_config.json is not JSON"));
+        assert!(read("{")
+            .unwrap_err()
+            .starts_with("tokenizer_config.json is not JSON"));
     }
 
     #[test]

@@ -67,8 +67,9 @@ fn a_nan_from_the_scorer_is_placed_in_the_run_and_named_by_its_item() {
     assert_eq!(nf.owner.as_deref(), Some("item H1/row_deletion/1"));
     let text = err.to_string();
     assert!(
-        text.starts_with("model \"poisoned-model\" gave non-finite outputs (logits [0.5, NaN, -1.0])")
-            && text.contains("on pair 6 (item H1/row_deletion/1, hypothesis \""),
+        text.starts_with(
+            "model \"poisoned-model\" gave non-finite outputs (logits [0.5, NaN, -1.0])"
+        ) && text.contains("on pair 6 (item H1/row_deletion/1, hypothesis \""),
         "{text}"
     );
     // Nothing past the last good batch was kept.
@@ -84,7 +85,10 @@ fn a_nan_the_scorer_let_through_is_refused_on_submit() {
     };
     assert_eq!(nf.index, 1);
     assert_eq!(nf.owner.as_deref(), Some("example H2"));
-    assert!(err.to_string().starts_with("the model gave non-finite"), "{err}");
+    assert!(
+        err.to_string().starts_with("the model gave non-finite"),
+        "{err}"
+    );
     assert_eq!(run.progress().done, 0);
 }
 
@@ -117,7 +121,8 @@ fn a_run_file_with_null_or_infinite_scores_is_refused_with_the_reason() {
     v["pairs"][0]["score"]["probs"][0] = serde_json::json!(1e39);
     let err = parse_run("run.json", &v.to_string()).unwrap_err();
     assert!(
-        err.starts_with("run.json: at pairs[0].score.probs[0] (line 1, column") && err.contains("number out of range"),
+        err.starts_with("run.json: at pairs[0].score.probs[0] (line 1, column")
+            && err.contains("number out of range"),
         "{err}"
     );
     // A run built in memory with an infinity (never written) fails its own check.
@@ -125,7 +130,9 @@ fn a_run_file_with_null_or_infinite_scores_is_refused_with_the_reason() {
     run.pairs[3].score.logits = vec![f32::INFINITY];
     let err = run.check().unwrap_err();
     assert!(
-        err.starts_with("$.pairs[3].score holds a number that is not finite (logits [inf], probabilities ["),
+        err.starts_with(
+            "$.pairs[3].score holds a number that is not finite (logits [inf], probabilities ["
+        ),
         "{err}"
     );
 }

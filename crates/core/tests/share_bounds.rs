@@ -394,11 +394,15 @@ fn a_ragged_table_is_refused_when_the_link_opens_and_when_saved_as_an_item() {
     // The edited side too.
     let mut r = edited_breakfast();
     r.after.table = Some(ragged.clone());
-    assert!(refused(&r).to_string().starts_with("this result's edited item breaks a dataset rule (row length) at table.rows[0]"));
+    assert!(refused(&r).to_string().starts_with(
+        "this result's edited item breaks a dataset rule (row length) at table.rows[0]"
+    ));
     // And an empty hypothesis, which the dataset file refuses as well.
     let mut r = edited_breakfast();
     r.after.hypothesis = "  ".into();
-    assert!(refused(&r).to_string().contains("(empty hypothesis) at hypothesis"));
+    assert!(refused(&r)
+        .to_string()
+        .contains("(empty hypothesis) at hypothesis"));
 
     // The editor's save checks the same rule, so the table never reaches the dataset.
     use tabprobe_core::edit::{add_hand_made, HandMadeItem, HandMadeOperation};

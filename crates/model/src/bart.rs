@@ -34,8 +34,8 @@ use crate::encoder::{Attention, FeedForward};
 use crate::error::LoadError;
 use crate::family::Family;
 use crate::loader::byte_len;
-use crate::network::Shape;
 use crate::nn::LayerNorm;
+use crate::shape::Shape;
 use crate::weight_file::{WeightFile, WeightSource};
 use crate::weights::{element_count, Tensors};
 

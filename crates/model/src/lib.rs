@@ -64,7 +64,9 @@ pub mod nn;
 // pytorch-reader opens files by path; a browser has none.
 #[cfg(not(target_family = "wasm"))]
 pub mod pytorch;
+pub mod shape;
 pub mod tokenize;
+pub mod tokenizer_class;
 pub mod weight_file;
 pub mod weights;
 // Training needs burn's autodiff and optimizers; only the native cli enables it.

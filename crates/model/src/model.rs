@@ -137,7 +137,12 @@ impl NliModel {
         let max_tokens = tokenizer_config.max_tokens(shape.max_tokens);
         let (tokenizer, tokenizer_file) = match files.tokenizer {
             TokenizerFiles::Json(bytes) => (
-                PairTokenizer::from_json_bytes(bytes, max_tokens)?,
+                PairTokenizer::from_json_bytes_with(
+                    bytes,
+                    max_tokens,
+                    &tokenizer_config,
+                    model_type(files.config_json).as_deref(),
+                )?,
                 "tokenizer.json",
             ),
             TokenizerFiles::VocabMerges {
@@ -441,6 +446,13 @@ impl NliModel {
         }
         Ok(())
     }
+}
+
+/// `config.json`'s `model_type` (which tokenizer class `transformers` builds when
+/// `tokenizer_config.json` names none); `None` when absent (the config was checked already).
+fn model_type(config_json: &[u8]) -> Option<String> {
+    let value: serde_json::Value = serde_json::from_slice(config_json).ok()?;
+    value["model_type"].as_str().map(str::to_string)
 }
 
 /// Softmax in f64 (then f32), stable for any logit range.

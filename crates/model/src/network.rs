@@ -13,30 +13,8 @@ use crate::distilbert::DistilBertConfig;
 use crate::error::LoadError;
 use crate::family::Family;
 use crate::loader::load_weights;
+pub use crate::shape::Shape;
 use crate::weight_file::WeightSource;
-
-/// What scoring, batching and the model bar need to know of a config, whatever the family.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Shape {
-    /// The architecture.
-    pub family: Family,
-    /// Rows of the token embedding table.
-    pub vocab_size: usize,
-    /// Hidden width.
-    pub hidden_size: usize,
-    /// Transformer layers (encoder and decoder layers together for BART).
-    pub layers: usize,
-    /// Attention heads per layer.
-    pub heads: usize,
-    /// Feed-forward width.
-    pub intermediate_size: usize,
-    /// Longest token sequence the model takes, specials included.
-    pub max_tokens: usize,
-    /// The padding id batches are padded with.
-    pub pad_token_id: usize,
-    /// Parameters the config implies (`None`: more than a `u64` holds).
-    pub parameters: Option<u64>,
-}
 
 /// A loaded network of one of the supported families.
 #[derive(Debug, Clone)]

@@ -12,9 +12,11 @@ use tokenizers::{
     AddedToken, EncodeInput, Tokenizer, TruncationDirection, TruncationParams, TruncationStrategy,
 };
 
+use tabprobe_core::checkpoint::TokenizerConfig;
 use tabprobe_core::scoring::PairOrder;
 
 use crate::error::LoadError;
+use crate::tokenizer_class;
 
 /// The token ids of one pair, ready for the model.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -72,15 +74,38 @@ impl PairTokenizer {
     /// From the bytes of a `tokenizer.json`. Its own truncation and padding settings are
     /// replaced: length comes from the model, padding is done per batch.
     pub fn from_json_bytes(bytes: &[u8], max_tokens: usize) -> Result<Self, LoadError> {
+        Self::from_json_bytes_with(bytes, max_tokens, &TokenizerConfig::default(), None)
+    }
+
+    /// From the bytes of a `tokenizer.json` beside a `tokenizer_config.json` (`config`; the
+    /// default when there is none) of a model whose `config.json` says `model_type`: the
+    /// tokenizer `transformers` builds from the two ([`crate::tokenizer_class`]).
+    pub fn from_json_bytes_with(
+        bytes: &[u8],
+        max_tokens: usize,
+        config: &TokenizerConfig,
+        model_type: Option<&str>,
+    ) -> Result<Self, LoadError> {
         // `tokenizers` 0.23.2 panics (`expect("Helper")`) on a syntax error inside the
         // "decoder" object, and on a string there that does not decode (a lone surrogate such
         // as "\uDFFF"), so the whole file is parsed first, strings decoded (both found by the
         // model_load fuzz target; `IgnoredAny` skipped strings without decoding them).
-        serde_json::from_slice::<serde_json::Value>(bytes)
+        let value = serde_json::from_slice::<serde_json::Value>(bytes)
             .map_err(|e| LoadError::Tokenizer(format!("tokenizer.json is not valid JSON: {e}")))?;
-        let tok = Tokenizer::from_bytes(bytes)
-            .map_err(|e| LoadError::Tokenizer(format!("tokenizer.json: {e}")))?;
-        Self::new(tok, max_tokens)
+        let tokenizer_json = |e| LoadError::Tokenizer(format!("tokenizer.json: {e}"));
+        let (tok, truncate_left) = if config.settings.is_empty() {
+            let left = value["truncation"]["direction"] == "Left";
+            (Tokenizer::from_bytes(bytes).map_err(tokenizer_json)?, left)
+        } else {
+            let rebuilt = tokenizer_class::rebuild(value, config, model_type)?;
+            let text = serde_json::to_vec(&rebuilt.tokenizer)
+                .map_err(|e| LoadError::Tokenizer(format!("tokenizer.json: {e}")))?;
+            (
+                Tokenizer::from_bytes(&text).map_err(tokenizer_json)?,
+                rebuilt.truncate_left,
+            )
+        };
+        Self::new(tok, max_tokens, truncate_left)
     }
 
     /// From `vocab.json` and `merges.txt` (a checkpoint without `tokenizer.json`), built as
@@ -146,10 +171,16 @@ impl PairTokenizer {
             ));
         tok.add_special_tokens(specials)
             .map_err(|e| LoadError::Tokenizer(format!("special tokens: {e}")))?;
-        Self::new(tok, max_tokens)
+        Self::new(tok, max_tokens, false)
     }
 
-    fn new(mut plain: Tokenizer, max_tokens: usize) -> Result<Self, LoadError> {
+    /// The tokenizer with its truncating variants: the premise is cut from its end, or from
+    /// its start when `truncate_left` (`tokenizer_config.json`'s `truncation_side`).
+    fn new(
+        mut plain: Tokenizer,
+        max_tokens: usize,
+        truncate_left: bool,
+    ) -> Result<Self, LoadError> {
         plain.with_padding(None);
         plain
             .with_truncation(None)
@@ -157,7 +188,10 @@ impl PairTokenizer {
         let truncating = |strategy| -> Result<Tokenizer, LoadError> {
             let mut t = plain.clone();
             t.with_truncation(Some(TruncationParams {
-                direction: TruncationDirection::Right,
+                direction: match truncate_left {
+                    true => TruncationDirection::Left,
+                    false => TruncationDirection::Right,
+                },
                 max_length: max_tokens,
                 strategy,
                 stride: 0,

@@ -457,11 +457,14 @@ fn a_post_processor_special_id_past_the_embedding_table_is_refused() {
 #[test]
 fn nan_model_warms_up_and_its_first_score_is_refused() {
     use tabprobe_core::scoring::{PairScorer, ScoreError};
-    let dir =
-        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/fixtures/hostile/nan-model");
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../../tests/fixtures/hostile/nan-model");
     let file = |f: &str| std::fs::read(dir.join(f)).unwrap();
-    let (config, weights, tokenizer) =
-        (file("config.json"), file("model.safetensors"), file("tokenizer.json"));
+    let (config, weights, tokenizer) = (
+        file("config.json"),
+        file("model.safetensors"),
+        file("tokenizer.json"),
+    );
     let mut model = NliModel::load(
         "nan-model",
         ModelFiles {
@@ -483,7 +486,10 @@ fn nan_model_warms_up_and_its_first_score_is_refused() {
         Err(ScoreError::NonFinite(nf)) => {
             let msg = nf.to_string();
             assert!(msg.contains("nan-model"), "{msg}");
-            assert!(msg.contains("gave non-finite outputs (logits [NaN, NaN, NaN]) on pair 1"), "{msg}");
+            assert!(
+                msg.contains("gave non-finite outputs (logits [NaN, NaN, NaN]) on pair 1"),
+                "{msg}"
+            );
         }
         other => panic!("expected a non-finite error, got {other:?}"),
     }

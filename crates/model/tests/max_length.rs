@@ -49,7 +49,12 @@ fn load(dir: &str, with_tokenizer_config: bool) -> NliModel {
     let config = read(families.join(dir).join("config.json"));
     let weights = read(families.join(dir).join("model.safetensors"));
     let tokenizer = read(families.join(dir).join("tokenizer.json"));
-    let tokenizer_config = read(families.join("max-length").join(dir).join("tokenizer_config.json"));
+    let tokenizer_config = read(
+        families
+            .join("max-length")
+            .join(dir)
+            .join("tokenizer_config.json"),
+    );
     NliModel::load(
         dir,
         ModelFiles {
@@ -118,7 +123,10 @@ fn model_max_length_truncates_where_transformers_does() {
             let scores = model.score_blocking(&kept).expect("scoring");
             let got: Vec<Vec<f32>> = scores.iter().map(|s| s.logits.clone()).collect();
             let d = max_abs_diff(&got, &want);
-            eprintln!("{name} batch {batch}: {} pairs, max |Δlogit| = {d:.3e}", kept.len());
+            eprintln!(
+                "{name} batch {batch}: {} pairs, max |Δlogit| = {d:.3e}",
+                kept.len()
+            );
             assert!(d <= 1e-4, "{name} batch {batch}: max |Δlogit| {d:e}");
         }
         // Without the file the network's own limit stands: pairs between 64 and 96 tokens stay
@@ -133,6 +141,10 @@ fn model_max_length_truncates_where_transformers_does() {
                     .is_ok_and(|e| e.ids.len() > g.model_max_length)
             })
             .count();
-        assert!(longer >= 3, "{name}: {longer} pairs past {}", g.model_max_length);
+        assert!(
+            longer >= 3,
+            "{name}: {longer} pairs past {}",
+            g.model_max_length
+        );
     }
 }

@@ -61,11 +61,7 @@ pub fn check_scores(
 
 /// A scoring error of the job's pairs `offset..`, placed in the job: a non-finite score's pair
 /// numbered from the job's start and named by its owner in `set`.
-pub fn locate(
-    e: ScoreError,
-    offset: usize,
-    set: Option<&ProbeSet>,
-) -> String {
+pub fn locate(e: ScoreError, offset: usize, set: Option<&ProbeSet>) -> String {
     match e {
         ScoreError::NonFinite(nf) => {
             let owner = set.and_then(|s| s.pair_owner(offset + nf.index));

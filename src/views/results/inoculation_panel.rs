@@ -3,8 +3,6 @@
 //! in the model worker with progress and cancel, and read the saved results
 //! ([`super::inoculation_result`]). Results are kept in IndexedDB like runs.
 
-use std::cell::RefCell;
-use std::collections::HashMap;
 use std::sync::Arc;
 
 use leptos::prelude::*;
@@ -19,17 +17,6 @@ use crate::components::progress_bar::duration;
 use crate::inoculation_store::{self, SavedInoculation};
 use crate::state::AppState;
 use crate::worker_client::client;
-
-thread_local! {
-    /// Saved result id → the worker job that holds its fine-tuned checkpoints (this page
-    /// session only: the weights live in the worker).
-    static SESSION_JOBS: RefCell<HashMap<String, u64>> = RefCell::new(HashMap::new());
-}
-
-/// The worker job holding the checkpoints of saved result `id`, if this page made it.
-pub fn session_job(id: &str) -> Option<u64> {
-    SESSION_JOBS.with(|j| j.borrow().get(id).copied())
-}
 
 /// The job id of an inoculation whose run is still being cut into pieces for the worker
 /// (worker job ids start at 1).
@@ -185,7 +172,7 @@ pub fn InoculationPanel(
                 Ok((result, _)) => {
                     let created_ms = js_sys::Date::now();
                     let id = format!("{run_id}/{created_ms:.0}");
-                    SESSION_JOBS.with(|j| j.borrow_mut().insert(id.clone(), job));
+                    crate::inoculation_jobs::remember(&id, job);
                     let entry = SavedInoculation {
                         id: id.clone(),
                         run_id,

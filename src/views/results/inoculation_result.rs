@@ -15,13 +15,13 @@ use tabprobe_core::inoculation::tables::{
 use tabprobe_core::inoculation::{Cell, Column, InoculationResult};
 use tabprobe_worker::protocol::Slot;
 
-use super::inoculation_panel::session_job;
+use crate::download::{download, download_bytes};
+use crate::inoculation_jobs::session_job;
 use crate::inoculation_store::SavedInoculation;
 use crate::model_load::DEFAULT_BATCH_SIZE;
-use crate::runs::{download, download_bytes};
 use crate::state::AppState;
 use crate::worker_client::client;
-use crate::worker_crash::ModelSource;
+use crate::worker_health::ModelSource;
 
 /// Items listed under a figure at most (the count says how many there are).
 const DRILL_LIMIT: usize = 200;

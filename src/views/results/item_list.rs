@@ -319,7 +319,8 @@ fn ReviewControls(item: ProbeItem, state: AppState, set: LabelSet) -> impl IntoV
     let item = StoredValue::new(item);
     let decide = move |decision: Decision| {
         let changed = state.change_dataset(|ds| {
-            item.with_value(|it| set_item_review(ds, it, decision)).map_err(|e| e.to_string())
+            item.with_value(|it| set_item_review(ds, it, decision))
+                .map_err(|e| e.to_string())
         });
         problem.set(match changed {
             Some(Ok(())) => None,

@@ -5,8 +5,8 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use crate::data::label::{Label, LabelSet};
+use crate::data::review::Review;
 use crate::data::table::Table;
-use crate::probe::review::Review;
 
 /// The value of the `format` field that marks a tabprobe dataset.
 pub const FORMAT_MARKER: &str = "tabprobe-dataset";

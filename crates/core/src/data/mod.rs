@@ -7,6 +7,7 @@ pub mod export;
 pub mod import;
 pub mod json;
 pub mod label;
+pub mod review;
 pub mod schema;
 pub mod summary;
 pub mod table;

@@ -7,6 +7,7 @@
 //! evaluate, [`result::InoculationResult`] holds every evaluated item with each model's
 //! prediction, and [`tables`] counts the figures with the same predicate the drill-down uses.
 
+pub mod cell;
 pub mod outcome;
 pub mod plan;
 pub mod progress;

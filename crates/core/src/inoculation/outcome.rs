@@ -12,7 +12,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::inoculation::tables::{Cell, Column};
+use crate::inoculation::cell::{Cell, Column};
 use crate::inoculation::InoculationResult;
 
 /// The outcome of one size's inoculation.

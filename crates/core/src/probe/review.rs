@@ -6,12 +6,13 @@
 //! recorded in every run file. Score tables count certain and accepted items; heuristic
 //! items only on request, rejected ones never.
 
-use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use crate::data::dataset::Dataset;
 use crate::data::label::Label;
 use crate::probe::{Certainty, ProbeExample, ProbeItem, ProbeKind};
+
+pub use crate::data::review::{Review, ReviewDecision};
 
 /// Where a generated item stands with respect to review.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -58,37 +59,6 @@ impl ReviewState {
             ReviewState::Rejected => false,
         }
     }
-}
-
-/// A reviewer's verdict on an item.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
-#[serde(rename_all = "snake_case")]
-pub enum ReviewDecision {
-    /// The item is sound; its perturbed input has the review's `label`.
-    Accept,
-    /// The item is wrong and must not be scored.
-    Reject,
-}
-
-/// One review decision as saved in the dataset's `reviews` list.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
-pub struct Review {
-    /// The item's stable id, `<example id>/<probe>/<n>` (e.g. `H1/plain_number/0`): the
-    /// example's `id` (or `#<index>` when it has none), the probe's snake_case name, and the
-    /// item's position among that probe's perturbations of the example.
-    pub item: String,
-    /// Accept or reject.
-    pub decision: ReviewDecision,
-    /// For `accept`: the label the reviewer asserts for the perturbed input (required);
-    /// absent for `reject`.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub label: Option<Label>,
-    /// The perturbed hypothesis the reviewer saw. When present, the decision applies only
-    /// to an item with this hypothesis, so a change in how items are generated can never
-    /// move a decision onto a different item.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub hypothesis: Option<String>,
 }
 
 /// What a reviewer does to an item (the site's Accept / Reject / Reset buttons).

@@ -10,7 +10,7 @@
 use super::{SharedInput, SharedResult, SharedScore};
 use crate::data::table::Table;
 
-use super::codec::ShareError;
+use super::error::ShareError;
 
 /// Most rows (keys, or records) in one shared table: 24× INFOTABS' largest table (41 rows).
 pub const MAX_SHARE_ROWS: usize = 1_000;

@@ -4,6 +4,7 @@
 //! for a link go into a small JSON result file instead.
 
 mod codec;
+mod error;
 pub mod from_run;
 pub mod limits;
 pub mod view;
@@ -18,9 +19,10 @@ use crate::probe::{Certainty, Expectation};
 use crate::scoring::{ModelId, PairScore};
 
 pub use codec::{
-    decode, encode, from_file, to_file, ShareError, FILE_FORMAT, LINK_VERSION, MAX_JSON_BYTES,
+    decode, encode, from_file, to_file, FILE_FORMAT, LINK_VERSION, MAX_JSON_BYTES,
     MAX_RESULT_FILE_BYTES,
 };
+pub use error::ShareError;
 pub use from_run::from_run_item;
 pub use limits::{
     MAX_SHARE_CELLS, MAX_SHARE_CHARS, MAX_SHARE_LABELS, MAX_SHARE_MODELS, MAX_SHARE_ROWS,

@@ -1,16 +1,40 @@
-//! Keeping the run in progress as it runs, and resuming it after a reload or a crash: the
-//! page's side of [`crate::run_keep`]. [`Keeper`] gathers the chunks of scores the worker
-//! posts and writes them at most every [`FLUSH_EVERY_MS`] (one write in flight at a time, so
-//! records stay in order); [`keep_end`] finishes or removes what is kept when the run ends;
-//! [`resume_run`] goes on with a kept run once the same models (by weights hash) are loaded.
+//! Writing the run in progress to browser storage as it runs ([`crate::run_keep`] holds the
+//! entries' layout). [`Keeper`] gathers the chunks of scores the worker posts and writes them
+//! at most every [`FLUSH_EVERY_MS`], one write in flight at a time so records stay in order;
+//! [`keep_end`] finishes or removes what is kept when the run ends. [`matching_models`] says
+//! whether the loaded models may go on with a kept run. The run itself is driven by
+//! [`crate::run_drive`].
 
 use leptos::prelude::*;
 use leptos::task::spawn_local;
 use tabprobe_worker::protocol::{ModelInfo, ProbeRequest, Slot};
 
 use crate::run_keep::{self, KeptChunk, KeptRun, FLUSH_EVERY_MS};
-use crate::runs::{drive, RunPlan, RunStatus, RunsState};
-use crate::state::AppState;
+
+/// Where the keeping of the run in progress shows and lives (part of the runs context).
+#[derive(Clone, Copy)]
+pub struct KeepSignals {
+    /// The scores on their way to storage.
+    keeper: StoredValue<Option<Keeper>>,
+    /// Pairs of the run in progress kept in the browser so far.
+    pub kept: RwSignal<usize>,
+    /// Why the run in progress is not (or no longer) kept, if so.
+    pub problem: RwSignal<Option<String>>,
+    /// A storage failure outside a run's keeping (removing a kept run).
+    pub storage_error: RwSignal<Option<String>>,
+}
+
+impl KeepSignals {
+    /// Nothing kept; `storage_error` is where removal failures are told.
+    pub fn new(storage_error: RwSignal<Option<String>>) -> KeepSignals {
+        KeepSignals {
+            keeper: StoredValue::new(None),
+            kept: RwSignal::new(0),
+            problem: RwSignal::new(None),
+            storage_error,
+        }
+    }
+}
 
 /// The kept run's scores on their way to storage.
 pub struct Keeper {
@@ -76,9 +100,9 @@ impl Keeper {
 
 /// Starts keeping the run whose header is `kept`: a `fresh` run first writes its requests
 /// (removing any run kept before); a resumed one is already there and goes on after it.
-pub(crate) fn keep_begin(runs: RunsState, kept: KeptRun, requests: &[ProbeRequest], fresh: bool) {
-    runs.keep_problem.set(None);
-    runs.keeper.set_value(Some(Keeper::new(kept.clone())));
+pub(crate) fn keep_begin(keep: KeepSignals, kept: KeptRun, requests: &[ProbeRequest], fresh: bool) {
+    keep.problem.set(None);
+    keep.keeper.set_value(Some(Keeper::new(kept.clone())));
     let requests = fresh.then(|| requests.to_vec());
     spawn_local(async move {
         let begun = match requests {
@@ -86,7 +110,7 @@ pub(crate) fn keep_begin(runs: RunsState, kept: KeptRun, requests: &[ProbeReques
             None => Ok(()),
         };
         let mut ok = true;
-        runs.keeper.update_value(|k| {
+        keep.keeper.update_value(|k| {
             if let Some(k) = k {
                 k.writing = false;
                 if begun.is_err() {
@@ -96,29 +120,29 @@ pub(crate) fn keep_begin(runs: RunsState, kept: KeptRun, requests: &[ProbeReques
             }
         });
         if let Err(e) = begun {
-            runs.keep_problem.set(Some(format!(
+            keep.problem.set(Some(format!(
                 "{e} — this run is not kept: a reload or crash would lose it"
             )));
         }
         if ok {
-            keep_due(runs, false);
+            keep_due(keep, false);
         }
     });
 }
 
 /// Takes a chunk of scores the worker posted.
-pub(crate) fn keep_scores(runs: RunsState, chunk: KeptChunk) {
-    runs.keeper.update_value(|k| {
+pub(crate) fn keep_scores(keep: KeepSignals, chunk: KeptChunk) {
+    keep.keeper.update_value(|k| {
         if let Some(k) = k {
             k.buffer.push(chunk);
         }
     });
-    keep_due(runs, false);
+    keep_due(keep, false);
 }
 
 /// Notes the size of model `k`'s probe set as the worker built it.
-pub(crate) fn keep_total(runs: RunsState, k: usize, total: usize) {
-    runs.keeper.update_value(|keeper| {
+pub(crate) fn keep_total(keep: KeepSignals, k: usize, total: usize) {
+    keep.keeper.update_value(|keeper| {
         if let Some(m) = keeper.as_mut().and_then(|kp| kp.header.models.get_mut(k)) {
             m.total = total;
         }
@@ -126,14 +150,14 @@ pub(crate) fn keep_total(runs: RunsState, k: usize, total: usize) {
 }
 
 /// Writes what is buffered now (a model finished).
-pub(crate) fn keep_now(runs: RunsState) {
-    keep_due(runs, true);
+pub(crate) fn keep_now(keep: KeepSignals) {
+    keep_due(keep, true);
 }
 
 /// Starts the due write, if any; when it ends, the next forced one.
-fn keep_due(runs: RunsState, force: bool) {
+fn keep_due(keep: KeepSignals, force: bool) {
     let now = js_sys::Date::now();
-    let job = runs
+    let job = keep
         .keeper
         .try_update_value(|k| k.as_mut().and_then(|k| k.due(now, force)))
         .flatten();
@@ -143,7 +167,7 @@ fn keep_due(runs: RunsState, force: bool) {
         let mut again = false;
         let mut kept = None;
         let mut problem = None;
-        runs.keeper.update_value(|k| {
+        keep.keeper.update_value(|k| {
             if let Some(k) = k {
                 match result {
                     Ok(h) => {
@@ -159,15 +183,15 @@ fn keep_due(runs: RunsState, force: bool) {
             }
         });
         if let Some(n) = kept {
-            runs.kept.set(n);
+            keep.kept.set(n);
         }
         if let Some(e) = problem {
-            runs.keep_problem.set(Some(format!(
+            keep.problem.set(Some(format!(
                 "{e} — the rest of this run is not kept: a reload or crash would lose it"
             )));
         }
         if again {
-            keep_due(runs, true);
+            keep_due(keep, true);
         }
     });
 }
@@ -175,17 +199,17 @@ fn keep_due(runs: RunsState, force: bool) {
 /// Stops keeping the run: waits for the write in flight, then removes what is kept
 /// (`discard`: the run ended by itself) or writes what is still buffered and returns the
 /// header (the run was interrupted; `None` when it could not be kept).
-pub(crate) async fn keep_end(runs: RunsState, discard: bool) -> Option<KeptRun> {
-    while runs
+pub(crate) async fn keep_end(keep: KeepSignals, discard: bool) -> Option<KeptRun> {
+    while keep
         .keeper
         .with_value(|k| k.as_ref().is_some_and(|k| k.writing))
     {
         gloo::timers::future::TimeoutFuture::new(10).await;
     }
-    let keeper = runs.keeper.try_update_value(Option::take).flatten()?;
+    let keeper = keep.keeper.try_update_value(Option::take).flatten()?;
     if discard {
         if let Err(e) = run_keep::discard().await {
-            runs.storage_error.set(Some(e.message));
+            keep.storage_error.set(Some(e.message));
         }
         return None;
     }
@@ -221,84 +245,19 @@ pub fn matching_models(
             };
             match loaded(m.slot) {
                 Some(info) if info.id.weights_sha256 == m.weights_sha256 => Ok((m.slot, info)),
-                Some(info) => Err(format!(
-                    "{}: {} is loaded there now",
-                    want(),
-                    info.id.name
-                )),
+                Some(info) => Err(format!("{}: {} is loaded there now", want(), info.id.name)),
                 None => Err(want()),
             }
         })
         .collect()
 }
 
-/// Reads the run kept by an earlier visit, if any (when the page starts).
-pub fn load_interrupted(runs: RunsState) {
-    spawn_local(async move {
-        match run_keep::load().await {
-            Ok(Some(kept)) => runs.interrupted.set(Some(Ok(kept))),
-            Ok(None) => {}
-            Err(e) => runs.interrupted.set(Some(Err(e))),
-        }
-    });
-}
-
-/// Removes the kept run the user chose not to resume.
-pub fn discard_interrupted(runs: RunsState) {
-    spawn_local(async move {
-        match run_keep::discard().await {
-            Ok(()) => runs.interrupted.set(None),
-            Err(e) => runs.storage_error.set(Some(e.message)),
-        }
-    });
-}
-
-/// Goes on with the kept run: the same models must be loaded; the worker scores only the
-/// pairs it lacks, in the chunks it was scored in.
-pub fn resume_run(state: AppState, runs: RunsState) {
-    if runs.running() {
-        return;
-    }
-    let Some(Ok(kept)) = runs.interrupted.get_untracked() else {
-        return;
-    };
-    let infos = match matching_models(&kept, |slot| state.slot(slot).model.get_untracked()) {
-        Ok(infos) => infos,
-        Err(e) => {
-            runs.status.set(RunStatus::Failed(e));
-            return;
-        }
-    };
-    spawn_local(async move {
-        match run_keep::load_all(&kept).await {
-            Ok((requests, resumes)) => {
-                let per_model = kept.models.iter().map(|m| m.total).max().unwrap_or(0);
-                drive(
-                    state,
-                    runs,
-                    RunPlan {
-                        infos,
-                        requests,
-                        resumes,
-                        per_model,
-                        kept,
-                        fresh: false,
-                    },
-                );
-            }
-            Err(e) => runs.status.set(RunStatus::Failed(format!(
-                "the kept run cannot be resumed: {e} (discard it and run again)"
-            ))),
-        }
-    });
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::run_keep::KeptModel;
-    use tabprobe_core::scoring::{ModelId, PairScore};
-    use tabprobe_worker::protocol::Backend;
+    use crate::runs::tests::model as info;
+    use tabprobe_core::scoring::PairScore;
 
     fn header() -> KeptRun {
         KeptRun {
@@ -368,29 +327,6 @@ mod tests {
         assert_eq!(k.header.models[0].total, 40);
     }
 
-    fn info(sha: &str) -> ModelInfo {
-        ModelInfo {
-            id: ModelId {
-                name: "other".into(),
-                weights_sha256: sha.into(),
-                label_set: tabprobe_core::LabelSet::ThreeWay,
-            },
-            labels: vec![],
-            architecture: "RoBERTa".into(),
-            parameters: None,
-            max_tokens: 512,
-            layers: 1,
-            hidden_size: 8,
-            backend: Backend::Cpu {
-                reason: "test".into(),
-            },
-            backend_note: String::new(),
-            workers: 1,
-            load_ms: 0.0,
-            memory_bytes: None,
-        }
-    }
-
     #[test]
     fn only_the_same_weights_may_resume() {
         let kept = header();
@@ -400,7 +336,7 @@ mod tests {
         );
         assert_eq!(
             matching_models(&kept, |_| Some(info("other-hash"))).unwrap_err(),
-            "load tiny (weights abcdef012345) as the main model to resume: other is loaded there now"
+            "load tiny (weights abcdef012345) as the main model to resume: m is loaded there now"
         );
         let ok = matching_models(&kept, |_| Some(info("abcdef0123456789"))).unwrap();
         assert_eq!(ok.len(), 1);
