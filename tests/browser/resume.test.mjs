@@ -1,11 +1,13 @@
 // A run in progress survives a reload (issue 36, item 5): the page keeps the scores of a run
 // in IndexedDB as they come (src/run_keep.rs); after a reload mid-run the runner offers to
 // resume it, the worker scores only the rest, and the finished run file is byte-identical to
-// the one an uninterrupted run of the same form writes. Discarding a kept run removes it.
+// the one an uninterrupted run of the same form writes. Discarding a kept run removes it. A
+// worker that crashes mid-run leaves what was scored kept and offered the same way.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFile } from 'node:fs/promises';
-import { openSite, snap, routeManifest } from './harness.mjs';
+import { join } from 'node:path';
+import { openSite, snap, routeManifest, fixtures } from './harness.mjs';
 
 const { server, browser } = await openSite();
 
@@ -124,5 +126,40 @@ test('a run interrupted by a reload resumes where it was kept; the run file is b
   await page.waitForTimeout(1000);
   assert.equal(await page.getByTestId('run-interrupted').count(), 0, 'discarded for good');
   assert.deepEqual(errors.filter((e) => !/Failed to load resource/.test(e)), []);
+  await page.close();
+});
+
+test('a worker crash during a run keeps what was scored and offers it for resuming', async () => {
+  const { page, errors } = await openWithTinyDefault();
+  await toRunner(page);
+  for (const s of ['dev', 'paper', 'train']) {
+    const box = page.getByTestId(`split-${s}`);
+    if ((await box.isChecked()) !== (s === 'paper')) await box.click();
+  }
+  // The second model panics in the worker when it scores (tests/fixtures/hostile/panic-model):
+  // the main model's run finishes, then the worker dies during the second model's.
+  const hostile = join(fixtures, 'hostile', 'panic-model');
+  await page.getByTestId('model2-input').setInputFiles(['config.json', 'model.safetensors', 'tokenizer.json'].map((f) => join(hostile, f)));
+  await page.getByTestId('model2-name').waitFor({ timeout: 120_000 });
+  await page.getByTestId('count-passes').waitFor();
+  await page.getByTestId('run').click();
+  const error = page.getByTestId('run-error');
+  await error.waitFor({ timeout: 180_000 });
+  assert.match(await error.innerText(), /model worker crashed: .*tabprobe_test_panic.*the (\d+) pairs scored so far are kept in this browser/s);
+  const notice = page.getByTestId('run-interrupted');
+  await notice.waitFor();
+  const text = await notice.innerText();
+  // The main model's whole run is kept; the second model's, not begun.
+  const [, kept, of] = text.match(/tiny-f32 (\d+) of (\d+) pairs/).map(Number);
+  assert.equal(kept, of, text);
+  assert.match(text, /, \S+ 0 (of \d+ )?pairs/, 'the second model (picked files: named "model") kept nothing');
+  // The crash unloaded the models: resuming asks for them back.
+  await page.getByTestId('resume-needs').waitFor();
+  assert.match(await page.getByTestId('resume-needs').innerText(), /^load tiny-f32 \(weights [0-9a-f]{12}\) as the main model to resume/);
+  await snap(page, '98-run-kept-after-crash');
+  await page.getByTestId('discard-run').click();
+  await notice.waitFor({ state: 'detached' });
+  const unexpected = errors.filter((e) => !/Failed to load resource|tabprobe_test_panic|unreachable|panicked|RuntimeError|model worker crashed/.test(e));
+  assert.deepEqual(unexpected, []);
   await page.close();
 });
