@@ -121,17 +121,26 @@ fn flag(settings: &Map<String, Value>, key: &str, default: bool) -> Result<bool,
     }
 }
 
-/// A token named by the file: a string, or an added-token object with its `content`.
+/// The most extra special tokens a file may name: far more than any tokenizer carries, and few
+/// enough that adding them one by one (each looked up among those before) stays quick.
+const MAX_EXTRA_TOKENS: usize = 10_000;
+
+/// A token named by the file: non-empty text, or an added-token object with its `content`.
 fn token_text(key: &str, v: &Value) -> Result<Option<String>, LoadError> {
-    match v {
-        Value::Null => Ok(None),
-        Value::String(s) => Ok(Some(s.clone())),
+    let text = match v {
+        Value::Null => return Ok(None),
+        Value::String(s) => s,
         Value::Object(o) => match o.get("content") {
-            Some(Value::String(s)) => Ok(Some(s.clone())),
-            _ => Err(bad(key, "a token (text, or an object with its content)", v)),
+            Some(Value::String(s)) => s,
+            _ => return Err(bad(key, "a token (text, or an object with its content)", v)),
         },
-        _ => Err(bad(key, "a token (text, or an object with its content)", v)),
+        _ => return Err(bad(key, "a token (text, or an object with its content)", v)),
+    };
+    // An empty token would match between every two characters of the text.
+    if text.is_empty() {
+        return Err(bad(key, "a token of at least one character", v));
     }
+    Ok(Some(text.clone()))
 }
 
 /// The id of `token` in `tokenizer.json`, as `token_to_id` finds it: the added tokens first,
@@ -153,7 +162,11 @@ fn id_of(tokenizer: &Value, token: &str) -> Option<u64> {
 /// (`get_vocab_size(with_added_tokens=True)`).
 fn next_id(tokenizer: &Value) -> u64 {
     let vocab = match &tokenizer["model"]["vocab"] {
-        Value::Object(m) => m.values().filter_map(Value::as_u64).map(|i| i + 1).max(),
+        Value::Object(m) => m
+            .values()
+            .filter_map(Value::as_u64)
+            .map(|i| i.saturating_add(1))
+            .max(),
         Value::Array(list) => Some(list.len() as u64),
         _ => None,
     }
@@ -262,6 +275,12 @@ pub fn rebuild(
             Some(Value::Object(m)) => extra.extend(m.keys().cloned()),
             Some(v) => return Err(bad(key, "a list of tokens", v)),
         }
+    }
+    if extra.len() > MAX_EXTRA_TOKENS {
+        return Err(LoadError::Tokenizer(format!(
+            "tokenizer_config.json names {} extra special tokens, more than the {MAX_EXTRA_TOKENS} tabprobe reads",
+            extra.len()
+        )));
     }
     // Missing special tokens are added after the vocabulary, in this order.
     for text in named.iter().map(|(_, t)| t.clone()).chain(extra) {

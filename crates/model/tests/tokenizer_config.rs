@@ -114,10 +114,25 @@ fn bad_settings_are_named() {
             r#"{"unk_token": "<nope>"}"#,
             "tokenizer_config.json: unk_token \"<nope>\" is not in tokenizer.json's vocabulary",
         ),
+        (
+            r#"{"sep_token": ""}"#,
+            "tokenizer_config.json: sep_token is \"\"; expected a token of at least one character",
+        ),
     ] {
         let settings = TokenizerConfig::parse(config.as_bytes()).unwrap();
         let e = PairTokenizer::from_json_bytes_with(&tokenizer, 24, &settings, Some("bert"))
             .unwrap_err();
         assert!(e.to_string().contains(want), "{config}: {e}");
     }
+    // A file naming a million extra special tokens is refused before any is added.
+    let many: Vec<String> = (0..1_000_000).map(|i| format!("<t{i}>")).collect();
+    let config = serde_json::json!({ "extra_special_tokens": many }).to_string();
+    let settings = TokenizerConfig::parse(config.as_bytes()).unwrap();
+    let e =
+        PairTokenizer::from_json_bytes_with(&tokenizer, 24, &settings, Some("bert")).unwrap_err();
+    assert!(
+        e.to_string()
+            .contains("names 1000000 extra special tokens, more than the 10000"),
+        "{e}"
+    );
 }
