@@ -17,6 +17,14 @@ TRUNK_VERSION="0.21.14" # 0.22 needs rustc >= 1.96.1
 WASM_BINDGEN_VERSION="$(awk '/^name = "wasm-bindgen"$/ { getline; gsub(/version = |"/, ""); print; exit }' Cargo.lock)"
 export PATH="$HOME/.cargo/bin:$PATH"
 
+# Trunk and wasm-bindgen-cli only move files and rewrite one wasm module each per build: built
+# at opt-level 1 without LTO they compile in about half the time of their own release profile
+# (measured in docs/benchmarks.md), which a fresh machine's first scripts/run.sh waits for.
+tool_install() {
+  CARGO_PROFILE_RELEASE_OPT_LEVEL=1 CARGO_PROFILE_RELEASE_LTO=false \
+    CARGO_PROFILE_RELEASE_CODEGEN_UNITS=16 CARGO_PROFILE_RELEASE_DEBUG=0 cargo install "$@"
+}
+
 say() { printf '[install-tools] %s\n' "$*"; }
 as_root() { if [ "$(id -u)" = 0 ]; then "$@"; else sudo "$@"; fi; }
 
@@ -30,7 +38,7 @@ if [ "$(trunk --version 2>/dev/null || true)" != "trunk $TRUNK_VERSION" ]; then
   # Without default features: no TLS stack and no update check. Trunk runs offline here
   # (Trunk.toml), so it never downloads anything and needs neither.
   say "installing trunk $TRUNK_VERSION from the Rust crate registry (several minutes on 2 cores)"
-  cargo install trunk --locked --version "$TRUNK_VERSION" --no-default-features
+  tool_install trunk --locked --version "$TRUNK_VERSION" --no-default-features
 fi
 
 if [ "$(wasm-bindgen --version 2>/dev/null || true)" != "wasm-bindgen $WASM_BINDGEN_VERSION" ]; then
@@ -38,7 +46,7 @@ if [ "$(wasm-bindgen --version 2>/dev/null || true)" != "wasm-bindgen $WASM_BIND
   # Not --locked: its lockfile asks for a webpki-roots version the Rust crate registry no longer has.
   # No default features: its TLS client only serves the test runner's browser downloads, which
   # this project never does (wasm tests run under Node).
-  cargo install wasm-bindgen-cli --version "$WASM_BINDGEN_VERSION" --force --no-default-features
+  tool_install wasm-bindgen-cli --version "$WASM_BINDGEN_VERSION" --force --no-default-features
 fi
 
 # npm packages from the committed lockfile: binaryen (wasm-opt for Trunk) and playwright-core.

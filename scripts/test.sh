@@ -39,6 +39,9 @@ cargo test -p tabprobe-core --target wasm32-unknown-unknown --test determinism
 phase "release build of the site (trunk build --release --offline)"
 trunk build --release --offline --dist dist
 
+phase "the worker's wasm on Chrome's WebGPU engine (Dawn in Node, SwiftShader): every family within 1e-4 of transformers"
+node --test --test-concurrency=1 tests/dawn/
+
 phase "browser tests (node --test, playwright-core, /usr/bin/chromium)"
 # Disk left for the tests' own files (the roberta-large-shaped checkpoint takes 1.42 GB).
 df -h "${TMPDIR:-/tmp}" .

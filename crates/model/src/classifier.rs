@@ -4,7 +4,9 @@
 //! DistilBERT's.
 
 use burn::prelude::*;
-use burn::tensor::activation::{gelu, relu};
+use burn::tensor::activation::relu;
+
+use crate::activation::gelu;
 
 use crate::embeddings::Embeddings;
 use crate::encoder::Encoder;

@@ -27,7 +27,9 @@
 use std::collections::BTreeMap;
 
 use burn::prelude::*;
-use burn::tensor::activation::{gelu, gelu_approximate, relu, softmax};
+use burn::tensor::activation::{gelu_approximate, relu, softmax};
+
+use crate::activation::gelu;
 use burn::tensor::module::embedding;
 use serde::Deserialize;
 

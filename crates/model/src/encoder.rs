@@ -2,7 +2,9 @@
 //! `RobertaLayer`: self-attention → add & norm → feed-forward → add & norm).
 
 use burn::prelude::*;
-use burn::tensor::activation::{gelu, gelu_approximate, relu, softmax};
+use burn::tensor::activation::{gelu_approximate, relu, softmax};
+
+use crate::activation::gelu;
 
 use crate::config::HiddenAct;
 use crate::nn::{Dense, LayerNorm};

@@ -43,6 +43,7 @@
 //!
 //! [`PairScorer`]: tabprobe_core::scoring::PairScorer
 
+pub mod activation;
 pub mod bart;
 pub mod batch;
 // Benchmarks need native device initialisation (`WgpuOptions::init` does not exist in wasm).
