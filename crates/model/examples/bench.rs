@@ -17,6 +17,10 @@
 //! pairs of different lengths on `flex` in f32 and prints the largest logit and probability
 //! differences.
 //!
+//! `--gelu-rows N` first times GELU alone on the CPU backend over an [N, 3072] activation
+//! (roberta-base's feed-forward width; N = batch × seq, 1024 for batch 8 at 128 tokens): burn's
+//! `gelu` beside tabprobe's pass ([`tabprobe_model::activation::gelu`]), median of `--reps`.
+//!
 //! `--budgets-mib` runs every batch size under each activation budget in turn
 //! ([`NliModel::set_tensor_budget`]; the page uses 64 MiB): on a GPU a larger budget runs a
 //! batch in fewer, larger passes.
@@ -39,6 +43,7 @@ struct Args {
     batches: Vec<usize>,
     budgets_mib: Vec<usize>,
     float: String,
+    gelu_rows: usize,
 }
 
 fn parse_args() -> Result<Args, String> {
@@ -50,6 +55,7 @@ fn parse_args() -> Result<Args, String> {
         batches: vec![1, 8, 32],
         budgets_mib: vec![64],
         float: "f32".into(),
+        gelu_rows: 0,
     };
     let mut it = std::env::args().skip(1);
     while let Some(flag) = it.next() {
@@ -63,6 +69,9 @@ fn parse_args() -> Result<Args, String> {
             "--batches" => a.batches = numbers(&list(), "--batches")?,
             "--budgets-mib" => a.budgets_mib = numbers(&list(), "--budgets-mib")?,
             "--float" => a.float = value,
+            "--gelu-rows" => {
+                a.gelu_rows = value.parse().map_err(|e| format!("--gelu-rows: {e}"))?
+            }
             other => return Err(format!("unknown flag {other}")),
         }
     }
@@ -76,8 +85,44 @@ fn numbers(items: &[String], flag: &str) -> Result<Vec<usize>, String> {
         .collect()
 }
 
+/// Median milliseconds of `op` over `reps` runs (after one untimed).
+fn median_ms(reps: usize, mut op: impl FnMut()) -> f64 {
+    op();
+    let mut times: Vec<f64> = (0..reps.max(1))
+        .map(|_| {
+            let start = Instant::now();
+            op();
+            start.elapsed().as_secs_f64() * 1e3
+        })
+        .collect();
+    times.sort_by(f64::total_cmp);
+    times[times.len() / 2]
+}
+
+/// GELU alone on the CPU backend: burn's op beside tabprobe's pass, on `[rows, 3072]`.
+fn gelu_comparison(rows: usize, reps: usize) {
+    use burn::tensor::{Distribution, Tensor};
+    let device = Device::flex();
+    let x = Tensor::<2>::random([rows, 3072], Distribution::Normal(0.0, 1.0), &device);
+    let burn_ms = median_ms(reps, || {
+        let _ = burn::tensor::activation::gelu(x.clone()).into_data();
+    });
+    let ours_ms = median_ms(reps, || {
+        let _ = tabprobe_model::activation::gelu(x.clone()).into_data();
+    });
+    let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
+    println!(
+        "gelu [{rows}, 3072] on flex ({threads} cores): burn {burn_ms:.2} ms, tabprobe {ours_ms:.2} ms \
+         ({:.1}x)",
+        burn_ms / ours_ms
+    );
+}
+
 fn main() -> Result<(), String> {
     let args = parse_args()?;
+    if args.gelu_rows > 0 {
+        gelu_comparison(args.gelu_rows, args.reps);
+    }
     let read = |f: &str| std::fs::read(format!("{TINY}/{f}")).map_err(|e| format!("{f}: {e}"));
     let tokenizer = read("tokenizer.json")?;
     println!(

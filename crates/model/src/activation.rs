@@ -14,7 +14,7 @@ const PIECE: usize = 16 * 1024;
 
 /// `erf(x)` for f32 by the rational approximation XLA and Eigen use for single precision
 /// (`x · P(x²) / Q(x²)` on `[-4, 4]`, where erf is ±1 to f32 precision outside). No branch and
-/// no call, so a loop over it is vectorised; within 4e-7 of `libm::erff` (3.6e-7 measured; tested below).
+/// no call, so a loop over it is vectorised; within 5e-7 of `libm::erff` (4.8e-7 measured; tested below).
 #[inline(always)]
 pub fn erf_f32(x: f32) -> f32 {
     // Odd numerator x·P(x²), P's coefficients from the highest power down.
@@ -37,8 +37,8 @@ pub fn erf_f32(x: f32) -> f32 {
     ];
     let x = x.clamp(-4.0, 4.0);
     let x2 = x * x;
-    let p = P.iter().fold(0.0f32, |acc, &c| acc.mul_add(x2, c));
-    let q = Q.iter().fold(0.0f32, |acc, &c| acc.mul_add(x2, c));
+    let p = P.iter().fold(0.0f32, |acc, &c| acc * x2 + c);
+    let q = Q.iter().fold(0.0f32, |acc, &c| acc * x2 + c);
     x * p / q
 }
 
@@ -88,7 +88,7 @@ mod tests {
     use super::*;
     use burn::tensor::TensorData;
 
-    /// Within 4e-7 of libm's erff (what burn's CPU GELU uses) on a dense grid over [-8, 8].
+    /// Within 5e-7 of libm's erff (what burn's CPU GELU uses) on a dense grid over [-8, 8].
     #[test]
     fn erf_matches_libm() {
         let mut worst = 0.0f32;
@@ -96,7 +96,7 @@ mod tests {
             let x = i as f32 / 10_000.0;
             worst = worst.max((erf_f32(x) - libm::erff(x)).abs());
         }
-        assert!(worst <= 4e-7, "max |erf - libm::erff| = {worst:e}");
+        assert!(worst <= 5e-7, "max |erf - libm::erff| = {worst:e}");
         assert_eq!(erf_f32(0.0), 0.0);
         // Saturated: within two f32 steps below 1, where libm gives 1.0.
         assert!((erf_f32(100.0) - 1.0).abs() <= 2e-7);
