@@ -13,7 +13,7 @@
 #
 # Settings (environment): SEQ_LENS (128), BATCH_SIZES (1,8,32,64), REPEATS (3), BENCH_MODEL (a
 # checkpoint folder; default target/bench/roberta-base, written when absent), DAWN_FLAGS,
-# OUT (default target/bench/dawn-<date>.jsonl).
+# OUT (default target/bench/dawn-<date>.jsonl), PRECISION (the native run's: f32 or f16-mixed).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export PATH="$PWD/node_modules/.bin:$HOME/.cargo/bin:$PATH"
@@ -53,7 +53,7 @@ if [ "${NATIVE:-0}" = 1 ]; then
   say "native wgpu: tabprobe bench --backends wgpu"
   cargo build --release -p tabprobe-cli
   target/release/tabprobe bench --model "$BENCH_MODEL" --backends wgpu --seq-lens "$SEQ_LENS" \
-    --batch-sizes "$BATCH_SIZES" --repeats "$REPEATS"
+    --batch-sizes "$BATCH_SIZES" --repeats "$REPEATS" --precision "${PRECISION:-f32}"
 fi
 TORCH="${TORCH:-python3}"
 if "$TORCH" -c 'import torch, transformers, sys; sys.exit(0 if torch.cuda.is_available() else 1)' 2>/dev/null; then

@@ -25,8 +25,9 @@ use crate::views::share::ShareView;
 #[component]
 pub fn App() -> impl IntoView {
     let state = AppState::new();
-    // Before any model load: the bundled model loads on the kept backend choice.
-    state.backend.set(crate::backend_choice::kept());
+    // Before any model load: the bundled model loads on the kept backend and precision.
+    state.backend.set(crate::device_choice::kept_backend());
+    state.precision.set(crate::device_choice::kept_precision());
     provide_context(state);
     let runs = RunsState::new();
     provide_context(runs);

@@ -2,9 +2,9 @@
 //! Everything scientific lives in `tabprobe-core`; this crate only shows it.
 
 pub mod app;
-pub mod backend_choice;
 pub mod bundled;
 pub mod components;
+pub mod device_choice;
 pub mod download;
 pub mod idb;
 pub mod inoculation_jobs;

@@ -109,7 +109,8 @@ async fn hand_to_worker(ticket: Ticket, bytes: CheckpointToLoad, source: ModelSo
     let result = match client() {
         Ok(c) => {
             let backend = ticket.state.backend.get_untracked();
-            c.load_model(ticket.slot, bytes, DEFAULT_BATCH_SIZE, backend)
+            let precision = ticket.state.precision.get_untracked();
+            c.load_model(ticket.slot, bytes, DEFAULT_BATCH_SIZE, backend, precision)
                 .await
         }
         Err(e) => Err(e),
@@ -128,7 +129,7 @@ async fn hand_to_worker(ticket: Ticket, bytes: CheckpointToLoad, source: ModelSo
     }
 }
 
-/// Loads the model in `slot` again on the device the model bar's backend choice names, from the
+/// Loads the model in `slot` again on the device and precision the model bar's choices name, from the
 /// files the worker kept (any source: picked files, a URL, a bundled model). A failed move
 /// leaves the model where it was, and the model bar says why.
 pub async fn move_model(state: AppState, slot: Slot) {
@@ -146,7 +147,11 @@ pub async fn move_model(state: AppState, slot: Slot) {
         backend.label()
     )));
     let result = match client() {
-        Ok(c) => c.move_model(slot, backend, DEFAULT_BATCH_SIZE).await,
+        Ok(c) => {
+            let precision = state.precision.get_untracked();
+            c.move_model(slot, backend, precision, DEFAULT_BATCH_SIZE)
+                .await
+        }
         Err(e) => Err(e),
     };
     if !ticket.current() {

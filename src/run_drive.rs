@@ -69,6 +69,7 @@ pub fn start_run(state: AppState, runs: RunsState) {
                 slot: *slot,
                 name: m.id.name.clone(),
                 weights_sha256: m.id.weights_sha256.clone(),
+                precision: m.id.precision,
                 kept: 0,
                 total: 0,
             })

@@ -19,7 +19,7 @@
 //! (finished, cancelled, or stopped by its model's error); a crash or reload leaves them.
 
 use serde::{Deserialize, Serialize};
-use tabprobe_core::scoring::PairScore;
+use tabprobe_core::scoring::{PairScore, Precision};
 use tabprobe_worker::protocol::{ProbeRequest, RunResume, Slot};
 
 use crate::idb::{self, StoreError, WORK};
@@ -46,6 +46,10 @@ pub struct KeptModel {
     pub name: String,
     /// The SHA-256 of its weights: only this model may go on with the run.
     pub weights_sha256: String,
+    /// The precision it ran at: only the same precision may go on with it (absent in runs
+    /// kept before precisions existed, which ran in f32).
+    #[serde(default, skip_serializing_if = "Precision::is_f32")]
+    pub precision: Precision,
     /// Pairs whose scores are kept.
     pub kept: usize,
     /// Pairs in its probe set, once the worker said (0 until then).
@@ -296,6 +300,7 @@ mod tests {
                     slot: Slot::Main,
                     name: "a".into(),
                     weights_sha256: "x".into(),
+                    precision: Precision::F32,
                     kept: 0,
                     total: 20,
                 },
@@ -303,6 +308,7 @@ mod tests {
                     slot: Slot::Second,
                     name: "b".into(),
                     weights_sha256: "y".into(),
+                    precision: Precision::F32,
                     kept: 0,
                     total: 0,
                 },

@@ -7,6 +7,7 @@
 
 use leptos::prelude::*;
 use leptos::task::spawn_local;
+use tabprobe_core::scoring::Precision;
 use tabprobe_worker::protocol::{ModelInfo, ProbeRequest, Slot};
 
 use crate::run_keep::{self, KeptChunk, KeptRun, FLUSH_EVERY_MS};
@@ -244,7 +245,17 @@ pub fn matching_models(
                 )
             };
             match loaded(m.slot) {
-                Some(info) if info.id.weights_sha256 == m.weights_sha256 => Ok((m.slot, info)),
+                Some(info)
+                    if info.id.weights_sha256 == m.weights_sha256
+                        && info.id.precision == m.precision =>
+                {
+                    Ok((m.slot, info))
+                }
+                // The same weights at another precision would mix two precisions in one run.
+                Some(info) if info.id.weights_sha256 == m.weights_sha256 => Err(format!(
+                    "the run was made in {} and {} now runs in {}: choose {} in the model bar's precision to resume",
+                    m.precision, m.name, info.id.precision, m.precision
+                )),
                 Some(info) => Err(format!("{}: {} is loaded there now", want(), info.id.name)),
                 None => Err(want()),
             }
@@ -267,6 +278,7 @@ mod tests {
                 slot: Slot::Main,
                 name: "tiny".into(),
                 weights_sha256: "abcdef0123456789".into(),
+                precision: Precision::F32,
                 kept: 0,
                 total: 0,
             }],
@@ -340,5 +352,15 @@ mod tests {
         );
         let ok = matching_models(&kept, |_| Some(info("abcdef0123456789"))).unwrap();
         assert_eq!(ok.len(), 1);
+        // The same weights at f16-mixed may not go on with an f32 run.
+        let half = |_| {
+            let mut m = info("abcdef0123456789");
+            m.id.precision = Precision::F16Mixed;
+            Some(m)
+        };
+        assert_eq!(
+            matching_models(&kept, half).unwrap_err(),
+            "the run was made in f32 and tiny now runs in f16-mixed: choose f32 in the model bar's precision to resume"
+        );
     }
 }

@@ -11,7 +11,7 @@ use tabprobe_core::linearize::{LinearizeSettings, PremiseMode};
 use tabprobe_core::run::models_manifest::ModelsManifest;
 use tabprobe_core::{Dataset, DatasetError, Label, Table};
 
-use tabprobe_worker::protocol::{BackendChoice, ModelInfo, Slot};
+use tabprobe_worker::protocol::{BackendChoice, ModelInfo, PrecisionChoice, Slot};
 
 /// A dataset that passed validation, with the counts the browser shows.
 #[derive(Clone)]
@@ -121,8 +121,11 @@ pub struct AppState {
     /// Measured scoring speeds and the open table's scoring in progress.
     pub pace: crate::pace::PaceState,
     /// Where models run: the model bar's backend choice, kept in this browser
-    /// ([`crate::backend_choice`]).
+    /// ([`crate::device_choice`]).
     pub backend: RwSignal<BackendChoice>,
+    /// Whether models on WebGPU may run in f16-mixed: the model bar's precision choice, kept
+    /// the same way.
+    pub precision: RwSignal<PrecisionChoice>,
 }
 
 /// What the page says about the work it keeps in the browser.
@@ -299,9 +302,10 @@ impl AppState {
             },
             worker: crate::worker_health::WorkerHealth::new(),
             pace: crate::pace::PaceState::new(),
-            // The kept choice is read by the app at start (`backend_choice::kept`): the
+            // The kept choices are read by the app at start (`device_choice::kept_*`): the
             // browser's storage is not there in native tests of the state.
             backend: RwSignal::new(BackendChoice::default()),
+            precision: RwSignal::new(PrecisionChoice::default()),
         }
     }
 

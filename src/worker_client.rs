@@ -27,7 +27,7 @@ use wasm_bindgen::JsCast;
 use web_sys::{Blob, ErrorEvent, MessageEvent, Worker};
 
 use tabprobe_worker::protocol::{
-    BackendChoice, ModelInfo, ProbeRequest, Request, Response, RunResume, Slot,
+    BackendChoice, ModelInfo, PrecisionChoice, ProbeRequest, Request, Response, RunResume, Slot,
 };
 use tabprobe_worker::transport;
 
@@ -442,6 +442,7 @@ impl WorkerClient {
         files: CheckpointToLoad,
         batch_size: usize,
         backend: BackendChoice,
+        precision: PrecisionChoice,
     ) -> Result<ModelInfo, String> {
         let (tokenizer, parts) = files.small.into_parts();
         let name = files.name;
@@ -454,6 +455,7 @@ impl WorkerClient {
                 batch_size,
                 load,
                 backend,
+                precision,
                 helper: false,
             },
             parts,
@@ -462,18 +464,20 @@ impl WorkerClient {
         .await
     }
 
-    /// Loads the model in `slot` again on the device `backend` names, from the files the
-    /// worker kept (the model bar's backend choice changed).
+    /// Loads the model in `slot` again on the device `backend` names at the precision
+    /// `precision` allows, from the files the worker kept (a model bar choice changed).
     pub async fn move_model(
         &self,
         slot: Slot,
         backend: BackendChoice,
+        precision: PrecisionChoice,
         batch_size: usize,
     ) -> Result<ModelInfo, String> {
         self.load_with(
             |load| Request::MoveModel {
                 slot,
                 backend,
+                precision,
                 batch_size,
                 load,
             },
@@ -700,6 +704,7 @@ impl WorkerClient {
         slot: Slot,
         batch_size: usize,
         backend: BackendChoice,
+        precision: PrecisionChoice,
     ) -> Result<ModelInfo, String> {
         self.load_with(
             |load| Request::LoadInoculated {
@@ -709,6 +714,7 @@ impl WorkerClient {
                 batch_size,
                 load,
                 backend,
+                precision,
             },
             Vec::new(),
             None,

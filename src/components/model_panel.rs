@@ -10,7 +10,7 @@ use tabprobe_core::linearize::{Linearization, LinearizeSettings, PairOrder};
 use wasm_bindgen::JsCast;
 
 use tabprobe_core::run::models_manifest::ModelRole;
-use tabprobe_worker::protocol::{BackendChoice, Slot};
+use tabprobe_worker::protocol::{BackendChoice, PrecisionChoice, Slot};
 
 use crate::bundled::load_bundled_into;
 use crate::components::hub_load::HubLoad;
@@ -59,6 +59,7 @@ pub fn ModelPanel() -> impl IntoView {
                 <span class="model-name" data-testid="model-name">{m.id.name.clone()}</span>
                 <code class="hash" title=m.id.weights_sha256.clone() data-testid="model-hash">{short}</code>
                 <span class="backend" data-testid="model-backend" title=m.backend_note.clone()>{m.backend.describe()}</span>
+                <span class="backend" data-testid="model-precision" title=m.precision_note.clone()>{m.id.precision.as_str()}</span>
                 {(m.workers > 1).then(|| view! {
                     <span class="backend" data-testid="model-workers" title="copies of the model, one per core (at most 4), each scoring whole batches">{format!("{} workers", m.workers)}</span>
                 })}
@@ -110,7 +111,16 @@ pub fn ModelPanel() -> impl IntoView {
         .collect::<Vec<_>>();
     let on_backend = move |ev: leptos::ev::Event| {
         if let Some(choice) = BackendChoice::from_key(&event_target_value(&ev)) {
-            crate::backend_choice::choose(state, choice);
+            crate::device_choice::choose_backend(state, choice);
+        }
+    };
+    let precision_options = PrecisionChoice::ALL
+        .into_iter()
+        .map(|c| view! { <option value=c.key() selected=move || state.precision.get() == c>{c.label()}</option> })
+        .collect::<Vec<_>>();
+    let on_precision = move |ev: leptos::ev::Event| {
+        if let Some(choice) = PrecisionChoice::from_key(&event_target_value(&ev)) {
+            crate::device_choice::choose_precision(state, choice);
         }
     };
     let url_input = NodeRef::<leptos::html::Input>::new();
@@ -157,6 +167,9 @@ pub fn ModelPanel() -> impl IntoView {
             <label class="select" title="Where the model runs. The faster: the worker times one matrix product on WebGPU and on the CPU and takes the faster (a software WebGPU adapter is often far slower than the CPU). Changing it moves the loaded models.">
                 <select data-testid="backend-choice" on:change=on_backend>{backend_options}</select>
             </label>
+            <label class="select" title="f16-mixed: the transformer body's weights and the inputs of its matrix products in f16, accumulated in f32; embeddings, softmax, layer norms, the head and the logits in f32. Used only on a WebGPU adapter with shader-f16 (the model bar then says f16-mixed); labels match f32 and probabilities stay within 1e-3 on the tested checkpoints. Results, run files and shares say which precision made them. Changing it loads the models again.">
+                <select data-testid="precision-choice" on:change=on_precision>{precision_options}</select>
+            </label>
             <label class="select">
                 "Premise text "
                 <select data-testid="linearization" on:change=on_strategy>{strategy_options}</select>
@@ -200,6 +213,7 @@ fn SecondModelPanel() -> impl IntoView {
                 <span class="model-name" data-testid="model2-name">{m.id.name.clone()}</span>
                 <code class="hash" title=m.id.weights_sha256.clone() data-testid="model2-hash">{short}</code>
                 <span class="backend" data-testid="model2-backend" title=m.backend_note.clone()>{m.backend.describe()}</span>
+                <span class="backend" data-testid="model2-precision" title=m.precision_note.clone()>{m.id.precision.as_str()}</span>
                 <span class="model-meta" data-testid="model2-meta" title=m.memory_note()>{m.summary()}</span>
                 <span class="model-labels">{m.labels.join(" · ")}</span>
                 {state.hypothesis_only_weights.with(|w| w.contains(&m.id.weights_sha256)).then(|| view! {

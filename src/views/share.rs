@@ -125,6 +125,7 @@ fn SharedResultView(result: SharedResult) -> impl IntoView {
             <p class="share-model">
                 "Produced by " <strong data-testid="share-model-name">{m.name.clone()}</strong>
                 " · weights SHA-256 " <code data-testid="share-model-hash" title=m.weights_sha256.clone()>{m.hash_short.clone()}</code>
+                " · " <span data-testid="share-model-precision">{m.precision.as_str()}</span>
                 " " <span class="claimed muted" data-testid="share-hash-claimed">{format!("({CLAIMED})")}</span>
             </p>
         }
@@ -209,6 +210,12 @@ fn SharedResultView(result: SharedResult) -> impl IntoView {
                 </p>
             }
         })
+    };
+    let precision_page = page.clone();
+    let precision_warning = move || {
+        let loaded = state.slot(Slot::Main).model.get()?;
+        let note = precision_page.precision_note(loaded.id.precision)?;
+        Some(view! { <p class="warning" data-testid="precision-warning" role="status">{note}</p> })
     };
     let rerun_view = move || {
         rerun.get().map(|res| match res {
@@ -340,6 +347,7 @@ fn SharedResultView(result: SharedResult) -> impl IntoView {
                 <p class="muted">{format!("The re-run reads the tables as this result did ({}), whatever the premise-text setting below says.", linearization_text)}</p>
                 <ModelPanel/>
                 {hash_warning}
+                {precision_warning}
                 <button class="button" data-testid="rerun" on:click=on_rerun disabled=move || state.slot(Slot::Main).model.with(|m| m.is_none())>
                     "Re-run with the loaded model"
                 </button>

@@ -109,6 +109,7 @@ test('backend: on a software WebGPU adapter "the faster" is the CPU, measured; h
     // One model copy per core (at most 4) on the CPU path.
     const cores = await page.evaluate(() => navigator.hardwareConcurrency);
     const copies = Math.min(cores, 4);
+    assert.equal(await page.getByTestId('model-precision').getAttribute('title'), 'f32: the CPU path computes in f32');
     if (copies > 1) assert.equal(await page.getByTestId('model-workers').innerText(), `${copies} workers`);
     else assert.equal(await page.getByTestId('model-workers').count(), 0);
     // Choosing WebGPU moves the loaded model there (from the files the worker kept).
@@ -129,10 +130,20 @@ test('backend: on a software WebGPU adapter "the faster" is the CPU, measured; h
       + `${mib(limits.binding)} MiB and allocates buffers up to ${mib(limits.buffer)} MiB)`);
     assert.equal(await page.getByTestId('model-workers').count(), 0);
     assert.equal(await page.getByTestId('model-hash').getAttribute('title'), golden.variants.f32.weights_sha256);
-    // The choice is kept in this browser.
+    // f16-mixed is allowed by default, but SwiftShader has no shader-f16: the model runs in
+    // f32 and the model bar says why (a GPU with shader-f16 would say f16-mixed).
+    assert.equal(await page.getByTestId('precision-choice').inputValue(), 'f16');
+    const precision = page.getByTestId('model-precision');
+    assert.equal(await precision.innerText(), 'f32');
+    assert.match(await precision.getAttribute('title'), /^f32: f16-mixed needs f16 arithmetic on the device/);
+    // Choosing f32 loads the model again; the note says it was chosen.
+    await page.getByTestId('precision-choice').selectOption('f32');
+    await page.locator('[data-testid="model-precision"][title="f32, as chosen in the model bar"]').waitFor({ timeout: 120_000 });
+    // The choices are kept in this browser.
     await page.reload();
     await page.getByTestId('dataset-name').waitFor();
     assert.equal(await page.getByTestId('backend-choice').inputValue(), 'webgpu');
+    assert.equal(await page.getByTestId('precision-choice').inputValue(), 'f32');
     await snap(page, '14-model-backend-webgpu');
     assert.deepEqual(errors, []);
     await page.close();

@@ -68,6 +68,9 @@ for (const name of families) {
     const { info, single, batched } = await worstDifference(name);
     assert.equal(info.backend, 'WebGpu', `${name}: the worker ran on ${JSON.stringify(info.backend)}, not WebGPU`);
     assert.match(info.backend_note, /64 pairs per pass/);
+    // SwiftShader has no shader-f16: the default precision choice falls back to f32 and says so.
+    assert.equal(info.id.precision, undefined, `${name}: ran in ${info.id.precision}`);
+    assert.match(info.precision_note, /^f32: f16-mixed needs f16 arithmetic/);
     console.log(`${name}: max |Δlogit| ${single.toExponential(2)} one pair per pass, ${batched.toExponential(2)} ${pairs.length} pairs in one pass`);
     assert.ok(single <= TOLERANCE, `${name}, one pair per pass: max |logit - transformers| = ${single}`);
     assert.ok(batched <= TOLERANCE, `${name}, ${pairs.length} pairs per pass: max |logit - transformers| = ${batched}`);

@@ -7,7 +7,7 @@ use std::time::Instant;
 
 use clap::Args;
 use tabprobe_model::bench::{device_by_name, measure};
-use tabprobe_model::Device;
+use tabprobe_model::{Device, Precision};
 
 /// Options of `tabprobe bench`.
 #[derive(Args, Debug)]
@@ -36,6 +36,9 @@ pub struct BenchArgs {
     /// values let a GPU with larger binding limits run whole batches.
     #[arg(long, default_value_t = 64)]
     pub tensor_budget_mib: usize,
+    /// f32, or f16-mixed (see `tabprobe probe --precision`); printed in the last column.
+    #[arg(long, default_value = "f32", value_parser = crate::probe::parse_precision)]
+    pub precision: Precision,
 }
 
 /// Runs `tabprobe bench`: a header and one tab-separated line per configuration on stdout
@@ -52,7 +55,7 @@ pub fn run(args: &BenchArgs) -> Result<(), String> {
         return Err("--batch-sizes must be ≥ 1 and --seq-lens ≥ 2".to_string());
     }
     let repeats = args.repeats.max(1);
-    println!("model\tarchitecture\tbackend\tseq_len\tbatch_size\texamples_per_s_median_of_{repeats}\tbest");
+    println!("model\tarchitecture\tbackend\tseq_len\tbatch_size\texamples_per_s_median_of_{repeats}\tbest\tprecision");
     for backend in &args.backends {
         let device = match device_by_name(backend) {
             Ok(d) => d,
@@ -79,6 +82,13 @@ fn bench_one(
     let t = Instant::now();
     let mut model = crate::probe::load_model(folder, device)?;
     model.set_tensor_budget(args.tensor_budget_mib.saturating_mul(1 << 20));
+    model.set_precision(args.precision).map_err(|e| {
+        format!(
+            "{} on {backend}: --precision {}: {e}",
+            folder.display(),
+            args.precision
+        )
+    })?;
     let c = model.shape().clone();
     eprintln!(
         "{} on {backend}: {} ({} parameters), hidden {}, {} layers, {} heads, at most {} tokens; loaded in {:.2?}",
@@ -109,13 +119,14 @@ fn bench_one(
             let r = measure(&mut model, batch, seq, repeats)
                 .map_err(|e| format!("{} on {backend}: {e}", folder.display()))?;
             println!(
-                "{}\t{}\t{backend}\t{}\t{}\t{:.2}\t{:.2}",
+                "{}\t{}\t{backend}\t{}\t{}\t{:.2}\t{:.2}\t{}",
                 model.id().name,
                 c.family.display_name(),
                 r.seq_len,
                 r.batch_size,
                 r.median,
-                r.best
+                r.best,
+                model.precision()
             );
         }
     }

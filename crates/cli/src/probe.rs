@@ -15,7 +15,7 @@ use tabprobe_core::probe::word_order::PermutationTarget;
 use tabprobe_core::probe::{build_probe_set, Caps, ProbeKind, ProbeSettings};
 use tabprobe_core::run::shard::ShardSpec;
 use tabprobe_core::run::{ProbeRun, Progress, RunResult};
-use tabprobe_core::scoring::PairScorer;
+use tabprobe_core::scoring::{PairScorer, Precision};
 use tabprobe_model::bench::device_by_name;
 use tabprobe_model::{Device, ModelFiles, NliModel};
 
@@ -86,6 +86,12 @@ pub struct ProbeArgs {
     /// Vulkan/Metal/DX12 adapter, e.g. a GPU).
     #[arg(long, default_value = "flex")]
     pub backend: String,
+    /// The arithmetic: f32, or f16-mixed (the transformer body's dense weights and the inputs
+    /// of its products in f16, accumulated in f32; softmax, layer norms, head and logits in
+    /// f32), for a GPU with 16-bit floats. The run file records it; runs at different
+    /// precisions do not merge.
+    #[arg(long, default_value = "f32", value_parser = parse_precision)]
+    pub precision: Precision,
     /// Pairs per forward pass.
     #[arg(long, default_value_t = tabprobe_model::DEFAULT_BATCH_SIZE)]
     pub batch_size: usize,
@@ -292,6 +298,12 @@ pub fn load_model(dir: &Path, device: &Device) -> Result<NliModel, String> {
         .map_err(|e| format!("{}: cannot load the model: {e}", dir.display()))
 }
 
+/// Reads `--precision`.
+pub fn parse_precision(name: &str) -> Result<Precision, String> {
+    Precision::parse(name)
+        .ok_or_else(|| format!("{name:?} is not a precision; expected f32 or f16-mixed"))
+}
+
 /// Runs `tabprobe probe`.
 pub fn run(args: &ProbeArgs) -> Result<(), String> {
     let settings = settings(args)?;
@@ -302,6 +314,9 @@ pub fn run(args: &ProbeArgs) -> Result<(), String> {
     let dataset = crate::io::read_dataset(&args.dataset)?;
     let device = device_by_name(&args.backend).map_err(|e| format!("--backend: {e}"))?;
     let mut model = load_model(&args.model, &device)?;
+    model
+        .set_precision(args.precision)
+        .map_err(|e| format!("--precision {}: {e}", args.precision))?;
     model.set_batch_size(args.batch_size);
     // A pair's scores must not depend on which pairs share its batch, or a sharded run (other
     // neighbours) would differ from the single run in the last bits.

@@ -1161,7 +1161,8 @@ fn bench_prints_one_row_per_configuration() {
             "seq_len",
             "batch_size",
             "examples_per_s_median_of_1",
-            "best"
+            "best",
+            "precision"
         ]
     );
     let rows: Vec<[&str; 5]> = lines[1..]
@@ -1178,9 +1179,15 @@ fn bench_prints_one_row_per_configuration() {
     assert_eq!(rows, want);
     assert!(err.contains("measuring 96 instead"), "{err}");
     for r in &lines[1..] {
-        assert_eq!(r.len(), 7);
+        assert_eq!(r.len(), 8);
         assert!(r[5].parse::<f64>().unwrap() > 0.0 && r[6].parse::<f64>().unwrap() > 0.0);
+        assert_eq!(r[7], "f32");
     }
+    // A usage error (clap's exit status 2), naming the choices.
+    let o = tabprobe(&["bench", "--model", s(&tiny()), "--precision", "f16"]);
+    let err = String::from_utf8(o.stderr).unwrap();
+    assert_eq!(o.status.code(), Some(2), "{err}");
+    assert!(err.contains("expected f32 or f16-mixed"), "{err}");
     let err = fails(&["bench", "--model", s(&tiny()), "--backends", "cuda"]);
     assert!(err.contains("unknown backend \"cuda\""), "{err}");
 }

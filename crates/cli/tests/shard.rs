@@ -181,6 +181,23 @@ fn merge_refuses_other_runs_and_missing_shards() {
     assert!(err.contains("missing shard(s) 2 of 2: got 1"), "{err}");
     let err = fail(merge(&[a.clone(), b.clone(), a.clone()], &out));
     assert!(err.contains("shard 1/2 given twice"), "{err}");
+    // The same shard 2 at f16-mixed: its run file says so, and it does not merge with f32.
+    let half = dir.join("half.json");
+    succeed(probe_command(
+        &half,
+        &["--shard", "2/2", "--precision", "f16-mixed"],
+        &[],
+    ));
+    let text = std::fs::read_to_string(&half).unwrap();
+    assert_eq!(
+        parse_run("half", &text).unwrap().model.precision.as_str(),
+        "f16-mixed"
+    );
+    let err = fail(merge(&[a.clone(), half], &out));
+    assert!(
+        err.contains("$.model.precision") && err.contains("f16-mixed"),
+        "{err}"
+    );
     let unsharded = single(&dir);
     let err = fail(merge(&[a.clone(), unsharded], &out));
     assert!(err.contains("single.json: not a shard"), "{err}");

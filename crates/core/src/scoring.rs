@@ -76,6 +76,53 @@ impl PairScore {
     }
 }
 
+/// The arithmetic a model's forward pass ran in (docs/model-families.md#precision). The same weights at
+/// another precision give other numbers, so a precision is part of a model's identity in
+/// results, run files, shares and merges.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Serialize, Deserialize)]
+pub enum Precision {
+    /// Everything in f32.
+    #[default]
+    #[serde(rename = "f32")]
+    F32,
+    /// f16 weights and matmul inputs, f32 accumulation; embeddings, softmax, layer norms,
+    /// biases, the classification head's output and the logits in f32 (what PyTorch's
+    /// autocast keeps in f32). Only on a GPU whose adapter has `shader-f16`.
+    #[serde(rename = "f16-mixed")]
+    F16Mixed,
+}
+
+impl Precision {
+    /// Whether this is f32 (lets serde leave it out of run files and links, so files written
+    /// before precisions existed read as f32 and f32 files keep their bytes).
+    pub fn is_f32(&self) -> bool {
+        *self == Precision::F32
+    }
+
+    /// Its name in run files, links and command lines: `f32` or `f16-mixed`.
+    pub fn as_str(&self) -> &'static str {
+        match self {
+            Precision::F32 => "f32",
+            Precision::F16Mixed => "f16-mixed",
+        }
+    }
+
+    /// Reads [`Precision::as_str`]'s names.
+    pub fn parse(name: &str) -> Option<Precision> {
+        match name {
+            "f32" => Some(Precision::F32),
+            "f16-mixed" => Some(Precision::F16Mixed),
+            _ => None,
+        }
+    }
+}
+
+impl std::fmt::Display for Precision {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
 /// Identifies a model in results and share links.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ModelId {
@@ -85,14 +132,35 @@ pub struct ModelId {
     pub weights_sha256: String,
     /// The labels the model predicts.
     pub label_set: LabelSet,
+    /// The arithmetic it ran in; absent from JSON when f32.
+    #[serde(default, skip_serializing_if = "Precision::is_f32")]
+    pub precision: Precision,
 }
 
 impl ModelId {
+    /// An f32 model's identity.
+    pub fn new(
+        name: impl Into<String>,
+        weights_sha256: impl Into<String>,
+        label_set: LabelSet,
+    ) -> ModelId {
+        ModelId {
+            name: name.into(),
+            weights_sha256: weights_sha256.into(),
+            label_set,
+            precision: Precision::F32,
+        }
+    }
+
     /// How the model is named on screen: its name and the first 8 hex digits of its weight
-    /// hash (two checkpoints picked as files are both called "model").
+    /// hash (two checkpoints picked as files are both called "model"), and its precision
+    /// when it is not f32.
     pub fn label(&self) -> String {
         let hash: String = self.weights_sha256.chars().take(8).collect();
-        format!("{} ({hash})", self.name)
+        match self.precision {
+            Precision::F32 => format!("{} ({hash})", self.name),
+            p => format!("{} ({hash}, {p})", self.name),
+        }
     }
 }
 
@@ -245,8 +313,34 @@ mod tests {
             name: "model".into(),
             weights_sha256: "0123456789abcdef".into(),
             label_set: LabelSet::ThreeWay,
+            precision: Precision::F32,
         };
         assert_eq!(m.label(), "model (01234567)");
+        let half = ModelId {
+            precision: Precision::F16Mixed,
+            ..m.clone()
+        };
+        assert_eq!(half.label(), "model (01234567, f16-mixed)");
+    }
+
+    #[test]
+    fn precision_is_left_out_of_json_when_f32_and_read_back_when_not() {
+        let m = ModelId::new("m", "ab", LabelSet::ThreeWay);
+        let json = serde_json::to_string(&m).unwrap();
+        assert_eq!(
+            json,
+            r#"{"name":"m","weights_sha256":"ab","label_set":"three_way"}"#
+        );
+        assert_eq!(serde_json::from_str::<ModelId>(&json).unwrap(), m);
+        let half = ModelId {
+            precision: Precision::F16Mixed,
+            ..m
+        };
+        let json = serde_json::to_string(&half).unwrap();
+        assert!(json.ends_with(r#","precision":"f16-mixed"}"#), "{json}");
+        assert_eq!(serde_json::from_str::<ModelId>(&json).unwrap(), half);
+        assert_eq!(Precision::parse("f16-mixed"), Some(Precision::F16Mixed));
+        assert_eq!(Precision::parse("f16"), None);
     }
 
     #[test]

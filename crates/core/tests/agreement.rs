@@ -153,6 +153,7 @@ impl PairScorer for AlwaysEntail {
             name: "always-entail".into(),
             weights_sha256: "5".repeat(64),
             label_set: LabelSet::ThreeWay,
+            precision: Default::default(),
         }
     }
 }

@@ -121,6 +121,7 @@ impl PairScorer for FirstWordFake {
             name: "first-word-fake".into(),
             weights_sha256: "2".repeat(64),
             label_set: LabelSet::ThreeWay,
+            precision: Default::default(),
         }
     }
 }

@@ -265,6 +265,7 @@ impl PairScorer for KeywordFake {
             name: "keyword".into(),
             weights_sha256: String::new(),
             label_set: LabelSet::ThreeWay,
+            precision: Default::default(),
         }
     }
 }

@@ -34,6 +34,7 @@ fn fake_id() -> ModelId {
         name: "fake".into(),
         weights_sha256: String::new(),
         label_set: LabelSet::ThreeWay,
+        precision: Default::default(),
     }
 }
 

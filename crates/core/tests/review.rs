@@ -193,6 +193,7 @@ impl tabprobe_core::scoring::PairScorer for ConstantFake {
             name: "constant".into(),
             weights_sha256: String::new(),
             label_set: LabelSet::ThreeWay,
+            precision: Default::default(),
         }
     }
 }

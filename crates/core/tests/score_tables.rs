@@ -43,6 +43,7 @@ impl PairScorer for Fake {
             name: self.0.into(),
             weights_sha256: String::new(),
             label_set: LabelSet::ThreeWay,
+            precision: Default::default(),
         }
     }
 }

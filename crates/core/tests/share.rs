@@ -50,6 +50,7 @@ fn result() -> SharedResult {
             name: "tiny-f32".into(),
             weights_sha256: "ab".repeat(32),
             label_set: LabelSet::ThreeWay,
+            precision: Default::default(),
         }),
         predictions: Some(SharedPredictions {
             before: SharedScore {

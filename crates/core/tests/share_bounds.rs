@@ -56,6 +56,7 @@ fn edited_breakfast() -> SharedResult {
             name: "tiny-f32".into(),
             weights_sha256: "ab".repeat(32),
             label_set: LabelSet::ThreeWay,
+            precision: Default::default(),
         }),
         predictions: Some(SharedPredictions {
             before: score([0.8, 0.15, 0.05]),
@@ -321,6 +322,14 @@ fn the_share_page_model_of_a_hand_worked_edit() {
     assert_eq!(
         page.claim_status(Some((&same, "cd"))),
         ClaimStatus::OtherWeights
+    );
+    // A link made at f32 (the default) re-run by an f16-mixed model: the page says so.
+    use tabprobe_core::scoring::Precision;
+    assert_eq!(page.precision_note(Precision::F32), None);
+    let note = page.precision_note(Precision::F16Mixed).unwrap();
+    assert!(
+        note.starts_with("This result was computed in f32; the loaded model runs in f16-mixed."),
+        "{note}"
     );
     // An unchanged table shows the premise once.
     let mut r = edited_breakfast();

@@ -169,6 +169,7 @@ impl PairScorer for AnyEvidenceFake {
             name: "any-evidence-fake".into(),
             weights_sha256: "2".repeat(64),
             label_set: LabelSet::ThreeWay,
+            precision: Default::default(),
         }
     }
 }
@@ -354,6 +355,7 @@ impl PairScorer for TwoWayFake {
             name: "two-way-fake".into(),
             weights_sha256: "4".repeat(64),
             label_set: LabelSet::TwoWay,
+            precision: Default::default(),
         }
     }
 }

@@ -109,6 +109,7 @@ impl PairScorer for BagOfWords {
             name: "bow".into(),
             weights_sha256: String::new(),
             label_set: LabelSet::ThreeWay,
+            precision: Default::default(),
         }
     }
 }

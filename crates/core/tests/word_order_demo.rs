@@ -47,6 +47,7 @@ impl PairScorer for ModelA {
             name: "model-a".into(),
             weights_sha256: "4".repeat(64),
             label_set: LabelSet::ThreeWay,
+            precision: Default::default(),
         }
     }
 }

@@ -7,7 +7,7 @@ use burn::tensor::activation::{gelu_approximate, relu, softmax};
 use crate::activation::gelu;
 
 use crate::config::HiddenAct;
-use crate::nn::{Dense, LayerNorm};
+use crate::nn::{matmul_in, Dense, LayerNorm};
 
 /// Multi-head self-attention with its output projection and LayerNorm
 /// (`RobertaAttention` = `RobertaSelfAttention` + `RobertaSelfOutput`).
@@ -48,13 +48,26 @@ impl Attention {
         let q = split(self.query.forward(rows.clone()), q_len);
         let k = split(self.key.forward(x.clone()), seq);
         let v = split(self.value.forward(x), seq);
-        let scores = q.matmul(k.swap_dims(2, 3)) * (1.0 / (head_dim as f64).sqrt()) + mask_bias;
+        // Under mixed precision both products take f16 inputs (the query projection's dtype);
+        // the scores, mask and softmax stay f32.
+        let dtype = self.query.compute_dtype();
+        let scores =
+            matmul_in(q, k.swap_dims(2, 3), dtype) * (1.0 / (head_dim as f64).sqrt()) + mask_bias;
         let probs = softmax(scores, 3);
-        let context = probs
-            .matmul(v)
+        let context = matmul_in(probs, v, dtype)
             .swap_dims(1, 2)
             .reshape([batch, q_len, hidden]);
         self.layer_norm.forward(self.output.forward(context) + rows)
+    }
+
+    /// Its four projections (what mixed precision stores in f16).
+    pub fn dense_mut(&mut self) -> [&mut Dense; 4] {
+        [
+            &mut self.query,
+            &mut self.key,
+            &mut self.value,
+            &mut self.output,
+        ]
     }
 }
 
@@ -81,6 +94,11 @@ impl FeedForward {
             HiddenAct::Relu => relu(h),
         };
         self.layer_norm.forward(self.output.forward(h) + x)
+    }
+
+    /// Its two dense layers.
+    pub fn dense_mut(&mut self) -> [&mut Dense; 2] {
+        [&mut self.intermediate, &mut self.output]
     }
 }
 

@@ -79,7 +79,11 @@ pub use classifier::RobertaForSequenceClassification;
 pub use config::{HiddenAct, LabelMap, RobertaConfig};
 pub use error::LoadError;
 pub use family::Family;
-pub use model::{ModelFiles, ModelSources, NliModel, TokenizerFiles, Unhashed, DEFAULT_BATCH_SIZE};
+pub use model::{
+    ModelFiles, ModelSources, NliModel, PrecisionError, TokenizerFiles, Unhashed,
+    DEFAULT_BATCH_SIZE,
+};
 pub use network::{Network, Shape};
+pub use tabprobe_core::scoring::Precision;
 pub use tokenize::{EncodedPair, PairTokenizer, TokenizeError};
 pub use weight_file::{WeightFile, WeightSource};

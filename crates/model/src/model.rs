@@ -3,9 +3,10 @@
 //! asynchronously for the browser, where WebGPU results can only be read back with `await`.
 
 use burn::prelude::*;
+use burn::tensor::FloatDType;
 use tabprobe_core::checkpoint::{CheckpointFiles, TokenizerConfig};
 use tabprobe_core::scoring::{
-    ModelId, NonFinite, Pair, PairOrder, PairScore, PairScorer, ScoreError,
+    ModelId, NonFinite, Pair, PairOrder, PairScore, PairScorer, Precision, ScoreError,
 };
 
 use crate::batch::{max_rows_within, plan_batches, plan_batches_padded, Batch, MAX_TENSOR_BYTES};
@@ -38,6 +39,17 @@ pub struct ModelSources<'a> {
     pub tokenizer_config_json: Option<&'a [u8]>,
     /// `model.safetensors`.
     pub weights: &'a dyn WeightSource,
+}
+
+/// Why [`NliModel::set_precision`] refused.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum PrecisionError {
+    /// The device cannot compute in f16.
+    #[error("f16-mixed needs f16 arithmetic on the device (a WebGPU adapter with shader-f16, or a Vulkan GPU with 16-bit float support); this device has none")]
+    Unsupported,
+    /// The weights were rounded to f16 already.
+    #[error("the weights were rounded to f16 when f16-mixed was chosen; load the checkpoint again to run in f32")]
+    AlreadyRounded,
 }
 
 /// A model loaded by [`NliModel::load_unhashed`], waiting for the SHA-256 of its weights (its
@@ -185,6 +197,7 @@ impl NliModel {
                 name: name.to_string(),
                 weights_sha256: String::new(),
                 label_set: labels.label_set,
+                precision: Default::default(),
             },
             shape,
             labels,
@@ -260,6 +273,34 @@ impl NliModel {
     /// more rows per pass: `tabprobe bench --tensor-budget-mib` measures what that gives.
     pub fn set_tensor_budget(&mut self, bytes: usize) {
         self.tensor_budget = bytes;
+    }
+
+    /// Runs the model at `precision` from now on ([`Precision::F16Mixed`]: the transformer
+    /// body's dense weights are rounded to f16 on the device, see [`Network::body_dense_mut`]
+    /// and [`crate::nn::Dense::forward`]); its [`ModelId`] says so, so results, run files and
+    /// merges keep the precisions apart. Refused where the device has no f16 arithmetic (a
+    /// WebGPU adapter without `shader-f16`), and back to f32 once rounded: reload for f32.
+    pub fn set_precision(&mut self, precision: Precision) -> Result<(), PrecisionError> {
+        if precision == self.id.precision {
+            return Ok(());
+        }
+        let dtype = match precision {
+            Precision::F32 => return Err(PrecisionError::AlreadyRounded),
+            Precision::F16Mixed => FloatDType::F16,
+        };
+        if !self.device.supports_dtype(dtype) {
+            return Err(PrecisionError::Unsupported);
+        }
+        for dense in self.network.body_dense_mut() {
+            dense.set_weight_dtype(dtype);
+        }
+        self.id.precision = precision;
+        Ok(())
+    }
+
+    /// The precision the model runs at.
+    pub fn precision(&self) -> Precision {
+        self.id.precision
     }
 
     /// The current batch size.

@@ -13,6 +13,7 @@ use crate::distilbert::DistilBertConfig;
 use crate::error::LoadError;
 use crate::family::Family;
 use crate::loader::load_weights;
+use crate::nn::Dense;
 pub use crate::shape::Shape;
 use crate::weight_file::WeightSource;
 
@@ -153,5 +154,41 @@ impl Network {
             Self::DebertaV2(network) => network.forward(batch, device),
             Self::Bart(network) => network.forward(batch, device)?,
         })
+    }
+
+    /// The dense layers of the transformer body — every attention projection and
+    /// feed-forward layer — which mixed precision stores in f16. Embeddings (and ELECTRA's
+    /// embedding projection), the classification head and the pooler are left out: they
+    /// stay f32, as PyTorch's autocast keeps a model's inputs and outputs.
+    pub fn body_dense_mut(&mut self) -> Vec<&mut Dense> {
+        let mut out = Vec::new();
+        match self {
+            Self::Encoder { network, .. } => {
+                for layer in &mut network.encoder.layers {
+                    out.extend(layer.attention.dense_mut());
+                    out.extend(layer.feed_forward.dense_mut());
+                }
+            }
+            Self::DebertaV2(network) => {
+                for layer in &mut network.layers {
+                    let a = &mut layer.attention;
+                    out.extend([&mut a.query, &mut a.key, &mut a.value, &mut a.output]);
+                    out.extend(a.pos_key.as_mut());
+                    out.extend(a.pos_query.as_mut());
+                    out.extend(layer.feed_forward.dense_mut());
+                }
+            }
+            Self::Bart(network) => {
+                let stacks = [&mut network.encoder, &mut network.decoder];
+                for layer in stacks.into_iter().flat_map(|s| s.layers.iter_mut()) {
+                    out.extend(layer.self_attention.dense_mut());
+                    if let Some(cross) = layer.cross_attention.as_mut() {
+                        out.extend(cross.dense_mut());
+                    }
+                    out.extend(layer.feed_forward.dense_mut());
+                }
+            }
+        }
+        out
     }
 }

@@ -25,7 +25,7 @@ use tabprobe_core::probe::ProbeSet;
 use tabprobe_core::report::FullReport;
 use tabprobe_core::run::pieces::{piece_ranges, run_pieces, RunAssembler};
 use tabprobe_core::run::{ProbeRun, RunResult};
-use tabprobe_core::scoring::{Pair, PairScore};
+use tabprobe_core::scoring::{Pair, PairScore, Precision};
 use tabprobe_core::Dataset;
 use tabprobe_model::train::inoculate::{inoculate, Pace, CANCELLED};
 use tabprobe_model::weight_file::weights_sha256_of;
@@ -39,7 +39,9 @@ use crate::devices::{Chosen, Devices};
 use crate::digest;
 use crate::outputs::{check_scores, locate, test_panic_requested};
 use crate::pool::{cores, helpers_for, Pool};
-use crate::protocol::{Backend, BackendChoice, ModelInfo, Request, Response, RunResume, Slot};
+use crate::protocol::{
+    Backend, BackendChoice, ModelInfo, PrecisionChoice, Request, Response, RunResume, Slot,
+};
 use crate::transport;
 
 /// Batches per chunk between two progress messages (and cancel checks): one, so progress
@@ -163,6 +165,7 @@ fn handle(host: Rc<RefCell<Host>>, request: Request, parts: Vec<Vec<u8>>, blob: 
             batch_size,
             load: load_id,
             backend,
+            precision,
             helper,
         } => {
             // Config and tokenizer come as byte parts, the weights as the trailing Blob.
@@ -188,6 +191,7 @@ fn handle(host: Rc<RefCell<Host>>, request: Request, parts: Vec<Vec<u8>>, blob: 
             let how = LoadHow {
                 batch_size,
                 backend,
+                precision,
                 helper,
             };
             start_load(host, slot, load_id, how, Rc::new(files));
@@ -195,12 +199,14 @@ fn handle(host: Rc<RefCell<Host>>, request: Request, parts: Vec<Vec<u8>>, blob: 
         Request::MoveModel {
             slot,
             backend,
+            precision,
             batch_size,
             load: load_id,
         } => {
             let how = LoadHow {
                 batch_size,
                 backend,
+                precision,
                 helper: false,
             };
             // Bound first: the borrow must end before the load borrows the host again.
@@ -221,10 +227,12 @@ fn handle(host: Rc<RefCell<Host>>, request: Request, parts: Vec<Vec<u8>>, blob: 
             batch_size,
             load: load_id,
             backend,
+            precision,
         } => {
             let how = LoadHow {
                 batch_size,
                 backend,
+                precision,
                 helper: false,
             };
             let files = host.borrow().inoculated.get(&job).and_then(|i| {
@@ -415,6 +423,7 @@ async fn build_report(
 struct LoadHow {
     batch_size: usize,
     backend: BackendChoice,
+    precision: PrecisionChoice,
     helper: bool,
 }
 
@@ -534,6 +543,7 @@ async fn load(
         None => weights_sha256_of(&weights).map_err(|e| e.to_string())?,
     };
     let mut model = unhashed.with_sha256(sha256);
+    let precision_note = choose_precision(&mut model, how.precision, &chosen.backend);
     model.set_batch_size(chosen.batch_size.unwrap_or(how.batch_size));
     model.set_tensor_budget(chosen.tensor_budget);
     model
@@ -563,10 +573,29 @@ async fn load(
         },
         backend: chosen.backend,
         backend_note: chosen.note,
+        precision_note,
         load_ms: Date::now() - started,
         memory_bytes: wasm_memory_bytes(),
     };
     Ok((model, info))
+}
+
+/// Runs `model` in f16-mixed when `choice` allows it, it is on WebGPU and the adapter has
+/// `shader-f16` (burn reports f16 arithmetic on the device); says why it runs at its
+/// precision.
+fn choose_precision(model: &mut NliModel, choice: PrecisionChoice, backend: &Backend) -> String {
+    match (choice, backend) {
+        (PrecisionChoice::F32, _) => "f32, as chosen in the model bar".to_string(),
+        (PrecisionChoice::F16WhereOffered, Backend::Cpu { .. }) => {
+            "f32: the CPU path computes in f32".to_string()
+        }
+        (PrecisionChoice::F16WhereOffered, Backend::WebGpu) => {
+            match model.set_precision(Precision::F16Mixed) {
+                Ok(()) => "f16-mixed: the WebGPU adapter has shader-f16".to_string(),
+                Err(e) => format!("f32: {e}"),
+            }
+        }
+    }
 }
 
 /// The size of this worker's wasm memory in bytes.

@@ -19,7 +19,7 @@ use wasm_bindgen::JsCast;
 use wasm_bindgen_futures::JsFuture;
 use web_sys::{Blob, ErrorEvent, MessageEvent, Worker};
 
-use crate::protocol::{BackendChoice, Request, Response, Slot};
+use crate::protocol::{BackendChoice, PrecisionChoice, Request, Response, Slot};
 use crate::transport;
 
 /// The script a helper runs: the worker's own loader, beside it (Trunk's `worker_loader.js`).
@@ -135,6 +135,7 @@ impl Helper {
             batch_size,
             load: 1,
             backend: BackendChoice::Cpu,
+            precision: PrecisionChoice::F32,
             helper: true,
         };
         let parts = parts

@@ -95,6 +95,45 @@ impl BackendChoice {
     }
 }
 
+/// Whether a WebGPU load may run in f16-mixed (the model bar's precision choice;
+/// docs/model-families.md#precision).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum PrecisionChoice {
+    /// f16-mixed where the WebGPU adapter has `shader-f16`; f32 elsewhere (the CPU path, and
+    /// adapters without it, such as software ones).
+    #[default]
+    F16WhereOffered,
+    /// f32 always.
+    F32,
+}
+
+impl PrecisionChoice {
+    /// All choices, in the order the model bar lists them.
+    pub const ALL: [PrecisionChoice; 2] = [PrecisionChoice::F16WhereOffered, PrecisionChoice::F32];
+
+    /// The value of the model bar's select (and of the choice the page keeps).
+    pub fn key(self) -> &'static str {
+        match self {
+            PrecisionChoice::F16WhereOffered => "f16",
+            PrecisionChoice::F32 => "f32",
+        }
+    }
+
+    /// The choice of `key`; `None` for anything else.
+    pub fn from_key(key: &str) -> Option<PrecisionChoice> {
+        PrecisionChoice::ALL.into_iter().find(|c| c.key() == key)
+    }
+
+    /// How the model bar names it.
+    pub fn label(self) -> &'static str {
+        match self {
+            PrecisionChoice::F16WhereOffered => "Precision: f16-mixed where the GPU has it",
+            PrecisionChoice::F32 => "Precision: f32",
+        }
+    }
+}
+
 /// What a probe set is built from: the dataset and the runner's settings and rules. Sent
 /// whole with each request (the dataset is small beside the probe set it expands to: the
 /// INFOTABS dev split is 0.4 MB as JSON, its row-deletion probe set 32 MB), so a worker that
@@ -150,6 +189,9 @@ pub enum Request {
         /// Which device to run it on.
         #[serde(default)]
         backend: BackendChoice,
+        /// Whether it may run in f16-mixed.
+        #[serde(default)]
+        precision: PrecisionChoice,
         /// This worker is another worker's helper ([`crate::pool`]): it loads on the CPU and
         /// starts no helpers of its own.
         #[serde(default)]
@@ -230,6 +272,9 @@ pub enum Request {
         /// Which device to run it on.
         #[serde(default)]
         backend: BackendChoice,
+        /// Whether it may run in f16-mixed.
+        #[serde(default)]
+        precision: PrecisionChoice,
     },
     /// Load the model in `slot` again, from the files this worker kept, on the device `backend`
     /// names (the model bar's backend choice changed); answered like [`Request::LoadModel`].
@@ -238,6 +283,9 @@ pub enum Request {
         slot: Slot,
         /// Where to.
         backend: BackendChoice,
+        /// Whether it may run in f16-mixed.
+        #[serde(default)]
+        precision: PrecisionChoice,
         /// Pairs per forward pass.
         batch_size: usize,
         /// Caller-chosen load id (see [`Request::LoadModel`]).
@@ -322,6 +370,10 @@ pub struct ModelInfo {
     /// Why it runs there: the choice, and the measurement behind an automatic one.
     #[serde(default)]
     pub backend_note: String,
+    /// Why it runs at its precision (`id.precision`): the choice, and whether the adapter has
+    /// `shader-f16`.
+    #[serde(default)]
+    pub precision_note: String,
     /// Workers that score together on the CPU path (this one and its helpers, as planned);
     /// 1 on WebGPU.
     #[serde(default = "one")]
@@ -559,6 +611,7 @@ mod tests {
                 name: "m".into(),
                 weights_sha256: "ab".into(),
                 label_set: tabprobe_core::LabelSet::ThreeWay,
+                precision: Default::default(),
             },
             labels: vec![],
             architecture: String::new(),
@@ -568,6 +621,7 @@ mod tests {
             hidden_size: 8,
             backend: Backend::WebGpu,
             backend_note: String::new(),
+            precision_note: String::new(),
             workers: 1,
             load_ms: 1.0,
             memory_bytes: Some(1.0),

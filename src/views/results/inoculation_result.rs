@@ -208,7 +208,7 @@ fn checkpoint_buttons(saved: Arc<SavedInoculation>) -> impl IntoView {
                     let result = match client() {
                         Ok(c) => {
                             let backend = state.backend.get_untracked();
-                            c.load_inoculated(job, size, Slot::Second, DEFAULT_BATCH_SIZE, backend).await
+                            c.load_inoculated(job, size, Slot::Second, DEFAULT_BATCH_SIZE, backend, state.precision.get_untracked()).await
                         }
                         Err(e) => Err(e),
                     };

@@ -388,6 +388,7 @@ mod tests {
                 name: self.0.into(),
                 weights_sha256: self.0.repeat(8),
                 label_set: LabelSet::ThreeWay,
+                precision: Default::default(),
             }
         }
     }

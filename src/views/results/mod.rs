@@ -402,6 +402,7 @@ fn RunReport(saved: Arc<SavedRun>) -> impl IntoView {
             view! {
                 <span class="model-name" data-testid="result-model">{r.model.name.clone()}</span>
                 <code class="hash" title=r.model.weights_sha256.clone()>{r.model.weights_sha256.chars().take(12).collect::<String>()}</code>
+                <span class="backend" data-testid="result-precision" title="the arithmetic the model ran in: f32, or f16-mixed on a WebGPU adapter with shader-f16 (see the model bar)">{r.model.precision.as_str()}</span>
             }
         })
         .collect::<Vec<_>>();

@@ -296,6 +296,11 @@ fn overview(run: &RunResult) -> Section {
     let kv = |s: &mut Section, k: &str, v: String| s.push(vec![k.to_string(), v]);
     kv(&mut s, "model", run.model.name.clone());
     kv(&mut s, "weights_sha256", run.model.weights_sha256.clone());
+    kv(
+        &mut s,
+        "precision",
+        run.model.precision.as_str().to_string(),
+    );
     kv(&mut s, "model_labels", format!("{:?}", run.model.label_set));
     kv(&mut s, "dataset_labels", format!("{:?}", run.label_set));
     kv(&mut s, "seed", s_.seed.to_string());

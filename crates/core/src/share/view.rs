@@ -8,7 +8,7 @@ use crate::data::table::Table;
 use crate::edit::{diff_lines, diff_tables, DiffLine};
 use crate::metrics::transitions::TransitionEdge;
 use crate::probe::{Certainty, Expectation};
-use crate::scoring::{Pair, PairScore};
+use crate::scoring::{Pair, PairScore, Precision};
 
 use super::{SharedInput, SharedResult};
 
@@ -68,6 +68,8 @@ pub struct ClaimedModel {
     pub weights_sha256: String,
     /// Its first 12 characters, for display.
     pub hash_short: String,
+    /// The arithmetic the link's figures were computed in.
+    pub precision: Precision,
 }
 
 /// The link's predictions on the original and the edited item.
@@ -234,6 +236,18 @@ impl SharePage {
         }
     }
 
+    /// What the page says when the loaded model runs at `loaded` and the link's figures were
+    /// computed at another precision (`None` when they agree, or the link names no model):
+    /// a re-run then confirms them only to within f16-mixed's parity, not to the last digit.
+    pub fn precision_note(&self, loaded: Precision) -> Option<String> {
+        let link = self.model.as_ref()?.precision;
+        (link != loaded).then(|| {
+            format!(
+                "This result was computed in {link}; the loaded model runs in {loaded}. The same weights at the two precisions agree to about 1e-3 in each probability (f16-mixed's tested parity), so a re-run here checks the link's figures only that far."
+            )
+        })
+    }
+
     /// What a re-run (`rerun`: the two scores, original then edited, by a model with weight
     /// hash `rerun_sha256`) says of the link's predictions.
     pub fn claim_status(&self, rerun: Option<(&[PairScore], &str)>) -> ClaimStatus {
@@ -263,6 +277,7 @@ fn claimed_model(m: &crate::scoring::ModelId) -> ClaimedModel {
         name: m.name.clone(),
         weights_sha256: m.weights_sha256.clone(),
         hash_short: m.weights_sha256.chars().take(12).collect(),
+        precision: m.precision,
     }
 }
 

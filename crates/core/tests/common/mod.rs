@@ -170,6 +170,7 @@ impl PairScorer for EvidenceFake {
             name: "evidence-fake".into(),
             weights_sha256: "0".repeat(64),
             label_set: LabelSet::ThreeWay,
+            precision: Default::default(),
         }
     }
 }
@@ -198,6 +199,7 @@ impl PairScorer for HypothesisOnlyFake {
             name: "hypothesis-only-fake".into(),
             weights_sha256: "1".repeat(64),
             label_set: LabelSet::ThreeWay,
+            precision: Default::default(),
         }
     }
 }
@@ -242,6 +244,7 @@ impl PairScorer for HashFake {
             name: "hash-fake".into(),
             weights_sha256: "3".repeat(64),
             label_set: LabelSet::ThreeWay,
+            precision: Default::default(),
         }
     }
 }

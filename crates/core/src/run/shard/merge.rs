@@ -141,6 +141,13 @@ fn same_run(
         run.model.weights_sha256
     );
     check!("$.model.name", first.model.name, run.model.name);
+    // f32 and f16-mixed shards of one model score the same pairs to other digits: one merged
+    // run must not hold both.
+    check!(
+        "$.model.precision",
+        first.model.precision.as_str(),
+        run.model.precision.as_str()
+    );
     check!(
         "$.model.label_set",
         first.model.label_set,
