@@ -6,7 +6,7 @@
 use leptos::prelude::*;
 use leptos::task::spawn_local;
 
-use crate::bundled::load_bundled_models;
+use crate::models::bundled::load_bundled_models;
 use crate::components::file_drop::FileLoader;
 use crate::components::kept_note::{KeptNote, KeptStatus};
 use crate::components::problems::ProblemsPanel;
@@ -26,16 +26,16 @@ use crate::views::share::ShareView;
 pub fn App() -> impl IntoView {
     let state = AppState::new();
     // Before any model load: the bundled model loads on the kept backend and precision.
-    state.backend.set(crate::device_choice::kept_backend());
-    state.precision.set(crate::device_choice::kept_precision());
+    state.backend.set(crate::models::device_choice::kept_backend());
+    state.precision.set(crate::models::device_choice::kept_precision());
     provide_context(state);
     let runs = RunsState::new();
     provide_context(runs);
     // The kept work is restored; after it, a run that a reload or crash interrupted is
     // offered for resuming in the runner.
-    crate::session::start(state, move || crate::run_drive::load_interrupted(runs));
+    crate::storage::session::start(state, move || crate::runs::drive::load_interrupted(runs));
     // From now on a crashed worker unloads the models and offers to reload them.
-    crate::worker_crash::watch_worker(state);
+    crate::worker::crash::watch_worker(state);
     spawn_local(load_bundled_models(state));
     let route = use_route();
     let dataset_name = move || {

@@ -114,14 +114,14 @@ pub struct AppState {
     /// Bumped whenever the user starts loading data: the demo and a restore that started
     /// before give way.
     pub load_generation_data: StoredValue<u64>,
-    /// What the browser keeps of the work (see [`crate::session`]).
+    /// What the browser keeps of the work (see [`crate::storage::session`]).
     pub kept: KeptState,
     /// The model worker's last crash and where each loaded model came from (to reload them).
-    pub worker: crate::worker_health::WorkerHealth,
+    pub worker: crate::worker::health::WorkerHealth,
     /// Measured scoring speeds and the open table's scoring in progress.
-    pub pace: crate::pace::PaceState,
+    pub pace: crate::runs::pace::PaceState,
     /// Where models run: the model bar's backend choice, kept in this browser
-    /// ([`crate::device_choice`]).
+    /// ([`crate::models::device_choice`]).
     pub backend: RwSignal<BackendChoice>,
     /// Whether models on WebGPU may run in f16-mixed: the model bar's precision choice, kept
     /// the same way.
@@ -300,8 +300,8 @@ impl AppState {
                 dataset_ticket: StoredValue::new(0),
                 drafts_ticket: StoredValue::new(0),
             },
-            worker: crate::worker_health::WorkerHealth::new(),
-            pace: crate::pace::PaceState::new(),
+            worker: crate::worker::health::WorkerHealth::new(),
+            pace: crate::runs::pace::PaceState::new(),
             // The kept choices are read by the app at start (`device_choice::kept_*`): the
             // browser's storage is not there in native tests of the state.
             backend: RwSignal::new(BackendChoice::default()),

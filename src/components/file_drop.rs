@@ -8,8 +8,8 @@ use leptos::task::spawn_local;
 use wasm_bindgen::JsCast;
 
 use crate::components::import_summary::ImportSummary;
-use crate::load::{load_files, PendingImport};
-use crate::model_load::{load_model_files, looks_like_checkpoint};
+use crate::storage::files::{load_files, PendingImport};
+use crate::models::load::{load_model_files, looks_like_checkpoint};
 use crate::state::AppState;
 
 /// The files of a `FileList`, in order.

@@ -1,12 +1,12 @@
 //! "Load from the Hugging Face Hub": a model by the name researchers use (`org/name`), an
 //! optional revision, and the Hub's address (a mirror, or a local stand-in), downloaded from
-//! the Hub's `resolve` URLs like any URL load ([`crate::model_load::load_hub_into`]).
+//! the Hub's `resolve` URLs like any URL load ([`crate::models::load::load_hub_into`]).
 
 use leptos::prelude::*;
 use leptos::task::spawn_local;
 use tabprobe_worker::protocol::Slot;
 
-use crate::model_load::{load_hub_into, HUB_ENDPOINT};
+use crate::models::load::{load_hub_into, HUB_ENDPOINT};
 use crate::state::AppState;
 
 /// The Hub form of the model bar.

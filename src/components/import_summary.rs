@@ -6,7 +6,7 @@ use leptos::prelude::*;
 use leptos::task::spawn_local;
 use tabprobe_core::data::import::ImportReport;
 
-use crate::load::{accept_import, PendingImport};
+use crate::storage::files::{accept_import, PendingImport};
 use crate::state::AppState;
 
 /// A dialog over the page while an import waits for the user's choice.

@@ -1,11 +1,11 @@
 //! The runner's notice of a run that a reload or a crash interrupted, kept in this browser
-//! ([`crate::run_keep`]): what ran and how far, which model to load again, Resume (scores
+//! ([`crate::runs::keep`]): what ran and how far, which model to load again, Resume (scores
 //! only the rest; the run file is the one an uninterrupted run writes) and Discard.
 
 use leptos::prelude::*;
 
-use crate::run_drive::{discard_interrupted, resume_run};
-use crate::run_keeper::matching_models;
+use crate::runs::drive::{discard_interrupted, resume_run};
+use crate::runs::keeper::matching_models;
 use crate::runs::RunsState;
 use crate::state::AppState;
 

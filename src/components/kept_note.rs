@@ -5,8 +5,8 @@
 use leptos::prelude::*;
 use leptos::task::spawn_local;
 
-use crate::load::download;
-use crate::session::discard;
+use crate::storage::files::download;
+use crate::storage::session::discard;
 use crate::state::AppState;
 
 /// `ms` since the epoch as the user's local date and time, `27/11/2026, 05:40:12` ("date

@@ -11,7 +11,7 @@ use tabprobe_worker::protocol::Slot;
 
 use crate::components::predictions::Prediction;
 use crate::state::AppState;
-use crate::worker_client::client;
+use crate::worker::client::client;
 
 /// How long the input must stay unchanged before it is scored.
 pub const DEBOUNCE_MS: u32 = 350;

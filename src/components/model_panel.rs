@@ -12,12 +12,12 @@ use wasm_bindgen::JsCast;
 use tabprobe_core::run::models_manifest::ModelRole;
 use tabprobe_worker::protocol::{BackendChoice, PrecisionChoice, Slot};
 
-use crate::bundled::load_bundled_into;
+use crate::models::bundled::load_bundled_into;
 use crate::components::hub_load::HubLoad;
-use crate::model_load::{cancel_load, load_model_files, load_model_files_into, load_model_url};
+use crate::models::load::{cancel_load, load_model_files, load_model_files_into, load_model_url};
 use crate::state::{AppState, ModelStatus};
-use crate::worker_crash::reload_lost;
-use crate::worker_health::{LostModel, ModelSource};
+use crate::worker::crash::reload_lost;
+use crate::worker::health::{LostModel, ModelSource};
 
 fn picked_files(ev: &leptos::ev::Event) -> Vec<web_sys::File> {
     let Some(input) = ev
@@ -88,7 +88,7 @@ pub fn ModelPanel() -> impl IntoView {
     };
     let strategy_options = Linearization::ALL
         .into_iter()
-        .map(|l| view! { <option value=l.as_str() selected=move || state.linearization.get().strategy == l>{l.as_str().replace('_', " ")}</option> })
+        .map(|l| view! { <option value=l.as_str() selected=move || state.linearization.get().strategy == l>{l.display_name()}</option> })
         .collect::<Vec<_>>();
     let on_strategy = move |ev: leptos::ev::Event| {
         if let Some(strategy) = Linearization::from_name(&event_target_value(&ev)) {
@@ -111,7 +111,7 @@ pub fn ModelPanel() -> impl IntoView {
         .collect::<Vec<_>>();
     let on_backend = move |ev: leptos::ev::Event| {
         if let Some(choice) = BackendChoice::from_key(&event_target_value(&ev)) {
-            crate::device_choice::choose_backend(state, choice);
+            crate::models::device_choice::choose_backend(state, choice);
         }
     };
     let precision_options = PrecisionChoice::ALL
@@ -120,7 +120,7 @@ pub fn ModelPanel() -> impl IntoView {
         .collect::<Vec<_>>();
     let on_precision = move |ev: leptos::ev::Event| {
         if let Some(choice) = PrecisionChoice::from_key(&event_target_value(&ev)) {
-            crate::device_choice::choose_precision(state, choice);
+            crate::models::device_choice::choose_precision(state, choice);
         }
     };
     let url_input = NodeRef::<leptos::html::Input>::new();

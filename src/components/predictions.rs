@@ -12,7 +12,7 @@ use tabprobe_worker::protocol::Slot;
 use crate::components::label_badge::LabelBadge;
 use crate::components::open_item::OpenItemButtons;
 use crate::state::AppState;
-use crate::worker_client::client;
+use crate::worker::client::client;
 
 /// Where the premise of the listed examples comes from.
 #[derive(Clone, Debug)]
@@ -182,7 +182,7 @@ pub fn HypothesisList(
                         {e.categories.iter().map(|c| view! { <span class="tag category">{c.clone()}</span> }).collect::<Vec<_>>()}
                         {has_rows.then(|| view! { <span class="tag evidence" title="has human-annotated relevant rows">"evidence rows"</span> })}
                         {e.derived_from.clone().map(|d| {
-                            let op = e.operation.clone().unwrap_or_else(|| "derived".into()).replace('_', " ");
+                            let op = tabprobe_core::display::readable(e.operation.as_deref().unwrap_or("derived"));
                             view! { <span class="tag derived" data-testid="derived-tag" title="a perturbed or hand-made item">{format!("{op} of {d}")}</span> }
                         })}
                         {match &source { PremiseSource::Table(t) => Some(view! { <OpenItemButtons example=e.clone() table=t.clone()/> }), PremiseSource::Text => None }}

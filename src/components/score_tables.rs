@@ -17,13 +17,13 @@ use tabprobe_core::Label;
 
 use crate::components::glossary_term::TermText;
 use crate::components::in_chunks::in_chunks;
-use crate::download::download;
+use crate::storage::download::download;
 
 /// How the page names an operation: `row deletion (Table 5)`.
 pub fn operation_title(op: Operation) -> String {
     format!(
         "{} ({})",
-        operation_name(op).replace('_', " "),
+        tabprobe_core::display::readable(&operation_name(op)),
         paper_table(op)
     )
 }
@@ -58,7 +58,7 @@ pub fn SectionTable(
     let header = section
         .header
         .iter()
-        .map(|h| view! { <th scope="col" data-column=h.clone()><TermText text=h.replace('_', " ") key=h.clone()/></th> })
+        .map(|h| view! { <th scope="col" data-column=h.clone()><TermText text=tabprobe_core::display::readable(&h) key=h.clone()/></th> })
         .collect::<Vec<_>>();
     let body = {
         let section = section.clone();

@@ -10,7 +10,7 @@ use tabprobe_core::data::export::to_infotabs_tsv;
 use crate::components::model_panel::ModelPanel;
 use crate::components::predictions::{HypothesisList, PremiseSource};
 use crate::components::table_view::TableView;
-use crate::load::download;
+use crate::storage::files::download;
 use crate::state::{AppState, LoadedDataset};
 
 /// The dataset screen.
@@ -149,7 +149,7 @@ fn Browser(loaded: LoadedDataset) -> impl IntoView {
         })
         .collect::<Vec<_>>();
     // First visit (the bundled demo on screen): what this is and what to try, where the eye lands.
-    let guidance = (loaded.file == crate::load::DEMO_URL).then(|| {
+    let guidance = (loaded.file == crate::storage::files::DEMO_URL).then(|| {
         view! {
             <p class="guidance" data-testid="guidance">
                 "This is the INFOTABS demo: Wikipedia infobox tables with hypotheses a model must judge from them. Pick a hypothesis to see its evidence rows and the model's prediction, then open the "

@@ -58,7 +58,7 @@ fn expected_label(p: &Perturbation) -> Option<Label> {
 }
 
 fn probe_name(kind: ProbeKind) -> String {
-    kind.as_str().replace('_', " ")
+    kind.display_name()
 }
 
 /// The suggestions for the item: every §4.4 probe, against the dataset's tables when loaded.

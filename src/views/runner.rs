@@ -16,7 +16,7 @@ use crate::components::model_panel::ModelPanel;
 use crate::components::progress_bar::{duration, ProgressBar};
 use crate::components::run_estimate::RunEstimate;
 use crate::components::score_tables::operation_title;
-use crate::run_drive::{cancel_run, start_run};
+use crate::runs::drive::{cancel_run, start_run};
 use crate::runs::{ProbeCountsState, RunStatus, RunnerForm, RunsState};
 use crate::state::AppState;
 
@@ -67,7 +67,7 @@ fn probe_checkbox(runs: RunsState, p: ProbeKind, disabled: Option<&'static str>)
         <label class="check" class:disabled=disabled.is_some() title=disabled.unwrap_or("")>
             <input type="checkbox" data-testid=format!("probe-{}", p.as_str())
                 prop:checked=checked disabled=disabled.is_some() on:change=toggle/>
-            <span class="name">{p.as_str().replace('_', " ")}</span>
+            <span class="name">{p.display_name()}</span>
             <span class="help">{disabled.unwrap_or(probe_help(p))}</span>
         </label>
     }
@@ -271,7 +271,7 @@ pub fn RunnerView() -> impl IntoView {
             let per = c
                 .per_probe
                 .iter()
-                .map(|(k, n)| view! { <li>{format!("{}: {n}", k.as_str().replace('_', " "))}</li> })
+                .map(|(k, n)| view! { <li>{format!("{}: {n}", k.display_name())}</li> })
                 .collect::<Vec<_>>();
             let m = models_running();
             view! {

@@ -168,7 +168,7 @@ fn SharedResultView(result: SharedResult) -> impl IntoView {
             .with_untracked(|m| m.as_ref().map(|m| m.id.weights_sha256.clone()))
             .unwrap_or_default();
         rerun.set(None);
-        match crate::worker_client::client().and_then(|c| c.score(Slot::Main, pairs, |_, _| {})) {
+        match crate::worker::client::client().and_then(|c| c.score(Slot::Main, pairs, |_, _| {})) {
             Err(e) => rerun.set(Some(Err(e))),
             Ok((_, fut)) => spawn_local(async move {
                 let out = fut.await.map(|(s, _)| (s, sha)).map_err(|f| f.message);

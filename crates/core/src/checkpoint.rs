@@ -486,9 +486,89 @@ pub fn checkpoint_name(names: &[String]) -> String {
         .unwrap_or_else(|| "model".to_string())
 }
 
+/// Bytes before a safetensors header: its length, a little-endian `u64`.
+pub const SAFETENSORS_LENGTH_BYTES: u64 = 8;
+
+/// The longest safetensors header read (the safetensors crate's own limit, 100 MB).
+pub const SAFETENSORS_MAX_HEADER_BYTES: u64 = 100_000_000;
+
+/// Why a file's first bytes are not a safetensors header length.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum HeaderLenError {
+    /// The file is shorter than the length itself.
+    #[error("{got} bytes, fewer than the 8 of a header length")]
+    Short {
+        /// Bytes there were.
+        got: usize,
+    },
+    /// Longer than [`SAFETENSORS_MAX_HEADER_BYTES`].
+    #[error("its header would be {len} bytes long (at most {SAFETENSORS_MAX_HEADER_BYTES})")]
+    TooLong {
+        /// The length the file states.
+        len: u64,
+    },
+    /// Past the end of the file.
+    #[error("its header would be {len} bytes long, but the file has {file_bytes} bytes")]
+    PastEnd {
+        /// The length the file states.
+        len: u64,
+        /// The file's size.
+        file_bytes: u64,
+    },
+}
+
+/// The header length a safetensors file of `file_bytes` bytes states in its `first` bytes
+/// (at least [`SAFETENSORS_LENGTH_BYTES`] of them), checked against the file's size and
+/// [`SAFETENSORS_MAX_HEADER_BYTES`]: what the page checks before it reads a header, and the
+/// model crate before it parses one.
+pub fn safetensors_header_len(first: &[u8], file_bytes: u64) -> Result<u64, HeaderLenError> {
+    let bytes: [u8; 8] = first
+        .get(..8)
+        .and_then(|b| b.try_into().ok())
+        .ok_or(HeaderLenError::Short { got: first.len() })?;
+    let len = u64::from_le_bytes(bytes);
+    if len > SAFETENSORS_MAX_HEADER_BYTES {
+        return Err(HeaderLenError::TooLong { len });
+    }
+    if SAFETENSORS_LENGTH_BYTES + len > file_bytes {
+        return Err(HeaderLenError::PastEnd { len, file_bytes });
+    }
+    Ok(len)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_safetensors_header_length_is_read_and_bounded() {
+        // 0x10 = 16 header bytes, little-endian, in a file of 8 + 16 + 4 bytes.
+        let first = [16, 0, 0, 0, 0, 0, 0, 0];
+        assert_eq!(safetensors_header_len(&first, 28), Ok(16));
+        assert_eq!(safetensors_header_len(&first, 24), Ok(16));
+        assert_eq!(
+            safetensors_header_len(&first, 23),
+            Err(HeaderLenError::PastEnd {
+                len: 16,
+                file_bytes: 23
+            })
+        );
+        assert_eq!(
+            safetensors_header_len(&first[..5], 28),
+            Err(HeaderLenError::Short { got: 5 })
+        );
+        let huge = (SAFETENSORS_MAX_HEADER_BYTES + 1).to_le_bytes();
+        assert_eq!(
+            safetensors_header_len(&huge, u64::MAX).unwrap_err().to_string(),
+            "its header would be 100000001 bytes long (at most 100000000)"
+        );
+        // u64::MAX: no overflow when the 8 length bytes are added.
+        let max = u64::MAX.to_le_bytes();
+        assert!(matches!(
+            safetensors_header_len(&max, u64::MAX),
+            Err(HeaderLenError::TooLong { .. })
+        ));
+    }
 
     fn names(v: &[&str]) -> Vec<String> {
         v.iter().map(|s| s.to_string()).collect()

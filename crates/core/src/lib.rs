@@ -23,6 +23,7 @@
 
 pub mod checkpoint;
 pub mod data;
+pub mod display;
 pub mod edit;
 pub mod inoculation;
 pub mod linearize;

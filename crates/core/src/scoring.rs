@@ -10,6 +10,10 @@ use serde::{Deserialize, Serialize};
 
 use crate::data::label::{Label, LabelSet};
 
+/// Pairs per forward pass unless a caller chooses otherwise: the model crate's, the CLI's and
+/// the page's default (a GPU path may take more; the worker says how many it ran).
+pub const DEFAULT_BATCH_SIZE: usize = 8;
+
 /// Which text the model reads first.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
@@ -38,7 +42,11 @@ pub struct Pair {
     pub premise: String,
     /// The hypothesis text.
     pub hypothesis: String,
-    /// Which text the model reads first. Left out of JSON when premise-first, so run files
+    /// Pairs per forward pass unless a caller chooses otherwise: the model crate's, the CLI's and
+/// the page's default (a GPU path may take more; the worker says how many it ran).
+pub const DEFAULT_BATCH_SIZE: usize = 8;
+
+/// Which text the model reads first. Left out of JSON when premise-first, so run files
     /// and worker messages without it (all of them before this field) read as before.
     #[serde(default, skip_serializing_if = "PairOrder::is_premise_first")]
     pub order: PairOrder,

@@ -2,10 +2,10 @@
 //! cell a spreadsheet would run as a formula gets a leading `'`; plain numbers stay numbers.
 //! `render_csv` is what both `tabprobe report --csv` and the site's CSV buttons write.
 
-use tabprobe_core::report::{csv_field, render_csv, Row, Section, SectionId};
+use tabprobe_core::report::{csv_text, render_csv, Row, Section, SectionId};
 
 #[test]
-fn formula_cells_are_prefixed_by_hand() {
+fn formula_cells_are_prefixed_and_quoted() {
     for (cell, want) in [
         ("=1+1", "'=1+1"),
         ("+SUM(A1:A9)", "'+SUM(A1:A9)"),
@@ -31,7 +31,9 @@ fn formula_cells_are_prefixed_by_hand() {
         ("-", "'-"),
         ("-.5", "'-.5"),
     ] {
-        assert_eq!(csv_field(cell), want, "{cell:?}");
+        // Beside a second cell: a record of one empty field is written `""`, so that it is
+        // not an empty line.
+        assert_eq!(csv_text([[cell, "x"]]), format!("{want},x\n"), "{cell:?}");
     }
 }
 

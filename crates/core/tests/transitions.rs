@@ -413,4 +413,16 @@ fn two_way_model_marks_neutral_only_rules_not_applicable() {
     let t = set_invalid_table(&r, TransitionSet::RowDeletion).unwrap();
     assert!(!t.not_applicable);
     assert_eq!(t.mean_average, Some(0.0));
+    // Each item's mark says the same as the tables: n/a where the rule only allows NEUTRAL,
+    // right (✓) on row deletion, whose E→E and C→C are valid.
+    use tabprobe_core::run::verdict::Verdict;
+    for item in &r.items {
+        let want = match item.probe {
+            ProbeKind::RowDeletion => Verdict::Right,
+            _ => Verdict::NotApplicable,
+        };
+        assert_eq!(r.verdict(item), want, "{:?} {}", item.probe, item.id);
+    }
+    assert_eq!(Verdict::NotApplicable.mark(), "n/a");
+    assert!(r.items.iter().any(|i| i.probe == ProbeKind::RelevantRowDeletion));
 }

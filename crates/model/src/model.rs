@@ -17,8 +17,9 @@ use crate::network::{self, Network, Shape};
 use crate::tokenize::{EncodedPair, PairTokenizer, TokenizeError};
 use crate::weight_file::WeightSource;
 
-/// Pairs per forward pass unless [`NliModel::set_batch_size`] says otherwise.
-pub const DEFAULT_BATCH_SIZE: usize = 8;
+/// Pairs per forward pass unless [`NliModel::set_batch_size`] says otherwise (core's, shared
+/// with the page, which does not link this crate).
+pub use tabprobe_core::scoring::DEFAULT_BATCH_SIZE;
 
 pub use tabprobe_core::checkpoint::TokenizerFiles;
 

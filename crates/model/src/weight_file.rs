@@ -10,11 +10,7 @@ use safetensors::tensor::{Metadata, TensorInfo};
 
 use crate::error::LoadError;
 
-/// Bytes before a safetensors header: its length, a little-endian `u64`.
-const LENGTH_BYTES: u64 = 8;
-
-/// The longest header read (the safetensors crate's own limit, 100 MB).
-pub const MAX_HEADER_BYTES: u64 = 100_000_000;
+use tabprobe_core::checkpoint::{safetensors_header_len, SAFETENSORS_LENGTH_BYTES as LENGTH_BYTES};
 
 /// Bytes a [`weights_sha256_of`] read takes at a time.
 pub const HASH_CHUNK_BYTES: u64 = 16 * 1024 * 1024;
@@ -88,18 +84,9 @@ impl<'a> WeightFile<'a> {
         let length: [u8; 8] = first.as_ref().try_into().map_err(|_| {
             LoadError::WeightsRead(format!("{} bytes where 8 were asked for", first.len()))
         })?;
-        let n = u64::from_le_bytes(length);
-        if n > MAX_HEADER_BYTES {
-            return Err(parse(format!(
-                "the header would be {n} bytes long (at most {MAX_HEADER_BYTES}): not a safetensors file?"
-            )));
-        }
+        let n = safetensors_header_len(&length, len)
+            .map_err(|e| parse(format!("{e}: not a safetensors file?")))?;
         let data_start = LENGTH_BYTES + n;
-        if data_start > len {
-            return Err(parse(format!(
-                "the header would be {n} bytes long, but the file has {len} bytes: not a safetensors file?"
-            )));
-        }
         let header =
             read_exactly(source, LENGTH_BYTES, data_start).map_err(LoadError::WeightsRead)?;
         // `Metadata`'s deserializer checks the offsets, dtypes and shapes (safetensors' own

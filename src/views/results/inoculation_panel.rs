@@ -14,9 +14,9 @@ use tabprobe_worker::protocol::Slot;
 
 use super::inoculation_result::InoculationResultView;
 use crate::components::progress_bar::duration;
-use crate::inoculation_store::{self, SavedInoculation};
+use crate::storage::inoculation_store::{self, SavedInoculation};
 use crate::state::AppState;
-use crate::worker_client::client;
+use crate::worker::client::client;
 
 /// The job id of an inoculation whose run is still being cut into pieces for the worker
 /// (worker job ids start at 1).
@@ -172,7 +172,7 @@ pub fn InoculationPanel(
                 Ok((result, _)) => {
                     let created_ms = js_sys::Date::now();
                     let id = format!("{run_id}/{created_ms:.0}");
-                    crate::inoculation_jobs::remember(&id, job);
+                    crate::runs::inoculation_jobs::remember(&id, job);
                     let entry = SavedInoculation {
                         id: id.clone(),
                         run_id,
@@ -229,7 +229,7 @@ pub fn InoculationPanel(
                                 if on { p.push(k); p.sort(); }
                             });
                         }/>
-                    {format!(" {}", k.as_str().replace('_', " "))}
+                    {format!(" {}", k.display_name())}
                 </label>
             }
         })
@@ -287,7 +287,7 @@ pub fn InoculationPanel(
                 let label = format!(
                     "{} · {} · n = {}",
                     crate::components::kept_note::local_time(s.created_ms),
-                    s.result.settings.probes.iter().map(|p| p.as_str().replace('_', " ")).collect::<Vec<_>>().join(", "),
+                    s.result.settings.probes.iter().map(|p| p.display_name()).collect::<Vec<_>>().join(", "),
                     sizes.join(", ")
                 );
                 let del = id.clone();

@@ -15,13 +15,13 @@ use tabprobe_core::inoculation::tables::{
 use tabprobe_core::inoculation::{Cell, Column, InoculationResult};
 use tabprobe_worker::protocol::Slot;
 
-use crate::download::{download, download_bytes};
-use crate::inoculation_jobs::session_job;
-use crate::inoculation_store::SavedInoculation;
-use crate::model_load::DEFAULT_BATCH_SIZE;
+use crate::storage::download::{download, download_bytes};
+use crate::runs::inoculation_jobs::session_job;
+use crate::storage::inoculation_store::SavedInoculation;
+use crate::models::load::DEFAULT_BATCH_SIZE;
 use crate::state::AppState;
-use crate::worker_client::client;
-use crate::worker_health::ModelSource;
+use crate::worker::client::client;
+use crate::worker::health::ModelSource;
 
 /// Items listed under a figure at most (the count says how many there are).
 const DRILL_LIMIT: usize = 200;
@@ -294,7 +294,7 @@ fn DrillList(result: Arc<InoculationResult>, cell: Cell, on_close: Callback<()>)
             view! {
                 <tr data-testid="inoculation-item">
                     <td><code>{it.id.clone()}</code></td>
-                    <td>{it.probe.map(|p| p.as_str().replace('_', " ")).unwrap_or_else(|| "original".into())}</td>
+                    <td>{it.probe.map(|p| p.display_name()).unwrap_or_else(|| "original".into())}</td>
                     <td>{it.gold.as_str()}</td>
                     <td>{expected.join(" or ")}</td>
                     {preds}

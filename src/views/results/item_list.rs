@@ -11,6 +11,7 @@ use tabprobe_core::probe::relevance::relevant_rows_after;
 use tabprobe_core::probe::review::{set_item_review, Decision, ReviewState};
 use tabprobe_core::probe::{Expectation, Premise, ProbeItem};
 use tabprobe_core::report::ItemSelector;
+use tabprobe_core::run::verdict::Verdict;
 use tabprobe_core::run::RunResult;
 use tabprobe_core::share::{from_run_item, SharedResult};
 use tabprobe_core::LabelSet;
@@ -67,19 +68,6 @@ pub fn describe_item(run: &RunResult, item: &ProbeItem) -> String {
         _ => None,
     });
     tabprobe_core::probe::describe::describe_edit(&item.edit, table)
-}
-
-/// Whether the model's prediction on `item` is what a correct model does.
-pub fn item_ok(run: &RunResult, item: &ProbeItem) -> bool {
-    let t = run.transition(item);
-    // An accepted item is judged by the label its reviewer asserted.
-    match (item.scored_labels(), &item.expectation) {
-        (Some(labels), _) => labels.contains(&t.after),
-        (None, Expectation::Transition { operation }) => {
-            run.rules.is_valid(*operation, t.before, t.after) == Some(true)
-        }
-        (None, Expectation::Label { .. }) => false,
-    }
 }
 
 fn expectation_text(run: &RunResult, item: &ProbeItem, set: LabelSet) -> String {
@@ -202,11 +190,12 @@ pub fn ItemList(
                     match same {
                         Some(i) => {
                             let t = r.transition(i);
-                            let ok = item_ok(r, i);
+                            // Core's verdict, the same rule the tables count by.
+                            let verdict = r.verdict(i);
                             view! {
-                                <td class="transition" class:invalid=!ok data-testid="item-transition" data-label=label>
+                                <td class="transition" class:invalid=verdict == Verdict::Wrong class:not-applicable=verdict == Verdict::NotApplicable data-testid="item-transition" data-label=label>
                                     <LabelBadge label=t.before set=set/>" → "<LabelBadge label=t.after set=set/>
-                                    <span class="mark">{if ok { " ✓" } else { " ✗" }}</span>
+                                    <span class="mark">{format!(" {}", verdict.mark())}</span>
                                 </td>
                             }
                             .into_any()
@@ -442,9 +431,9 @@ mod tests {
         // its label, which the rule allows.
         let r = run(&mut Always("main", 0));
         assert!(!r.items.is_empty());
-        assert!(r.items.iter().all(|it| item_ok(&r, it)));
+        assert!(r.items.iter().all(|it| r.verdict(it) == Verdict::Right));
         // Always CONTRADICT before and after: C → C is valid for row deletion too.
         let r = run(&mut Always("c", 2));
-        assert!(r.items.iter().all(|it| item_ok(&r, it)));
+        assert!(r.items.iter().all(|it| r.verdict(it) == Verdict::Right));
     }
 }

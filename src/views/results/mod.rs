@@ -34,8 +34,8 @@ use tabprobe_core::Label;
 use crate::components::kept_note::local_time;
 use crate::components::score_tables::{InvalidTable, SectionTable};
 use crate::components::transition_graph::TransitionGraphSvg;
-use crate::download::download;
-use crate::run_store::{self, SavedRun};
+use crate::storage::download::download;
+use crate::runs::store::{self, SavedRun};
 use crate::runs::RunsState;
 use crate::timing;
 use evidence_view::EvidenceView;
@@ -102,7 +102,7 @@ pub fn ResultsView() -> impl IntoView {
                 view! {
                     <li class:selected=selected>
                         <a href=href data-testid="saved-run">
-                            <span class="title">{m.probes.join(", ").replace('_', " ")}</span>
+                            <span class="title">{tabprobe_core::display::readable(&m.probes.join(", "))}</span>
                             <span class="meta">{format!("{when} · {} · {} items · {}", m.models.join(" + "), m.items, m.dataset)}{m.cancelled.then_some(" · cancelled")}</span>
                         </a>
                         <button class="small link" title="delete this saved run" data-testid="delete-run" on:click=move |_| {
@@ -705,7 +705,7 @@ impl Built {
 /// builds it on its own thread rather than show nothing, and says why.
 async fn build_report(saved: &SavedRun) -> (FullReport, &'static str, Option<String>) {
     let asked = async {
-        let c = crate::worker_client::client()?;
+        let c = crate::worker::client::client()?;
         match &saved.pieces {
             Some(p) => c.build_report(Some(p), Vec::new()).await,
             None => {
@@ -860,7 +860,7 @@ fn skipped_list(run: &RunResult) -> Option<impl IntoView> {
             .skipped
             .iter()
             .map(|s| {
-                let probe = s.probe.map(|p| p.as_str().replace('_', " ")).unwrap_or_else(|| "every probe".into());
+                let probe = s.probe.map(|p| p.display_name()).unwrap_or_else(|| "every probe".into());
                 view! { <li data-testid="skipped-example"><code>{s.example.clone()}</code>{format!(" — {probe}: {}", s.reason)}</li> }
             })
             .collect::<Vec<_>>();

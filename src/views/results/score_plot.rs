@@ -63,7 +63,7 @@ pub fn ScorePlot(
         .groups
         .iter()
         .map(|g| {
-            view! { <text class="group-name" x=g.x y=HEIGHT - BOTTOM + 18.0 text-anchor="middle">{g.name.replace('_', " ")}</text> }
+            view! { <text class="group-name" x=g.x y=HEIGHT - BOTTOM + 18.0 text-anchor="middle">{tabprobe_core::display::readable(&g.name)}</text> }
         })
         .collect::<Vec<_>>();
     let legend = plot

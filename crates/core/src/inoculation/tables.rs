@@ -160,7 +160,8 @@ pub fn render_text(result: &InoculationResult) -> String {
 
 /// The tables as CSV rows: `table,split,samples,learning_rate,column,correct,total,accuracy`.
 pub fn render_csv(result: &InoculationResult) -> String {
-    let mut out = String::from("table,split,samples,learning_rate,column,correct,total,accuracy\n");
+    let header = "table,split,samples,learning_rate,column,correct,total,accuracy";
+    let mut rows: Vec<Vec<String>> = vec![header.split(',').map(String::from).collect()];
     let mut row = |table: &str, split: &str, m: usize, column: Column| {
         let cell = Cell {
             model: m,
@@ -169,17 +170,19 @@ pub fn render_csv(result: &InoculationResult) -> String {
         };
         let (right, all) = cell.tally(result);
         let model = &result.models[m];
-        out.push_str(&format!(
-            "{table},{},{},{},{},{right},{all},{}\n",
-            crate::report::csv_field(split),
-            model.size,
+        rows.push(vec![
+            table.to_string(),
+            split.to_string(),
+            model.size.to_string(),
             model
                 .learning_rate
                 .map_or(String::new(), |l| format!("{l:e}")),
-            crate::report::csv_field(heading(column)),
+            heading(column).to_string(),
+            right.to_string(),
+            all.to_string(),
             cell.percent(result)
-                .map_or(String::new(), |p| format!("{p:.4}"))
-        ));
+                .map_or(String::new(), |p| format!("{p:.4}")),
+        ]);
     };
     for split in splits(result) {
         for m in 0..result.models.len() {
@@ -193,5 +196,5 @@ pub fn render_csv(result: &InoculationResult) -> String {
             }
         }
     }
-    out
+    crate::report::csv_text(rows)
 }

@@ -52,6 +52,11 @@ impl Linearization {
         Linearization::Concatenation,
     ];
 
+    /// How people read it: `infotabs compat`.
+    pub fn display_name(self) -> String {
+        crate::display::readable(self.as_str())
+    }
+
     /// The snake_case name used in JSON and on the command line.
     pub fn as_str(self) -> &'static str {
         match self {
@@ -233,7 +238,7 @@ impl LinearizeSettings {
         }
         format!(
             "{}, {}",
-            self.strategy.as_str().replace('_', " "),
+            self.strategy.display_name(),
             if self.order.is_premise_first() {
                 "premise first"
             } else {

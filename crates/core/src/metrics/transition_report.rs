@@ -133,7 +133,7 @@ impl TransitionSet {
     pub fn title(self) -> String {
         format!(
             "{} — {} ({})",
-            self.as_str().replace('_', " "),
+            crate::display::readable(self.as_str()),
             self.describe(),
             self.paper_table()
         )

@@ -114,6 +114,11 @@ impl ProbeKind {
             .collect()
     }
 
+    /// How people read it: `row deletion`.
+    pub fn display_name(self) -> String {
+        crate::display::readable(self.as_str())
+    }
+
     /// The snake_case name used in JSON, ids and on the command line.
     pub fn as_str(self) -> &'static str {
         match self {

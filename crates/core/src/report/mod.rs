@@ -19,7 +19,7 @@ mod section;
 mod select;
 
 pub use full::{FullReport, Table8Report};
-pub use section::{csv_field, render_csv, render_text, Row, Section, SectionId};
+pub use section::{csv_text, neutralised, render_csv, render_text, Row, Section, SectionId};
 pub use select::ItemSelector;
 
 use crate::data::label::Label;

@@ -191,25 +191,19 @@ pub fn render_text(s: &Section) -> String {
     out
 }
 
-/// One CSV field: neutralised against formula injection, then quoted (RFC 4180) when it
-/// holds a comma, quote or line break. Every CSV the site and the CLI write goes through it.
+/// One CSV cell neutralised against formula injection, before the `csv` crate quotes it.
+/// Every CSV the site and the CLI write goes through it.
 ///
 /// A spreadsheet runs a cell starting with `=`, `+`, `-`, `@`, a tab or a carriage return as
 /// a formula; a dataset's text (a key, a category, a model name) can start so. Following
 /// OWASP's CSV-injection rule such a cell is prefixed with `'`, which spreadsheets show as
 /// text. A plain number (`-0.12`, `+3`, `-1e-3`, `-12.5%`) cannot be a formula and is kept as
 /// it is, so negative figures stay numbers.
-pub fn csv_field(cell: &str) -> String {
-    let risky = cell.starts_with(['=', '+', '-', '@', '\t', '\r']) && !is_plain_number(cell);
-    let cell = if risky {
-        format!("'{cell}")
+pub fn neutralised(cell: &str) -> std::borrow::Cow<'_, str> {
+    if cell.starts_with(['=', '+', '-', '@', '\t', '\r']) && !is_plain_number(cell) {
+        format!("'{cell}").into()
     } else {
-        cell.to_string()
-    };
-    if cell.contains([',', '"', '\n', '\r']) {
-        format!("\"{}\"", cell.replace('"', "\"\""))
-    } else {
-        cell
+        cell.into()
     }
 }
 
@@ -229,19 +223,33 @@ fn is_plain_number(s: &str) -> bool {
     mantissa_ok && exponent.is_none_or(digits)
 }
 
-/// The section as CSV (RFC 4180 quoting, cells neutralised by [`csv_field`]): the bytes
-/// `tabprobe report --csv` writes to `<file>.csv` ([`SectionId::file`]) and the site downloads.
+/// The section as CSV ([`csv_text`]): the bytes `tabprobe report --csv` writes to
+/// `<file>.csv` ([`SectionId::file`]) and the site downloads.
 pub fn render_csv(s: &Section) -> String {
-    let line = |row: &[String]| {
-        row.iter()
-            .map(|c| csv_field(c))
-            .collect::<Vec<_>>()
-            .join(",")
-            + "\n"
-    };
-    let mut out = line(&s.header);
-    for row in &s.rows {
-        out.push_str(&line(&row.cells));
+    csv_text(std::iter::once(&s.header).chain(s.rows.iter().map(|r| &r.cells)))
+}
+
+/// Rows as CSV: every cell neutralised ([`neutralised`]), then quoted by the `csv` crate where
+/// RFC 4180 needs it; lines end in `\n`. Every CSV the site and the CLI write is made here.
+pub fn csv_text<R, C>(rows: R) -> String
+where
+    R: IntoIterator,
+    R::Item: IntoIterator<Item = C>,
+    C: AsRef<str>,
+{
+    let mut w = csv::WriterBuilder::new()
+        .flexible(true)
+        .terminator(csv::Terminator::Any(b'\n'))
+        .from_writer(Vec::new());
+    for row in rows {
+        let cells: Vec<String> = row
+            .into_iter()
+            .map(|c| neutralised(c.as_ref()).into_owned())
+            .collect();
+        // Writing to a Vec cannot fail.
+        let _ = w.write_record(&cells);
     }
-    out
+    let bytes = w.into_inner().unwrap_or_default();
+    // Every cell went in as UTF-8 and the writer adds only ASCII.
+    String::from_utf8(bytes).unwrap_or_default()
 }

@@ -273,7 +273,7 @@ impl ItemSelector {
                 .map(|g| format!(" ({})", g.label()))
                 .unwrap_or_default()
         };
-        let words = |k: &ProbeKind| k.as_str().replace('_', " ");
+        let words = |k: &ProbeKind| k.display_name();
         match self {
             ItemSelector::Edge {
                 set,

@@ -9,6 +9,7 @@ pub mod models_manifest;
 pub mod pace;
 pub mod pieces;
 pub mod shard;
+pub mod verdict;
 
 use serde::{Deserialize, Serialize};
 

@@ -193,7 +193,7 @@ impl SharePage {
         };
         SharePage {
             origin: r.origin.clone(),
-            operation: r.operation.replace('_', " "),
+            operation: crate::display::readable(&r.operation),
             example_id: r.example_id.clone(),
             linearization: r.linearization.describe(),
             label_set,
@@ -357,7 +357,7 @@ pub fn expectation_text(e: &Expectation, set: LabelSet) -> String {
         }
         Expectation::Transition { operation } => {
             // The run-file name in words ("row deletion"), not the Rust enum's.
-            let name = crate::report::operation_name(*operation).replace('_', " ");
+            let name = crate::display::readable(&crate::report::operation_name(*operation));
             format!("the transition is valid under the rule for {name}")
         }
     }

@@ -1,6 +1,6 @@
 //! Running probes from the page: [`start_run`] runs the runner's form in the model worker,
 //! one model after the other on the same probe set, keeps the scores as they come
-//! ([`crate::run_keeper`]) and saves the finished run ([`crate::run_store`]); [`resume_run`]
+//! ([`crate::runs::keeper`]) and saves the finished run ([`crate::runs::store`]); [`resume_run`]
 //! goes on with a run a reload or crash interrupted; [`cancel_run`] stops after the batch in
 //! flight. The state all this shows lives in [`crate::runs::RunsState`].
 
@@ -11,18 +11,18 @@ use leptos::task::spawn_local;
 use tabprobe_core::run::pace::RemainingClock;
 use tabprobe_worker::protocol::{ModelInfo, ProbeRequest, RunResume, Slot};
 
-use crate::run_keep::{self, KeptChunk, KeptModel, KeptRun};
-use crate::run_keeper::{keep_begin, keep_end, keep_now, keep_scores, keep_total, matching_models};
-use crate::run_store::{self, RunMeta, SavedRun, StoredPieces};
+use crate::runs::keep::{self, KeptChunk, KeptModel, KeptRun};
+use crate::runs::keeper::{keep_begin, keep_end, keep_now, keep_scores, keep_total, matching_models};
+use crate::runs::store::{self, RunMeta, SavedRun, StoredPieces};
 use crate::runs::{
     probe_request, run_estimate_s, run_models, ProbeCountsState, RunStatus, RunsState,
 };
 use crate::state::AppState;
-use crate::worker_client::{client, RunUpdate};
+use crate::worker::client::{client, RunUpdate};
 
 /// Starts a run of the form's probe set: the main model, then (when asked and loaded) the
 /// second model on the same items. The result is saved in IndexedDB and opened; while it
-/// runs, its scores are kept ([`crate::run_keep`]) so a reload or crash can resume it.
+/// runs, its scores are kept ([`crate::runs::keep`]) so a reload or crash can resume it.
 pub fn start_run(state: AppState, runs: RunsState) {
     if runs.running() {
         return;
@@ -331,7 +331,7 @@ fn drive(state: AppState, runs: RunsState, plan: RunPlan) {
         let id = saved.meta.id.clone();
         let stored = match &joined {
             Ok(p) => run_store::save(&saved.meta, p).await,
-            Err(e) => Err(crate::idb::StoreError {
+            Err(e) => Err(crate::storage::idb::StoreError {
                 message: e.clone(),
                 quota: false,
             }),

@@ -1,16 +1,16 @@
-//! Writing the run in progress to browser storage as it runs ([`crate::run_keep`] holds the
+//! Writing the run in progress to browser storage as it runs ([`crate::runs::keep`] holds the
 //! entries' layout). [`Keeper`] gathers the chunks of scores the worker posts and writes them
 //! at most every [`FLUSH_EVERY_MS`], one write in flight at a time so records stay in order;
 //! [`keep_end`] finishes or removes what is kept when the run ends. [`matching_models`] says
 //! whether the loaded models may go on with a kept run. The run itself is driven by
-//! [`crate::run_drive`].
+//! [`crate::runs::drive`].
 
 use leptos::prelude::*;
 use leptos::task::spawn_local;
 use tabprobe_core::scoring::Precision;
 use tabprobe_worker::protocol::{ModelInfo, ProbeRequest, Slot};
 
-use crate::run_keep::{self, KeptChunk, KeptRun, FLUSH_EVERY_MS};
+use crate::runs::keep::{self, KeptChunk, KeptRun, FLUSH_EVERY_MS};
 
 /// Where the keeping of the run in progress shows and lives (part of the runs context).
 #[derive(Clone, Copy)]
@@ -266,7 +266,7 @@ pub fn matching_models(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::run_keep::KeptModel;
+    use crate::runs::keep::KeptModel;
     use crate::runs::tests::model as info;
     use tabprobe_core::scoring::PairScore;
 

@@ -23,10 +23,10 @@ use tabprobe_worker::protocol::{Backend, BackendChoice, Slot};
 use wasm_bindgen::{JsCast, JsValue};
 use wasm_bindgen_futures::JsFuture;
 
-use crate::model_fit;
+use crate::models::fit;
 use crate::state::{AppState, ModelStatus};
-use crate::worker_client::{client, CheckpointToLoad};
-use crate::worker_health::ModelSource;
+use crate::worker::client::{client, CheckpointToLoad};
+use crate::worker::health::ModelSource;
 
 /// Weight files larger than this are refused before reading, and downloads stop there. The
 /// worker reads the file a tensor at a time and never holds it whole, so the bound is what a
@@ -41,8 +41,8 @@ pub const STALL_MS: u32 = 20_000;
 /// How often a download in progress looks for a cancel or a stall (milliseconds).
 const DOWNLOAD_TICK_MS: u32 = 250;
 
-/// Pairs per forward pass in the browser.
-pub const DEFAULT_BATCH_SIZE: usize = 8;
+/// Pairs per forward pass in the browser: core's, as in the CLI.
+pub use tabprobe_core::scoring::DEFAULT_BATCH_SIZE;
 
 /// The Cache API bucket for downloaded checkpoint files (bump the suffix to drop old entries).
 pub const MODEL_CACHE: &str = "tabprobe-models-v1";

@@ -31,7 +31,7 @@ use tabprobe_worker::protocol::{
 };
 use tabprobe_worker::transport;
 
-use crate::run_store::StoredPieces;
+use crate::runs::store::StoredPieces;
 
 /// Trunk's loader shim for the `worker` binary (see `index.html`).
 const WORKER_URL: &str = "./worker_loader.js";

@@ -2,8 +2,8 @@
 //! object stores, giving way to another tab's upgrade), and reads and writes that resolve only
 //! when the browser says they are done. A write is done when its *transaction* completes
 //! (`oncomplete`), not when a request succeeds: the data can still be lost (quota, abort)
-//! between the two. Used by [`crate::run_store`] (finished runs), [`crate::work_store`]
-//! (the working dataset and drafts) and [`crate::inoculation_store`].
+//! between the two. Used by [`crate::runs::store`] (finished runs), [`crate::storage::work_store`]
+//! (the working dataset and drafts) and [`crate::storage::inoculation_store`].
 
 use js_sys::{Array, Function, Promise};
 use wasm_bindgen::prelude::*;
@@ -17,11 +17,11 @@ pub const DB_NAME: &str = "tabprobe";
 const DB_VERSION: u32 = 3;
 /// Object store: the small list entry of each saved run, keyed by run id.
 pub const META: &str = "meta";
-/// Object store: each saved run, keyed by run id (see [`crate::run_store`] for its layout).
+/// Object store: each saved run, keyed by run id (see [`crate::runs::store`] for its layout).
 pub const RUNS: &str = "runs";
-/// Object store: the working dataset and the editors' drafts (see [`crate::work_store`]).
+/// Object store: the working dataset and the editors' drafts (see [`crate::storage::work_store`]).
 pub const WORK: &str = "work";
-/// Object store: inoculation results as JSON text (see [`crate::inoculation_store`]).
+/// Object store: inoculation results as JSON text (see [`crate::storage::inoculation_store`]).
 pub const INOCULATIONS: &str = "inoculations";
 
 const STORES: [&str; 4] = [META, RUNS, WORK, INOCULATIONS];

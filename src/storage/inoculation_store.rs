@@ -1,5 +1,5 @@
 //! Inoculation results kept in the browser's IndexedDB (store `inoculations`, see
-//! [`crate::idb`]), keyed `<run id>/<ms since epoch>`, so a result survives navigation and a
+//! [`crate::storage::idb`]), keyed `<run id>/<ms since epoch>`, so a result survives navigation and a
 //! reload like a run. The fine-tuned weights are not stored (they can be hundreds of MB): they
 //! stay in the worker until the page closes, and the result says so. A result read back is
 //! checked like a file the user opens.
@@ -7,7 +7,7 @@
 use serde::{Deserialize, Serialize};
 use tabprobe_core::inoculation::InoculationResult;
 
-use crate::idb::{self, StoreError, INOCULATIONS};
+use crate::storage::idb::{self, StoreError, INOCULATIONS};
 
 /// A stored inoculation.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

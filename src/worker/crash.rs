@@ -5,17 +5,17 @@
 //! offer to reload them — from the Cache API for a URL, from the manifest for a bundled model;
 //! picked files must be picked again. Nothing else is touched: the dataset, its edits and the
 //! saved runs stay as they are. The records themselves ([`WorkerCrash`], where each model came
-//! from) live in [`crate::worker_health`], below the loading code that writes them.
+//! from) live in [`crate::worker::health`], below the loading code that writes them.
 
 use leptos::prelude::*;
 use leptos::task::spawn_local;
 use tabprobe_worker::protocol::Slot;
 
-use crate::bundled::load_bundled_into;
-use crate::model_load::load_model_url_into;
+use crate::models::bundled::load_bundled_into;
+use crate::models::load::load_model_url_into;
 use crate::state::AppState;
-use crate::worker_client::{client, on_crash};
-use crate::worker_health::{LostModel, ModelSource, WorkerCrash};
+use crate::worker::client::{client, on_crash};
+use crate::worker::health::{LostModel, ModelSource, WorkerCrash};
 
 /// Installs the crash handler: call once at start.
 pub fn watch_worker(state: AppState) {

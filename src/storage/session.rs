@@ -1,5 +1,5 @@
 //! Keeping the researcher's work across reloads and crashes. On start, the dataset and drafts
-//! kept in this browser ([`crate::work_store`]) are restored, validated like any file; the
+//! kept in this browser ([`crate::storage::work_store`]) are restored, validated like any file; the
 //! bundled demo loads only when nothing is kept. From then on every change of the dataset
 //! (hand-made items, annotations, review decisions), of the open work item and of the
 //! editors' drafts is written back after a short pause; a failed write is shown, never
@@ -12,9 +12,9 @@ use leptos::prelude::*;
 use leptos::task::spawn_local;
 use tabprobe_core::parse_dataset;
 
-use crate::load::{load_demo, load_demo_since};
+use crate::storage::files::{load_demo, load_demo_since};
 use crate::state::{AppState, InvalidStored, LoadProblem, LoadedDataset};
-use crate::work_store::{self, StoredDataset, StoredDrafts};
+use crate::storage::work_store::{self, StoredDataset, StoredDrafts};
 
 /// How long a change waits for the next one before it is written (typing writes once).
 const DEBOUNCE_MS: u32 = 300;

@@ -8,7 +8,7 @@ use leptos::prelude::*;
 use leptos::task::spawn_local;
 use tabprobe_worker::protocol::{BackendChoice, PrecisionChoice, Slot};
 
-use crate::model_load::move_model;
+use crate::models::load::move_model;
 use crate::state::AppState;
 
 /// The `localStorage` key of the backend choice.

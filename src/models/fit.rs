@@ -18,36 +18,15 @@ pub const WORKER_MEMORY_BYTES: u64 = 4 << 30;
 /// batch 8 and 512 tokens: about 0.2 GB of attention scores and feed-forward activations).
 pub const WORKING_BYTES: u64 = 512 << 20;
 
-/// Bytes before a safetensors header: its length, a little-endian u64.
-pub const LENGTH_BYTES: u64 = 8;
-
-/// The longest header read (the safetensors crate's own limit).
-pub const MAX_HEADER_BYTES: u64 = 100_000_000;
+pub use tabprobe_core::checkpoint::{
+    SAFETENSORS_LENGTH_BYTES as LENGTH_BYTES, SAFETENSORS_MAX_HEADER_BYTES as MAX_HEADER_BYTES,
+};
 
 /// The header's length from the file's first [`LENGTH_BYTES`] bytes, checked against the
-/// file's size and [`MAX_HEADER_BYTES`].
+/// file's size and [`MAX_HEADER_BYTES`] (core's reading, named by the file).
 pub fn header_len(name: &str, first: &[u8], file_bytes: u64) -> Result<u64, String> {
-    let bytes: [u8; 8] = first
-        .get(..8)
-        .and_then(|b| b.try_into().ok())
-        .ok_or_else(|| {
-            format!(
-                "{name}: not a safetensors file: {} bytes, fewer than the 8 of a header length",
-                first.len()
-            )
-        })?;
-    let n = u64::from_le_bytes(bytes);
-    if n > MAX_HEADER_BYTES {
-        return Err(format!(
-            "{name}: not a safetensors file: its header would be {n} bytes long (at most {MAX_HEADER_BYTES})"
-        ));
-    }
-    if LENGTH_BYTES + n > file_bytes {
-        return Err(format!(
-            "{name}: not a safetensors file: its header would be {n} bytes long, but the file has {file_bytes} bytes"
-        ));
-    }
-    Ok(n)
+    tabprobe_core::checkpoint::safetensors_header_len(first, file_bytes)
+        .map_err(|e| format!("{name}: not a safetensors file: {e}"))
 }
 
 /// The bytes of the weights once widened to f32 (every F32, F16 and BF16 tensor at 4 bytes an

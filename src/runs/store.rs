@@ -1,5 +1,5 @@
 //! Finished probe runs kept in the browser's IndexedDB (database `tabprobe`, see
-//! [`crate::idb`]), so results survive navigation and a page reload. Two object stores keyed
+//! [`crate::storage::idb`]), so results survive navigation and a page reload. Two object stores keyed
 //! by run id: `meta` (the small [`RunMeta`] the results list shows) and `runs`, always
 //! written together. A `runs` entry is an array of three: the [`RunMeta`] as JSON text, the
 //! byte lengths of the pieces as JSON text, and a `Blob` of the run files (main model first)
@@ -22,7 +22,7 @@ use wasm_bindgen::{JsCast, JsValue};
 use wasm_bindgen_futures::JsFuture;
 use web_sys::Blob;
 
-use crate::idb::{self, StoreError, META, RUNS};
+use crate::storage::idb::{self, StoreError, META, RUNS};
 use crate::timing::Slices;
 
 /// What the results list shows about a saved run.

@@ -1,11 +1,11 @@
 //! The researcher's work kept in IndexedDB (store `work` of database `tabprobe`, see
-//! [`crate::idb`]): under key `dataset` the working dataset as product JSON with its file name
+//! [`crate::storage::idb`]): under key `dataset` the working dataset as product JSON with its file name
 //! and the time it was saved; under key `drafts` the open work item with the table editor's and
-//! the rewriter's unsaved drafts. Written by [`crate::session`] as the user works.
+//! the rewriter's unsaved drafts. Written by [`crate::storage::session`] as the user works.
 
 use serde::{Deserialize, Serialize};
 
-use crate::idb::{self, StoreError, WORK};
+use crate::storage::idb::{self, StoreError, WORK};
 use crate::state::{EditorDraft, RewriterDraft, WorkItem};
 
 const DATASET_KEY: &str = "dataset";

@@ -1,7 +1,18 @@
 //! Probe runs from the page, as state: the runner's form (probes, splits, caps, seed, validity
-//! rules), the run in progress (driven by [`crate::run_drive`]), a run interrupted by a reload
-//! or crash, and finished runs (kept in IndexedDB by [`crate::run_store`]). Lives in its own
+//! rules), the run in progress (driven by [`crate::runs::drive`]), a run interrupted by a reload
+//! or crash, and finished runs (kept in IndexedDB by [`crate::runs::store`]). Lives in its own
 //! context so a run goes on, and its form keeps its values, while the user is on other screens.
+//!
+//! The room's other files: starting, resuming and cancelling a run in the worker ([`drive`]),
+//! the run in progress kept in IndexedDB as it runs ([`keep`], [`keeper`]), finished runs
+//! ([`store`]), scoring speeds and time left ([`pace`]), inoculation jobs ([`inoculation_jobs`]).
+
+pub mod drive;
+pub mod inoculation_jobs;
+pub mod keep;
+pub mod keeper;
+pub mod pace;
+pub mod store;
 
 use std::sync::Arc;
 
@@ -11,11 +22,11 @@ use tabprobe_core::probe::rules::RuleSet;
 use tabprobe_core::probe::{ProbeCounts, ProbeKind, ProbeSet, ProbeSettings};
 use tabprobe_core::run::pace::{estimate_seconds, RemainingClock};
 
-use crate::run_keep::KeptRun;
-use crate::run_keeper::KeepSignals;
-use crate::run_store::{self, RunMeta, SavedRun};
+use crate::runs::keep::KeptRun;
+use crate::runs::keeper::KeepSignals;
+use crate::runs::store::{self, RunMeta, SavedRun};
 use crate::state::AppState;
-use crate::worker_client::client;
+use crate::worker::client::client;
 use tabprobe_worker::protocol::{ModelInfo, ProbeRequest, Slot};
 
 /// What the runner is doing.
@@ -114,9 +125,9 @@ pub struct RunsState {
     /// offers its download.
     pub unsaved: RwSignal<Option<String>>,
     /// A run that was interrupted (a reload, a crash) and is kept to resume
-    /// ([`crate::run_drive::resume_run`]), or why the kept one cannot be read.
+    /// ([`crate::runs::drive::resume_run`]), or why the kept one cannot be read.
     pub interrupted: RwSignal<Option<Result<KeptRun, String>>>,
-    /// The keeping of the run in progress ([`crate::run_keeper`]).
+    /// The keeping of the run in progress ([`crate::runs::keeper`]).
     pub keep: KeepSignals,
     /// Bumped by each recount: an answer for an older form is dropped.
     count_generation: StoredValue<u64>,
@@ -289,7 +300,7 @@ pub(crate) mod tests {
     /// A page state holding tests/fixtures/small-dataset.json (4 examples: dev, dev, test,
     /// none; 2 tables).
     fn state() -> AppState {
-        let text = include_str!("../tests/fixtures/small-dataset.json");
+        let text = include_str!("../../tests/fixtures/small-dataset.json");
         let d = tabprobe_core::parse_dataset("small-dataset.json", text).expect("fixture");
         let state = AppState::new();
         state.set_loaded(LoadedDataset::new("small-dataset.json", d), false);

@@ -18,7 +18,7 @@ use wasm_bindgen::JsCast;
 
 use crate::state::{AppState, LoadProblem, LoadedDataset};
 use crate::timing::Slices;
-use crate::worker_client::client;
+use crate::worker::client::client;
 
 /// Where the bundled demo dataset is served (copied from `public/demo/` by Trunk).
 pub const DEMO_URL: &str = "demo/dataset.json";

@@ -1,8 +1,8 @@
 //! The model worker's health as the page records it: the last crash with the models it
 //! unloaded, and where each loaded model came from (picked files, a URL, a bundled model) —
 //! what the model bar shows and what a reload after a crash needs. Written by the loading
-//! code ([`crate::model_load`], [`crate::bundled`]) and the crash handler
-//! ([`crate::worker_crash`]), which both sit above this module.
+//! code ([`crate::models::load`], [`crate::models::bundled`]) and the crash handler
+//! ([`crate::worker::crash`]), which both sit above this module.
 
 use leptos::prelude::*;
 use tabprobe_core::run::models_manifest::BundledModel;

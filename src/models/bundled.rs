@@ -7,9 +7,9 @@ use leptos::prelude::*;
 use tabprobe_core::run::models_manifest::{parse_models_manifest, BundledModel, ModelRole};
 use tabprobe_worker::protocol::Slot;
 
-use crate::model_load::{auto_load_model_url, load_model_url_into};
+use crate::models::load::{auto_load_model_url, load_model_url_into};
 use crate::state::{AppState, ModelStatus, SlotState};
-use crate::worker_health::ModelSource;
+use crate::worker::health::ModelSource;
 
 /// Where the manifest is served (copied from `public/models/` by Trunk).
 pub const MANIFEST_URL: &str = "models/index.json";

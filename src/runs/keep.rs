@@ -1,5 +1,5 @@
 //! The probe run in progress, kept in IndexedDB as it runs (store `work` of database
-//! `tabprobe`, see [`crate::idb`]) so that a reload, a crash of the tab or of the model
+//! `tabprobe`, see [`crate::storage::idb`]) so that a reload, a crash of the tab or of the model
 //! worker, or a closed laptop lid loses at most the last few seconds of scoring — the page's
 //! counterpart of the CLI's `--checkpoint-every` and `--resume`. Three kinds of entry, all
 //! keyed under [`PREFIX`]:
@@ -22,7 +22,7 @@ use serde::{Deserialize, Serialize};
 use tabprobe_core::scoring::{PairScore, Precision};
 use tabprobe_worker::protocol::{ProbeRequest, RunResume, Slot};
 
-use crate::idb::{self, StoreError, WORK};
+use crate::storage::idb::{self, StoreError, WORK};
 
 /// Every key of the run in progress starts so.
 pub const PREFIX: &str = "run-in-progress";

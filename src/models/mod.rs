@@ -1,0 +1,8 @@
+//! Models into the worker: checkpoint files, URLs and the Hub ([`load`]), the bundled demo
+//! models ([`bundled`]), whether a checkpoint fits the worker's memory ([`fit`]), and the
+//! model bar's backend and precision choices ([`device_choice`]).
+
+pub mod bundled;
+pub mod device_choice;
+pub mod fit;
+pub mod load;

@@ -1,0 +1,11 @@
+//! What the browser keeps and the files that come and go: IndexedDB ([`idb`]), the working
+//! dataset ([`work_store`]), finished inoculations ([`inoculation_store`]), the session
+//! restored after a reload ([`session`]), dataset files in and out ([`files`]), and downloads
+//! ([`download`]).
+
+pub mod download;
+pub mod files;
+pub mod idb;
+pub mod inoculation_store;
+pub mod session;
+pub mod work_store;
