@@ -7,7 +7,6 @@
 
 use leptos::prelude::*;
 use leptos::task::spawn_local;
-use tabprobe_core::scoring::Precision;
 use tabprobe_worker::protocol::{ModelInfo, ProbeRequest, Slot};
 
 use crate::runs::keep::{self, KeptChunk, KeptRun, FLUSH_EVERY_MS};
@@ -266,6 +265,7 @@ pub fn matching_models(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use tabprobe_core::scoring::Precision;
     use crate::runs::keep::KeptModel;
     use crate::runs::tests::model as info;
     use tabprobe_core::scoring::PairScore;
