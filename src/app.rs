@@ -6,10 +6,10 @@
 use leptos::prelude::*;
 use leptos::task::spawn_local;
 
-use crate::models::bundled::load_bundled_models;
 use crate::components::file_drop::FileLoader;
 use crate::components::kept_note::{KeptNote, KeptStatus};
 use crate::components::problems::ProblemsPanel;
+use crate::models::bundled::load_bundled_models;
 use crate::route::{use_route, Route};
 use crate::runs::RunsState;
 use crate::state::AppState;
@@ -26,8 +26,12 @@ use crate::views::share::ShareView;
 pub fn App() -> impl IntoView {
     let state = AppState::new();
     // Before any model load: the bundled model loads on the kept backend and precision.
-    state.backend.set(crate::models::device_choice::kept_backend());
-    state.precision.set(crate::models::device_choice::kept_precision());
+    state
+        .backend
+        .set(crate::models::device_choice::kept_backend());
+    state
+        .precision
+        .set(crate::models::device_choice::kept_precision());
     provide_context(state);
     let runs = RunsState::new();
     provide_context(runs);

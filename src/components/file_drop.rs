@@ -8,9 +8,9 @@ use leptos::task::spawn_local;
 use wasm_bindgen::JsCast;
 
 use crate::components::import_summary::ImportSummary;
-use crate::storage::files::{load_files, PendingImport};
 use crate::models::load::{load_model_files, looks_like_checkpoint};
 use crate::state::AppState;
+use crate::storage::files::{load_files, PendingImport};
 
 /// The files of a `FileList`, in order.
 fn files_of(list: Option<web_sys::FileList>) -> Vec<web_sys::File> {

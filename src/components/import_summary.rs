@@ -6,8 +6,8 @@ use leptos::prelude::*;
 use leptos::task::spawn_local;
 use tabprobe_core::data::import::ImportReport;
 
-use crate::storage::files::{accept_import, PendingImport};
 use crate::state::AppState;
+use crate::storage::files::{accept_import, PendingImport};
 
 /// A dialog over the page while an import waits for the user's choice.
 #[component]

@@ -5,9 +5,9 @@
 use leptos::prelude::*;
 use leptos::task::spawn_local;
 
+use crate::state::AppState;
 use crate::storage::files::download;
 use crate::storage::session::discard;
-use crate::state::AppState;
 
 /// `ms` since the epoch as the user's local date and time, `27/11/2026, 05:40:12` ("date
 /// unknown" when it is not a time). Written from the date's local fields rather than with

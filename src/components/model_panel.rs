@@ -12,8 +12,8 @@ use wasm_bindgen::JsCast;
 use tabprobe_core::run::models_manifest::ModelRole;
 use tabprobe_worker::protocol::{BackendChoice, PrecisionChoice, Slot};
 
-use crate::models::bundled::load_bundled_into;
 use crate::components::hub_load::HubLoad;
+use crate::models::bundled::load_bundled_into;
 use crate::models::load::{cancel_load, load_model_files, load_model_files_into, load_model_url};
 use crate::state::{AppState, ModelStatus};
 use crate::worker::crash::reload_lost;

@@ -283,10 +283,10 @@ async fn fits(weights: &web_sys::Blob, name: &str) -> Result<(), String> {
                 .map_err(|e| format!("{name}: cannot read: {e}"))
         }
     };
-    let first = read(0, model_fit::LENGTH_BYTES.min(size)).await?;
-    let n = model_fit::header_len(name, &first, size)?;
-    let header = read(model_fit::LENGTH_BYTES, model_fit::LENGTH_BYTES + n).await?;
-    model_fit::check_fits(name, size, model_fit::widened_bytes(name, &header, size)?)
+    let first = read(0, fit::LENGTH_BYTES.min(size)).await?;
+    let n = fit::header_len(name, &first, size)?;
+    let header = read(fit::LENGTH_BYTES, fit::LENGTH_BYTES + n).await?;
+    fit::check_fits(name, size, fit::widened_bytes(name, &header, size)?)
 }
 
 /// Stops the load under way in `slot` (a download stops at its next chunk; bytes already on

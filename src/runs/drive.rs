@@ -12,7 +12,9 @@ use tabprobe_core::run::pace::RemainingClock;
 use tabprobe_worker::protocol::{ModelInfo, ProbeRequest, RunResume, Slot};
 
 use crate::runs::keep::{self, KeptChunk, KeptModel, KeptRun};
-use crate::runs::keeper::{keep_begin, keep_end, keep_now, keep_scores, keep_total, matching_models};
+use crate::runs::keeper::{
+    keep_begin, keep_end, keep_now, keep_scores, keep_total, matching_models,
+};
 use crate::runs::store::{self, RunMeta, SavedRun, StoredPieces};
 use crate::runs::{
     probe_request, run_estimate_s, run_models, ProbeCountsState, RunStatus, RunsState,
@@ -330,7 +332,7 @@ fn drive(state: AppState, runs: RunsState, plan: RunPlan) {
         };
         let id = saved.meta.id.clone();
         let stored = match &joined {
-            Ok(p) => run_store::save(&saved.meta, p).await,
+            Ok(p) => store::save(&saved.meta, p).await,
             Err(e) => Err(crate::storage::idb::StoreError {
                 message: e.clone(),
                 quota: false,
@@ -397,7 +399,7 @@ pub fn cancel_run(runs: RunsState) {
 /// Reads the run kept by an earlier visit, if any (when the page starts).
 pub fn load_interrupted(runs: RunsState) {
     spawn_local(async move {
-        match run_keep::load().await {
+        match keep::load().await {
             Ok(Some(kept)) => runs.interrupted.set(Some(Ok(kept))),
             Ok(None) => {}
             Err(e) => runs.interrupted.set(Some(Err(e))),
@@ -408,7 +410,7 @@ pub fn load_interrupted(runs: RunsState) {
 /// Removes the kept run the user chose not to resume.
 pub fn discard_interrupted(runs: RunsState) {
     spawn_local(async move {
-        match run_keep::discard().await {
+        match keep::discard().await {
             Ok(()) => runs.interrupted.set(None),
             Err(e) => runs.storage_error.set(Some(e.message)),
         }
@@ -432,7 +434,7 @@ pub fn resume_run(state: AppState, runs: RunsState) {
         }
     };
     spawn_local(async move {
-        match run_keep::load_all(&kept).await {
+        match keep::load_all(&kept).await {
             Ok((requests, resumes)) => {
                 let per_model = kept.models.iter().map(|m| m.total).max().unwrap_or(0);
                 drive(

@@ -106,7 +106,7 @@ pub(crate) fn keep_begin(keep: KeepSignals, kept: KeptRun, requests: &[ProbeRequ
     let requests = fresh.then(|| requests.to_vec());
     spawn_local(async move {
         let begun = match requests {
-            Some(requests) => run_keep::begin(&kept, &requests).await,
+            Some(requests) => keep::begin(&kept, &requests).await,
             None => Ok(()),
         };
         let mut ok = true;
@@ -163,7 +163,7 @@ fn keep_due(keep: KeepSignals, force: bool) {
         .flatten();
     let Some((header, chunks)) = job else { return };
     spawn_local(async move {
-        let result = run_keep::append(header, &chunks).await;
+        let result = keep::append(header, &chunks).await;
         let mut again = false;
         let mut kept = None;
         let mut problem = None;
@@ -208,7 +208,7 @@ pub(crate) async fn keep_end(keep: KeepSignals, discard: bool) -> Option<KeptRun
     }
     let keeper = keep.keeper.try_update_value(Option::take).flatten()?;
     if discard {
-        if let Err(e) = run_keep::discard().await {
+        if let Err(e) = keep::discard().await {
             keep.storage_error.set(Some(e.message));
         }
         return None;
@@ -219,7 +219,7 @@ pub(crate) async fn keep_end(keep: KeepSignals, discard: bool) -> Option<KeptRun
     if keeper.buffer.is_empty() {
         return Some(keeper.header);
     }
-    match run_keep::append(keeper.header.clone(), &keeper.buffer).await {
+    match keep::append(keeper.header.clone(), &keeper.buffer).await {
         Ok(header) => Some(header),
         // What was written before still resumes.
         Err(_) => Some(keeper.header),
@@ -265,10 +265,10 @@ pub fn matching_models(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use tabprobe_core::scoring::Precision;
     use crate::runs::keep::KeptModel;
     use crate::runs::tests::model as info;
     use tabprobe_core::scoring::PairScore;
+    use tabprobe_core::scoring::Precision;
 
     fn header() -> KeptRun {
         KeptRun {

@@ -24,7 +24,7 @@ use tabprobe_core::run::pace::{estimate_seconds, RemainingClock};
 
 use crate::runs::keep::KeptRun;
 use crate::runs::keeper::KeepSignals;
-use crate::runs::store::{self, RunMeta, SavedRun};
+use crate::runs::store::{RunMeta, SavedRun};
 use crate::state::AppState;
 use crate::worker::client::client;
 use tabprobe_worker::protocol::{ModelInfo, ProbeRequest, Slot};
@@ -207,7 +207,7 @@ impl RunsState {
 
     /// Re-reads the list of saved runs.
     pub async fn refresh(self) {
-        match run_store::list().await {
+        match store::list().await {
             Ok(list) => self.saved.set(list),
             Err(e) => self.storage_error.set(Some(e)),
         }

@@ -12,8 +12,8 @@ use leptos::prelude::*;
 use leptos::task::spawn_local;
 use tabprobe_core::parse_dataset;
 
-use crate::storage::files::{load_demo, load_demo_since};
 use crate::state::{AppState, InvalidStored, LoadProblem, LoadedDataset};
+use crate::storage::files::{load_demo, load_demo_since};
 use crate::storage::work_store::{self, StoredDataset, StoredDrafts};
 
 /// How long a change waits for the next one before it is written (typing writes once).

@@ -5,8 +5,8 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::storage::idb::{self, StoreError, WORK};
 use crate::state::{EditorDraft, RewriterDraft, WorkItem};
+use crate::storage::idb::{self, StoreError, WORK};
 
 const DATASET_KEY: &str = "dataset";
 const DRAFTS_KEY: &str = "drafts";

@@ -10,8 +10,8 @@ use tabprobe_core::data::export::to_infotabs_tsv;
 use crate::components::model_panel::ModelPanel;
 use crate::components::predictions::{HypothesisList, PremiseSource};
 use crate::components::table_view::TableView;
-use crate::storage::files::download;
 use crate::state::{AppState, LoadedDataset};
+use crate::storage::files::download;
 
 /// The dataset screen.
 #[component]

@@ -1,5 +1,5 @@
 //! What the page does when the model worker dies (a panic, running out of memory): the
-//! worker client ends every load and job waiting on it (`worker_client::on_crash`); here the
+//! worker client ends every load and job waiting on it (`client::on_crash`); here the
 //! models are marked unloaded, a fresh worker is started, and the crash is recorded with the
 //! models that were lost and where each came from, so the model bar can say what happened and
 //! offer to reload them — from the Cache API for a URL, from the manifest for a bundled model;

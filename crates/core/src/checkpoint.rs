@@ -559,7 +559,9 @@ mod tests {
         );
         let huge = (SAFETENSORS_MAX_HEADER_BYTES + 1).to_le_bytes();
         assert_eq!(
-            safetensors_header_len(&huge, u64::MAX).unwrap_err().to_string(),
+            safetensors_header_len(&huge, u64::MAX)
+                .unwrap_err()
+                .to_string(),
             "its header would be 100000001 bytes long (at most 100000000)"
         );
         // u64::MAX: no overflow when the 8 length bytes are added.

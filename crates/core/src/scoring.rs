@@ -42,11 +42,7 @@ pub struct Pair {
     pub premise: String,
     /// The hypothesis text.
     pub hypothesis: String,
-    /// Pairs per forward pass unless a caller chooses otherwise: the model crate's, the CLI's and
-/// the page's default (a GPU path may take more; the worker says how many it ran).
-pub const DEFAULT_BATCH_SIZE: usize = 8;
-
-/// Which text the model reads first. Left out of JSON when premise-first, so run files
+    /// Which text the model reads first. Left out of JSON when premise-first, so run files
     /// and worker messages without it (all of them before this field) read as before.
     #[serde(default, skip_serializing_if = "PairOrder::is_premise_first")]
     pub order: PairOrder,

@@ -424,5 +424,8 @@ fn two_way_model_marks_neutral_only_rules_not_applicable() {
         assert_eq!(r.verdict(item), want, "{:?} {}", item.probe, item.id);
     }
     assert_eq!(Verdict::NotApplicable.mark(), "n/a");
-    assert!(r.items.iter().any(|i| i.probe == ProbeKind::RelevantRowDeletion));
+    assert!(r
+        .items
+        .iter()
+        .any(|i| i.probe == ProbeKind::RelevantRowDeletion));
 }

@@ -14,8 +14,8 @@ use tabprobe_worker::protocol::Slot;
 
 use super::inoculation_result::InoculationResultView;
 use crate::components::progress_bar::duration;
-use crate::storage::inoculation_store::{self, SavedInoculation};
 use crate::state::AppState;
+use crate::storage::inoculation_store::{self, SavedInoculation};
 use crate::worker::client::client;
 
 /// The job id of an inoculation whose run is still being cut into pieces for the worker

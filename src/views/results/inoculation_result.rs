@@ -15,11 +15,11 @@ use tabprobe_core::inoculation::tables::{
 use tabprobe_core::inoculation::{Cell, Column, InoculationResult};
 use tabprobe_worker::protocol::Slot;
 
-use crate::storage::download::{download, download_bytes};
-use crate::runs::inoculation_jobs::session_job;
-use crate::storage::inoculation_store::SavedInoculation;
 use crate::models::load::DEFAULT_BATCH_SIZE;
+use crate::runs::inoculation_jobs::session_job;
 use crate::state::AppState;
+use crate::storage::download::{download, download_bytes};
+use crate::storage::inoculation_store::SavedInoculation;
 use crate::worker::client::client;
 use crate::worker::health::ModelSource;
 

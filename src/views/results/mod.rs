@@ -34,9 +34,9 @@ use tabprobe_core::Label;
 use crate::components::kept_note::local_time;
 use crate::components::score_tables::{InvalidTable, SectionTable};
 use crate::components::transition_graph::TransitionGraphSvg;
-use crate::storage::download::download;
 use crate::runs::store::{self, SavedRun};
 use crate::runs::RunsState;
+use crate::storage::download::download;
 use crate::timing;
 use evidence_view::EvidenceView;
 use inoculation_panel::InoculationPanel;
@@ -71,7 +71,7 @@ pub fn ResultsView() -> impl IntoView {
         }
         problem.set(None);
         spawn_local(async move {
-            match run_store::get(&want).await {
+            match store::get(&want).await {
                 Ok(Some(run)) => runs.show(run),
                 Ok(None) => problem.set(Some((format!(
                     "There is no saved run {want} in this browser (runs live in the browser that made them)."
@@ -108,7 +108,7 @@ pub fn ResultsView() -> impl IntoView {
                         <button class="small link" title="delete this saved run" data-testid="delete-run" on:click=move |_| {
                             let mid = mid.clone();
                             spawn_local(async move {
-                                if let Err(e) = run_store::delete(&mid).await { runs.storage_error.set(Some(e)); }
+                                if let Err(e) = store::delete(&mid).await { runs.storage_error.set(Some(e)); }
                                 runs.refresh().await;
                             });
                         }>"delete"</button>
@@ -127,7 +127,7 @@ pub fn ResultsView() -> impl IntoView {
                     <button class="small" data-testid="delete-broken-run" on:click=move |_| {
                         let id = id.clone();
                         spawn_local(async move {
-                            match run_store::delete(&id).await {
+                            match store::delete(&id).await {
                                 Ok(()) => {
                                     problem.set(None);
                                     crate::route::navigate(crate::route::Route::Results);
