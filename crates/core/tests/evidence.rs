@@ -36,6 +36,32 @@ fn evidence_grounded_model_uses_all_relevant_rows() {
     assert_eq!(e.correct_all, 100.0);
 }
 
+/// The per-example view's rows (`row_deletions`) mark as model-relevant exactly the rows the
+/// figures count: for H1, rows 3 and 4 (Genre, Length), by hand as above.
+#[test]
+fn the_per_example_view_and_the_figures_share_one_rule() {
+    use tabprobe_core::metrics::evidence::row_deletions;
+    let r = run(&running_example(), &mut EvidenceFake::new());
+    let e = evidence_selection(&r).unwrap();
+    let per_row = row_deletions(&r);
+    for ex in &e.per_example {
+        let pos = r.examples.iter().position(|x| x.id == ex.example).unwrap();
+        let changed: Vec<usize> = per_row[&pos]
+            .iter()
+            .filter(|(_, d)| d.changed)
+            .map(|(&row, _)| row)
+            .collect();
+        assert_eq!(changed, ex.model, "{}", ex.example);
+    }
+    let h1 = r.examples.iter().position(|x| x.id == "H1").unwrap();
+    let rows: Vec<usize> = per_row[&h1]
+        .iter()
+        .filter(|(_, d)| d.changed)
+        .map(|(&r, _)| r)
+        .collect();
+    assert_eq!(rows, [3, 4]);
+}
+
 #[test]
 fn partial_and_ignored_evidence_by_hand() {
     let mut d = running_example();

@@ -9,8 +9,9 @@ use std::sync::Arc;
 
 use leptos::prelude::*;
 use leptos::task::spawn_local;
+use tabprobe_core::metrics::evidence::{row_deletions, RowDeletion};
 use tabprobe_core::probe::edit_table::row_name;
-use tabprobe_core::probe::{Edit, Premise, ProbeKind};
+use tabprobe_core::probe::Premise;
 use tabprobe_core::run::RunResult;
 use tabprobe_core::{Label, Table};
 
@@ -21,39 +22,6 @@ use tabprobe_core::share::from_run_item;
 
 /// Options of the example select built in one task (see [`in_chunks`]).
 const OPTIONS_PER_TASK: usize = 300;
-
-/// A single-row deletion of one run: its item and its perturbed pair.
-#[derive(Clone, Copy)]
-struct Deletion {
-    /// Index in the run's `items`.
-    item: usize,
-    /// Index in the run's `pairs`.
-    pair: usize,
-}
-
-/// Per example position: row index → that row's single-row deletion. Found once per run, so
-/// that showing an example looks its rows up instead of scanning every item (the dev split's
-/// row-deletion run holds 15,723).
-fn deletions(run: &RunResult) -> BTreeMap<usize, BTreeMap<usize, Deletion>> {
-    let mut out: BTreeMap<usize, BTreeMap<usize, Deletion>> = BTreeMap::new();
-    for (item, it) in run.items.iter().enumerate() {
-        if it.probe != ProbeKind::RowDeletion {
-            continue;
-        }
-        if let Edit::RowsDeleted { rows, .. } = &it.edit {
-            if let [row] = rows.as_slice() {
-                out.entry(it.example).or_default().insert(
-                    *row,
-                    Deletion {
-                        item,
-                        pair: it.perturbed_pair,
-                    },
-                );
-            }
-        }
-    }
-    out
-}
 
 /// One model's cell for one row of the example on screen.
 #[derive(Clone, Copy)]
@@ -94,7 +62,7 @@ fn row_cells(table: &Table) -> Vec<(String, String)> {
 /// What the view looks up, found once for the runs it shows.
 struct EvidenceIndex {
     /// Per run: its single-row deletions by example position and row.
-    per_model: Vec<BTreeMap<usize, BTreeMap<usize, Deletion>>>,
+    per_model: Vec<BTreeMap<usize, BTreeMap<usize, RowDeletion>>>,
     /// Per run, per example position of the main run: the same example's position in that
     /// run.
     aligned: Vec<Vec<Option<usize>>>,
@@ -105,7 +73,7 @@ struct EvidenceIndex {
 
 impl EvidenceIndex {
     fn new(runs: &[Arc<RunResult>]) -> Self {
-        let per_model: Vec<_> = runs.iter().map(|r| deletions(r)).collect();
+        let per_model: Vec<_> = runs.iter().map(|r| row_deletions(r)).collect();
         let Some((main, d)) = runs.first().zip(per_model.first()) else {
             return EvidenceIndex {
                 per_model,
@@ -224,15 +192,13 @@ fn indexed_view(runs: Vec<Arc<RunResult>>, ix: Arc<EvidenceIndex>) -> AnyView {
                     .zip(&ix.per_model)
                     .zip(&at)
                     .map(|((r, d), q)| {
-                        let Some((q, e)) = q.and_then(|q| Some((q, r.examples.get(q)?))) else {
+                        let Some(q) = q.filter(|&q| q < r.examples.len()) else {
                             return After::NotRun;
                         };
-                        let before = r.original_prediction(e);
+                        // Core's rule: the row is model-relevant when its deletion changed
+                        // the prediction, as the evidence-selection figures count it.
                         match d.get(&q).and_then(|rows| rows.get(&i)) {
-                            Some(del) => {
-                                let after = r.predicted(del.pair);
-                                After::Deleted(after, after != before)
-                            }
+                            Some(del) => After::Deleted(del.after, del.changed),
                             // A cancelled run may hold the example without all its rows.
                             None if r.cancelled_at.is_some() => After::NotRun,
                             None => After::NotDeleted,

@@ -14,7 +14,7 @@ use serde::{Deserialize, Serialize};
 
 use super::group::{groups, Group};
 use crate::data::label::Label;
-use crate::probe::{Edit, Premise, ProbeExample, ProbeKind};
+use crate::probe::{Edit, Premise, ProbeExample, ProbeItem, ProbeKind};
 use crate::run::RunResult;
 
 /// How the model's evidence relates to the human's.
@@ -101,6 +101,47 @@ struct Deletions {
     changed: BTreeMap<usize, BTreeSet<usize>>,
 }
 
+/// Whether deleting the rows of `item` changed the model's prediction: what makes a row
+/// model-relevant, for the figures and for the per-example view alike.
+pub fn changes_prediction(run: &RunResult, item: &ProbeItem) -> bool {
+    let t = run.transition(item);
+    t.before != t.after
+}
+
+/// One single-row deletion of a run, as the per-example evidence view shows it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct RowDeletion {
+    /// Index of its item in the run's `items`.
+    pub item: usize,
+    /// The prediction after the deletion.
+    pub after: Label,
+    /// Whether it changed the prediction ([`changes_prediction`]): the row is model-relevant.
+    pub changed: bool,
+}
+
+/// The run's single-row deletions, by example position and row.
+pub fn row_deletions(run: &RunResult) -> BTreeMap<usize, BTreeMap<usize, RowDeletion>> {
+    let mut out: BTreeMap<usize, BTreeMap<usize, RowDeletion>> = BTreeMap::new();
+    for (i, it) in run.items.iter().enumerate() {
+        if it.probe != ProbeKind::RowDeletion {
+            continue;
+        }
+        if let Edit::RowsDeleted { rows, .. } = &it.edit {
+            if let [row] = rows.as_slice() {
+                out.entry(it.example).or_default().insert(
+                    *row,
+                    RowDeletion {
+                        item: i,
+                        after: run.transition(it).after,
+                        changed: changes_prediction(run, it),
+                    },
+                );
+            }
+        }
+    }
+    out
+}
+
 fn deletions(run: &RunResult) -> Option<Deletions> {
     let mut d = Deletions {
         deleted: BTreeMap::new(),
@@ -120,8 +161,7 @@ fn deletions(run: &RunResult) -> Option<Deletions> {
             .entry(it.example)
             .or_default()
             .extend(rows.iter().copied());
-        let t = run.transition(it);
-        if t.before != t.after {
+        if changes_prediction(run, it) {
             d.changed
                 .entry(it.example)
                 .or_default()
