@@ -17,9 +17,7 @@ use std::collections::BTreeMap;
 use serde::Deserialize;
 use tabprobe_core::scoring::{Pair, PairOrder, PairScore};
 use tabprobe_model::bench::{random_weights, roberta_base_config_json};
-use tabprobe_model::{
-    Device, ModelFiles, NliModel, Precision, PrecisionError, RobertaConfig, TokenizerFiles,
-};
+use tabprobe_model::{Device, NliModel, Precision, PrecisionError, RobertaConfig};
 
 /// The largest |Δprobability| f16-mixed may differ from f32 by on a well-conditioned checkpoint
 /// (the parity).
@@ -67,17 +65,8 @@ fn load(
     let config = config.unwrap_or_else(|| read(dir.join("config.json")));
     let weights = weights.unwrap_or_else(|| read(dir.join("model.safetensors")));
     let tokenizer = read(dir.join("tokenizer.json"));
-    NliModel::load(
-        &dir.display().to_string(),
-        ModelFiles {
-            config_json: &config,
-            weights: &weights,
-            tokenizer: TokenizerFiles::Json(&tokenizer),
-            tokenizer_config: None,
-        },
-        device,
-    )
-    .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
+    let name = dir.display().to_string();
+    common::load_bytes(&name, &config, &weights, &tokenizer, device)
 }
 
 /// How far apart two runs are: the largest |Δprobability| and |Δlogit|, and the pairs whose

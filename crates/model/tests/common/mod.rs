@@ -65,17 +65,29 @@ pub fn load_variant(dir: &str, device: &Device) -> NliModel {
     let config = read(&format!("{dir}/config.json"));
     let weights = read(&format!("{dir}/model.safetensors"));
     let tokenizer = read("tiny-f32/tokenizer.json");
+    load_bytes(dir, &config, &weights, &tokenizer, device)
+}
+
+/// A checkpoint from its files' bytes (no `tokenizer_config.json`), named `name`; panics
+/// with the name on a load error.
+pub fn load_bytes(
+    name: &str,
+    config: &[u8],
+    weights: &[u8],
+    tokenizer: &[u8],
+    device: &Device,
+) -> NliModel {
     NliModel::load(
-        dir,
+        name,
         ModelFiles {
-            config_json: &config,
-            weights: &weights,
-            tokenizer: TokenizerFiles::Json(&tokenizer),
+            config_json: config,
+            weights,
+            tokenizer: TokenizerFiles::Json(tokenizer),
             tokenizer_config: None,
         },
         device,
     )
-    .unwrap_or_else(|e| panic!("{dir}: {e}"))
+    .unwrap_or_else(|e| panic!("{name}: {e}"))
 }
 
 /// Drives a future to completion on this thread (the flex and native wgpu futures need no
