@@ -7,13 +7,11 @@ use std::sync::Arc;
 
 use leptos::prelude::*;
 use tabprobe_core::metrics::invalid::NOT_APPLICABLE_TWO_WAY;
-use tabprobe_core::metrics::InvalidTransitionTable;
 use tabprobe_core::probe::rules::Operation;
 use tabprobe_core::report::glossary::with_unit;
 use tabprobe_core::report::{
-    num, operation_name, paper_table, render_csv, ItemSelector, Row, Section, ALL,
+    num, operation_name, paper_table, render_csv, InvalidFigure, ItemSelector, Row, Section, ALL,
 };
-use tabprobe_core::Label;
 
 use crate::components::glossary_term::TermText;
 use crate::components::in_chunks::in_chunks;
@@ -162,15 +160,15 @@ fn row_view(
 }
 
 /// The invalid-transition table: % of items predicted L before whose after-label the rule
-/// forbids, one column per split and their mean. A cell receives `(split, label)`; `split`
-/// is `None` for the mean column, `label` `None` for the Average row.
+/// forbids, one column per split and their mean. A cell opens the items core put on it.
 #[component]
 pub fn InvalidTable(
-    /// The table.
-    table: InvalidTransitionTable,
-    /// Drill-down.
-    on_cell: Callback<(Option<String>, Option<Label>)>,
+    /// The table and its cells' items (core's figure).
+    figure: InvalidFigure,
+    /// Drill-down: receives the cell's items.
+    on_items: Callback<ItemSelector>,
 ) -> impl IntoView {
+    let table = &figure.table;
     let splits = table.splits.clone();
     // With one split its column and the mean over splits are the same numbers: shown once.
     let many = splits.len() > 1;
@@ -179,30 +177,27 @@ pub fn InvalidTable(
         .iter()
         .map(|s| view! { <th scope="col">{s.clone()}</th> })
         .collect::<Vec<_>>();
-    let cell = move |v: Option<f64>, split: Option<String>, label: Option<Label>| {
-        match v {
-        Some(x) => view! {
-            <td class="clickable" tabindex="0" data-testid="invalid-cell"
-                title="show the items with an invalid transition"
-                on:click={
-                    let split = split.clone();
-                    move |_| on_cell.run((split.clone(), label))
-                }
-                on:keydown={
-                    let split = split.clone();
-                    move |ev: leptos::ev::KeyboardEvent| if ev.key() == "Enter" { on_cell.run((split.clone(), label)) }
-                }>
-                {format!("{}%", num(x))}
-            </td>
+    let cell = |v: Option<f64>, items: Option<&ItemSelector>| match (v, items.cloned()) {
+        (Some(x), Some(items)) => {
+            let on_key = items.clone();
+            view! {
+                <td class="clickable" tabindex="0" data-testid="invalid-cell"
+                    title="show the items with an invalid transition"
+                    on:click=move |_| on_items.run(items.clone())
+                    on:keydown=move |ev: leptos::ev::KeyboardEvent| if ev.key() == "Enter" { on_items.run(on_key.clone()) }>
+                    {format!("{}%", num(x))}
+                </td>
+            }
+            .into_any()
         }
-        .into_any(),
-        None => view! { <td class="muted">"–"</td> }.into_any(),
-    }
+        _ => view! { <td class="muted">"–"</td> }.into_any(),
     };
+    let mean_column = splits.len();
     let rows = table
         .rows
         .iter()
-        .map(|r| {
+        .enumerate()
+        .map(|(i, r)| {
             if r.not_applicable {
                 // A two-way model cannot meet a rule whose only valid target is NEUTRAL: no
                 // percentage (it would read 100% invalid).
@@ -216,11 +211,12 @@ pub fn InvalidTable(
             let cells = r
                 .per_split
                 .iter()
-                .zip(&splits)
-                .map(|(v, s)| cell(*v, Some(s.clone()), Some(r.label)))
+                .enumerate()
+                .map(|(k, v)| cell(*v, figure.cell_items(Some(i), k)))
                 .collect::<Vec<_>>();
+            let mean = many.then(|| cell(r.mean, figure.cell_items(Some(i), mean_column)));
             view! {
-                <tr><th scope="row">{r.label.as_str()}</th>{cells}{many.then(|| cell(r.mean, None, Some(r.label)))}</tr>
+                <tr><th scope="row">{r.label.as_str()}</th>{cells}{mean}</tr>
             }
             .into_any()
         })
@@ -228,9 +224,10 @@ pub fn InvalidTable(
     let avg = table
         .average
         .iter()
-        .zip(&splits)
-        .map(|(v, s)| cell(*v, Some(s.clone()), None))
+        .enumerate()
+        .map(|(k, v)| cell(*v, figure.cell_items(None, k)))
         .collect::<Vec<_>>();
+    let avg_mean = many.then(|| cell(table.mean_average, figure.cell_items(None, mean_column)));
     let notes = table
         .notes
         .iter()
@@ -243,7 +240,7 @@ pub fn InvalidTable(
                 <thead><tr><th scope="col"><TermText text="before".to_string() key="before".to_string()/></th>{head}{mean_head}</tr></thead>
                 <tbody>
                     {rows}
-                    <tr class="average"><th scope="row">"Average"</th>{avg}{many.then(|| cell(table.mean_average, None, None))}</tr>
+                    <tr class="average"><th scope="row">"Average"</th>{avg}{avg_mean}</tr>
                 </tbody>
             </table>
             {notes}

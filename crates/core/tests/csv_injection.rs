@@ -48,6 +48,7 @@ fn render_csv_neutralises_every_cell_header_included() {
             Row::new(vec!["@evil".into(), "-0.5".into()]),
             Row::new(vec!["category:plain".into(), "0.25".into()]),
         ],
+        bars: vec![],
     };
     assert_eq!(
         render_csv(&s),

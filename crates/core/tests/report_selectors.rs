@@ -524,3 +524,208 @@ fn the_full_report_is_the_sections_and_survives_json() {
     other.examples.pop();
     assert!(FullReport::build(&[&main, &other]).table8.is_err());
 }
+
+/// The run with its examples spread over two splits, so that figures have per-split graphs,
+/// a pooled graph, a mean column and split groups.
+fn run_in_two_splits() -> RunResult {
+    let mut run = run();
+    for (i, e) in run.examples.iter_mut().enumerate() {
+        e.split = Some(if i % 2 == 0 { "a2" } else { "a3" }.to_string());
+    }
+    run
+}
+
+/// Checks one group's drawn figures against their selections; returns the marks checked by
+/// kind.
+fn check_figures(
+    run: &RunResult,
+    f: &tabprobe_core::report::Figures,
+) -> BTreeMap<&'static str, usize> {
+    let mut checked: BTreeMap<&'static str, usize> = BTreeMap::new();
+    let in_group = |it: &ProbeItem| {
+        f.group
+            .as_ref()
+            .is_none_or(|g| g.contains(&run.examples[it.example]))
+    };
+    let listed = |sel: &ItemSelector| {
+        let l = items(run, sel);
+        assert!(
+            l.iter().all(|it| in_group(it)),
+            "{sel:?} lists items outside {}",
+            f.group_label()
+        );
+        l
+    };
+    for s in &f.sets {
+        for g in s.splits.iter().chain(&s.pooled) {
+            for e in &g.edges {
+                assert_eq!(
+                    listed(&e.items).len() as u64,
+                    e.value.count,
+                    "{} {} {:?}",
+                    f.group_label(),
+                    g.caption(),
+                    e.value
+                );
+                *checked.entry("edge").or_default() += 1;
+            }
+        }
+        let Some(t) = &s.table else { continue };
+        // Each split's cell: its invalid items over the items of its graph out of `before`.
+        let mut average = vec![0usize; t.table.splits.len() + 1];
+        for (i, r) in t.table.rows.iter().enumerate() {
+            if r.not_applicable {
+                assert!(t.rows[i].is_empty());
+                continue;
+            }
+            let mut per_split = 0;
+            for (k, split) in t.table.splits.iter().enumerate() {
+                let invalid = listed(t.cell_items(Some(i), k).expect("a cell's items")).len();
+                let graph = s
+                    .splits
+                    .iter()
+                    .find(|g| g.split.as_ref() == Some(split))
+                    .expect("the split's graph");
+                let from: u64 = graph
+                    .edges
+                    .iter()
+                    .filter(|e| e.value.from == r.label)
+                    .map(|e| e.value.count)
+                    .sum();
+                let want = (from > 0).then(|| num(100.0 * invalid as f64 / from as f64));
+                assert_eq!(
+                    r.per_split[k].map(num),
+                    want,
+                    "{} {:?} {split}",
+                    f.group_label(),
+                    r.label
+                );
+                per_split += invalid;
+                average[k] += invalid;
+                *checked.entry("invalid_cell").or_default() += 1;
+            }
+            // The mean column lists the row's invalid items in every split.
+            assert_eq!(
+                listed(t.row_items(Some(i)).expect("a row's items")).len(),
+                per_split
+            );
+            average[t.table.splits.len()] += per_split;
+        }
+        if !t.table.not_applicable {
+            for (k, want) in average.iter().enumerate() {
+                assert_eq!(
+                    listed(t.cell_items(None, k).expect("an Average cell")).len(),
+                    *want
+                );
+            }
+        }
+    }
+    if let Some(w) = &f.word_order {
+        let permuted: BTreeSet<usize> = run
+            .items
+            .iter()
+            .filter(|it| it.probe == tabprobe_core::probe::ProbeKind::WordOrder && in_group(it))
+            .map(|it| it.example)
+            .collect();
+        for p in &w.omega {
+            let l = listed(&p.items);
+            assert_eq!(
+                pct(examples(&l).len() as f64 / permuted.len() as f64),
+                pct(p.value.omega),
+                "Ω at {}",
+                p.value.x
+            );
+            *checked.entry("omega").or_default() += 1;
+        }
+        for b in &w.bleu {
+            let l = listed(&b.items);
+            assert_eq!(l.len(), b.value.total);
+            assert_eq!(
+                l.iter().filter(|it| accepted(run, it)).count(),
+                b.value.accepted
+            );
+            *checked.entry("bleu").or_default() += 1;
+        }
+    }
+    checked
+}
+
+#[test]
+fn every_drawn_figure_lists_exactly_the_items_it_counts() {
+    use tabprobe_core::metrics::Group;
+    use tabprobe_core::report::FullReport;
+    for run in [run(), run_in_two_splits()] {
+        let report = FullReport::build(&[&run]);
+        let per_group = &report.figures[0];
+        // Every example first, then each split (when there are several) and category.
+        assert_eq!(per_group[0].group, None);
+        let groups: Vec<Option<Group>> = per_group.iter().map(|f| f.group.clone()).collect();
+        assert!(
+            groups.contains(&Some(Group::Category("numerical".into()))),
+            "{groups:?}"
+        );
+        let mut total: BTreeMap<&'static str, usize> = BTreeMap::new();
+        for f in per_group {
+            for (k, n) in check_figures(&run, f) {
+                *total.entry(k).or_default() += n;
+            }
+        }
+        for kind in ["edge", "invalid_cell", "omega", "bleu"] {
+            assert!(
+                total.get(kind).is_some_and(|&n| n > 0),
+                "no {kind} checked: {total:?}"
+            );
+        }
+    }
+    // In two splits: a pooled graph is drawn after each split's, and split groups exist.
+    let two = run_in_two_splits();
+    let figs = tabprobe_core::report::figures_by_group(&two);
+    assert!(figs
+        .iter()
+        .any(|f| f.group == Some(Group::Split("a2".into()))));
+    let drawn: Vec<&str> = figs[0].sets[0].drawn().map(|g| g.caption()).collect();
+    assert_eq!(drawn, ["a2", "a3", "pooled"]);
+    // A split's group draws that split alone, and its pooled marks select that split.
+    let a3 = figs
+        .iter()
+        .find(|f| f.group == Some(Group::Split("a3".into())))
+        .unwrap();
+    let drawn: Vec<&str> = a3.sets[0].drawn().map(|g| g.caption()).collect();
+    assert_eq!(drawn, ["a3"]);
+}
+
+#[test]
+fn the_report_tables_are_laid_out_from_the_drawn_figures() {
+    // The graph section's rows and the figure's marks: the same counts and the same items.
+    use tabprobe_core::report::{sections, set_figures};
+    let run = run_in_two_splits();
+    let secs = sections(&run);
+    for s in secs.iter().filter(|s| matches!(s.id, SectionId::Graph(_))) {
+        let SectionId::Graph(set) = s.id else {
+            unreachable!()
+        };
+        let f = set_figures(&run, set, None, false);
+        let marks: Vec<(String, u64, ItemSelector)> = f
+            .splits
+            .iter()
+            .chain(&f.pooled)
+            .flat_map(|g| {
+                g.edges
+                    .iter()
+                    .map(|e| (g.caption().to_string(), e.value.count, e.items.clone()))
+            })
+            .collect();
+        let rows: Vec<(String, u64, ItemSelector)> = s
+            .rows
+            .iter()
+            .map(|r| {
+                (
+                    r.cell(0).to_string(),
+                    count(cell(s, r, "count")) as u64,
+                    r.items.clone().unwrap(),
+                )
+            })
+            .collect();
+        assert_eq!(marks, rows, "{}", s.file());
+    }
+}

@@ -20,13 +20,11 @@ use std::sync::{Arc, OnceLock};
 
 use leptos::prelude::*;
 use leptos::task::spawn_local;
-use tabprobe_core::metrics::transition_report::{
-    set_graph_where, set_invalid_table_where, TransitionSet,
-};
-use tabprobe_core::metrics::word_order::run_word_order_metrics;
-use tabprobe_core::probe::{ProbeItem, ProbeKind};
+use tabprobe_core::metrics::TransitionSet;
+use tabprobe_core::probe::ProbeKind;
 use tabprobe_core::report::{
-    has_score_tables, table1_section, FullReport, ItemSelector, Section, SectionId,
+    has_score_tables, table1_section, transition_sets, Figures, FullReport, ItemSelector, Section,
+    SectionId,
 };
 use tabprobe_core::run::RunResult;
 use tabprobe_core::Label;
@@ -193,13 +191,6 @@ fn UnsavedRun(runs: RunsState) -> impl IntoView {
     }
 }
 
-fn in_category<'a>(run: &'a RunResult, c: &'a Option<String>) -> impl Fn(&ProbeItem) -> bool + 'a {
-    move |it| {
-        c.as_ref()
-            .is_none_or(|c| run.example_of(it).is_some_and(|e| e.categories.contains(c)))
-    }
-}
-
 fn file_stem(run: &RunResult) -> String {
     run.model
         .name
@@ -216,90 +207,46 @@ fn file_stem(run: &RunResult) -> String {
 
 /// One transition set (an operation's items, Table 6's single or all-relevant-rows
 /// deletions, the label-preserving rule's hypothesis or counterfactual items): its rule, and
-/// per model its graphs (one per split + pooled) and its invalid-transition table.
+/// per model its graphs (one per split + pooled) and its invalid-transition table over the
+/// chosen group of examples — core's figures, each mark opening the items core put on it.
 #[component]
 fn SetBlock(
     runs: Vec<Arc<RunResult>>,
     tset: TransitionSet,
-    category: RwSignal<Option<String>>,
+    built: Built,
+    /// Index into each model's figures by group (0 = every example).
+    group: RwSignal<usize>,
     drill: RwSignal<Option<Drill>>,
 ) -> impl IntoView {
-    let op = tset.operation();
-    let rule = runs[0].rules.get(op).map(|r| {
-        let parts = r
-            .valid
-            .iter()
-            .map(|(b, a)| {
-                format!(
-                    "{} → {{{}}}",
-                    b.as_str(),
-                    a.iter().map(|l| l.as_str()).collect::<Vec<_>>().join(", ")
-                )
-            })
-            .collect::<Vec<_>>()
-            .join(" · ");
-        format!("valid: {parts} ({})", r.source)
-    });
+    let rule = built.figures(0, 0).and_then(|f| f.set(tset)?.rule.clone());
     let columns = move || {
-        let cat = category.get();
+        let g = group.get();
         runs.iter()
             .enumerate()
             .map(|(m, run)| {
-                let set = run.model.label_set;
-                let keep = in_category(run, &cat);
-                let (graph, table) = timing::timed("report-graphs", || {
-                    (
-                        set_graph_where(run, tset, &keep),
-                        set_invalid_table_where(run, tset, &keep),
-                    )
-                });
-                let figures = graph.map(|g| {
-                    let mut figs: Vec<(Option<String>, String, _)> = g
-                        .splits
-                        .iter()
-                        .map(|(s, e)| (Some(s.clone()), s.clone(), e.clone()))
-                        .collect();
-                    if figs.len() > 1 {
-                        figs.push((None, "pooled".to_string(), g.pooled.clone()));
-                    }
-                    figs.into_iter()
-                        .map(|(split, caption, edges)| {
-                            let cat = cat.clone();
+                let figures = built.figures(m, g).and_then(|f| f.set(tset)).cloned();
+                let on_items = Callback::new(move |items: ItemSelector| drill.set(Some(Drill::of(m, items))));
+                let labels = run.model.label_set;
+                let graphs = figures.as_ref().map(|f| {
+                    f.drawn()
+                        .map(|graph| {
+                            let marks = graph.edges.clone();
                             let on_edge = Callback::new(move |(from, to): (Label, Label)| {
-                                drill.set(Some(Drill::of(
-                                    m,
-                                    ItemSelector::Edge {
-                                        set: tset,
-                                        split: split.clone(),
-                                        category: cat.clone(),
-                                        from,
-                                        to,
-                                        include_heuristic: false,
-                                    },
-                                )))
+                                if let Some(e) = marks.iter().find(|e| e.value.from == from && e.value.to == to) {
+                                    on_items.run(e.items.clone());
+                                }
                             });
-                            view! { <TransitionGraphSvg edges=edges caption=caption set=set on_edge=on_edge/> }
+                            let edges = graph.edges.iter().map(|e| e.value.clone()).collect::<Vec<_>>();
+                            view! { <TransitionGraphSvg edges=edges caption=graph.caption().to_string() set=labels on_edge=on_edge/> }
                         })
                         .collect::<Vec<_>>()
                 });
-                let cat2 = cat.clone();
-                let on_cell = Callback::new(move |(split, before): (Option<String>, Option<Label>)| {
-                    drill.set(Some(Drill::of(
-                        m,
-                        ItemSelector::Invalid {
-                            set: tset,
-                            split,
-                            category: cat2.clone(),
-                            before,
-                            include_heuristic: false,
-                        },
-                    )))
-                });
+                let table = figures.and_then(|f| f.table).map(|t| view! { <InvalidTable figure=t on_items=on_items/> });
                 view! {
                     <div class="model-column" data-testid="model-column" data-model=run.model.name.clone()>
                         <h4 class="model-title">{run.model.label()}</h4>
-                        <div class="figures">{figures}</div>
-                        {table.map(|t| view! { <InvalidTable table=t on_cell=on_cell/> })}
+                        <div class="figures">{graphs}</div>
+                        {table}
                     </div>
                 }
             })
@@ -355,7 +302,6 @@ fn RunReport(saved: Arc<SavedRun>) -> impl IntoView {
     let runs: Vec<Arc<RunResult>> = saved.results.clone();
     let main = runs[0].clone();
     let drill = RwSignal::new(None::<Drill>);
-    let category = RwSignal::new(None::<String>);
     let set = &main.settings;
     let lin = set.linearization.describe();
     let present = |k: ProbeKind| main.items.iter().any(|it| it.probe == k);
@@ -410,65 +356,46 @@ fn RunReport(saved: Arc<SavedRun>) -> impl IntoView {
         view! { <p class="warning" data-testid="result-cancelled">{format!("Cancelled after {} of {} forward passes: only the examples and items scored before the cancel are shown.", p.done, p.total)}</p> }
     });
     let truncated = main.pairs.iter().filter(|p| p.score.truncated).count();
-    let tsets: Vec<TransitionSet> = TransitionSet::ALL
-        .into_iter()
-        .filter(|&t| main.items.iter().any(|it| t.contains(&main, it)))
-        .collect();
-    let mut cats: Vec<String> = main
-        .examples
-        .iter()
-        .flat_map(|e| e.categories.iter().cloned())
-        .collect();
-    cats.sort();
-    cats.dedup();
-    let cat_select = (!cats.is_empty()).then(|| {
-        let options = cats
-            .iter()
-            .map(|c| view! { <option value=c.clone()>{c.clone()}</option> })
-            .collect::<Vec<_>>();
-        view! {
-            <label class="select">"Examples: "
-                <select data-testid="category" on:change=move |ev| {
-                    let v = event_target_value(&ev);
-                    category.set((!v.is_empty()).then_some(v));
-                }>
-                    <option value="">"all"</option>
-                    {options}
-                </select>
-            </label>
-        }
-    });
-    // The graphs come a task after the head and Table 1 (which do not wait for the worker's
-    // report): in the same task, the dev split's row-deletion report held the page for 50 ms.
-    let graphs_shown = RwSignal::new(false);
-    spawn_local(async move {
-        gloo::timers::future::TimeoutFuture::new(0).await;
-        // The report may have been closed meanwhile.
-        let _ = graphs_shown.try_set(true);
-    });
+    let tsets = transition_sets(&main);
+    // Which group of examples the graphs and tables show: an index into each model's figures
+    // (0 = every example, then the splits and reasoning categories core found).
+    let group = RwSignal::new(0usize);
     let graphs = (!tsets.is_empty()).then(|| {
         let runs = runs.clone();
-        deferred(
-            Memo::new(move |_| graphs_shown.get()),
-            "report-graphs-part",
-            move || {
-                let blocks = tsets
+        let built = built.clone();
+        deferred(at(1), "report-graphs-part", move || {
+            let group_select = built.get().and_then(|r| r.figures.first()).filter(|f| f.len() > 1).map(|per_group| {
+                let options = per_group
                     .iter()
-                    .map(|&t| view! { <SetBlock runs=runs.clone() tset=t category=category drill=drill/> })
+                    .enumerate()
+                    .map(|(k, f)| view! { <option value=k.to_string()>{f.group_label()}</option> })
                     .collect::<Vec<_>>();
                 view! {
-                    <section id="graphs" class="result-part">
-                        <div class="part-head">
-                            <h2>"Transition graphs and invalid transitions"</h2>
-                            {cat_select}
-                        </div>
-                        <p class="hint">"Each edge: % of the items predicted the source label before that were predicted the target label after; black = valid under the rule, red = invalid. Click an edge or a table cell for its items."</p>
-                        {blocks}
-                    </section>
+                    <label class="select">"Examples: "
+                        <select data-testid="category" on:change=move |ev| {
+                            group.set(event_target_value(&ev).parse().unwrap_or(0));
+                        }>
+                            {options}
+                        </select>
+                    </label>
                 }
-                .into_any()
-            },
-        )
+            });
+            let blocks = tsets
+                .iter()
+                .map(|&t| view! { <SetBlock runs=runs.clone() tset=t built=built.clone() group=group drill=drill/> })
+                .collect::<Vec<_>>();
+            view! {
+                <section id="graphs" class="result-part">
+                    <div class="part-head">
+                        <h2>"Transition graphs and invalid transitions"</h2>
+                        {group_select}
+                    </div>
+                    <p class="hint">"Each edge: % of the items predicted the source label before that were predicted the target label after; black = valid under the rule, red = invalid. Click an edge or a table cell for its items."</p>
+                    {blocks}
+                </section>
+            }
+            .into_any()
+        })
     });
     // Tables 4 and 7 count certain and reviewer-accepted items; unreviewed heuristic items
     // are left out (and counted) unless the reader asks for them.
@@ -508,7 +435,7 @@ fn RunReport(saved: Arc<SavedRun>) -> impl IntoView {
             .collect::<Vec<_>>();
         Some(tables)
     };
-    let scores = has_scores.then(|| deferred(at(1), "report-scores", move || view! {
+    let scores = has_scores.then(|| deferred(at(2), "report-scores", move || view! {
         <section id="scores" class="result-part">
             <h2>"Scores (Tables 4 and 7)"</h2>
             <p class="hint">"Accuracy (%) on the originals, on label-preserving and on label-flipping items: mean ± sd over 100 seeded samples of 80%, drawn as bars with ±sd error bars per probe and model, then as the tables. NEUTRAL examples are left out (paper §4, §6); certain and reviewer-accepted items are counted, and the columns heuristic_left_out / rejected_left_out / neutral_left_out say how many items each table left out. Click a row for the items it counts."</p>
@@ -556,7 +483,7 @@ fn RunReport(saved: Arc<SavedRun>) -> impl IntoView {
                     Err(e) => vec![view! { <p class="problem">{e.clone()}</p> }.into_any()],
                 })
             };
-            deferred(at(2), "report-table8", move || {
+            deferred(at(3), "report-table8", move || {
                 view! {
                     <section id="table8" class="result-part" data-testid="table8">
                         <h2>"Paired counterfactual analysis (Table 8)"</h2>
@@ -570,10 +497,10 @@ fn RunReport(saved: Arc<SavedRun>) -> impl IntoView {
         let runs = runs.clone();
         let runs2 = runs.clone();
         let secs = built.clone();
-        deferred(at(3), "report-evidence", move || {
+        deferred(at(4), "report-evidence", move || {
             // The tables in the next task: with the per-example view in one, the dev split's
             // evidence part held the page for 70 ms.
-            let tables = deferred(at(4), "report-evidence-tables", move || {
+            let tables = deferred(at(5), "report-evidence-tables", move || {
                 pick(
                     &runs2,
                     secs.sections(),
@@ -599,21 +526,21 @@ fn RunReport(saved: Arc<SavedRun>) -> impl IntoView {
     let word_order = present(ProbeKind::WordOrder).then(|| {
         let runs = runs.clone();
         let secs = built.clone();
-        deferred(at(5), "report-word-order", move || {
-            word_order_part(&runs, secs.sections(), drill)
+        deferred(at(6), "report-word-order", move || {
+            word_order_part(&runs, &secs, drill)
         })
     });
     let all_tables = {
         let runs = runs.clone();
         let secs = built.clone();
-        deferred(at(6), "report-all-tables", move || {
+        deferred(at(7), "report-all-tables", move || {
             all_tables_part(&runs, secs.sections().to_vec(), drill)
         })
     };
     let inoculation = {
         let main = main.clone();
         let id = saved.meta.id.clone();
-        deferred(at(6), "report-inoculation", move || {
+        deferred(at(7), "report-inoculation", move || {
             view! { <InoculationPanel run=main run_id=id/> }.into_any()
         })
     };
@@ -673,11 +600,12 @@ fn RunReport(saved: Arc<SavedRun>) -> impl IntoView {
     }
 }
 
-/// The stages of a report after the first (head, Table 1, transition graphs): 1 the score
-/// tables, 2 Table 8, 3 the evidence view, 4 the evidence tables, 5 word order, 6 inoculation
-/// and every table. Each is built in a task of its own: built in one, the INFOTABS dev
-/// split's row-deletion report held the page for about 120 ms.
-const STAGES: u8 = 6;
+/// The stages of a report after the first (head and Table 1, which do not wait for the
+/// worker's report): 1 the transition graphs, 2 the score tables, 3 Table 8, 4 the evidence
+/// view, 5 the evidence tables, 6 word order, 7 inoculation and every table. Each is built in
+/// a task of its own: built in one, the INFOTABS dev split's row-deletion report held the
+/// page for about 120 ms.
+const STAGES: u8 = 7;
 
 /// The run's report (core's [`FullReport`]), set once it is built, before the stages that
 /// show it.
@@ -690,6 +618,12 @@ impl Built {
     /// The report, once built.
     fn get(&self) -> Option<&FullReport> {
         self.cell.get()
+    }
+
+    /// Model `model`'s figures over its `group`-th group of examples (0 = every example), once
+    /// the report is built.
+    fn figures(&self, model: usize, group: usize) -> Option<&Figures> {
+        self.get()?.figures.get(model)?.get(group)
     }
 
     /// Per model (in run order), its sections under the default options (none before the
@@ -772,43 +706,37 @@ fn pick(
         .collect()
 }
 
-/// Word order (UNLI §4): per model the Ω_x curve and the BLEU-2 chart, then the tables.
+/// Word order (UNLI §4): per model the Ω_x curve and the BLEU-2 chart (core's figures over
+/// every example), then the tables.
 fn word_order_part(
     runs: &[Arc<RunResult>],
-    per_model_sections: &[Vec<Section>],
+    built: &Built,
     drill: RwSignal<Option<Drill>>,
 ) -> AnyView {
     let charts = runs
         .iter()
         .enumerate()
         .map(|(model, r)| {
-            let m = run_word_order_metrics(r, &[]);
-            let on_bin = Callback::new(move |bin: usize| {
-                drill.set(Some(Drill::of(
-                    model,
-                    ItemSelector::BleuBin { group: None, bin },
-                )))
-            });
-            let on_point = Callback::new(move |x: f64| {
-                drill.set(Some(Drill::of(
-                    model,
-                    ItemSelector::Omega { group: None, x },
-                )))
+            let on_items =
+                Callback::new(move |items: ItemSelector| drill.set(Some(Drill::of(model, items))));
+            let figures = built.figures(model, 0).and_then(|f| f.word_order.clone());
+            let charts = figures.map(|w| {
+                view! {
+                    <OmegaCurve points=w.omega model=r.model.label() on_items=on_items/>
+                    <BleuChart bins=w.bleu model=r.model.label() on_items=on_items/>
+                }
             });
             view! {
                 <div class="model-column">
                     <h4 class="model-title">{r.model.label()}</h4>
-                    <div class="figures">
-                        <OmegaCurve run=r.clone() on_point=on_point/>
-                        <BleuChart bins=m.bleu_bins model=r.model.label() on_bin=on_bin/>
-                    </div>
+                    <div class="figures">{charts}</div>
                 </div>
             }
         })
         .collect::<Vec<_>>();
     let tables = pick(
         runs,
-        per_model_sections,
+        built.sections(),
         &[
             SectionId::WordOrder,
             SectionId::WordOrderOmega,

@@ -1,10 +1,11 @@
 //! Word-order charts (UNLI §4) as SVG: the Ω_x curve — the share of examples for which more
 //! than a fraction x of the permutations get the gold label — and acceptance by BLEU-2 bin
-//! (UNLI Figure 3). One chart per model. Points and bars drill down to their items.
+//! (UNLI Figure 3). One chart per model, drawn from core's figures: points and bars open the
+//! items core put on them.
 
 use leptos::prelude::*;
-use tabprobe_core::metrics::word_order::{permuted_examples, BleuBin};
-use tabprobe_core::run::RunResult;
+use tabprobe_core::metrics::word_order::BleuBin;
+use tabprobe_core::report::{ItemSelector, Marked, OmegaPoint};
 
 const W: f64 = 320.0;
 const H: f64 = 180.0;
@@ -36,35 +37,31 @@ fn axes(x_label: &'static str, y_label: &'static str) -> impl IntoView {
     }
 }
 
-/// Ω_x at core's curve points (x = 0, 0.05, …, 0.95; Ω at x = 1 is always 0), the values
-/// the report's `word_order_omega` table holds.
-pub fn omega_curve(run: &RunResult) -> Vec<(f64, f64)> {
-    let (examples, _) = permuted_examples(run);
-    tabprobe_core::metrics::omega_curve(&examples)
-}
-
 /// The Ω_x curve.
 #[component]
 pub fn OmegaCurve(
-    /// The run.
-    run: std::sync::Arc<RunResult>,
-    /// Drill-down: receives the point's x.
-    on_point: Callback<f64>,
+    /// Ω_x at core's curve points (x = 0, 0.05, …, 0.95; Ω at x = 1 is always 0), the values
+    /// the report's `word_order_omega` table holds, each with the items it counts.
+    points: Vec<Marked<OmegaPoint>>,
+    /// The model's name.
+    model: String,
+    /// Drill-down: receives the point's items.
+    on_items: Callback<ItemSelector>,
 ) -> impl IntoView {
-    let curve = omega_curve(&run);
-    let points = curve
+    let line = points
         .iter()
-        .map(|(x, y)| format!("{:.1},{:.1}", sx(*x), sy(*y)))
+        .map(|p| format!("{:.1},{:.1}", sx(p.value.x), sy(p.value.omega)))
         .collect::<Vec<_>>()
         .join(" ");
-    let dots = curve
-        .iter()
-        .map(|&(x, y)| {
+    let dots = points
+        .into_iter()
+        .map(|Marked { value: OmegaPoint { x, omega: y }, items }| {
+            let on_key = items.clone();
             view! {
                 <circle cx=sx(x) cy=sy(y) r="3" class="dot clickable" role="button" tabindex="0"
                     data-testid="omega-point" data-x=format!("{x:.2}") data-y=format!("{y:.4}")
-                    on:click=move |_| on_point.run(x)
-                    on:keydown=move |ev: leptos::ev::KeyboardEvent| if ev.key() == "Enter" { on_point.run(x) }>
+                    on:click=move |_| on_items.run(items.clone())
+                    on:keydown=move |ev: leptos::ev::KeyboardEvent| if ev.key() == "Enter" { on_items.run(on_key.clone()) }>
                     <title>{format!("Ω_{x:.2} = {:.2}%: click for the examples counted", 100.0 * y)}</title>
                 </circle>
             }
@@ -74,10 +71,10 @@ pub fn OmegaCurve(
         <figure class="chart" data-testid="omega-curve">
             <svg viewBox=format!("0 0 {W} {}", H + 12.0) role="img" aria-label="Omega x curve">
                 {axes("x (share of permutations)", "Ω_x (%)")}
-                <polyline points=points class="line"/>
+                <polyline points=line class="line"/>
                 {dots}
             </svg>
-            <figcaption>{format!("Ω_x — {}", run.model.label())}</figcaption>
+            <figcaption>{format!("Ω_x — {model}")}</figcaption>
         </figure>
     }
 }
@@ -85,24 +82,24 @@ pub fn OmegaCurve(
 /// Acceptance rate per BLEU-2 bin.
 #[component]
 pub fn BleuChart(
-    /// The bins.
-    bins: Vec<BleuBin>,
+    /// The bins, each with its permutations.
+    bins: Vec<Marked<BleuBin>>,
     /// The model's name.
     model: String,
-    /// Drill-down: receives the bin's index.
-    on_bin: Callback<usize>,
+    /// Drill-down: receives the bin's items.
+    on_items: Callback<ItemSelector>,
 ) -> impl IntoView {
     let bars = bins
-        .iter()
-        .enumerate()
-        .map(|(k, b)| {
+        .into_iter()
+        .map(|Marked { value: b, items }| {
+            let on_key = items.clone();
             let rate = b.rate.unwrap_or(0.0);
             let x = sx(b.lo) + 2.0;
             let w = (sx(b.hi) - sx(b.lo) - 4.0).max(1.0);
             view! {
                 <g class="clickable" role="button" tabindex="0" data-testid="bleu-bin" data-lo=format!("{:.2}", b.lo) data-total=b.total.to_string() data-accepted=b.accepted.to_string()
-                    on:click=move |_| on_bin.run(k)
-                    on:keydown=move |ev: leptos::ev::KeyboardEvent| if ev.key() == "Enter" { on_bin.run(k) }>
+                    on:click=move |_| on_items.run(items.clone())
+                    on:keydown=move |ev: leptos::ev::KeyboardEvent| if ev.key() == "Enter" { on_items.run(on_key.clone()) }>
                     <rect x=x y=sy(rate) width=w height=sy(0.0) - sy(rate) class="bar"/>
                     <title>{format!("BLEU-2 {:.2}–{:.2}: {} of {} permutations accepted", b.lo, b.hi, b.accepted, b.total)}</title>
                     <text x=x + w / 2.0 y=sy(rate) - 3.0 text-anchor="middle" class="tick">

@@ -1,12 +1,16 @@
 //! The whole report of a saved run at once: every model's sections, the score tables and
-//! Table 8 counting unreviewed heuristic items (the reader's switch), and Table 8 with the
-//! second model's hypothesis-only scores. The model worker builds it (issue 15: the page's
-//! thread only shows figures) and sends it as data; the page picks its sections by
-//! [`SectionId`](super::SectionId) and drills down through the selectors on their rows.
+//! Table 8 counting unreviewed heuristic items (the reader's switch), Table 8 with the second
+//! model's hypothesis-only scores, and every drawn figure per group of examples. The model
+//! worker builds it (issue 15: the page's thread only shows figures) and sends it as data;
+//! the page picks its sections by [`SectionId`](super::SectionId) and its figures by group,
+//! and drills down through the selectors on their rows and marks.
 
 use serde::{Deserialize, Serialize};
 
-use super::{score_sections, sections_with, table8_sections, ReportOptions, Section};
+use super::{
+    figures_by_group, score_sections, sections_with, table8_sections, Figures, ReportOptions,
+    Section,
+};
 use crate::run::RunResult;
 
 /// Every table the results view shows of one saved run, computed from its run files.
@@ -14,6 +18,9 @@ use crate::run::RunResult;
 pub struct FullReport {
     /// Per model (main first), every section under the default [`ReportOptions`].
     pub sections: Vec<Vec<Section>>,
+    /// Per model, its drawn figures over every example and then over each group of examples
+    /// (splits, then reasoning categories), each mark with its items.
+    pub figures: Vec<Vec<Figures>>,
     /// Per model, Tables 4 and 7 counting the heuristic items nobody reviewed.
     pub scores_with_heuristic: Vec<Vec<Section>>,
     /// Table 8, or why it cannot be computed (the second model's run is not on the same
@@ -41,6 +48,7 @@ impl FullReport {
             include_heuristic: true,
         };
         let sections = runs.iter().map(|r| sections_with(r, &default)).collect();
+        let figures = runs.iter().map(|r| figures_by_group(r)).collect();
         let scores_with_heuristic = runs.iter().map(|r| score_sections(r, &heuristic)).collect();
         let table8 = match runs {
             [] => Err("the run holds no run file".to_string()),
@@ -52,6 +60,7 @@ impl FullReport {
         };
         FullReport {
             sections,
+            figures,
             scores_with_heuristic,
             table8,
         }

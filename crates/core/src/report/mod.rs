@@ -12,18 +12,24 @@
 //!
 //! Every figure is computed by [`crate::metrics`]; this module only lays them out.
 
+mod figures;
 mod full;
 pub mod glossary;
 pub mod score_plot;
 mod section;
 mod select;
 
+pub use figures::{
+    figures, figures_by_group, set_figures, transition_sets, word_order_figures, Figures,
+    GraphFigure, InvalidFigure, Marked, OmegaPoint, SetFigures, WordOrderFigures,
+};
 pub use full::{FullReport, Table8Report};
+pub use score_plot::ScoreBars;
 pub use section::{csv_text, neutralised, render_csv, render_text, Row, Section, SectionId};
 pub use select::ItemSelector;
 
 use crate::data::label::Label;
-use crate::metrics::invalid::{InvalidTransitionTable, NOT_APPLICABLE_TWO_WAY};
+use crate::metrics::invalid::NOT_APPLICABLE_TWO_WAY;
 use crate::metrics::scores::perturbation_scores_by_group_in;
 use crate::metrics::transition_report::heuristic_left_out;
 use crate::metrics::Group;
@@ -31,9 +37,9 @@ use crate::metrics::{
     evidence_selection, evidence_selection_where, groups, incomplete_evidence_where, omega_curve_x,
     paired_table, paired_tables_by_group, perturbation_scores_in, relevance_agreement,
     relevance_agreement_by_group, run_word_order_metrics, run_word_order_metrics_by_group,
-    set_graph, set_invalid_table, set_invalid_tables_by_category, CounterfactualClass,
-    EvidenceSelection, ExampleSet, LeftOut, MeanSd, PairedError, PairedRow, PerturbationScores,
-    RelevanceAgreement, SampleOptions, ScoreView, TransitionSet, WordOrderMetrics,
+    CounterfactualClass, EvidenceSelection, ExampleSet, LeftOut, MeanSd, PairedError, PairedRow,
+    PerturbationScores, RelevanceAgreement, SampleOptions, ScoreView, TransitionSet,
+    WordOrderMetrics,
 };
 use crate::probe::review::ReviewState;
 use crate::probe::rules::Operation;
@@ -454,15 +460,14 @@ fn scores_section(
                 include_heuristic: ropts.include_heuristic,
                 hypothesis_only: view == ScoreView::HypothesisOnly,
             };
-            s.rows.push(
-                Row::new(score_row(
-                    ALL,
-                    probe_name,
-                    model,
-                    &perturbation_scores_in(run, kinds, &opts, view, |_| true),
-                ))
-                .counting(items(None)),
-            );
+            let all = perturbation_scores_in(run, kinds, &opts, view, |_| true);
+            s.rows
+                .push(Row::new(score_row(ALL, probe_name, model, &all)).counting(items(None)));
+            s.bars.push(ScoreBars {
+                probe: probe_name.to_string(),
+                model: model.to_string(),
+                accuracy: [all.original, all.label_preserved, all.label_flipped],
+            });
             for (g, sc) in perturbation_scores_by_group_in(run, kinds, &opts, view) {
                 let row = Row::new(score_row(&g, probe_name, model, &sc));
                 s.rows.push(match group_named(run, &g) {
@@ -647,23 +652,11 @@ pub fn table1_section(runs: &[&RunResult]) -> Section {
 }
 
 /// The rows of one invalid-transition table, each listing the invalid items of its `before`
-/// label (the Average row: of any label) in `category` (`None` = every example).
-fn invalid_rows(
-    group: &str,
-    t: &InvalidTransitionTable,
-    set: TransitionSet,
-    category: Option<&str>,
-    include_heuristic: bool,
-) -> Vec<Row> {
-    let items = |before: Option<Label>| ItemSelector::Invalid {
-        set,
-        split: None,
-        category: category.map(str::to_string),
-        before,
-        include_heuristic,
-    };
+/// label (the Average row: of any label) over the figure's group, as the figure selects them.
+fn invalid_rows(group: &str, f: &InvalidFigure) -> Vec<Row> {
+    let t = &f.table;
     let mut rows = Vec::new();
-    for r in &t.rows {
+    for (i, r) in t.rows.iter().enumerate() {
         let mut row = vec![group.to_string(), r.label.to_string()];
         if r.not_applicable {
             // Never a percentage: it would read as 100% invalid.
@@ -673,12 +666,7 @@ fn invalid_rows(
             row.extend(r.per_split.iter().map(|v| opt(*v, num)));
             row.push(opt(r.mean, num));
         }
-        let row = Row::new(row);
-        rows.push(if r.not_applicable {
-            row
-        } else {
-            row.counting(items(Some(r.label)))
-        });
+        rows.push(counting_if_any(Row::new(row), f.row_items(Some(i))));
     }
     let mut avg = vec![group.to_string(), "Average".to_string()];
     if t.not_applicable {
@@ -688,13 +676,16 @@ fn invalid_rows(
         avg.extend(t.average.iter().map(|v| opt(*v, num)));
         avg.push(opt(t.mean_average, num));
     }
-    let avg = Row::new(avg);
-    rows.push(if t.not_applicable {
-        avg
-    } else {
-        avg.counting(items(None))
-    });
+    rows.push(counting_if_any(Row::new(avg), f.row_items(None)));
     rows
+}
+
+/// `row` listing `items` when the figure has any (a row not applicable to the model has none).
+fn counting_if_any(row: Row, items: Option<&ItemSelector>) -> Row {
+    match items {
+        Some(items) => row.counting(items.clone()),
+        None => row,
+    }
 }
 
 /// The cell of a figure a two-way model cannot be judged on (see
@@ -702,7 +693,7 @@ fn invalid_rows(
 pub const NOT_APPLICABLE_CELL: &str = "n/a";
 
 /// The rule's valid transitions in one line: `ENTAIL→{NEUTRAL} … (source)`.
-fn rule_note(run: &RunResult, op: Operation) -> Option<String> {
+pub(crate) fn rule_note(run: &RunResult, op: Operation) -> Option<String> {
     let rule = run.rules.get(op)?;
     let valid: Vec<String> = rule
         .valid
@@ -752,7 +743,8 @@ fn invalid_section(
     set: TransitionSet,
     include_heuristic: bool,
 ) -> Option<Section> {
-    let t = set_invalid_table(run, set)?;
+    let f = set_figures(run, set, None, include_heuristic).table?;
+    let t = &f.table;
     let name = set.as_str();
     let mut header = vec!["group", "before"];
     header.extend(t.splits.iter().map(String::as_str));
@@ -769,11 +761,14 @@ fn invalid_section(
     s.notes.extend(rule_note(run, set.operation()));
     s.notes.extend(set_notes(run, set));
     s.notes.extend(t.notes.iter().cloned());
-    s.rows
-        .extend(invalid_rows(ALL, &t, set, None, include_heuristic));
-    for (cat, ct) in set_invalid_tables_by_category(run, set) {
-        let group = format!("category:{cat}");
-        for mut row in invalid_rows(&group, &ct, set, Some(&cat), include_heuristic) {
+    s.rows.extend(invalid_rows(ALL, &f));
+    for group in groups(run) {
+        let Group::Category(_) = &group else { continue };
+        let Some(cf) = set_figures(run, set, Some(&group), include_heuristic).table else {
+            continue;
+        };
+        let ct = &cf.table;
+        for mut row in invalid_rows(&group.label(), &cf) {
             // Re-align the category's split columns under the overall ones.
             let cells: Vec<String> = t
                 .splits
@@ -803,10 +798,8 @@ pub const POOLED: &str = "pooled";
 /// edge out of a label a two-way model cannot meet the rule from reads `n/a`, not `INVALID`.
 /// `include_heuristic` as for [`invalid_section`].
 fn graph_section(run: &RunResult, set: TransitionSet, include_heuristic: bool) -> Option<Section> {
-    let g = set_graph(run, set)?;
-    if g.pooled.is_empty() {
-        return None;
-    }
+    let f = set_figures(run, set, None, include_heuristic);
+    let pooled = f.pooled.as_ref().filter(|g| !g.edges.is_empty())?;
     let name = set.as_str();
     let mut s = Section::new(
         SectionId::Graph(set),
@@ -816,27 +809,19 @@ fn graph_section(run: &RunResult, set: TransitionSet, include_heuristic: bool) -
         ),
         &["split", "from", "to", "count", "percent", "valid"],
     );
-    s.notes.extend(rule_note(run, set.operation()));
+    s.notes.extend(f.rule.clone());
     s.notes.extend(set_notes(run, set));
-    if !g.not_applicable.is_empty() {
-        let from: Vec<&str> = g.not_applicable.iter().map(|l| l.as_str()).collect();
+    if !f.not_applicable.is_empty() {
+        let from: Vec<&str> = f.not_applicable.iter().map(|l| l.as_str()).collect();
         s.notes.push(format!(
             "edges out of {} are {NOT_APPLICABLE_TWO_WAY} (n/a): the rule's only valid target is NEUTRAL, which it never predicts",
             from.join(", ")
         ));
     }
-    let mut push = |split: &str, edges: &[crate::metrics::transitions::TransitionEdge]| {
-        for e in edges {
-            let items = ItemSelector::Edge {
-                set,
-                split: (split != POOLED).then(|| split.to_string()),
-                category: None,
-                from: e.from,
-                to: e.to,
-                include_heuristic,
-            };
+    for g in f.splits.iter().chain([pooled]) {
+        for Marked { value: e, items } in &g.edges {
             let cells = vec![
-                split.to_string(),
+                g.caption().to_string(),
                 e.from.to_string(),
                 e.to.to_string(),
                 e.count.to_string(),
@@ -850,13 +835,9 @@ fn graph_section(run: &RunResult, set: TransitionSet, include_heuristic: bool) -
                 }
                 .to_string(),
             ];
-            s.rows.push(Row::new(cells).counting(items));
+            s.rows.push(Row::new(cells).counting(items.clone()));
         }
-    };
-    for (split, edges) in &g.splits {
-        push(split, edges);
     }
-    push(POOLED, &g.pooled);
     Some(s)
 }
 
@@ -1170,16 +1151,13 @@ fn word_order_sections(run: &RunResult) -> Vec<Section> {
             })
             .collect();
         s.rows.push(row);
-        for &(x, o) in &m.omega {
-            let items = ItemSelector::Omega {
-                group: group.clone(),
-                x,
-            };
+        let figures = WordOrderFigures::of(m, group.as_ref());
+        for Marked { value: p, items } in figures.omega {
             curve
                 .rows
-                .push(Row::new(vec![name.to_string(), num(x), pct(o)]).counting(items));
+                .push(Row::new(vec![name.to_string(), num(p.x), pct(p.omega)]).counting(items));
         }
-        for (bin, b) in m.bleu_bins.iter().enumerate() {
+        for Marked { value: b, items } in figures.bleu {
             let cells = vec![
                 name.to_string(),
                 num(b.lo),
@@ -1188,10 +1166,6 @@ fn word_order_sections(run: &RunResult) -> Vec<Section> {
                 b.accepted.to_string(),
                 opt(b.rate, pct),
             ];
-            let items = ItemSelector::BleuBin {
-                group: group.clone(),
-                bin,
-            };
             bleu.rows.push(Row::new(cells).counting(items));
         }
     };

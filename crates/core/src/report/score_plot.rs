@@ -1,10 +1,26 @@
 //! Tables 4 and 7 as a bar plot: for each probe (a group of bars) and each model view
 //! (prem+hypo, hypo-only), the accuracy on the originals, on label-preserving and on
 //! label-flipping items as bars with ±sd error bars. The geometry is computed here, from the
-//! same report [`Section`] the tables show, so the plot and the tables cannot disagree and the
-//! scales are tested by hand; the site only draws the rectangles and lines.
+//! same scores the table's `all` rows are written from (the section carries them as
+//! [`ScoreBars`], numbers rather than formatted cells), so the plot and the tables cannot
+//! disagree and the scales are tested by hand; the site only draws the rectangles and lines.
 
-use crate::report::{Section, ALL};
+use serde::{Deserialize, Serialize};
+
+use crate::metrics::MeanSd;
+use crate::report::Section;
+
+/// One row of a score table over every example, as numbers: what the plot draws.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ScoreBars {
+    /// The row's `probe` cell.
+    pub probe: String,
+    /// The row's `model` cell (`prem+hypo`, `hypo-only view`, …).
+    pub model: String,
+    /// Accuracy on the originals, label-preserving and label-flipping items ([`KINDS`]'s
+    /// order); `None` where the row has no such items.
+    pub accuracy: [Option<MeanSd>; 3],
+}
 
 /// Width of the plot's drawing, in SVG user units.
 pub const WIDTH: f64 = 640.0;
@@ -79,23 +95,20 @@ pub fn y_of(percent: f64) -> f64 {
 }
 
 /// The plot of a `table4_scores` / `table7_scores` section: its rows over every example
-/// (group `all`; the split and category breakdowns stay in the table). `None` when no row
-/// has a value. Every probe gets the same series slots, so a kind is at the same place in
-/// each group; a missing value leaves its slot empty.
+/// (the split and category breakdowns stay in the table). `None` when no row has a value.
+/// Every probe gets the same series slots, so a kind is at the same place in each group; a
+/// missing value leaves its slot empty.
 pub fn score_plot(section: &Section) -> Option<BarPlot> {
-    let col = |name: &str| section.header.iter().position(|h| h == name);
-    let (g, p, m) = (col("group")?, col("probe")?, col("model")?);
-    let rows: Vec<&Vec<String>> = section
-        .rows
-        .iter()
-        .map(|r| &r.cells)
-        .filter(|r| r.get(g).map(String::as_str) == Some(ALL))
-        .collect();
+    bar_plot(&section.bars)
+}
+
+/// The plot of score rows (see [`score_plot`]).
+pub fn bar_plot(rows: &[ScoreBars]) -> Option<BarPlot> {
     let mut probes: Vec<String> = Vec::new();
     let mut models: Vec<String> = Vec::new();
-    for r in &rows {
-        push_new(&mut probes, r.get(p)?);
-        push_new(&mut models, r.get(m)?);
+    for r in rows {
+        push_new(&mut probes, &r.probe);
+        push_new(&mut models, &r.model);
     }
     let series: Vec<(&'static str, String)> = KINDS
         .iter()
@@ -104,17 +117,16 @@ pub fn score_plot(section: &Section) -> Option<BarPlot> {
     let slot = (WIDTH - LEFT - RIGHT) / probes.len().max(1) as f64;
     let bar_w = 0.8 * slot / series.len().max(1) as f64;
     let mut bars = Vec::new();
-    for r in &rows {
-        let gi = probes.iter().position(|x| Some(x) == r.get(p))?;
+    for r in rows {
+        let gi = probes.iter().position(|x| *x == r.probe)?;
         for (si, (kind, model)) in series.iter().enumerate() {
-            if r.get(m) != Some(model) {
+            if r.model != *model {
                 continue;
             }
-            let cell = |suffix: &str| -> Option<f64> {
-                r.get(col(&format!("{kind}_{suffix}"))?)?.parse().ok()
+            let k = KINDS.iter().position(|x| x == kind)?;
+            let Some(MeanSd { mean, sd, .. }) = r.accuracy[k] else {
+                continue;
             };
-            let Some(mean) = cell("mean") else { continue };
-            let sd = cell("sd").unwrap_or(0.0);
             let x = LEFT + gi as f64 * slot + 0.1 * slot + si as f64 * bar_w;
             let y = y_of(mean);
             bars.push(Bar {
@@ -167,23 +179,19 @@ fn push_new(v: &mut Vec<String>, x: &str) {
 mod tests {
     use super::*;
 
-    fn row(group: &str, probe: &str, model: &str, o: (&str, &str), f: (&str, &str)) -> Vec<String> {
-        [
-            group, probe, model, "10", o.0, o.1, "0", "", "", "8", f.0, f.1, "0", "0", "0",
-        ]
-        .iter()
-        .map(|s| s.to_string())
-        .collect()
+    fn ms(m: (f64, f64)) -> Option<MeanSd> {
+        Some(MeanSd {
+            mean: m.0,
+            sd: m.1,
+            n: 10,
+        })
     }
 
-    fn section(rows: Vec<Vec<String>>) -> Section {
-        let header = crate::report::SCORE_COLUMNS;
-        Section {
-            id: crate::report::SectionId::Table4,
-            title: "Table 4".into(),
-            notes: vec![],
-            header: header.iter().map(|s| s.to_string()).collect(),
-            rows: rows.into_iter().map(crate::report::Row::new).collect(),
+    fn row(probe: &str, model: &str, o: Option<(f64, f64)>, f: Option<(f64, f64)>) -> ScoreBars {
+        ScoreBars {
+            probe: probe.into(),
+            model: model.into(),
+            accuracy: [o.and_then(ms), None, f.and_then(ms)],
         }
     }
 
@@ -199,38 +207,17 @@ mod tests {
 
     #[test]
     fn bars_and_error_bars_by_hand() {
-        let s = section(vec![
+        let p = bar_plot(&[
             row(
-                "all",
                 "negation",
                 "prem+hypo",
-                ("80.00", "5.00"),
-                ("40.00", "10.00"),
+                Some((80.0, 5.0)),
+                Some((40.0, 10.0)),
             ),
-            row(
-                "all",
-                "negation",
-                "hypo-only view",
-                ("50.00", "2.00"),
-                ("", ""),
-            ),
-            row(
-                "all",
-                "paraphrase",
-                "prem+hypo",
-                ("60.00", "0.00"),
-                ("", ""),
-            ),
-            // Breakdowns stay in the table.
-            row(
-                "split:dev",
-                "negation",
-                "prem+hypo",
-                ("10.00", "1.00"),
-                ("", ""),
-            ),
-        ]);
-        let p = score_plot(&s).unwrap();
+            row("negation", "hypo-only view", Some((50.0, 2.0)), None),
+            row("paraphrase", "prem+hypo", Some((60.0, 0.0)), None),
+        ])
+        .unwrap();
         // Two probes, so two slots of (640 − 44 − 8) / 2 = 294; series: 3 kinds × 2 views,
         // each bar 0.8 × 294 / 6 = 39.2 wide, starting 0.1 × 294 = 29.4 into the slot.
         assert_eq!(p.series.len(), 6);
@@ -241,7 +228,7 @@ mod tests {
         assert!((p.groups[0].x - (44.0 + 147.0)).abs() < 1e-9);
         assert!((p.groups[1].x - (44.0 + 294.0 + 147.0)).abs() < 1e-9);
         // negation: original/prem+hypo, original/hypo-only, flipped/prem+hypo; paraphrase:
-        // original/prem+hypo. Empty cells and the split row give no bar.
+        // original/prem+hypo. Rows without a value give no bar.
         assert_eq!(p.bars.len(), 4);
         let b = &p.bars[0];
         assert_eq!(
@@ -275,27 +262,19 @@ mod tests {
 
     #[test]
     fn error_bars_stay_within_0_and_100() {
-        let s = section(vec![row(
-            "all",
+        let p = bar_plot(&[row(
             "negation",
             "prem+hypo",
-            ("97.00", "6.00"),
-            ("3.00", "6.00"),
-        )]);
-        let p = score_plot(&s).unwrap();
+            Some((97.0, 6.0)),
+            Some((3.0, 6.0)),
+        )])
+        .unwrap();
         assert_eq!(p.bars[0].err_top, y_of(100.0));
         assert_eq!(p.bars[1].err_bottom, y_of(0.0));
     }
 
     #[test]
     fn no_values_no_plot() {
-        let s = section(vec![row(
-            "all",
-            "negation",
-            "prem+hypo",
-            ("", ""),
-            ("", ""),
-        )]);
-        assert_eq!(score_plot(&s), None);
+        assert_eq!(bar_plot(&[row("negation", "prem+hypo", None, None)]), None);
     }
 }

@@ -125,6 +125,10 @@ pub struct Section {
     pub header: Vec<String>,
     /// The rows.
     pub rows: Vec<Row>,
+    /// A score table's rows over every example as numbers, for its bar plot
+    /// ([`super::score_plot`]); empty for every other section.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub bars: Vec<super::score_plot::ScoreBars>,
 }
 
 impl Section {
@@ -136,6 +140,7 @@ impl Section {
             notes: Vec::new(),
             header: header.iter().map(|s| s.to_string()).collect(),
             rows: Vec::new(),
+            bars: Vec::new(),
         }
     }
 
