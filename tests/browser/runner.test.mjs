@@ -613,3 +613,74 @@ test('word order and hypothesis probes: the Ω_x curve equals the run file, Tabl
     await browser.close();
   }
 });
+
+test('the graphs of one group of examples: core\'s figures per category, each edge and cell listing its items', async () => {
+  const browser = await launch();
+  try {
+    const { page, errors } = await openRunner(browser);
+    await loadMain(page);
+    await onlySplit(page, 'dev');
+    await page.getByTestId('probe-row_deletion').uncheck();
+    await page.getByTestId('probe-premise_removal').check();
+    await page.getByTestId('run').click();
+    await page.getByTestId('run-report').waitFor({ timeout: 180_000 });
+    await page.locator('[data-testid=run-report][data-report=worker]').waitFor({ timeout: 60_000 });
+    const run = await downloadRun(page);
+    const block = page.locator('[data-operation="premise_removal"]');
+    await block.getByTestId('transition-graph').first().waitFor();
+    // The choice lists every example, then each reasoning category of the run (one split).
+    const options = await page.getByTestId('category').locator('option').allTextContents();
+    assert.equal(options[0], 'all');
+    assert.ok(options.includes('category:temporal'), options.join());
+    await page.getByTestId('category').selectOption({ label: 'category:temporal' });
+    // Premise removal's edges over the temporal examples, recomputed from the run file.
+    const want = new Map();
+    for (const it of run.items) {
+      if (it.probe !== 'premise_removal' || !(run.examples[it.example].categories ?? []).includes('temporal')) continue;
+      const key = `${predicted(run.pairs[it.original_pair].score.probs)}>${predicted(run.pairs[it.perturbed_pair].score.probs)}`;
+      want.set(key, (want.get(key) ?? 0) + 1);
+    }
+    const total = [...want.values()].reduce((a, b) => a + b, 0);
+    assert.ok(total > 0 && total < run.items.length, `${total} temporal items of ${run.items.length}`);
+    await page.waitForFunction((n) => {
+      const g = document.querySelector('[data-operation="premise_removal"] [data-testid="transition-graph"]');
+      return g && [...g.querySelectorAll('[data-testid=edge]')].reduce((s, e) => s + Number(e.dataset.count), 0) === n;
+    }, total);
+    const edges = await block.getByTestId('transition-graph').first().getByTestId('edge').all();
+    assert.equal(edges.length, want.size);
+    for (const e of edges) {
+      const key = `${await e.getAttribute('data-from')}>${await e.getAttribute('data-to')}`;
+      assert.equal(Number(await e.getAttribute('data-count')), want.get(key), key);
+    }
+    // An edge lists its items: all of them temporal.
+    const edge = edges[0];
+    const count = Number(await edge.getAttribute('data-count'));
+    // By keyboard: a self-loop's label can lie over another edge's path.
+    await edge.focus();
+    await page.keyboard.press('Enter');
+    const listed = await drillItems(page);
+    assert.equal(listed.length, count);
+    const temporal = new Set(run.examples.filter((e) => (e.categories ?? []).includes('temporal')).map((e) => e.id));
+    assert.ok(listed.every((i) => temporal.has(i.example)), 'every listed item is of a temporal example');
+    await page.getByTestId('drill-close').click();
+    // A cell of the invalid-transition table lists the invalid items behind its percentage.
+    const cell = block.getByTestId('invalid-cell').first();
+    if (await cell.count()) {
+      await cell.click();
+      const invalid = await drillItems(page);
+      assert.ok(invalid.every((i) => temporal.has(i.example)));
+      await page.getByTestId('drill-close').click();
+    }
+    await snap(page, '36-results-category-graphs');
+    // Back to every example: the graph counts every item again.
+    await page.getByTestId('category').selectOption({ label: 'all' });
+    await page.waitForFunction((n) => {
+      const g = document.querySelector('[data-operation="premise_removal"] [data-testid="transition-graph"]');
+      return g && [...g.querySelectorAll('[data-testid=edge]')].reduce((s, e) => s + Number(e.dataset.count), 0) === n;
+    }, run.items.filter((i) => i.probe === 'premise_removal').length);
+    assert.deepEqual(errors, []);
+    await page.close();
+  } finally {
+    await browser.close();
+  }
+});
