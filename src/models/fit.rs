@@ -63,10 +63,10 @@ pub fn check_fits(name: &str, file_bytes: u64, widened: u64) -> Result<(), Strin
     if widened <= WORKER_MEMORY_BYTES - WORKING_BYTES {
         return Ok(());
     }
-    let gb = |b: u64| b as f64 / 1e9;
+    let gb = tabprobe_core::display::bytes;
     Err(format!(
-        "{name} does not fit in a browser tab: its {:.2} GB of weights take {:.2} GB once \
-         widened to f32 for the CPU, and a model worker addresses at most {:.2} GB, {:.2} GB \
+        "{name} does not fit in a browser tab: its {} of weights take {} once \
+         widened to f32 for the CPU, and a model worker addresses at most {}, {} \
          of which are kept for its code, the tokenizer and a batch's work. On WebGPU, or with \
          the CLI (tabprobe probe), it runs without that limit",
         gb(file_bytes),
@@ -156,7 +156,7 @@ mod tests {
             ),
             "{e}"
         );
-        assert!(e.contains("at most 4.29 GB, 0.54 GB of which"), "{e}");
+        assert!(e.contains("at most 4.29 GB, 536.9 MB of which"), "{e}");
         // The limit itself: exactly 4 GiB − 512 MiB fits, one byte more does not.
         let limit = WORKER_MEMORY_BYTES - WORKING_BYTES;
         assert!(check_fits("x", limit / 2, limit).is_ok());

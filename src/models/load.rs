@@ -27,6 +27,7 @@ use crate::models::fit;
 use crate::state::{AppState, ModelStatus};
 use crate::worker::client::{client, CheckpointToLoad};
 use crate::worker::health::ModelSource;
+use tabprobe_core::display::bytes;
 
 /// Weight files larger than this are refused before reading, and downloads stop there. The
 /// worker reads the file a tensor at a time and never holds it whole, so the bound is what a
@@ -400,9 +401,13 @@ async fn load_url(ticket: Ticket, base: String, name: Option<String>) {
                 let what = match (cached, total) {
                     (true, _) => format!("{file}: from the browser cache"),
                     (false, Some(t)) => {
-                        format!("downloading {file}: {:.1} of {:.1} MB", got / 1e6, t / 1e6)
+                        format!(
+                            "downloading {file}: {} of {}",
+                            bytes(got as u64),
+                            bytes(t as u64)
+                        )
                     }
-                    (false, None) => format!("downloading {file}: {:.1} MB", got / 1e6),
+                    (false, None) => format!("downloading {file}: {}", bytes(got as u64)),
                 };
                 ticket.status(ModelStatus::Loading(what));
             };
@@ -601,9 +606,9 @@ async fn fetch_cached<C: Fn() -> bool>(
         header("content-encoding").is_some_and(|e| !e.eq_ignore_ascii_case("identity"));
     if let Some(total) = claimed.filter(|&t| t > MAX_WEIGHTS_BYTES && !compressed) {
         return Err(format!(
-            "{file} ({url}): the server announces {:.2} GB, more than the {:.1} GB a browser tab can load",
-            total / 1e9,
-            MAX_WEIGHTS_BYTES / 1e9
+            "{file} ({url}): the server announces {}, more than the {} a browser tab can load",
+            bytes(total as u64),
+            bytes(MAX_WEIGHTS_BYTES as u64)
         ));
     }
     let blob = read_body(&response, url, &download, |got| {

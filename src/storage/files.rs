@@ -211,9 +211,9 @@ pub async fn load_files(
             file: format!("{} files", files.len()),
             location: "size".into(),
             message: format!(
-                "the files come to {:.1} MB together; the limit is {:.1} MB",
-                total / 1e6,
-                MAX_TOTAL_BYTES as f64 / 1e6
+                "the files come to {} together; the limit is {}",
+                tabprobe_core::display::bytes(total as u64),
+                tabprobe_core::display::bytes(MAX_TOTAL_BYTES)
             ),
         });
         return;

@@ -61,7 +61,7 @@ test('a fresh page loads the bundled default model and scores the opened table; 
     // first does.
     assert.match(await page.getByTestId('model2-backend').innerText(), /^(CPU|WebGPU)/);
     assert.match(await page.getByTestId('model2-meta').innerText(), /^RoBERTa · [\d.]+ M parameters · \d+ layers · hidden \d+/);
-    assert.match(await page.getByTestId('model2-meta').getAttribute('title'), /^the model worker holds \d+ MB after loading/);
+    assert.match(await page.getByTestId('model2-meta').getAttribute('title'), /^the model worker holds [\d.]+ MB after loading/);
     await page.getByTestId('model2-hypothesis-only').waitFor();
     await page.getByTestId('nav-runner').click();
     await page.getByTestId('runner').waitFor();

@@ -119,7 +119,7 @@ fn collect(
     if *total > limits.max_total_bytes {
         return Err(format!(
             "{name}: the inputs come to more than {} together (the limit)",
-            tabprobe_core::data::import::human_size(limits.max_total_bytes)
+            tabprobe_core::display::bytes(limits.max_total_bytes)
         ));
     }
     // Bounded again while reading: a device or pipe has no size to check beforehand.

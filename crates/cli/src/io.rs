@@ -6,7 +6,8 @@ use std::path::Path;
 use std::sync::mpsc;
 use std::time::Duration;
 
-use tabprobe_core::data::import::{human_size, MAX_FILE_BYTES};
+use tabprobe_core::data::import::MAX_FILE_BYTES;
+use tabprobe_core::display::bytes;
 use tabprobe_core::Dataset;
 
 /// Largest model file a command reads (weights, tokenizer, config): RoBERTa-large's weights
@@ -67,7 +68,7 @@ fn read_limited(path: &Path, limit: u64, what: &str) -> Result<Vec<u8>, String> 
         format!(
             "{}: larger than {}, the most a file may hold here; is this the right file?",
             path.display(),
-            human_size(limit)
+            bytes(limit)
         )
     };
     let file = open(path, what)?;

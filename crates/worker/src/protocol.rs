@@ -406,14 +406,10 @@ impl ModelInfo {
 
     /// The model bar's note on memory, e.g. `the model worker holds 1.47 GB after loading (a
     /// worker addresses at most 4.29 GB; the weights file stays with the browser)`; under a
-    /// gigabyte in MB (`21 MB`).
+    /// gigabyte in MB (`21.3 MB`).
     pub fn memory_note(&self) -> Option<String> {
         self.memory_bytes.map(|bytes| {
-            let held = if bytes >= 1e9 {
-                format!("{:.2} GB", bytes / 1e9)
-            } else {
-                format!("{:.0} MB", bytes / 1e6)
-            };
+            let held = tabprobe_core::display::bytes(bytes as u64);
             format!(
                 "the model worker holds {held} after loading (a worker addresses at most \
                  4.29 GB; the weights file stays with the browser)"
@@ -643,11 +639,11 @@ mod tests {
             "the model worker holds 1.47 GB after loading (a worker addresses at most 4.29 GB; \
              the weights file stays with the browser)"
         );
-        // 21,233,664 bytes (324 pages) = 21 MB.
+        // 21,233,664 bytes (324 pages) = 21.2 MB.
         info.memory_bytes = Some(324.0 * 65_536.0);
         assert!(info
             .memory_note()
             .expect("a note")
-            .starts_with("the model worker holds 21 MB after loading"));
+            .starts_with("the model worker holds 21.2 MB after loading"));
     }
 }

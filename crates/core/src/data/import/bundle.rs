@@ -84,8 +84,8 @@ pub fn import_files(
             "size",
             format!(
                 "the files come to {} together; the limit is {}",
-                super::human_size(total),
-                super::human_size(limits.max_total_bytes)
+                crate::display::bytes(total),
+                crate::display::bytes(limits.max_total_bytes)
             ),
         ));
     }

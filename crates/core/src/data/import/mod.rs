@@ -135,16 +135,6 @@ impl Default for Limits {
     }
 }
 
-/// Human-readable size in decimal units, as file managers show: `512 bytes`, `12.3 kB`,
-/// `104.9 MB`.
-pub fn human_size(bytes: u64) -> String {
-    match bytes {
-        0..1_000 => format!("{bytes} bytes"),
-        1_000..1_000_000 => format!("{:.1} kB", bytes as f64 / 1e3),
-        _ => format!("{:.1} MB", bytes as f64 / 1e6),
-    }
-}
-
 /// The error for a file over `limit` bytes.
 pub fn too_large(file: &str, size: u64, limit: u64) -> ImportError {
     ImportError::new(
@@ -152,8 +142,8 @@ pub fn too_large(file: &str, size: u64, limit: u64) -> ImportError {
         "size",
         format!(
             "the file is {}; the limit is {} per file. Split it, or convert it with `tabprobe convert` on the command line",
-            human_size(size),
-            human_size(limit)
+            crate::display::bytes(size),
+            crate::display::bytes(limit)
         ),
     )
 }

@@ -4,7 +4,7 @@
 
 use std::io::{Cursor, Read};
 
-use super::{human_size, too_large, ImportError, InputFile, Limits};
+use super::{too_large, ImportError, InputFile, Limits};
 
 /// The files inside `bytes` (a zip named `name`), each named `<name>/<path in the zip>`.
 /// Folders, hidden files and nested zips' contents are passed over (nested zips are returned
@@ -47,7 +47,7 @@ pub fn expand(
         if total.saturating_add(declared) > limits.max_total_bytes {
             return Err(bad(format!(
                 "the files inflate to more than {} in total (the limit)",
-                human_size(limits.max_total_bytes)
+                crate::display::bytes(limits.max_total_bytes)
             )));
         }
         let mut data = Vec::new();
@@ -63,7 +63,7 @@ pub fn expand(
         if total > limits.max_total_bytes {
             return Err(bad(format!(
                 "the files inflate to more than {} in total (the limit)",
-                human_size(limits.max_total_bytes)
+                crate::display::bytes(limits.max_total_bytes)
             )));
         }
         out.push(InputFile::new(full, data));
