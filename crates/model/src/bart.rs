@@ -34,10 +34,52 @@ use crate::encoder::{Attention, FeedForward};
 use crate::error::LoadError;
 use crate::family::Family;
 use crate::loader::byte_len;
+use crate::names::{bias, weight};
 use crate::nn::LayerNorm;
 use crate::shape::Shape;
 use crate::weight_file::{WeightFile, WeightSource};
 use crate::weights::{element_count, Tensors};
+
+// BART's tensor names, written once for the shape table and the loader. A stack is `encoder`
+// or `decoder`; a layer's parts sit below `{stack}.layers.{i}.`.
+/// The encoder stack.
+const ENCODER: &str = "encoder";
+/// The decoder stack.
+const DECODER: &str = "decoder";
+/// Self-attention (each layer's parts below it: [`ATTENTION_PARTS`]).
+const SELF_ATTENTION: &str = "self_attn";
+/// The decoder's cross-attention to the encoder.
+const CROSS_ATTENTION: &str = "encoder_attn";
+/// An attention's query, key, value and output projections.
+const ATTENTION_PARTS: [&str; 4] = ["q_proj", "k_proj", "v_proj", "out_proj"];
+/// The feed-forward layer's first dense layer.
+const FC1: &str = "fc1";
+/// The feed-forward layer's second dense layer.
+const FC2: &str = "fc2";
+/// The layer norm after the feed-forward layer.
+const FINAL_NORM: &str = "final_layer_norm";
+/// A stack's embeddings' layer norm (below `{stack}.`).
+const EMBED_NORM: &str = "layernorm_embedding";
+/// A stack's position table (below `{stack}.`).
+const POSITIONS: &str = "embed_positions.weight";
+/// A stack's own word table (below `{stack}.`), when not stored once as [`SHARED_WORDS`].
+const OWN_WORDS: &str = "embed_tokens.weight";
+/// The word table both stacks share.
+const SHARED_WORDS: &str = "shared.weight";
+/// The head's first dense layer.
+const HEAD_DENSE: &str = "classification_head.dense";
+/// The head's output layer.
+const HEAD_OUT: &str = "classification_head.out_proj";
+
+/// `{stack}.layers.{n}.{part}`.
+fn layer(stack: &str, n: usize, part: &str) -> String {
+    format!("{stack}.layers.{n}.{part}")
+}
+
+/// The layer norm after attention `attention`: `{attention}_layer_norm`.
+fn attention_norm(attention: &str) -> String {
+    format!("{attention}_layer_norm")
+}
 
 /// LayerNorm epsilon of every BART norm (`nn.LayerNorm`'s default; not a config key).
 pub const LAYER_NORM_EPS: f64 = 1e-5;
@@ -220,52 +262,51 @@ impl BartConfig {
     pub fn expected_shapes(&self) -> BTreeMap<String, Vec<usize>> {
         let d = self.d_model;
         let mut m = BTreeMap::new();
-        let mut dense = |name: String, out: usize, inp: usize| {
-            m.insert(format!("{name}.weight"), vec![out, inp]);
-            m.insert(format!("{name}.bias"), vec![out]);
+        let mut dense = |name: &str, out: usize, inp: usize| {
+            m.insert(weight(name), vec![out, inp]);
+            m.insert(bias(name), vec![out]);
         };
         let stacks = [
-            ("encoder", self.encoder_layers, self.encoder_ffn_dim, false),
-            ("decoder", self.decoder_layers, self.decoder_ffn_dim, true),
+            (ENCODER, self.encoder_layers, self.encoder_ffn_dim, false),
+            (DECODER, self.decoder_layers, self.decoder_ffn_dim, true),
         ];
         for (stack, layers, ffn, cross) in stacks {
             for n in 0..layers {
-                let p = format!("{stack}.layers.{n}");
-                let mut attentions = vec!["self_attn"];
+                let mut attentions = vec![SELF_ATTENTION];
                 if cross {
-                    attentions.push("encoder_attn");
+                    attentions.push(CROSS_ATTENTION);
                 }
                 for a in attentions {
-                    for part in ["q_proj", "k_proj", "v_proj", "out_proj"] {
-                        dense(format!("{p}.{a}.{part}"), d, d);
+                    for part in ATTENTION_PARTS {
+                        dense(&layer(stack, n, &format!("{a}.{part}")), d, d);
                     }
                 }
-                dense(format!("{p}.fc1"), ffn, d);
-                dense(format!("{p}.fc2"), d, ffn);
+                dense(&layer(stack, n, FC1), ffn, d);
+                dense(&layer(stack, n, FC2), d, ffn);
             }
         }
-        dense("classification_head.dense".into(), d, d);
-        dense("classification_head.out_proj".into(), self.num_labels(), d);
+        dense(HEAD_DENSE, d, d);
+        dense(HEAD_OUT, self.num_labels(), d);
         let mut norms = Vec::new();
         for (stack, layers, _, cross) in stacks {
-            norms.push(format!("{stack}.layernorm_embedding"));
+            norms.push(format!("{stack}.{EMBED_NORM}"));
             for n in 0..layers {
-                norms.push(format!("{stack}.layers.{n}.self_attn_layer_norm"));
-                norms.push(format!("{stack}.layers.{n}.final_layer_norm"));
+                norms.push(layer(stack, n, &attention_norm(SELF_ATTENTION)));
+                norms.push(layer(stack, n, FINAL_NORM));
                 if cross {
-                    norms.push(format!("{stack}.layers.{n}.encoder_attn_layer_norm"));
+                    norms.push(layer(stack, n, &attention_norm(CROSS_ATTENTION)));
                 }
             }
             m.insert(
-                format!("{stack}.embed_positions.weight"),
+                format!("{stack}.{POSITIONS}"),
                 vec![self.max_position_embeddings + POSITION_OFFSET, d],
             );
         }
         for name in norms {
-            m.insert(format!("{name}.weight"), vec![d]);
-            m.insert(format!("{name}.bias"), vec![d]);
+            m.insert(weight(&name), vec![d]);
+            m.insert(bias(&name), vec![d]);
         }
-        m.insert("shared.weight".into(), vec![self.vocab_size, d]);
+        m.insert(SHARED_WORDS.into(), vec![self.vocab_size, d]);
         m
     }
 
@@ -416,17 +457,15 @@ fn word_table_names(file: &WeightFile<'_>) -> (String, String) {
                 .unwrap_or(n)
         })
         .collect();
-    let pick = |own: &str| {
-        if names.iter().any(|n| n == own) {
-            own.to_string()
+    let pick = |stack: &str| {
+        let own = format!("{stack}.{OWN_WORDS}");
+        if names.contains(&own) {
+            own
         } else {
-            "shared.weight".to_string()
+            SHARED_WORDS.to_string()
         }
     };
-    (
-        pick("encoder.embed_tokens.weight"),
-        pick("decoder.embed_tokens.weight"),
-    )
+    (pick(ENCODER), pick(DECODER))
 }
 
 /// Reads `model.safetensors` bytes into the network, checked as the other families are.
@@ -441,11 +480,11 @@ pub fn load(
     let tensors = Tensors::index(&file, |stored| {
         let name = stored.strip_prefix(Family::Bart.prefix()).unwrap_or(stored);
         // A tied table may be stored under all three names; the unused spellings are skipped.
-        let table = name == "shared.weight" || name.ends_with(".embed_tokens.weight");
+        let table = name == SHARED_WORDS || name.ends_with(&format!(".{OWN_WORDS}"));
         (!table || name == encoder_words || name == decoder_words).then(|| name.to_string())
     })?;
     let mut expected = config.expected_shapes();
-    if let Some(shape) = expected.remove("shared.weight") {
+    if let Some(shape) = expected.remove(SHARED_WORDS) {
         expected.insert(encoder_words.clone(), shape.clone());
         expected.insert(decoder_words.clone(), shape);
     }
@@ -467,13 +506,14 @@ pub fn load(
     tensors.check(&expected)?;
     let dense = |name: &str| tensors.dense(name, device);
     let norm = |name: &str| tensors.layer_norm(name, LAYER_NORM_EPS, device);
-    let attention = |p: &str, a: &str, heads: usize| -> Result<Attention, LoadError> {
-        Ok(Attention {
-            query: dense(&format!("{p}.{a}.q_proj"))?,
-            key: dense(&format!("{p}.{a}.k_proj"))?,
-            value: dense(&format!("{p}.{a}.v_proj"))?,
-            output: dense(&format!("{p}.{a}.out_proj"))?,
-            layer_norm: norm(&format!("{p}.{a}_layer_norm"))?,
+    let attention = |stack: &str, n: usize, a: &str, heads: usize| {
+        let [q, k, v, out] = ATTENTION_PARTS.map(|part| layer(stack, n, &format!("{a}.{part}")));
+        Ok::<_, LoadError>(Attention {
+            query: dense(&q)?,
+            key: dense(&k)?,
+            value: dense(&v)?,
+            output: dense(&out)?,
+            layer_norm: norm(&layer(stack, n, &attention_norm(a)))?,
             heads,
         })
     };
@@ -486,43 +526,42 @@ pub fn load(
     let stack = |stack: &str, layers: usize, heads: usize, word: Vec<WordChunk>| {
         let mut built = Vec::with_capacity(layers);
         for n in 0..layers {
-            let p = format!("{stack}.layers.{n}");
             built.push(BartLayer {
-                self_attention: attention(&p, "self_attn", heads)?,
-                cross_attention: (stack == "decoder")
-                    .then(|| attention(&p, "encoder_attn", heads))
+                self_attention: attention(stack, n, SELF_ATTENTION, heads)?,
+                cross_attention: (stack == DECODER)
+                    .then(|| attention(stack, n, CROSS_ATTENTION, heads))
                     .transpose()?,
                 feed_forward: FeedForward {
-                    intermediate: dense(&format!("{p}.fc1"))?,
-                    output: dense(&format!("{p}.fc2"))?,
-                    layer_norm: norm(&format!("{p}.final_layer_norm"))?,
+                    intermediate: dense(&layer(stack, n, FC1))?,
+                    output: dense(&layer(stack, n, FC2))?,
+                    layer_norm: norm(&layer(stack, n, FINAL_NORM))?,
                     act: config.activation_function,
                 },
             });
         }
         Ok::<_, LoadError>(Stack {
             word,
-            positions: tensors.matrix(&format!("{stack}.embed_positions.weight"), device)?,
-            embed_norm: norm(&format!("{stack}.layernorm_embedding"))?,
+            positions: tensors.matrix(&format!("{stack}.{POSITIONS}"), device)?,
+            embed_norm: norm(&format!("{stack}.{EMBED_NORM}"))?,
             layers: built,
         })
     };
     let encoder = stack(
-        "encoder",
+        ENCODER,
         config.encoder_layers,
         config.encoder_attention_heads,
         encoder_word,
     )?;
     let decoder = stack(
-        "decoder",
+        DECODER,
         config.decoder_layers,
         config.decoder_attention_heads,
         decoder_word,
     )?;
     Ok(BartForSequenceClassification {
         head: ClassificationHead {
-            dense: dense("classification_head.dense")?,
-            out_proj: dense("classification_head.out_proj")?,
+            dense: dense(HEAD_DENSE)?,
+            out_proj: dense(HEAD_OUT)?,
             act: HeadAct::Tanh,
         },
         config,

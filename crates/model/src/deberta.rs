@@ -44,10 +44,38 @@ use crate::encoder::FeedForward;
 use crate::error::LoadError;
 use crate::family::Family;
 use crate::loader::byte_len;
+use crate::names::{
+    bias, layer, weight, ATTENTION_NORM, ATTENTION_OUTPUT, EMBEDDINGS_NORM, INTERMEDIATE, OUTPUT,
+    OUTPUT_NORM, POSITION_EMBEDDINGS, TOKEN_TYPE_EMBEDDINGS, WORD_EMBEDDINGS,
+};
 use crate::nn::{Dense, LayerNorm};
 use crate::shape::Shape;
 use crate::weight_file::{WeightFile, WeightSource};
 use crate::weights::{element_count, Tensors};
+
+// DeBERTa's own names, written once for the shape table and the loader (the embeddings' and the
+// layers' other parts are the encoder's, in `crate::names`). Layer parts sit below
+// `encoder.layer.{i}.`.
+/// The attention's query.
+const QUERY_PROJ: &str = "attention.self.query_proj";
+/// The attention's key.
+const KEY_PROJ: &str = "attention.self.key_proj";
+/// The attention's value.
+const VALUE_PROJ: &str = "attention.self.value_proj";
+/// The position key (`c2p` without shared keys).
+const POS_KEY_PROJ: &str = "attention.self.pos_key_proj";
+/// The position query (`p2c` without shared keys).
+const POS_QUERY_PROJ: &str = "attention.self.pos_query_proj";
+/// The relative-position table `[2·span, H]`.
+const REL_EMBEDDINGS: &str = "encoder.rel_embeddings.weight";
+/// The relative-position table's layer norm.
+const REL_NORM: &str = "encoder.LayerNorm";
+/// The projection from the embedding width to the hidden size (no bias).
+const EMBED_PROJ: &str = "embeddings.embed_proj";
+/// The head's pooler.
+const POOLER: &str = "pooler.dense";
+/// The head's output layer.
+const CLASSIFIER: &str = "classifier";
 
 /// `config.json` of a DeBERTa-v2/v3 checkpoint (`transformers.DebertaV2Config`, with the keys
 /// the model reads through `getattr` and their defaults there).
@@ -332,65 +360,55 @@ impl DebertaV2Config {
             self.num_labels(),
         );
         let mut m = BTreeMap::new();
-        let mut dense = |name: String, out: usize, inp: usize| {
-            m.insert(format!("{name}.weight"), vec![out, inp]);
-            m.insert(format!("{name}.bias"), vec![out]);
+        let mut dense = |name: &str, out: usize, inp: usize| {
+            m.insert(weight(name), vec![out, inp]);
+            m.insert(bias(name), vec![out]);
         };
         for n in 0..self.num_hidden_layers {
-            let p = format!("encoder.layer.{n}");
-            for part in ["query_proj", "key_proj", "value_proj"] {
-                dense(format!("{p}.attention.self.{part}"), h, h);
+            for part in [QUERY_PROJ, KEY_PROJ, VALUE_PROJ] {
+                dense(&layer(n, part), h, h);
             }
             if !self.share_att_key {
                 if self.uses("c2p") {
-                    dense(format!("{p}.attention.self.pos_key_proj"), h, h);
+                    dense(&layer(n, POS_KEY_PROJ), h, h);
                 }
                 if self.uses("p2c") {
-                    dense(format!("{p}.attention.self.pos_query_proj"), h, h);
+                    dense(&layer(n, POS_QUERY_PROJ), h, h);
                 }
             }
-            dense(format!("{p}.attention.output.dense"), h, h);
-            dense(format!("{p}.intermediate.dense"), i, h);
-            dense(format!("{p}.output.dense"), h, i);
+            dense(&layer(n, ATTENTION_OUTPUT), h, h);
+            dense(&layer(n, INTERMEDIATE), i, h);
+            dense(&layer(n, OUTPUT), h, i);
         }
-        dense("pooler.dense".into(), h, h);
-        dense("classifier".into(), l, h);
-        let mut norms = vec!["embeddings.LayerNorm".to_string()];
+        dense(POOLER, h, h);
+        dense(CLASSIFIER, l, h);
+        let mut norms = vec![EMBEDDINGS_NORM.to_string()];
         for n in 0..self.num_hidden_layers {
-            norms.push(format!("encoder.layer.{n}.attention.output.LayerNorm"));
-            norms.push(format!("encoder.layer.{n}.output.LayerNorm"));
+            norms.push(layer(n, ATTENTION_NORM));
+            norms.push(layer(n, OUTPUT_NORM));
         }
         if self.relative_attention && self.normalises_rel_embeddings() {
-            norms.push("encoder.LayerNorm".into());
+            norms.push(REL_NORM.into());
         }
         for name in norms {
-            m.insert(format!("{name}.weight"), vec![h]);
-            m.insert(format!("{name}.bias"), vec![h]);
+            m.insert(weight(&name), vec![h]);
+            m.insert(bias(&name), vec![h]);
         }
-        m.insert(
-            "embeddings.word_embeddings.weight".into(),
-            vec![self.vocab_size, e],
-        );
+        m.insert(WORD_EMBEDDINGS.into(), vec![self.vocab_size, e]);
         if self.position_biased_input {
             m.insert(
-                "embeddings.position_embeddings.weight".into(),
+                POSITION_EMBEDDINGS.into(),
                 vec![self.max_position_embeddings, e],
             );
         }
         if self.type_vocab_size > 0 {
-            m.insert(
-                "embeddings.token_type_embeddings.weight".into(),
-                vec![self.type_vocab_size, e],
-            );
+            m.insert(TOKEN_TYPE_EMBEDDINGS.into(), vec![self.type_vocab_size, e]);
         }
         if e != h {
-            m.insert("embeddings.embed_proj.weight".into(), vec![h, e]);
+            m.insert(weight(EMBED_PROJ), vec![h, e]);
         }
         if self.relative_attention {
-            m.insert(
-                "encoder.rel_embeddings.weight".into(),
-                vec![2 * self.att_span(), h],
-            );
+            m.insert(REL_EMBEDDINGS.into(), vec![2 * self.att_span(), h]);
         }
         m
     }
@@ -643,7 +661,7 @@ pub fn load(
 ) -> Result<DebertaV2ForSequenceClassification, LoadError> {
     let file = WeightFile::open(weights)?;
     let tensors = Tensors::index(&file, canonical_name)?;
-    if let Some(&[v, e]) = tensors.shape("embeddings.word_embeddings.weight") {
+    if let Some(&[v, e]) = tensors.shape(WORD_EMBEDDINGS) {
         for (key, config_value, weights) in [
             ("vocab_size", config.vocab_size, v),
             ("embedding_size", config.embedding_width(), e),
@@ -666,63 +684,51 @@ pub fn load(
     let optional = |name: &str, wanted: bool| -> Result<Option<Tensor<2>>, LoadError> {
         wanted.then(|| tensors.matrix(name, device)).transpose()
     };
-    let rel_embeddings = match optional("encoder.rel_embeddings.weight", config.relative_attention)?
-    {
+    let rel_embeddings = match optional(REL_EMBEDDINGS, config.relative_attention)? {
         Some(rel) if config.normalises_rel_embeddings() => {
-            let n = norm("encoder.LayerNorm")?;
+            let n = norm(REL_NORM)?;
             Some(n.forward(rel.unsqueeze::<3>()).squeeze_dim::<2>(0))
         }
         other => other,
     };
     let mut layers = Vec::with_capacity(config.num_hidden_layers);
     for i in 0..config.num_hidden_layers {
-        let p = format!("encoder.layer.{i}");
-        let a = format!("{p}.attention.self");
-        let unshared = |part: &str, term: &str| -> Result<Option<Dense>, LoadError> {
+        let part = |p: &str| layer(i, p);
+        let unshared = |p: &str, term: &str| -> Result<Option<Dense>, LoadError> {
             (!config.share_att_key && config.uses(term))
-                .then(|| dense(&format!("{a}.{part}")))
+                .then(|| dense(&part(p)))
                 .transpose()
         };
         layers.push(DebertaLayer {
             attention: DisentangledAttention {
-                query: dense(&format!("{a}.query_proj"))?,
-                key: dense(&format!("{a}.key_proj"))?,
-                value: dense(&format!("{a}.value_proj"))?,
-                pos_key: unshared("pos_key_proj", "c2p")?,
-                pos_query: unshared("pos_query_proj", "p2c")?,
-                output: dense(&format!("{p}.attention.output.dense"))?,
-                layer_norm: norm(&format!("{p}.attention.output.LayerNorm"))?,
+                query: dense(&part(QUERY_PROJ))?,
+                key: dense(&part(KEY_PROJ))?,
+                value: dense(&part(VALUE_PROJ))?,
+                pos_key: unshared(POS_KEY_PROJ, "c2p")?,
+                pos_query: unshared(POS_QUERY_PROJ, "p2c")?,
+                output: dense(&part(ATTENTION_OUTPUT))?,
+                layer_norm: norm(&part(ATTENTION_NORM))?,
             },
             feed_forward: FeedForward {
-                intermediate: dense(&format!("{p}.intermediate.dense"))?,
-                output: dense(&format!("{p}.output.dense"))?,
-                layer_norm: norm(&format!("{p}.output.LayerNorm"))?,
+                intermediate: dense(&part(INTERMEDIATE))?,
+                output: dense(&part(OUTPUT))?,
+                layer_norm: norm(&part(OUTPUT_NORM))?,
                 act: config.hidden_act,
             },
         });
     }
     Ok(DebertaV2ForSequenceClassification {
-        word: tensors.word_chunks(
-            "embeddings.word_embeddings.weight",
-            MAX_TENSOR_BYTES,
-            device,
-        )?,
-        position: optional(
-            "embeddings.position_embeddings.weight",
-            config.position_biased_input,
-        )?,
-        token_type: optional(
-            "embeddings.token_type_embeddings.weight",
-            config.type_vocab_size > 0,
-        )?,
+        word: tensors.word_chunks(WORD_EMBEDDINGS, MAX_TENSOR_BYTES, device)?,
+        position: optional(POSITION_EMBEDDINGS, config.position_biased_input)?,
+        token_type: optional(TOKEN_TYPE_EMBEDDINGS, config.type_vocab_size > 0)?,
         embed_proj: (config.embedding_width() != config.hidden_size)
-            .then(|| tensors.dense_no_bias("embeddings.embed_proj", device))
+            .then(|| tensors.dense_no_bias(EMBED_PROJ, device))
             .transpose()?,
-        embed_norm: norm("embeddings.LayerNorm")?,
+        embed_norm: norm(EMBEDDINGS_NORM)?,
         rel_embeddings,
         layers,
-        pooler: dense("pooler.dense")?,
-        classifier: dense("classifier")?,
+        pooler: dense(POOLER)?,
+        classifier: dense(CLASSIFIER)?,
         config,
     })
 }

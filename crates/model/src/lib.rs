@@ -60,6 +60,7 @@ pub mod error;
 pub mod family;
 pub mod loader;
 pub mod model;
+pub mod names;
 pub mod network;
 pub mod nn;
 // pytorch-reader opens files by path; a browser has none.

@@ -51,6 +51,11 @@ use crate::embeddings::Embeddings;
 use crate::encoder::{Attention, Encoder, FeedForward, Layer};
 use crate::error::LoadError;
 use crate::family::Family;
+use crate::names::{
+    bias, layer, weight, ATTENTION_NORM, ATTENTION_OUTPUT, EMBEDDINGS_NORM, EMBEDDINGS_PROJECTION,
+    HEAD_DENSE, HEAD_OUT, INTERMEDIATE, KEY, LAYERS, OUTPUT, OUTPUT_NORM, POSITION_EMBEDDINGS,
+    QUERY, TOKEN_TYPE_EMBEDDINGS, VALUE, WORD_EMBEDDINGS,
+};
 use crate::weight_file::{WeightFile, WeightSource};
 use crate::weights::Tensors;
 
@@ -59,14 +64,14 @@ const BUFFERS: &[&str] = &["embeddings.position_ids", "embeddings.token_type_ids
 
 /// DistilBERT's names inside `transformer.layer.{i}.`, and their canonical counterparts.
 const DISTILBERT_LAYER: &[(&str, &str)] = &[
-    ("attention.q_lin.", "attention.self.query."),
-    ("attention.k_lin.", "attention.self.key."),
-    ("attention.v_lin.", "attention.self.value."),
-    ("attention.out_lin.", "attention.output.dense."),
-    ("sa_layer_norm.", "attention.output.LayerNorm."),
-    ("ffn.lin1.", "intermediate.dense."),
-    ("ffn.lin2.", "output.dense."),
-    ("output_layer_norm.", "output.LayerNorm."),
+    ("attention.q_lin", QUERY),
+    ("attention.k_lin", KEY),
+    ("attention.v_lin", VALUE),
+    ("attention.out_lin", ATTENTION_OUTPUT),
+    ("sa_layer_norm", ATTENTION_NORM),
+    ("ffn.lin1", INTERMEDIATE),
+    ("ffn.lin2", OUTPUT),
+    ("output_layer_norm", OUTPUT_NORM),
 ];
 
 /// The file's length as a `usize` (saturating: a file past `usize::MAX` is large enough for
@@ -106,46 +111,42 @@ pub fn load_weights(
     let token_type = match family {
         // No token types: one zero row, which adds exactly nothing.
         Family::DistilBert => Tensor::zeros([1, config.embedding_width()], device),
-        _ => tensors.matrix("embeddings.token_type_embeddings.weight", device)?,
+        _ => tensors.matrix(TOKEN_TYPE_EMBEDDINGS, device)?,
     };
     let embeddings = Embeddings {
-        word: tensors.word_chunks(
-            "embeddings.word_embeddings.weight",
-            MAX_TENSOR_BYTES,
-            device,
-        )?,
-        position: tensors.matrix("embeddings.position_embeddings.weight", device)?,
+        word: tensors.word_chunks(WORD_EMBEDDINGS, MAX_TENSOR_BYTES, device)?,
+        position: tensors.matrix(POSITION_EMBEDDINGS, device)?,
         token_type,
-        layer_norm: norm("embeddings.LayerNorm")?,
+        layer_norm: norm(EMBEDDINGS_NORM)?,
         projection: if config.embedding_width() != config.hidden_size {
-            Some(dense("embeddings.project")?)
+            Some(dense(EMBEDDINGS_PROJECTION)?)
         } else {
             None
         },
     };
     let mut layers = Vec::with_capacity(config.num_hidden_layers);
     for i in 0..config.num_hidden_layers {
-        let p = format!("encoder.layer.{i}");
+        let part = |p: &str| layer(i, p);
         layers.push(Layer {
             attention: Attention {
-                query: dense(&format!("{p}.attention.self.query"))?,
-                key: dense(&format!("{p}.attention.self.key"))?,
-                value: dense(&format!("{p}.attention.self.value"))?,
-                output: dense(&format!("{p}.attention.output.dense"))?,
-                layer_norm: norm(&format!("{p}.attention.output.LayerNorm"))?,
+                query: dense(&part(QUERY))?,
+                key: dense(&part(KEY))?,
+                value: dense(&part(VALUE))?,
+                output: dense(&part(ATTENTION_OUTPUT))?,
+                layer_norm: norm(&part(ATTENTION_NORM))?,
                 heads: config.num_attention_heads,
             },
             feed_forward: FeedForward {
-                intermediate: dense(&format!("{p}.intermediate.dense"))?,
-                output: dense(&format!("{p}.output.dense"))?,
-                layer_norm: norm(&format!("{p}.output.LayerNorm"))?,
+                intermediate: dense(&part(INTERMEDIATE))?,
+                output: dense(&part(OUTPUT))?,
+                layer_norm: norm(&part(OUTPUT_NORM))?,
                 act: config.hidden_act,
             },
         });
     }
     let classifier = ClassificationHead {
-        dense: dense("classifier.dense")?,
-        out_proj: dense("classifier.out_proj")?,
+        dense: dense(HEAD_DENSE)?,
+        out_proj: dense(HEAD_OUT)?,
         act: match family {
             Family::Electra => HeadAct::Gelu,
             Family::DistilBert => HeadAct::Relu,
@@ -170,46 +171,38 @@ pub fn expected_shapes(c: &RobertaConfig) -> BTreeMap<String, Vec<usize>> {
         c.embedding_width(),
     );
     let mut m = BTreeMap::new();
-    let mut dense = |name: String, out: usize, inp: usize| {
-        m.insert(format!("{name}.weight"), vec![out, inp]);
-        m.insert(format!("{name}.bias"), vec![out]);
+    let mut dense = |name: &str, out: usize, inp: usize| {
+        m.insert(weight(name), vec![out, inp]);
+        m.insert(bias(name), vec![out]);
     };
     for n in 0..c.num_hidden_layers {
-        let p = format!("encoder.layer.{n}");
-        for part in ["query", "key", "value"] {
-            dense(format!("{p}.attention.self.{part}"), h, h);
+        for part in [QUERY, KEY, VALUE, ATTENTION_OUTPUT] {
+            dense(&layer(n, part), h, h);
         }
-        dense(format!("{p}.attention.output.dense"), h, h);
-        dense(format!("{p}.intermediate.dense"), i, h);
-        dense(format!("{p}.output.dense"), h, i);
+        dense(&layer(n, INTERMEDIATE), i, h);
+        dense(&layer(n, OUTPUT), h, i);
     }
-    dense("classifier.dense".into(), h, h);
-    dense("classifier.out_proj".into(), l, h);
+    dense(HEAD_DENSE, h, h);
+    dense(HEAD_OUT, l, h);
     if e != h {
-        dense("embeddings.project".into(), h, e);
+        dense(EMBEDDINGS_PROJECTION, h, e);
     }
-    let mut norms = vec![("embeddings.LayerNorm".to_string(), e)];
+    let mut norms = vec![(EMBEDDINGS_NORM.to_string(), e)];
     for n in 0..c.num_hidden_layers {
-        norms.push((format!("encoder.layer.{n}.attention.output.LayerNorm"), h));
-        norms.push((format!("encoder.layer.{n}.output.LayerNorm"), h));
+        norms.push((layer(n, ATTENTION_NORM), h));
+        norms.push((layer(n, OUTPUT_NORM), h));
     }
     for (name, width) in norms {
-        m.insert(format!("{name}.weight"), vec![width]);
-        m.insert(format!("{name}.bias"), vec![width]);
+        m.insert(weight(&name), vec![width]);
+        m.insert(bias(&name), vec![width]);
     }
+    m.insert(WORD_EMBEDDINGS.into(), vec![c.vocab_size, e]);
     m.insert(
-        "embeddings.word_embeddings.weight".into(),
-        vec![c.vocab_size, e],
-    );
-    m.insert(
-        "embeddings.position_embeddings.weight".into(),
+        POSITION_EMBEDDINGS.into(),
         vec![c.max_position_embeddings, e],
     );
     if c.family != Family::DistilBert {
-        m.insert(
-            "embeddings.token_type_embeddings.weight".into(),
-            vec![c.type_vocab_size, e],
-        );
+        m.insert(TOKEN_TYPE_EMBEDDINGS.into(), vec![c.type_vocab_size, e]);
     }
     m
 }
@@ -229,17 +222,20 @@ pub fn canonical_name(stored: &str, family: Family) -> Option<String> {
     if BUFFERS.contains(&name.as_str()) {
         return None;
     }
-    let replace_start =
-        |from: &str, to: &str| name.strip_prefix(from).map(|rest| format!("{to}{rest}"));
+    // `{from}.{rest}` → `{to}.{rest}`.
+    let replace_start = |from: &str, to: &str| {
+        let rest = name.strip_prefix(from)?.strip_prefix('.')?;
+        Some(format!("{to}.{rest}"))
+    };
     let translated = match family {
         // RoBERTa's pooler is not part of its classifier.
         Family::Roberta | Family::XlmRoberta if name.starts_with("pooler.") => return None,
         Family::Roberta | Family::XlmRoberta => None,
-        Family::Bert => replace_start("pooler.dense.", "classifier.dense.")
-            .or_else(|| replace_start("classifier.", "classifier.out_proj.")),
-        Family::Electra => replace_start("embeddings_project.", "embeddings.project."),
-        Family::DistilBert => replace_start("pre_classifier.", "classifier.dense.")
-            .or_else(|| replace_start("classifier.", "classifier.out_proj."))
+        Family::Bert => replace_start("pooler.dense", HEAD_DENSE)
+            .or_else(|| replace_start("classifier", HEAD_OUT)),
+        Family::Electra => replace_start("embeddings_project", EMBEDDINGS_PROJECTION),
+        Family::DistilBert => replace_start("pre_classifier", HEAD_DENSE)
+            .or_else(|| replace_start("classifier", HEAD_OUT))
             .or_else(|| distilbert_layer_name(&name)),
         Family::DebertaV2 | Family::Bart => None,
     };
@@ -250,10 +246,11 @@ pub fn canonical_name(stored: &str, family: Family) -> Option<String> {
 fn distilbert_layer_name(name: &str) -> Option<String> {
     let rest = name.strip_prefix("transformer.layer.")?;
     let (index, part) = rest.split_once('.')?;
-    let canonical = DISTILBERT_LAYER
-        .iter()
-        .find_map(|(from, to)| part.strip_prefix(from).map(|tail| format!("{to}{tail}")))?;
-    Some(format!("encoder.layer.{index}.{canonical}"))
+    let canonical = DISTILBERT_LAYER.iter().find_map(|(from, to)| {
+        let tail = part.strip_prefix(from)?.strip_prefix('.')?;
+        Some(format!("{to}.{tail}"))
+    })?;
+    Some(format!("{LAYERS}{index}.{canonical}"))
 }
 
 /// Compares the sizes the weights imply with `config.json`, so that a config from another
@@ -270,7 +267,7 @@ fn check_against_config(t: &Tensors<'_>, c: &RobertaConfig) -> Result<(), LoadEr
             })
         }
     };
-    if let Some(&[v, h]) = t.shape("embeddings.word_embeddings.weight") {
+    if let Some(&[v, h]) = t.shape(WORD_EMBEDDINGS) {
         let key = if c.embedding_size.is_some() {
             "embedding_size"
         } else {
@@ -279,25 +276,25 @@ fn check_against_config(t: &Tensors<'_>, c: &RobertaConfig) -> Result<(), LoadEr
         mismatch(key, c.embedding_width(), h)?;
         mismatch("vocab_size", c.vocab_size, v)?;
     }
-    if let Some(&[p, _]) = t.shape("embeddings.position_embeddings.weight") {
+    if let Some(&[p, _]) = t.shape(POSITION_EMBEDDINGS) {
         mismatch("max_position_embeddings", c.max_position_embeddings, p)?;
     }
-    if let Some(&[ty, _]) = t.shape("embeddings.token_type_embeddings.weight") {
+    if let Some(&[ty, _]) = t.shape(TOKEN_TYPE_EMBEDDINGS) {
         mismatch("type_vocab_size", c.type_vocab_size, ty)?;
     }
     let layers = t
         .names()
-        .filter_map(|n| n.strip_prefix("encoder.layer."))
+        .filter_map(|n| n.strip_prefix(LAYERS))
         .filter_map(|rest| rest.split('.').next()?.parse::<usize>().ok())
         .map(|i| i + 1)
         .max();
     if let Some(n) = layers {
         mismatch("num_hidden_layers", c.num_hidden_layers, n)?;
     }
-    if let Some(&[i, _]) = t.shape("encoder.layer.0.intermediate.dense.weight") {
+    if let Some(&[i, _]) = t.shape(&weight(&layer(0, INTERMEDIATE))) {
         mismatch("intermediate_size", c.intermediate_size, i)?;
     }
-    if let Some(&[l, _]) = t.shape("classifier.out_proj.weight") {
+    if let Some(&[l, _]) = t.shape(&weight(HEAD_OUT)) {
         mismatch("num_labels (id2label)", c.num_labels(), l)?;
     }
     Ok(())

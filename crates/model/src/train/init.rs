@@ -31,9 +31,7 @@ fn init_values(name: &str, shape: &[usize], config: &RobertaConfig, rng: &mut Rn
         .map(|_| (standard_normal(rng) * std) as f32)
         .collect();
     // nn.Embedding(padding_idx=pad) rows stay zero (word and position tables).
-    if name == "embeddings.word_embeddings.weight"
-        || name == "embeddings.position_embeddings.weight"
-    {
+    if name == crate::names::WORD_EMBEDDINGS || name == crate::names::POSITION_EMBEDDINGS {
         let width = shape[1];
         let start = config.pad_token_id * width;
         if let Some(row) = values.get_mut(start..start + width) {

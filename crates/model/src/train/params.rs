@@ -9,6 +9,11 @@ use safetensors::tensor::TensorView;
 use safetensors::Dtype;
 
 use crate::classifier::RobertaForSequenceClassification;
+use crate::names::{
+    bias, layer, weight, ATTENTION_NORM, ATTENTION_OUTPUT, EMBEDDINGS_NORM, HEAD, HEAD_DENSE,
+    HEAD_OUT, INTERMEDIATE, KEY, OUTPUT, OUTPUT_NORM, POSITION_EMBEDDINGS, QUERY,
+    TOKEN_TYPE_EMBEDDINGS, VALUE, WORD_EMBEDDINGS,
+};
 use crate::nn::{Dense, LayerNorm};
 
 /// How a tensor is stored in the Hugging Face file.
@@ -43,68 +48,52 @@ pub fn for_each_param(
 ) {
     let dense = |f: &mut dyn FnMut(&str, ParamMut<'_>), name: &str, d: &mut Dense| {
         f(
-            &format!("{name}.weight"),
+            &weight(name),
             ParamMut::Matrix(&mut d.weight, Layout::Transposed),
         );
-        f(&format!("{name}.bias"), ParamMut::Vector(&mut d.bias));
+        f(&bias(name), ParamMut::Vector(&mut d.bias));
     };
     let norm = |f: &mut dyn FnMut(&str, ParamMut<'_>), name: &str, n: &mut LayerNorm| {
-        f(&format!("{name}.weight"), ParamMut::Vector(&mut n.gamma));
-        f(&format!("{name}.bias"), ParamMut::Vector(&mut n.beta));
+        f(&weight(name), ParamMut::Vector(&mut n.gamma));
+        f(&bias(name), ParamMut::Vector(&mut n.beta));
     };
     let e = &mut model.embeddings;
     for chunk in &mut e.word {
         f(
-            "embeddings.word_embeddings.weight",
+            WORD_EMBEDDINGS,
             ParamMut::Matrix(&mut chunk.table, Layout::Same),
         );
     }
     f(
-        "embeddings.position_embeddings.weight",
+        POSITION_EMBEDDINGS,
         ParamMut::Matrix(&mut e.position, Layout::Same),
     );
     f(
-        "embeddings.token_type_embeddings.weight",
+        TOKEN_TYPE_EMBEDDINGS,
         ParamMut::Matrix(&mut e.token_type, Layout::Same),
     );
-    norm(&mut f, "embeddings.LayerNorm", &mut e.layer_norm);
-    for (i, layer) in model.encoder.layers.iter_mut().enumerate() {
-        let p = format!("encoder.layer.{i}");
-        let a = &mut layer.attention;
-        dense(&mut f, &format!("{p}.attention.self.query"), &mut a.query);
-        dense(&mut f, &format!("{p}.attention.self.key"), &mut a.key);
-        dense(&mut f, &format!("{p}.attention.self.value"), &mut a.value);
-        dense(
-            &mut f,
-            &format!("{p}.attention.output.dense"),
-            &mut a.output,
-        );
-        norm(
-            &mut f,
-            &format!("{p}.attention.output.LayerNorm"),
-            &mut a.layer_norm,
-        );
-        let ff = &mut layer.feed_forward;
-        dense(
-            &mut f,
-            &format!("{p}.intermediate.dense"),
-            &mut ff.intermediate,
-        );
-        dense(&mut f, &format!("{p}.output.dense"), &mut ff.output);
-        norm(&mut f, &format!("{p}.output.LayerNorm"), &mut ff.layer_norm);
+    norm(&mut f, EMBEDDINGS_NORM, &mut e.layer_norm);
+    for (i, l) in model.encoder.layers.iter_mut().enumerate() {
+        let part = |p: &str| layer(i, p);
+        let a = &mut l.attention;
+        dense(&mut f, &part(QUERY), &mut a.query);
+        dense(&mut f, &part(KEY), &mut a.key);
+        dense(&mut f, &part(VALUE), &mut a.value);
+        dense(&mut f, &part(ATTENTION_OUTPUT), &mut a.output);
+        norm(&mut f, &part(ATTENTION_NORM), &mut a.layer_norm);
+        let ff = &mut l.feed_forward;
+        dense(&mut f, &part(INTERMEDIATE), &mut ff.intermediate);
+        dense(&mut f, &part(OUTPUT), &mut ff.output);
+        norm(&mut f, &part(OUTPUT_NORM), &mut ff.layer_norm);
     }
-    dense(&mut f, "classifier.dense", &mut model.classifier.dense);
-    dense(
-        &mut f,
-        "classifier.out_proj",
-        &mut model.classifier.out_proj,
-    );
+    dense(&mut f, HEAD_DENSE, &mut model.classifier.dense);
+    dense(&mut f, HEAD_OUT, &mut model.classifier.out_proj);
 }
 
 /// The name `RobertaForSequenceClassification.state_dict()` uses: the encoder and embeddings
 /// sit under `roberta.`, the head does not.
 fn stored_name(canonical: &str) -> String {
-    if canonical.starts_with("classifier.") {
+    if canonical.starts_with(HEAD) {
         canonical.to_string()
     } else {
         format!("roberta.{canonical}")
