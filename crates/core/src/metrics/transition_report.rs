@@ -152,7 +152,7 @@ impl TransitionSet {
             TransitionSet::DeleteThenInsert => "Table 17",
             TransitionSet::LabelPreservingHypothesis => "§4",
             TransitionSet::LabelPreservingCounterfactual => "§6",
-            TransitionSet::PremiseRemoval => "SPEC §4.7",
+            TransitionSet::PremiseRemoval => "not in the paper",
         }
     }
 

@@ -167,7 +167,13 @@ impl Default for RuleSet {
                     "Appendix, Table 17",
                 ),
                 ValidityRule::new(O::LabelPreserving, &[E], &[N], &[C], "§4, §6"),
-                ValidityRule::new(O::PremiseRemoval, &[N], &[N], &[N], "SPEC §4.7"),
+                ValidityRule::new(
+                    O::PremiseRemoval,
+                    &[N],
+                    &[N],
+                    &[N],
+                    "docs/probes-and-metrics.md#premise-removal",
+                ),
             ],
         }
     }

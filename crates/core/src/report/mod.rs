@@ -92,7 +92,7 @@ pub fn paper_table(op: Operation) -> &'static str {
         Operation::RowPermutation => "Table 15",
         Operation::DeleteThenInsert => "Table 17",
         Operation::LabelPreserving => "§4, §6",
-        Operation::PremiseRemoval => "SPEC §4.7",
+        Operation::PremiseRemoval => "not in the paper",
     }
 }
 
@@ -515,7 +515,7 @@ fn hypothesis_only_note(run: &RunResult, probes: &[ProbeKind]) -> String {
             m.name
         ),
         None => format!(
-            "{HYPO_ONLY_VIEW} rows: {} itself with an empty premise (SPEC §2 hypothesis-only view), not a separately trained hypothesis-only model",
+            "{HYPO_ONLY_VIEW} rows: {} itself with an empty premise (docs/probes-and-metrics.md#models-compared-the-hypothesis-only-view), not a separately trained hypothesis-only model",
             run.model.name
         ),
     };
@@ -566,7 +566,7 @@ pub fn table1_section(runs: &[&RunResult]) -> Section {
                     r.model.name, m.name
                 ),
                 (None, false) => format!(
-                    "{}: hypothesis_only is this model with an empty premise (SPEC §2)",
+                    "{}: hypothesis_only is this model with an empty premise (docs/probes-and-metrics.md#models-compared-the-hypothesis-only-view)",
                     r.model.name
                 ),
             },
@@ -1237,7 +1237,7 @@ fn paired_section(run: &RunResult, class: CounterfactualClass, include_heuristic
             m.weights_sha256.chars().take(8).collect::<String>(),
             run.model.name
         ),
-        None => "O-Hypo is this model with an empty premise (SPEC §2), not a separately trained hypothesis-only model"
+        None => "O-Hypo is this model with an empty premise (docs/probes-and-metrics.md#models-compared-the-hypothesis-only-view), not a separately trained hypothesis-only model"
             .to_string(),
     });
     if class == CounterfactualClass::LabelPreserving {
