@@ -9,6 +9,7 @@ use std::sync::Arc;
 use leptos::prelude::*;
 use leptos::task::spawn_local;
 use tabprobe_core::run::pace::RemainingClock;
+use tabprobe_core::run::RunResult;
 use tabprobe_worker::protocol::{ModelInfo, ProbeRequest, RunResume, Slot};
 
 use crate::runs::keep::{self, KeptChunk, KeptModel, KeptRun};
@@ -20,7 +21,7 @@ use crate::runs::{
     probe_request, run_estimate_s, run_models, ProbeCountsState, RunStatus, RunsState,
 };
 use crate::state::AppState;
-use crate::worker::client::{client, RunUpdate};
+use crate::worker::client::{client, RunUpdate, WorkerClient};
 
 /// Starts a run of the form's probe set: the main model, then (when asked and loaded) the
 /// second model on the same items. The result is saved in IndexedDB and opened; while it
@@ -119,36 +120,28 @@ fn drive(state: AppState, runs: RunsState, plan: RunPlan) {
         fresh,
     } = plan;
     let models: Vec<(Slot, String)> = infos.iter().map(|(s, m)| (*s, m.id.name.clone())).collect();
-    let model_count = models.len();
     // Pairs already scored by the interrupted run: shown as done, not counted in the rate.
     let resumed: Vec<usize> = resumes
         .iter()
         .map(|r| r.as_ref().map_or(0, |r| r.scores.len()))
         .collect();
-    let resumed_all: usize = resumed.iter().sum();
-    let total = (per_model * model_count).max(resumed_all);
-    let started_ms = js_sys::Date::now();
-    // The clock starts from the estimate, when every model has a measured speed.
-    let passes: Vec<(ModelInfo, usize)> =
-        infos.iter().map(|(_, m)| (m.clone(), per_model)).collect();
-    let prior_rate = untrack(|| run_estimate_s(&state, &passes))
-        .filter(|s| *s > 0.0)
-        .map(|s| total as f64 / s);
-    let clock = RemainingClock::new(total.saturating_sub(resumed_all), started_ms, prior_rate);
-    let remaining_s = clock.remaining_s();
-    runs.clock.set_value(Some(clock));
-    runs.cancel.set_value(false);
-    runs.interrupted.set(None);
-    runs.keep.kept.set(resumed_all);
+    let tally = Tally {
+        model_count: models.len(),
+        resumed_all: resumed.iter().sum(),
+        resumed,
+        started_ms: js_sys::Date::now(),
+    };
+    let total = (per_model * tally.model_count).max(tally.resumed_all);
     let dataset = kept.dataset.clone();
+    let remaining_s = begin(state, runs, &infos, per_model, total, &tally);
     keep_begin(runs.keep, kept, &requests, fresh);
     runs.status.set(RunStatus::Running {
         model_index: 1,
         models: models.len(),
         model: models[0].1.clone(),
-        done: resumed.first().copied().unwrap_or(0),
+        done: tally.resumed.first().copied().unwrap_or(0),
         total,
-        started_ms,
+        started_ms: tally.started_ms,
         cancelling: false,
         remaining_s,
     });
@@ -161,220 +154,323 @@ fn drive(state: AppState, runs: RunsState, plan: RunPlan) {
                 return;
             }
         };
-        let mut results = Vec::new();
-        // The run files' pieces as the worker sent them, every model's: what is stored, so
-        // the page never serialises the run.
-        let mut pieces = Vec::new();
-        let mut failure: Option<(String, bool)> = None;
-        let mut before = 0;
-        // Pairs scored in this session by the models before this one (the clock's count).
-        let mut new_before = 0;
-        for (k, (((slot, name), request), resume)) in
-            models.into_iter().zip(requests).zip(resumes).enumerate()
-        {
-            if runs.cancel.get_value() {
-                break;
+        let work = models.into_iter().zip(requests).zip(resumes);
+        let Some(scored) = score_models(state, runs, &client, work, &tally).await else {
+            return;
+        };
+        finish(runs, scored, dataset, &tally).await;
+    });
+}
+
+/// What a run counts by, fixed when it starts.
+struct Tally {
+    /// How many models run.
+    model_count: usize,
+    /// Per model, the pairs the interrupted run had scored.
+    resumed: Vec<usize>,
+    /// Those pairs over every model.
+    resumed_all: usize,
+    /// `Date.now()` at the start.
+    started_ms: f64,
+}
+
+/// Sets the run's clock going (from the estimate, when every model has a measured speed) and
+/// clears what a run before it left; the seconds left, when the estimate gives them.
+fn begin(
+    state: AppState,
+    runs: RunsState,
+    infos: &[(Slot, ModelInfo)],
+    per_model: usize,
+    total: usize,
+    tally: &Tally,
+) -> Option<f64> {
+    let passes: Vec<(ModelInfo, usize)> =
+        infos.iter().map(|(_, m)| (m.clone(), per_model)).collect();
+    let prior_rate = untrack(|| run_estimate_s(&state, &passes))
+        .filter(|s| *s > 0.0)
+        .map(|s| total as f64 / s);
+    let clock = RemainingClock::new(
+        total.saturating_sub(tally.resumed_all),
+        tally.started_ms,
+        prior_rate,
+    );
+    let remaining_s = clock.remaining_s();
+    runs.clock.set_value(Some(clock));
+    runs.cancel.set_value(false);
+    runs.interrupted.set(None);
+    runs.keep.kept.set(tally.resumed_all);
+    remaining_s
+}
+
+/// What the models scored: their run files, the pieces the worker sent them in, and the
+/// failure that ended the run early (its message, and whether the worker was lost).
+struct Scored {
+    results: Vec<Arc<RunResult>>,
+    pieces: Vec<StoredPieces>,
+    failure: Option<(String, bool)>,
+}
+
+/// Scores each model's probe set in turn, until the last, a cancel or a failure; `None` when
+/// a model could not start (the run has failed and is ended).
+async fn score_models(
+    state: AppState,
+    runs: RunsState,
+    client: &WorkerClient,
+    work: impl Iterator<Item = (((Slot, String), ProbeRequest), Option<RunResume>)>,
+    tally: &Tally,
+) -> Option<Scored> {
+    let mut results = Vec::new();
+    // The run files' pieces as the worker sent them, every model's: what is stored, so
+    // the page never serialises the run.
+    let mut pieces = Vec::new();
+    let mut failure: Option<(String, bool)> = None;
+    let mut before = 0;
+    // Pairs scored in this session by the models before this one (the clock's count).
+    let mut new_before = 0;
+    for (k, (((slot, name), request), resume)) in work.enumerate() {
+        if runs.cancel.get_value() {
+            break;
+        }
+        let resumed_here = tally.resumed[k];
+        let update = on_update(runs, k, name.clone(), before, new_before, tally);
+        let (job, outcome) = match client.run_probe(slot, request, resume, update) {
+            Ok(j) => j,
+            Err(e) => {
+                keep_end(runs.keep, true).await;
+                runs.status.set(RunStatus::Failed(e));
+                return None;
             }
-            let resumed_here = resumed[k];
-            let update = {
-                let name = name.clone();
-                move |update: RunUpdate| match update {
-                    RunUpdate::Progress {
-                        done,
-                        total: total_here,
-                    } => {
-                        let now = js_sys::Date::now();
-                        // This model's set as the worker built it; the models after it are
-                        // estimated at its size.
-                        let grand_total = before + total_here * (model_count - k);
-                        keep_total(runs.keep, k, total_here);
-                        let mut left = None;
-                        runs.clock.update_value(|c| {
-                            left = c.as_mut().and_then(|c| {
-                                c.set_total(grand_total.saturating_sub(resumed_all));
-                                c.report(new_before + done.saturating_sub(resumed_here), now)
-                            });
-                        });
-                        runs.status.update(|s| {
-                            if let RunStatus::Running {
-                                done: d,
-                                total: t,
-                                model_index,
-                                model,
-                                remaining_s,
-                                ..
-                            } = s
-                            {
-                                *d = before + done;
-                                *t = grand_total;
-                                *model_index = k + 1;
-                                *model = name.clone();
-                                *remaining_s = left;
-                            }
-                        })
-                    }
-                    RunUpdate::Scores {
-                        chunk,
-                        from,
-                        scores,
-                    } => keep_scores(
-                        runs.keep,
-                        KeptChunk {
-                            model: k,
-                            chunk,
-                            from,
-                            scores,
-                        },
-                    ),
+        };
+        runs.job.set_value(Some(job));
+        if runs.cancel.get_value() {
+            let _ = client.cancel(job);
+        }
+        match outcome.await {
+            Ok((finished, ms)) => {
+                let result = finished.run;
+                pieces.push(StoredPieces {
+                    piece_bytes: finished.piece_bytes,
+                    blob: finished.blob,
+                });
+                let stop = result.cancelled_at.is_some();
+                // This run's speed is the next estimate's.
+                let scored = result.cancelled_at.map_or(result.pairs.len(), |p| p.done);
+                if let Some(info) = state.slot(slot).model.get_untracked() {
+                    state
+                        .pace
+                        .record(&info, scored.saturating_sub(resumed_here), ms);
                 }
-            };
-            let (job, outcome) = match client.run_probe(slot, request, resume, update) {
-                Ok(j) => j,
-                Err(e) => {
-                    keep_end(runs.keep, true).await;
-                    runs.status.set(RunStatus::Failed(e));
-                    return;
-                }
-            };
-            runs.job.set_value(Some(job));
-            if runs.cancel.get_value() {
-                let _ = client.cancel(job);
-            }
-            match outcome.await {
-                Ok((finished, ms)) => {
-                    let result = finished.run;
-                    pieces.push(StoredPieces {
-                        piece_bytes: finished.piece_bytes,
-                        blob: finished.blob,
-                    });
-                    let stop = result.cancelled_at.is_some();
-                    // This run's speed is the next estimate's.
-                    let scored = result.cancelled_at.map_or(result.pairs.len(), |p| p.done);
-                    if let Some(info) = state.slot(slot).model.get_untracked() {
-                        state
-                            .pace
-                            .record(&info, scored.saturating_sub(resumed_here), ms);
-                    }
-                    before += scored;
-                    new_before += scored.saturating_sub(resumed_here);
-                    results.push(Arc::new(result));
-                    if stop {
-                        break;
-                    }
-                    // Every score of this model is kept before the next model starts: a crash
-                    // during the next one must not cost this one.
-                    keep_now(runs.keep);
-                }
-                Err(f) => {
-                    // A failed model (non-finite outputs, a crashed worker) ends the run; the
-                    // models that finished before it are still saved below.
-                    failure = Some((format!("{name}: {}", f.message), f.lost));
+                before += scored;
+                new_before += scored.saturating_sub(resumed_here);
+                results.push(Arc::new(result));
+                if stop {
                     break;
                 }
+                // Every score of this model is kept before the next model starts: a crash
+                // during the next one must not cost this one.
+                keep_now(runs.keep);
+            }
+            Err(f) => {
+                // A failed model (non-finite outputs, a crashed worker) ends the run; the
+                // models that finished before it are still saved below.
+                failure = Some((format!("{name}: {}", f.message), f.lost));
+                break;
             }
         }
-        runs.job.set_value(None);
-        // A worker that died (or stopped answering) ends the run, not the model: what was
-        // scored stays kept, to resume once the models are loaded again.
-        if let Some((message, true)) = &failure {
-            if let Some(kept) = keep_end(runs.keep, false).await {
-                runs.status.set(RunStatus::Failed(format!(
-                    "{message} — the {} pairs scored so far are kept in this browser: load the model again and resume the run (below)",
-                    kept.kept()
-                )));
-                runs.interrupted.set(Some(Ok(kept)));
-                return;
-            }
-        } else {
-            keep_end(runs.keep, true).await;
+    }
+    runs.job.set_value(None);
+    Some(Scored {
+        results,
+        pieces,
+        failure,
+    })
+}
+
+/// What the worker's reports on model `k` (named `name`) do: move the progress and the clock,
+/// and keep the scores. `before` pairs were scored by the models before it, `new_before` of
+/// them in this session.
+fn on_update(
+    runs: RunsState,
+    k: usize,
+    name: String,
+    before: usize,
+    new_before: usize,
+    tally: &Tally,
+) -> impl Fn(RunUpdate) + 'static {
+    let (model_count, resumed_all) = (tally.model_count, tally.resumed_all);
+    let resumed_here = tally.resumed[k];
+    move |update: RunUpdate| match update {
+        RunUpdate::Progress {
+            done,
+            total: total_here,
+        } => {
+            let now = js_sys::Date::now();
+            // This model's set as the worker built it; the models after it are
+            // estimated at its size.
+            let grand_total = before + total_here * (model_count - k);
+            keep_total(runs.keep, k, total_here);
+            let mut left = None;
+            runs.clock.update_value(|c| {
+                left = c.as_mut().and_then(|c| {
+                    c.set_total(grand_total.saturating_sub(resumed_all));
+                    c.report(new_before + done.saturating_sub(resumed_here), now)
+                });
+            });
+            runs.status.update(|s| {
+                if let RunStatus::Running {
+                    done: d,
+                    total: t,
+                    model_index,
+                    model,
+                    remaining_s,
+                    ..
+                } = s
+                {
+                    *d = before + done;
+                    *t = grand_total;
+                    *model_index = k + 1;
+                    *model = name.clone();
+                    *remaining_s = left;
+                }
+            })
         }
-        let failure = failure.map(|(m, _)| m);
-        if let Some(message) = failure.clone().filter(|_| results.is_empty()) {
-            runs.status.set(RunStatus::Failed(message));
-            return;
-        }
-        let cancelled = runs.cancel.get_value()
-            || results.iter().any(|r| r.cancelled_at.is_some())
-            || results.is_empty()
-            || failure.is_some();
-        let elapsed_ms = js_sys::Date::now() - started_ms;
-        if results.is_empty() {
-            runs.status.set(RunStatus::Failed(
-                "cancelled before anything was scored".into(),
-            ));
-            return;
-        }
-        let scored: usize = results
-            .iter()
-            .map(|r| r.cancelled_at.map(|p| p.done).unwrap_or(r.pairs.len()))
-            .sum();
-        let created_ms = js_sys::Date::now();
-        // One Blob of every model's pieces; should the browser refuse to make it, the run is
-        // still shown (and offered for download) but not saved.
-        let joined = StoredPieces::join(&pieces);
-        let saved = SavedRun {
-            meta: RunMeta {
-                id: format!("run-{}", created_ms as u64),
-                created_ms,
-                dataset,
-                probes: results[0]
-                    .settings
-                    .probes
-                    .iter()
-                    .map(|p| p.as_str().to_string())
-                    .collect(),
-                models: results.iter().map(|r| r.model.name.clone()).collect(),
-                items: results[0].items.len(),
-                cancelled,
+        RunUpdate::Scores {
+            chunk,
+            from,
+            scores,
+        } => keep_scores(
+            runs.keep,
+            KeptChunk {
+                model: k,
+                chunk,
+                from,
+                scores,
             },
-            results,
-            pieces: joined.as_ref().ok().cloned(),
-        };
-        let id = saved.meta.id.clone();
-        let stored = match &joined {
-            Ok(p) => store::save(&saved.meta, p).await,
-            Err(e) => Err(crate::storage::idb::StoreError {
-                message: e.clone(),
-                quota: false,
-            }),
-        };
-        match stored {
-            Ok(()) => runs.unsaved.set(None),
-            Err(e) => {
-                // Kept in memory (shown, downloadable) even though the browser refused it.
-                runs.unsaved.set(Some(id.clone()));
-                runs.storage_error.set(Some(format!(
-                    "{e} — the run is NOT saved: it stays open on this page until you leave or reload it; download its run file to keep it"
-                )));
-            }
-        }
-        runs.show(saved);
-        if let Some(message) = failure {
+        ),
+    }
+}
+
+/// Ends the run: keeps it to resume when the worker was lost, otherwise saves what was scored
+/// (or says why nothing was), shows it, and opens it when the user is still on the runner.
+async fn finish(runs: RunsState, scored: Scored, dataset: String, tally: &Tally) {
+    let Scored {
+        results,
+        pieces,
+        failure,
+    } = scored;
+    // A worker that died (or stopped answering) ends the run, not the model: what was
+    // scored stays kept, to resume once the models are loaded again.
+    if let Some((message, true)) = &failure {
+        if let Some(kept) = keep_end(runs.keep, false).await {
             runs.status.set(RunStatus::Failed(format!(
-                "{message} — the runs of the models before it are saved as {id}"
+                "{message} — the {} pairs scored so far are kept in this browser: load the model again and resume the run (below)",
+                kept.kept()
             )));
-            runs.refresh().await;
+            runs.interrupted.set(Some(Ok(kept)));
             return;
         }
-        runs.status.set(RunStatus::Finished {
-            id: id.clone(),
-            elapsed_ms,
-            pairs: scored,
-            cancelled,
-            resumed: resumed_all,
-        });
+    } else {
+        keep_end(runs.keep, true).await;
+    }
+    let failure = failure.map(|(m, _)| m);
+    if let Some(message) = failure.clone().filter(|_| results.is_empty()) {
+        runs.status.set(RunStatus::Failed(message));
+        return;
+    }
+    let cancelled = runs.cancel.get_value()
+        || results.iter().any(|r| r.cancelled_at.is_some())
+        || results.is_empty()
+        || failure.is_some();
+    let elapsed_ms = js_sys::Date::now() - tally.started_ms;
+    if results.is_empty() {
+        runs.status.set(RunStatus::Failed(
+            "cancelled before anything was scored".into(),
+        ));
+        return;
+    }
+    let scored: usize = results
+        .iter()
+        .map(|r| r.cancelled_at.map(|p| p.done).unwrap_or(r.pairs.len()))
+        .sum();
+    let id = save(runs, results, &pieces, dataset, cancelled).await;
+    if let Some(message) = failure {
+        runs.status.set(RunStatus::Failed(format!(
+            "{message} — the runs of the models before it are saved as {id}"
+        )));
         runs.refresh().await;
-        // Open the results when the user is still watching the runner.
-        if let Some(w) = web_sys::window() {
-            if w.location()
-                .hash()
-                .unwrap_or_default()
-                .starts_with("#/runner")
-            {
-                let _ = w.location().set_hash(&format!("/results/{id}"));
-            }
-        }
+        return;
+    }
+    runs.status.set(RunStatus::Finished {
+        id: id.clone(),
+        elapsed_ms,
+        pairs: scored,
+        cancelled,
+        resumed: tally.resumed_all,
     });
+    runs.refresh().await;
+    // Open the results when the user is still watching the runner.
+    if let Some(w) = web_sys::window() {
+        if w.location()
+            .hash()
+            .unwrap_or_default()
+            .starts_with("#/runner")
+        {
+            let _ = w.location().set_hash(&format!("/results/{id}"));
+        }
+    }
+}
+
+/// Saves the finished run in IndexedDB and shows it; its id. A run the browser refuses to
+/// keep is still shown, and offered for download.
+async fn save(
+    runs: RunsState,
+    results: Vec<Arc<RunResult>>,
+    pieces: &[StoredPieces],
+    dataset: String,
+    cancelled: bool,
+) -> String {
+    let created_ms = js_sys::Date::now();
+    // One Blob of every model's pieces; should the browser refuse to make it, the run is
+    // still shown (and offered for download) but not saved.
+    let joined = StoredPieces::join(pieces);
+    let saved = SavedRun {
+        meta: RunMeta {
+            id: format!("run-{}", created_ms as u64),
+            created_ms,
+            dataset,
+            probes: results[0]
+                .settings
+                .probes
+                .iter()
+                .map(|p| p.as_str().to_string())
+                .collect(),
+            models: results.iter().map(|r| r.model.name.clone()).collect(),
+            items: results[0].items.len(),
+            cancelled,
+        },
+        results,
+        pieces: joined.as_ref().ok().cloned(),
+    };
+    let id = saved.meta.id.clone();
+    let stored = match &joined {
+        Ok(p) => store::save(&saved.meta, p).await,
+        Err(e) => Err(crate::storage::idb::StoreError {
+            message: e.clone(),
+            quota: false,
+        }),
+    };
+    match stored {
+        Ok(()) => runs.unsaved.set(None),
+        Err(e) => {
+            // Kept in memory (shown, downloadable) even though the browser refused it.
+            runs.unsaved.set(Some(id.clone()));
+            runs.storage_error.set(Some(format!(
+                "{e} — the run is NOT saved: it stays open on this page until you leave or reload it; download its run file to keep it"
+            )));
+        }
+    }
+    runs.show(saved);
+    id
 }
 
 /// Asks the worker to stop the run after the batch in flight; what was scored is kept.

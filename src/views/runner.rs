@@ -147,6 +147,70 @@ pub fn RunnerView() -> impl IntoView {
     let state = expect_context::<AppState>();
     let runs = expect_context::<RunsState>();
     let form = runs.form;
+    // The probe set the form describes: the worker counts it (the page's thread stays free
+    // while a large dataset expands), and the counts are shown before running.
+    Effect::new(move |_| {
+        form.track();
+        state.dataset.track();
+        let _ = state.linearization_of(Slot::Main);
+        runs.recount(state);
+    });
+    let linearization = move || state.linearization.get().describe();
+    let cancelling = move || {
+        matches!(
+            runs.status.get(),
+            RunStatus::Running {
+                cancelling: true,
+                ..
+            }
+        )
+    };
+    let can_run = move || {
+        !runs.running()
+            && state.slot(Slot::Main).model.with(|m| m.is_some())
+            && matches!(runs.counts.get(), ProbeCountsState::Ready(Ok(c)) if c.forward_passes > 0)
+    };
+    view! {
+        <section class="runner" data-testid="runner">
+            <h1>"Probe runner"</h1>
+            <ModelPanel/>
+            <div class="runner-grid">
+                <div class="runner-form">
+                    <RunnerProbeChoice state=state runs=runs/>
+                    <fieldset>
+                        <legend>"Splits"</legend>
+                        <RunnerSplits state=state form=form/>
+                    </fieldset>
+                    <RunnerOptions state=state form=form/>
+                    <p class="linearization" data-testid="runner-linearization">"Premise text: "<strong>{linearization}</strong>" (change it in the model bar above)"</p>
+                    <details class="rules-box">
+                        <summary>"Validity rules (docs/probes-and-metrics.md#default-rules) — which after-labels are valid for each label before; editable, stored with the result"</summary>
+                        <RulesEditor runs=runs/>
+                    </details>
+                </div>
+                <aside class="runner-side">
+                    <h2>"Before running"</h2>
+                    <RunnerCounts state=state runs=runs/>
+                    {move || state.slot(Slot::Main).model.with(|m| m.is_none()).then(|| view! { <p class="hint" data-testid="runner-no-model">"Load a model in the model bar to run."</p> })}
+                    <InterruptedRun/>
+                    <div class="run-buttons">
+                        <button class="primary" data-testid="run" disabled=move || !can_run() on:click=move |_| start_run(state, runs)>"Run probes"</button>
+                        <button data-testid="cancel" disabled=move || !runs.running() || cancelling() on:click=move |_| cancel_run(runs)>
+                            {move || if cancelling() { "Cancelling…" } else { "Cancel" }}
+                        </button>
+                    </div>
+                    <RunnerStatus runs=runs/>
+                    {move || runs.storage_error.get().map(|e| view! { <p class="problem">{e}</p> })}
+                </aside>
+            </div>
+        </section>
+    }
+}
+
+/// The probes to run, in the paper's three groups; the probes that read annotated relevant
+/// rows are offered only when the dataset has them.
+#[component]
+fn RunnerProbeChoice(state: AppState, runs: RunsState) -> impl IntoView {
     let has_relevance = move || {
         state.dataset.with(|d| {
             d.as_ref().is_some_and(|d| {
@@ -183,6 +247,17 @@ pub fn RunnerView() -> impl IntoView {
             </fieldset>
         }
     };
+    view! {
+        {group("Table probes (§4.1, §4.2, §4.7)", ProbeKind::TABLE.to_vec())}
+        {group("Hypothesis probes (§4.4)", ProbeKind::HYPOTHESIS.to_vec())}
+        {group("Word order and counterfactuals (§4.5, §4.6)", ProbeKind::OTHER.to_vec())}
+        <p class="hint">{move || format!("{} hand-made items (examples with derived_from) in the loaded dataset.", hand_made())}</p>
+    }
+}
+
+/// A box per split of the loaded dataset with its size; all checked means no restriction.
+#[component]
+fn RunnerSplits(state: AppState, form: RwSignal<RunnerForm>) -> impl IntoView {
     let splits = move || {
         state.dataset.with(|d| {
             d.as_ref()
@@ -197,7 +272,7 @@ pub fn RunnerView() -> impl IntoView {
                 .unwrap_or_default()
         })
     };
-    let split_boxes = move || {
+    move || {
         splits()
             .into_iter()
             .map(|(s, n)| {
@@ -227,7 +302,13 @@ pub fn RunnerView() -> impl IntoView {
                 }
             })
             .collect::<Vec<_>>()
-    };
+    }
+}
+
+/// Caps, seed, permutation counts, what word order permutes, the hypothesis-only scores and
+/// whether the second model runs too.
+#[component]
+fn RunnerOptions(state: AppState, form: RwSignal<RunnerForm>) -> impl IntoView {
     let number = move |label: &'static str,
                        testid: &'static str,
                        get: fn(&RunnerForm) -> String,
@@ -245,24 +326,68 @@ pub fn RunnerView() -> impl IntoView {
             </label>
         }
     };
-    // The probe set the form describes: the worker counts it (the page's thread stays free
-    // while a large dataset expands), and the counts are shown before running.
-    Effect::new(move |_| {
-        form.track();
-        state.dataset.track();
-        let _ = state.linearization_of(Slot::Main);
-        runs.recount(state);
-    });
+    let second_box = move || {
+        state.slot(Slot::Second).model.get().map(|m| {
+            view! {
+                <label class="check">
+                    <input type="checkbox" data-testid="use-second" prop:checked=move || form.with(|f| f.use_second)
+                        on:change=move |ev| { let on = event_target_checked(&ev); form.update(|f| f.use_second = on) }/>
+                    <span class="name">{format!("also run the second model ({})", m.id.name)}</span>
+                    <span class="help">"same items, shown side by side; its hypothesis-only scores feed Table 8"</span>
+                </label>
+            }
+        })
+    };
+    view! {
+        <fieldset class="numbers">
+            <legend>"Caps, seed and options"</legend>
+            {number("items per example and probe", "cap-example", |f| f.settings.caps.per_example.map(|n| n.to_string()).unwrap_or_default(), |f, v| f.settings.caps.per_example = opt_number(v), "empty = no cap")}
+            {number("items per probe in the run", "cap-run", |f| f.settings.caps.per_run.map(|n| n.to_string()).unwrap_or_default(), |f, v| f.settings.caps.per_run = opt_number(v), "a seeded sample; empty = no cap")}
+            {number("seed", "seed", |f| f.settings.seed.to_string(), |f, v| if let Ok(s) = v.trim().parse() { f.settings.seed = s }, "every random choice derives from it")}
+            {number("row permutations k", "permutations", |f| f.settings.permutations.to_string(), |f, v| if let Some(n) = opt_number(v) { f.settings.permutations = n }, "default 5 (docs/probes-and-metrics.md)")}
+            {number("word-order permutations q", "word-order-q", |f| f.settings.word_order.q.to_string(), |f, v| if let Some(n) = opt_number(v) { f.settings.word_order.q = n }, "UNLI: 100")}
+            <label class="field">
+                <span>"permute"</span>
+                <select data-testid="word-order-target" on:change=move |ev| {
+                    let t = match event_target_value(&ev).as_str() { "hypothesis" => PermutationTarget::Hypothesis, "premise" => PermutationTarget::Premise, _ => PermutationTarget::Both };
+                    form.update(|f| f.settings.word_order.target = t)
+                }>
+                    <option value="both" selected=move || form.with(|f| f.settings.word_order.target == PermutationTarget::Both)>"hypothesis and premise"</option>
+                    <option value="hypothesis" selected=move || form.with(|f| f.settings.word_order.target == PermutationTarget::Hypothesis)>"hypothesis only"</option>
+                    <option value="premise" selected=move || form.with(|f| f.settings.word_order.target == PermutationTarget::Premise)>"premise only"</option>
+                </select>
+            </label>
+            <label class="check">
+                <input type="checkbox" data-testid="hypothesis-only" prop:checked=move || form.with(|f| f.settings.hypothesis_only)
+                    on:change=move |ev| { let on = event_target_checked(&ev); form.update(|f| f.settings.hypothesis_only = on) }/>
+                <span class="name">"score each hypothesis alone too"</span>
+                <span class="help">"the main model with an empty premise (not a trained hypothesis-only model) — Table 8's O-Hypo when no second model runs"</span>
+            </label>
+            <label class="check">
+                <input type="checkbox" data-testid="hypothesis-only-items" prop:checked=move || form.with(|f| f.settings.hypothesis_only_items)
+                    on:change=move |ev| { let on = event_target_checked(&ev); form.update(|f| f.settings.hypothesis_only_items = on) }/>
+                <span class="name">"score each perturbed hypothesis alone too"</span>
+                <span class="help">"the hypothesis-only rows of Tables 4 and 7: every hypothesis and counterfactual item with an empty premise (the main model's hypothesis-only view)"</span>
+            </label>
+            {second_box}
+        </fieldset>
+    }
+}
+
+/// The probe set's size before running: examples, items and forward passes (for every
+/// model that will run), with the time estimate and the count per probe.
+#[component]
+fn RunnerCounts(state: AppState, runs: RunsState) -> impl IntoView {
     let models_running = move || {
-        let second =
-            form.with(|f| f.use_second) && state.slot(Slot::Second).model.with(|m| m.is_some());
+        let second = runs.form.with(|f| f.use_second)
+            && state.slot(Slot::Second).model.with(|m| m.is_some());
         if second {
             2
         } else {
             1
         }
     };
-    let counts = move || {
+    move || {
         match runs.counts.get() {
         ProbeCountsState::NoDataset => view! { <p class="empty" data-testid="runner-no-dataset">"No dataset loaded — load one on the Dataset screen (the demo loads by itself)."</p> }.into_any(),
         ProbeCountsState::Counting => view! { <p class="muted" data-testid="runner-counting">"counting the probe set…"</p> }.into_any(),
@@ -289,23 +414,14 @@ pub fn RunnerView() -> impl IntoView {
             }.into_any()
         }
     }
-    };
-    let linearization = move || state.linearization.get().describe();
-    let cancelling = move || {
-        matches!(
-            runs.status.get(),
-            RunStatus::Running {
-                cancelling: true,
-                ..
-            }
-        )
-    };
-    let can_run = move || {
-        !runs.running()
-            && state.slot(Slot::Main).model.with(|m| m.is_some())
-            && matches!(runs.counts.get(), ProbeCountsState::Ready(Ok(c)) if c.forward_passes > 0)
-    };
-    let status = move || {
+    }
+}
+
+/// The run in progress (progress bar, pairs kept), the finished run with its link, or why it
+/// could not run.
+#[component]
+fn RunnerStatus(runs: RunsState) -> impl IntoView {
+    move || {
         match runs.status.get() {
         RunStatus::Idle => None,
         RunStatus::Running {
@@ -354,86 +470,5 @@ pub fn RunnerView() -> impl IntoView {
         }.into_any()),
         RunStatus::Failed(e) => Some(view! { <p class="problem" role="alert" data-testid="run-error">{e}</p> }.into_any()),
     }
-    };
-    let second_box = move || {
-        state.slot(Slot::Second).model.get().map(|m| {
-            view! {
-                <label class="check">
-                    <input type="checkbox" data-testid="use-second" prop:checked=move || form.with(|f| f.use_second)
-                        on:change=move |ev| { let on = event_target_checked(&ev); form.update(|f| f.use_second = on) }/>
-                    <span class="name">{format!("also run the second model ({})", m.id.name)}</span>
-                    <span class="help">"same items, shown side by side; its hypothesis-only scores feed Table 8"</span>
-                </label>
-            }
-        })
-    };
-    view! {
-        <section class="runner" data-testid="runner">
-            <h1>"Probe runner"</h1>
-            <ModelPanel/>
-            <div class="runner-grid">
-                <div class="runner-form">
-                    {group("Table probes (§4.1, §4.2, §4.7)", ProbeKind::TABLE.to_vec())}
-                    {group("Hypothesis probes (§4.4)", ProbeKind::HYPOTHESIS.to_vec())}
-                    {group("Word order and counterfactuals (§4.5, §4.6)", ProbeKind::OTHER.to_vec())}
-                    <p class="hint">{move || format!("{} hand-made items (examples with derived_from) in the loaded dataset.", hand_made())}</p>
-                    <fieldset>
-                        <legend>"Splits"</legend>
-                        {split_boxes}
-                    </fieldset>
-                    <fieldset class="numbers">
-                        <legend>"Caps, seed and options"</legend>
-                        {number("items per example and probe", "cap-example", |f| f.settings.caps.per_example.map(|n| n.to_string()).unwrap_or_default(), |f, v| f.settings.caps.per_example = opt_number(v), "empty = no cap")}
-                        {number("items per probe in the run", "cap-run", |f| f.settings.caps.per_run.map(|n| n.to_string()).unwrap_or_default(), |f, v| f.settings.caps.per_run = opt_number(v), "a seeded sample; empty = no cap")}
-                        {number("seed", "seed", |f| f.settings.seed.to_string(), |f, v| if let Ok(s) = v.trim().parse() { f.settings.seed = s }, "every random choice derives from it")}
-                        {number("row permutations k", "permutations", |f| f.settings.permutations.to_string(), |f, v| if let Some(n) = opt_number(v) { f.settings.permutations = n }, "default 5 (docs/probes-and-metrics.md)")}
-                        {number("word-order permutations q", "word-order-q", |f| f.settings.word_order.q.to_string(), |f, v| if let Some(n) = opt_number(v) { f.settings.word_order.q = n }, "UNLI: 100")}
-                        <label class="field">
-                            <span>"permute"</span>
-                            <select data-testid="word-order-target" on:change=move |ev| {
-                                let t = match event_target_value(&ev).as_str() { "hypothesis" => PermutationTarget::Hypothesis, "premise" => PermutationTarget::Premise, _ => PermutationTarget::Both };
-                                form.update(|f| f.settings.word_order.target = t)
-                            }>
-                                <option value="both" selected=move || form.with(|f| f.settings.word_order.target == PermutationTarget::Both)>"hypothesis and premise"</option>
-                                <option value="hypothesis" selected=move || form.with(|f| f.settings.word_order.target == PermutationTarget::Hypothesis)>"hypothesis only"</option>
-                                <option value="premise" selected=move || form.with(|f| f.settings.word_order.target == PermutationTarget::Premise)>"premise only"</option>
-                            </select>
-                        </label>
-                        <label class="check">
-                            <input type="checkbox" data-testid="hypothesis-only" prop:checked=move || form.with(|f| f.settings.hypothesis_only)
-                                on:change=move |ev| { let on = event_target_checked(&ev); form.update(|f| f.settings.hypothesis_only = on) }/>
-                            <span class="name">"score each hypothesis alone too"</span>
-                            <span class="help">"the main model with an empty premise (not a trained hypothesis-only model) — Table 8's O-Hypo when no second model runs"</span>
-                        </label>
-                        <label class="check">
-                            <input type="checkbox" data-testid="hypothesis-only-items" prop:checked=move || form.with(|f| f.settings.hypothesis_only_items)
-                                on:change=move |ev| { let on = event_target_checked(&ev); form.update(|f| f.settings.hypothesis_only_items = on) }/>
-                            <span class="name">"score each perturbed hypothesis alone too"</span>
-                            <span class="help">"the hypothesis-only rows of Tables 4 and 7: every hypothesis and counterfactual item with an empty premise (the main model's hypothesis-only view)"</span>
-                        </label>
-                        {second_box}
-                    </fieldset>
-                    <p class="linearization" data-testid="runner-linearization">"Premise text: "<strong>{linearization}</strong>" (change it in the model bar above)"</p>
-                    <details class="rules-box">
-                        <summary>"Validity rules (docs/probes-and-metrics.md#default-rules) — which after-labels are valid for each label before; editable, stored with the result"</summary>
-                        <RulesEditor runs=runs/>
-                    </details>
-                </div>
-                <aside class="runner-side">
-                    <h2>"Before running"</h2>
-                    {counts}
-                    {move || state.slot(Slot::Main).model.with(|m| m.is_none()).then(|| view! { <p class="hint" data-testid="runner-no-model">"Load a model in the model bar to run."</p> })}
-                    <InterruptedRun/>
-                    <div class="run-buttons">
-                        <button class="primary" data-testid="run" disabled=move || !can_run() on:click=move |_| start_run(state, runs)>"Run probes"</button>
-                        <button data-testid="cancel" disabled=move || !runs.running() || cancelling() on:click=move |_| cancel_run(runs)>
-                            {move || if cancelling() { "Cancelling…" } else { "Cancel" }}
-                        </button>
-                    </div>
-                    {status}
-                    {move || runs.storage_error.get().map(|e| view! { <p class="problem">{e}</p> })}
-                </aside>
-            </div>
-        </section>
     }
 }

@@ -12,7 +12,7 @@ use tabprobe_core::share::view::{
     rerun_pairs, Premise, PremiseSection, SharePage, TableChange, CLAIMED,
 };
 use tabprobe_core::share::{decode, from_file, SharedResult, MAX_RESULT_FILE_BYTES};
-use tabprobe_core::Label;
+use tabprobe_core::{Label, LabelSet};
 use tabprobe_worker::protocol::Slot;
 
 use crate::components::label_badge::LabelBadge;
@@ -112,130 +112,64 @@ fn PremiseView(premise: Premise) -> impl IntoView {
     }
 }
 
+/// The re-run of a shared result's two items on the loaded model: their scores and the
+/// weight hash they ran with, or why they could not run.
+type Rerun = Action<(), Result<(Vec<PairScore>, String), String>>;
+
+/// A shared result, from the pure page model (core `share::view`, fuzzed natively), with its
+/// re-run on the loaded model.
 #[component]
 fn SharedResultView(result: SharedResult) -> impl IntoView {
     let state = expect_context::<AppState>();
-    // Everything shown comes from the pure page model (core `share::view`), fuzzed natively.
     let page = SharePage::new(&result);
-    let r = result;
-    let set = page.label_set;
-    let expected_after = page.expected_after;
-    let model_line = match &page.model {
-        Some(m) => view! {
-            <p class="share-model">
-                "Produced by " <strong data-testid="share-model-name">{m.name.clone()}</strong>
-                " · weights SHA-256 " <code data-testid="share-model-hash" title=m.weights_sha256.clone()>{m.hash_short.clone()}</code>
-                " · " <span data-testid="share-model-precision">{m.precision.as_str()}</span>
-                " " <span class="claimed muted" data-testid="share-hash-claimed">{format!("({CLAIMED})")}</span>
-            </p>
-        }
-        .into_any(),
-        None => view! { <p class="muted" data-testid="share-model-name">"No model was loaded when this result was shared."</p> }.into_any(),
-    };
-    let prediction_cell =
-        move |score: Option<PairScore>, gold: Option<Label>, testid: &'static str| {
-            let body = match score {
-                Some(s) => view! { <Prediction score=s gold=gold set=set/> }.into_any(),
-                None => view! { <span class="muted">"not recorded"</span> }.into_any(),
-            };
-            view! { <td data-testid=testid>{body}</td> }
-        };
-    let (pb, pa) = match &page.predictions {
-        Some(p) => (Some(p.before.clone()), Some(p.after.clone())),
-        None => (None, None),
-    };
-
     // Re-run with the loaded model, on the link's linearization; the weight hash it ran with
     // is kept so the claim note can say whether the re-run checks the link's figures.
-    let rerun = RwSignal::new(None::<Result<(Vec<PairScore>, String), String>>);
+    let pairs = rerun_pairs(&result);
+    let rerun: Rerun = Action::new_local(move |_: &()| {
+        let started = pairs.clone().and_then(|pairs| {
+            let sha = state
+                .slot(Slot::Main)
+                .model
+                .with_untracked(|m| m.as_ref().map(|m| m.id.weights_sha256.clone()))
+                .unwrap_or_default();
+            let (_, fut) = crate::worker::client::client()
+                .and_then(|c| c.score(Slot::Main, pairs, |_, _| {}))?;
+            Ok((fut, sha))
+        });
+        async move {
+            let (fut, sha) = started?;
+            fut.await.map(|(s, _)| (s, sha)).map_err(|f| f.message)
+        }
+    });
     // Results of another model would be mislabelled: a new model clears them.
     Effect::new(move |_| {
         state.slot(Slot::Main).model.track();
-        rerun.set(None);
+        rerun.value().set(None);
     });
-    let pairs = rerun_pairs(&r);
-    let on_rerun = move |_| {
-        let pairs = match pairs.clone() {
-            Ok(p) => p,
-            Err(e) => {
-                rerun.set(Some(Err(e)));
-                return;
-            }
-        };
-        let sha = state
-            .slot(Slot::Main)
-            .model
-            .with_untracked(|m| m.as_ref().map(|m| m.id.weights_sha256.clone()))
-            .unwrap_or_default();
-        rerun.set(None);
-        match crate::worker::client::client().and_then(|c| c.score(Slot::Main, pairs, |_, _| {})) {
-            Err(e) => rerun.set(Some(Err(e))),
-            Ok((_, fut)) => spawn_local(async move {
-                let out = fut.await.map(|(s, _)| (s, sha)).map_err(|f| f.message);
-                rerun.try_set(Some(out));
-            }),
-        }
-    };
-    let claim_note = {
-        let page = page.clone();
-        move || {
-            rerun.with(|r| {
-                let done = match r {
-                    Some(Ok((scores, sha))) => Some((scores.as_slice(), sha.as_str())),
-                    _ => None,
-                };
-                page.claim_status(done).note()
-            })
-        }
-    };
-    let r_gold = page.gold;
-    let linearization_text = page.linearization.clone();
-    let link_model = page.model.clone();
-    let hash_warning = move || {
-        let loaded = state.slot(Slot::Main).model.get()?;
-        let same = link_model.as_ref().map(|m| m.weights_sha256.as_str())
-            == Some(loaded.id.weights_sha256.as_str());
-        (!same).then(|| {
-            let made_by = match &link_model {
-                Some(m) => format!("{} ({})", m.name, m.hash_short),
-                None => "an unrecorded model".to_string(),
-            };
-            view! {
-                <p class="warning" data-testid="hash-warning" role="status">
-                    {format!(
-                        "The loaded model {} ({}) is not the one that produced this result ({made_by}): its weights differ, so its predictions may too.",
-                        loaded.id.name,
-                        loaded.id.weights_sha256.chars().take(12).collect::<String>()
-                    )}
-                </p>
-            }
-        })
-    };
-    let precision_page = page.clone();
-    let precision_warning = move || {
-        let loaded = state.slot(Slot::Main).model.get()?;
-        let note = precision_page.precision_note(loaded.id.precision)?;
-        Some(view! { <p class="warning" data-testid="precision-warning" role="status">{note}</p> })
-    };
-    let rerun_view = move || {
-        rerun.get().map(|res| match res {
-            Ok((s, _)) if s.len() == 2 => {
-                let mut it = s.into_iter();
-                let (b, a) = (it.next(), it.next());
-                view! {
-                    <table class="share-predictions" data-testid="rerun-predictions">
-                        <caption>{state.slot(Slot::Main).model.with_untracked(|m| m.as_ref().map(|m| format!("Re-run with {}", m.id.name)))}</caption>
-                        <tr><th scope="row">"original"</th>{prediction_cell(b, r_gold, "rerun-before")}</tr>
-                        <tr><th scope="row">"edited"</th>{prediction_cell(a, expected_after, "rerun-after")}</tr>
-                    </table>
-                }
-                .into_any()
-            }
-            Ok(_) => view! { <p class="error">"the worker returned the wrong number of scores"</p> }.into_any(),
-            Err(e) => view! { <p class="error" role="alert">{e}</p> }.into_any(),
-        })
-    };
-    let open_in_editor = r.after_table().cloned().map(|table| {
+    view! {
+        <section class="workbench shared" data-testid="shared-result">
+            <header class="wb-head">
+                <div>
+                    <h1>"Shared probe result"</h1>
+                    <p class="muted origin" data-testid="share-origin">{page.origin.clone()}</p>
+                </div>
+                {open_in_editor(state, &result, page.expected_after)}
+            </header>
+            <ShareFacts page=page.clone()/>
+            <SharePredictions page=page.clone() rerun=rerun/>
+            <ShareTables premise=page.premise.clone()/>
+            <ShareRerun page=page rerun=rerun/>
+        </section>
+    }
+}
+
+/// A button that opens the edited item in the table editor, when the link edits a table.
+fn open_in_editor(
+    state: AppState,
+    r: &SharedResult,
+    expected_after: Option<Label>,
+) -> Option<impl IntoView> {
+    r.after_table().cloned().map(|table| {
         let item = WorkItem {
             example_id: r.example_id.clone(),
             table,
@@ -253,7 +187,26 @@ fn SharedResultView(result: SharedResult) -> impl IntoView {
                 navigate(Route::Editor);
             }>"Open the edited item in the table editor"</button>
         }
-    });
+    })
+}
+
+/// Who produced the result and what it probed: model, operation, example, linearization,
+/// labels, and the transition with the rule that judges it.
+#[component]
+fn ShareFacts(page: SharePage) -> impl IntoView {
+    let set = page.label_set;
+    let model_line = match &page.model {
+        Some(m) => view! {
+            <p class="share-model">
+                "Produced by " <strong data-testid="share-model-name">{m.name.clone()}</strong>
+                " · weights SHA-256 " <code data-testid="share-model-hash" title=m.weights_sha256.clone()>{m.hash_short.clone()}</code>
+                " · " <span data-testid="share-model-precision">{m.precision.as_str()}</span>
+                " " <span class="claimed muted" data-testid="share-hash-claimed">{format!("({CLAIMED})")}</span>
+            </p>
+        }
+        .into_any(),
+        None => view! { <p class="muted" data-testid="share-model-name">"No model was loaded when this result was shared."</p> }.into_any(),
+    };
     let rule_view = page.rule.clone().map(|rule| {
         let rows = rule
             .rows
@@ -268,7 +221,89 @@ fn SharedResultView(result: SharedResult) -> impl IntoView {
             </table>
         }
     });
-    let tables = match page.premise.clone() {
+    view! {
+        <div class="panel share-facts">
+            {model_line}
+            <dl>
+                <dt>"operation"</dt><dd data-testid="share-operation">{page.operation.clone()}</dd>
+                {page.example_id.clone().map(|id| view! { <dt>"example"</dt><dd data-testid="share-example">{id}</dd> })}
+                <dt>"linearization"</dt><dd data-testid="share-linearization">{page.linearization.clone()}</dd>
+                {page.gold.map(|g| view! { <dt>"original's gold label"</dt><dd><LabelBadge label=g set=set/></dd> })}
+                {page.expectation.clone().map(|e| view! { <dt>"expectation"</dt><dd data-testid="share-expectation">{e}</dd> })}
+                {page.certainty.map(|c| view! { <dt>"certainty"</dt><dd data-testid="share-certainty">{c}</dd> })}
+            </dl>
+            <div class="share-transition">
+                <OneEdgeGraph page=page.clone()/>
+                {rule_view}
+            </div>
+        </div>
+    }
+}
+
+/// A prediction in a table cell, or that none was recorded.
+fn prediction_cell(
+    score: Option<PairScore>,
+    gold: Option<Label>,
+    set: LabelSet,
+    testid: &'static str,
+) -> impl IntoView {
+    let body = match score {
+        Some(s) => view! { <Prediction score=s gold=gold set=set/> }.into_any(),
+        None => view! { <span class="muted">"not recorded"</span> }.into_any(),
+    };
+    view! { <td data-testid=testid>{body}</td> }
+}
+
+/// The hypotheses before and after, and the predictions the link claims (confirmed or not by
+/// the re-run), its main model's and any other's.
+#[component]
+fn SharePredictions(page: SharePage, rerun: Rerun) -> impl IntoView {
+    let set = page.label_set;
+    let expected_after = page.expected_after;
+    let (pb, pa) = match &page.predictions {
+        Some(p) => (Some(p.before.clone()), Some(p.after.clone())),
+        None => (None, None),
+    };
+    let claim_note = {
+        let page = page.clone();
+        move || {
+            rerun.value().with(|r| {
+                let done = match r {
+                    Some(Ok((scores, sha))) => Some((scores.as_slice(), sha.as_str())),
+                    _ => None,
+                };
+                page.claim_status(done).note()
+            })
+        }
+    };
+    view! {
+        <div class="panel">
+            <h2>"Hypothesis"</h2>
+            <table class="share-hypotheses">
+                <tr><th scope="row">"original"</th><td data-testid="share-hyp-before">{page.hypothesis_before.clone()}</td></tr>
+                <tr><th scope="row">{if page.hypothesis_changed { "edited" } else { "edited (unchanged)" }}</th><td data-testid="share-hyp-after">{page.hypothesis_after.clone()}</td></tr>
+            </table>
+            <h2>"Predictions"</h2>
+            {page.predictions.is_some().then(|| view! { <p class="claimed muted" data-testid="share-pred-claimed">{claim_note}</p> })}
+            <table class="share-predictions">
+                <tr><th scope="row">"original"</th>{prediction_cell(pb, page.gold, set, "share-pred-before")}</tr>
+                <tr><th scope="row">"edited"</th>{prediction_cell(pa, expected_after, set, "share-pred-after")}</tr>
+            </table>
+            {(!page.other_models.is_empty()).then(|| {
+                let rows = page.other_models.iter().cloned().map(|(m, p)| (Some(m), p)).collect::<Vec<_>>();
+                view! {
+                    <h3>"Other models (claimed by the link)"</h3>
+                    <ModelPredictions rows=rows set=set gold=page.gold expected_after=expected_after/>
+                }
+            })}
+        </div>
+    }
+}
+
+/// The premise: the original and edited tables with what changed, or the unchanged premise.
+#[component]
+fn ShareTables(premise: PremiseSection) -> impl IntoView {
+    match premise {
         PremiseSection::Changed(change) => {
             let TableChange {
                 original,
@@ -296,64 +331,77 @@ fn SharedResultView(result: SharedResult) -> impl IntoView {
             </div>
         }
         .into_any(),
+    }
+}
+
+/// The re-run on the loaded model: warnings when its weights or arithmetic differ from the
+/// link's, the button, and the re-run's predictions.
+#[component]
+fn ShareRerun(page: SharePage, rerun: Rerun) -> impl IntoView {
+    let state = expect_context::<AppState>();
+    let set = page.label_set;
+    let (gold, expected_after) = (page.gold, page.expected_after);
+    let linearization_text = page.linearization.clone();
+    let link_model = page.model.clone();
+    let hash_warning = move || {
+        let loaded = state.slot(Slot::Main).model.get()?;
+        let same = link_model.as_ref().map(|m| m.weights_sha256.as_str())
+            == Some(loaded.id.weights_sha256.as_str());
+        (!same).then(|| {
+            let made_by = match &link_model {
+                Some(m) => format!("{} ({})", m.name, m.hash_short),
+                None => "an unrecorded model".to_string(),
+            };
+            view! {
+                <p class="warning" data-testid="hash-warning" role="status">
+                    {format!(
+                        "The loaded model {} ({}) is not the one that produced this result ({made_by}): its weights differ, so its predictions may too.",
+                        loaded.id.name,
+                        loaded.id.weights_sha256.chars().take(12).collect::<String>()
+                    )}
+                </p>
+            }
+        })
+    };
+    let precision_warning = move || {
+        let loaded = state.slot(Slot::Main).model.get()?;
+        let note = page.precision_note(loaded.id.precision)?;
+        Some(view! { <p class="warning" data-testid="precision-warning" role="status">{note}</p> })
+    };
+    let rerun_view = move || {
+        rerun.value().get().map(|res| match res {
+            Ok((s, _)) if s.len() == 2 => {
+                let mut it = s.into_iter();
+                let (b, a) = (it.next(), it.next());
+                view! {
+                    <table class="share-predictions" data-testid="rerun-predictions">
+                        <caption>{state.slot(Slot::Main).model.with_untracked(|m| m.as_ref().map(|m| format!("Re-run with {}", m.id.name)))}</caption>
+                        <tr><th scope="row">"original"</th>{prediction_cell(b, gold, set, "rerun-before")}</tr>
+                        <tr><th scope="row">"edited"</th>{prediction_cell(a, expected_after, set, "rerun-after")}</tr>
+                    </table>
+                }
+                .into_any()
+            }
+            Ok(_) => view! { <p class="error">"the worker returned the wrong number of scores"</p> }.into_any(),
+            Err(e) => view! { <p class="error" role="alert">{e}</p> }.into_any(),
+        })
+    };
+    let on_rerun = move |_| {
+        rerun.value().set(None);
+        rerun.dispatch_local(());
     };
     view! {
-        <section class="workbench shared" data-testid="shared-result">
-            <header class="wb-head">
-                <div>
-                    <h1>"Shared probe result"</h1>
-                    <p class="muted origin" data-testid="share-origin">{page.origin.clone()}</p>
-                </div>
-                {open_in_editor}
-            </header>
-            <div class="panel share-facts">
-                {model_line}
-                <dl>
-                    <dt>"operation"</dt><dd data-testid="share-operation">{page.operation.clone()}</dd>
-                    {page.example_id.clone().map(|id| view! { <dt>"example"</dt><dd data-testid="share-example">{id}</dd> })}
-                    <dt>"linearization"</dt><dd data-testid="share-linearization">{linearization_text.clone()}</dd>
-                    {page.gold.map(|g| view! { <dt>"original's gold label"</dt><dd><LabelBadge label=g set=set/></dd> })}
-                    {page.expectation.clone().map(|e| view! { <dt>"expectation"</dt><dd data-testid="share-expectation">{e}</dd> })}
-                    {page.certainty.map(|c| view! { <dt>"certainty"</dt><dd data-testid="share-certainty">{c}</dd> })}
-                </dl>
-                <div class="share-transition">
-                    <OneEdgeGraph page=page.clone()/>
-                    {rule_view}
-                </div>
-            </div>
-            <div class="panel">
-                <h2>"Hypothesis"</h2>
-                <table class="share-hypotheses">
-                    <tr><th scope="row">"original"</th><td data-testid="share-hyp-before">{page.hypothesis_before.clone()}</td></tr>
-                    <tr><th scope="row">{if page.hypothesis_changed { "edited" } else { "edited (unchanged)" }}</th><td data-testid="share-hyp-after">{page.hypothesis_after.clone()}</td></tr>
-                </table>
-                <h2>"Predictions"</h2>
-                {page.predictions.is_some().then(|| view! { <p class="claimed muted" data-testid="share-pred-claimed">{claim_note}</p> })}
-                <table class="share-predictions">
-                    <tr><th scope="row">"original"</th>{prediction_cell(pb, page.gold, "share-pred-before")}</tr>
-                    <tr><th scope="row">"edited"</th>{prediction_cell(pa, expected_after, "share-pred-after")}</tr>
-                </table>
-                {(!page.other_models.is_empty()).then(|| {
-                    let rows = page.other_models.iter().cloned().map(|(m, p)| (Some(m), p)).collect::<Vec<_>>();
-                    view! {
-                        <h3>"Other models (claimed by the link)"</h3>
-                        <ModelPredictions rows=rows set=set gold=page.gold expected_after=expected_after/>
-                    }
-                })}
-            </div>
-            {tables}
-            <div class="panel">
-                <h2>"Re-run with your model"</h2>
-                <p class="muted">{format!("The re-run reads the tables as this result did ({}), whatever the premise-text setting below says.", linearization_text)}</p>
-                <ModelPanel/>
-                {hash_warning}
-                {precision_warning}
-                <button class="button" data-testid="rerun" on:click=on_rerun disabled=move || state.slot(Slot::Main).model.with(|m| m.is_none())>
-                    "Re-run with the loaded model"
-                </button>
-                {move || state.slot(Slot::Main).model.with(|m| m.is_none()).then(|| view! { <span class="muted">" Load a model above to re-run these two items."</span> })}
-                {rerun_view}
-            </div>
-        </section>
+        <div class="panel">
+            <h2>"Re-run with your model"</h2>
+            <p class="muted">{format!("The re-run reads the tables as this result did ({}), whatever the premise-text setting below says.", linearization_text)}</p>
+            <ModelPanel/>
+            {hash_warning}
+            {precision_warning}
+            <button class="button" data-testid="rerun" on:click=on_rerun disabled=move || state.slot(Slot::Main).model.with(|m| m.is_none())>
+                "Re-run with the loaded model"
+            </button>
+            {move || state.slot(Slot::Main).model.with(|m| m.is_none()).then(|| view! { <span class="muted">" Load a model above to re-run these two items."</span> })}
+            {rerun_view}
+        </div>
     }
 }

@@ -1,37 +1,59 @@
 //! Inoculation on a run's results page (docs/inoculation.md, paper §7): choose the challenge set and the
 //! grid, see what will be trained on and what only evaluated (and why), start the fine-tuning
 //! in the model worker with progress and cancel, and read the saved results
-//! ([`super::inoculation_result`]). Results are kept in IndexedDB like runs.
+//! ([`super::inoculation_result`]). The jobs and the kept results are
+//! [`crate::runs::inoculation`]'s; this panel renders them and calls it.
 
 use std::sync::Arc;
 
 use leptos::prelude::*;
-use leptos::task::spawn_local;
-use tabprobe_core::inoculation::{InoculationPlan, InoculationProgress, InoculationSettings};
+use tabprobe_core::inoculation::{InoculationPlan, InoculationSettings};
 use tabprobe_core::probe::ProbeKind;
 use tabprobe_core::run::RunResult;
-use tabprobe_worker::protocol::Slot;
 
 use super::inoculation_result::InoculationResultView;
 use crate::components::progress_bar::duration;
+use crate::runs::inoculation::{InoculationStatus, Inoculations};
 use crate::state::AppState;
-use crate::storage::inoculation_store::{self, SavedInoculation};
-use crate::worker::client::client;
 
-/// The job id of an inoculation whose run is still being cut into pieces for the worker
-/// (worker job ids start at 1).
-const PREPARING: u64 = 0;
+/// The form's fields, as typed.
+#[derive(Clone, Copy)]
+struct Fields {
+    probes: RwSignal<Vec<ProbeKind>>,
+    sizes: RwSignal<String>,
+    lrs: RwSignal<String>,
+    epochs: RwSignal<usize>,
+    patience: RwSignal<usize>,
+    seed: RwSignal<u64>,
+}
 
-/// Where an inoculation started here stands.
-#[derive(Clone, Debug, PartialEq)]
-enum Status {
-    Idle,
-    Running {
-        /// The worker's job, or [`PREPARING`].
-        job: u64,
-        progress: Option<InoculationProgress>,
-    },
-    Failed(String),
+impl Fields {
+    /// The defaults, with every probe of the run in the challenge set.
+    fn new(present: Vec<ProbeKind>) -> Self {
+        Fields {
+            probes: RwSignal::new(present),
+            sizes: RwSignal::new("100,200,300".to_string()),
+            lrs: RwSignal::new("1e-4,5e-5,1e-5".to_string()),
+            epochs: RwSignal::new(30),
+            patience: RwSignal::new(3),
+            seed: RwSignal::new(1),
+        }
+    }
+
+    /// The settings the fields describe, or why they are not settings.
+    fn settings(self) -> Result<InoculationSettings, String> {
+        let s = InoculationSettings {
+            probes: self.probes.get(),
+            sizes: InoculationSettings::parse_list("sample sizes", &self.sizes.get())?,
+            learning_rates: InoculationSettings::parse_list("learning rates", &self.lrs.get())?,
+            epochs: self.epochs.get(),
+            patience: self.patience.get(),
+            seed: self.seed.get(),
+            ..InoculationSettings::default()
+        };
+        s.check()?;
+        Ok(s)
+    }
 }
 
 /// The inoculation section of a run's report.
@@ -43,56 +65,83 @@ pub fn InoculationPanel(
     run_id: String,
 ) -> impl IntoView {
     let state = expect_context::<AppState>();
+    let jobs = Inoculations::new(run_id);
     let mut present: Vec<ProbeKind> = run.items.iter().map(|i| i.probe).collect();
     present.sort();
     present.dedup();
-    let probes = RwSignal::new(present.clone());
-    let sizes = RwSignal::new("100,200,300".to_string());
-    let lrs = RwSignal::new("1e-4,5e-5,1e-5".to_string());
-    let epochs = RwSignal::new(30usize);
-    let patience = RwSignal::new(3usize);
-    let seed = RwSignal::new(1u64);
-    let status = RwSignal::new(Status::Idle);
-    let saved = RwSignal::new(Vec::<SavedInoculation>::new());
-    let shown = RwSignal::new(None::<String>);
-    let store_problems = RwSignal::new(Vec::<String>::new());
-
-    let refresh = {
-        let run_id = run_id.clone();
-        move || {
-            let run_id = run_id.clone();
-            spawn_local(async move {
-                match inoculation_store::for_run(&run_id).await {
-                    Ok((found, problems)) => {
-                        let _ = saved.try_set(found);
-                        let _ = store_problems.try_set(problems);
-                    }
-                    Err(e) => {
-                        let _ = store_problems.try_set(vec![e]);
-                    }
-                }
-            });
+    let fields = Fields::new(present.clone());
+    let plan_run = run.clone();
+    let plan = Memo::new(move |_| {
+        fields
+            .settings()
+            .and_then(|s| InoculationPlan::new(&plan_run, &s))
+    });
+    let start = move |_| {
+        if let Ok(settings) = fields.settings() {
+            jobs.start(state, run.clone(), settings);
         }
     };
-    refresh();
+    view! {
+        <section id="inoculation" class="result-part" data-testid="inoculation">
+            <h2>"Inoculation (§7)"</h2>
+            <p class="hint">"Fine-tune the loaded model on a few perturbed items and see whether the challenge set and the original test sets move (Liu et al. 2019): nested samples (the 100 are inside the 200), each learning rate tried, early stopping on dev accuracy, the best learning rate kept per size. Training runs in the model worker; fine-tuned weights stay in this page until it closes (download them to keep them)."</p>
+            <InoculationForm fields=fields present=present/>
+            {move || plan_text(plan.get())}
+            <p>
+                <button data-testid="inoculate" disabled=move || jobs.running() || plan.get().is_err() on:click=start>"Inoculate"</button>
+            </p>
+            <InoculationProgressView jobs=jobs/>
+            {move || (!jobs.store_problems.get().is_empty()).then(|| view! { <p class="problem" data-testid="inoculation-store-error">{jobs.store_problems.get().join("; ")}</p> })}
+            <KeptInoculations jobs=jobs/>
+        </section>
+    }
+}
 
-    let settings = move || -> Result<InoculationSettings, String> {
-        let s = InoculationSettings {
-            probes: probes.get(),
-            sizes: InoculationSettings::parse_list("sample sizes", &sizes.get())?,
-            learning_rates: InoculationSettings::parse_list("learning rates", &lrs.get())?,
-            epochs: epochs.get(),
-            patience: patience.get(),
-            seed: seed.get(),
-            ..InoculationSettings::default()
-        };
-        s.check()?;
-        Ok(s)
-    };
-    let plan_run = run.clone();
-    let plan = Memo::new(move |_| settings().and_then(|s| InoculationPlan::new(&plan_run, &s)));
-    let plan_text = move || {
-        match plan.get() {
+/// The challenge set (a box per probe of the run) and the grid.
+#[component]
+fn InoculationForm(fields: Fields, present: Vec<ProbeKind>) -> impl IntoView {
+    let Fields {
+        probes,
+        sizes,
+        lrs,
+        epochs,
+        patience,
+        seed,
+    } = fields;
+    let probe_boxes = present
+        .into_iter()
+        .map(|k| {
+            view! {
+                <label class="check">
+                    <input type="checkbox" data-testid="inoculation-probe" data-probe=k.as_str()
+                        prop:checked=move || probes.get().contains(&k)
+                        on:change=move |ev| {
+                            let on = event_target_checked(&ev);
+                            probes.update(|p| {
+                                p.retain(|x| *x != k);
+                                if on { p.push(k); p.sort(); }
+                            });
+                        }/>
+                    {format!(" {}", k.display_name())}
+                </label>
+            }
+        })
+        .collect::<Vec<_>>();
+    view! {
+        <div class="inoculation-form">
+            <fieldset><legend>"Challenge set"</legend>{probe_boxes}</fieldset>
+            <label>"Sample sizes "<input type="text" data-testid="inoculation-sizes" prop:value=move || sizes.get() on:input=move |ev| sizes.set(event_target_value(&ev))/></label>
+            <label>"Learning rates "<input type="text" data-testid="inoculation-lrs" prop:value=move || lrs.get() on:input=move |ev| lrs.set(event_target_value(&ev))/></label>
+            <label>"Epochs ≤ "<input type="number" min="1" max="1000" data-testid="inoculation-epochs" prop:value=move || epochs.get().to_string() on:input=move |ev| { if let Ok(v) = event_target_value(&ev).parse() { epochs.set(v) } }/></label>
+            <label>"Patience "<input type="number" min="1" data-testid="inoculation-patience" prop:value=move || patience.get().to_string() on:input=move |ev| { if let Ok(v) = event_target_value(&ev).parse() { patience.set(v) } }/></label>
+            <label>"Seed "<input type="number" min="0" data-testid="inoculation-seed" prop:value=move || seed.get().to_string() on:input=move |ev| { if let Ok(v) = event_target_value(&ev).parse() { seed.set(v) } }/></label>
+        </div>
+    }
+}
+
+/// What the plan will train on, evaluate only and leave out — or why there is no plan.
+fn plan_text(plan: Result<InoculationPlan, String>) -> AnyView {
+    match plan {
         Ok(p) => view! {
             <p class="hint" data-testid="inoculation-plan">
                 {format!(
@@ -112,136 +161,19 @@ pub fn InoculationPanel(
         .into_any(),
         Err(e) => view! { <p class="problem" data-testid="inoculation-plan-error">{e}</p> }.into_any(),
     }
-    };
+}
 
-    let start_run = run.clone();
-    let start_id = run_id.clone();
-    let start = move |_| {
-        let Ok(settings) = settings() else { return };
-        if state.slot(Slot::Main).model.get_untracked().is_none() {
-            status.set(Status::Failed(
-                "load a model first: inoculation fine-tunes the main model".into(),
-            ));
-            return;
-        }
-        let c = match client() {
-            Ok(c) => c,
-            Err(e) => {
-                status.set(Status::Failed(e));
-                return;
-            }
-        };
-        // Job 0 while the run is cut into pieces for the worker (in slices of the page's
-        // thread); a cancel then stops it before it starts.
-        status.set(Status::Running {
-            job: PREPARING,
-            progress: None,
-        });
-        let run = start_run.clone();
-        let run_id = start_id.clone();
-        let refresh = refresh.clone();
-        spawn_local(async move {
-            let pieces = crate::timing::run_pieces_sliced([&*run]).await;
-            drop(run);
-            let preparing = matches!(
-                status.try_get_untracked(),
-                Some(Status::Running { job: PREPARING, .. })
-            );
-            if !preparing {
-                return;
-            }
-            let started = c.inoculate(Slot::Main, pieces, settings, move |p| {
-                let _ = status.try_update(|s| {
-                    if let Status::Running { progress, .. } = s {
-                        *progress = Some(p);
-                    }
-                });
-            });
-            let (job, done) = match started {
-                Ok(x) => x,
-                Err(e) => {
-                    let _ = status.try_set(Status::Failed(e));
-                    return;
-                }
-            };
-            let _ = status.try_set(Status::Running {
-                job,
-                progress: None,
-            });
-            match done.await {
-                Ok((result, _)) => {
-                    let created_ms = js_sys::Date::now();
-                    let id = format!("{run_id}/{created_ms:.0}");
-                    crate::runs::inoculation_jobs::remember(&id, job);
-                    let entry = SavedInoculation {
-                        id: id.clone(),
-                        run_id,
-                        created_ms,
-                        result,
-                    };
-                    let saved_ok = inoculation_store::save(&entry).await;
-                    let _ = status.try_set(match saved_ok {
-                        Ok(()) => Status::Idle,
-                        Err(e) => Status::Failed(format!(
-                            "the inoculation finished but could not be kept: {e}"
-                        )),
-                    });
-                    let _ = saved.try_update(|v| {
-                        if !v.iter().any(|s| s.id == id) {
-                            v.push(entry)
-                        }
-                    });
-                    let _ = shown.try_set(Some(id));
-                    refresh();
-                }
-                Err(f) => {
-                    let _ = status.try_set(if f.cancelled {
-                        Status::Failed("cancelled: nothing was kept".into())
-                    } else {
-                        Status::Failed(f.message)
-                    });
-                }
-            }
-        });
-    };
-    let cancel = move |_| {
-        if let Status::Running { job, .. } = status.get_untracked() {
-            if job == PREPARING {
-                status.set(Status::Failed("cancelled: nothing was kept".into()));
-            } else if let Ok(c) = client() {
-                let _ = c.cancel(job);
-            }
-        }
-    };
-    let running = move || matches!(status.get(), Status::Running { .. });
-
-    let probe_boxes = present
-        .iter()
-        .map(|&k| {
-            view! {
-                <label class="check">
-                    <input type="checkbox" data-testid="inoculation-probe" data-probe=k.as_str()
-                        prop:checked=move || probes.get().contains(&k)
-                        on:change=move |ev| {
-                            let on = event_target_checked(&ev);
-                            probes.update(|p| {
-                                p.retain(|x| *x != k);
-                                if on { p.push(k); p.sort(); }
-                            });
-                        }/>
-                    {format!(" {}", k.display_name())}
-                </label>
-            }
-        })
-        .collect::<Vec<_>>();
-
-    let progress_view = move || match status.get() {
-        Status::Idle => None,
-        Status::Failed(m) => Some(
+/// The job started here: its phase, times and a cancel button while it runs; why it
+/// stopped when it failed.
+#[component]
+fn InoculationProgressView(jobs: Inoculations) -> impl IntoView {
+    move || match jobs.status.get() {
+        InoculationStatus::Idle => None,
+        InoculationStatus::Failed(m) => Some(
             view! { <p class="problem" role="alert" data-testid="inoculation-error">{m}</p> }
                 .into_any(),
         ),
-        Status::Running { progress, .. } => {
+        InoculationStatus::Running { progress, .. } => {
             let (what, pct, elapsed, remaining) = match &progress {
                 None => ("starting…".to_string(), 0.0, String::new(), "—".to_string()),
                 Some(p) => (
@@ -263,21 +195,29 @@ pub fn InoculationPanel(
                             <span data-testid="inoculation-phase">{what}</span>
                             " · elapsed "<span data-testid="inoculation-elapsed">{elapsed}</span>
                             " · remaining "<span data-testid="inoculation-remaining">{remaining}</span>
-                            " "<button class="small" data-testid="inoculation-cancel" on:click=cancel>"Cancel"</button>
+                            " "<button class="small" data-testid="inoculation-cancel" on:click=move |_| jobs.cancel()>"Cancel"</button>
                         </p>
                     </div>
                 }
                 .into_any(),
             )
         }
-    };
+    }
+}
 
-    let saved_list = move || {
-        let list = saved.get();
+/// The results kept for this run, each to open or delete, and the one open (the newest
+/// unless the reader chose another).
+#[component]
+fn KeptInoculations(jobs: Inoculations) -> impl IntoView {
+    move || {
+        let list = jobs.saved.get();
         if list.is_empty() {
             return None;
         }
-        let current = shown.get().or_else(|| list.last().map(|s| s.id.clone()));
+        let current = jobs
+            .shown
+            .get()
+            .or_else(|| list.last().map(|s| s.id.clone()));
         let items = list
             .iter()
             .map(|s| {
@@ -293,16 +233,8 @@ pub fn InoculationPanel(
                 let del = id.clone();
                 view! {
                     <li class:selected=sel>
-                        <button class="link" data-testid="saved-inoculation" on:click=move |_| shown.set(Some(id.clone()))>{label}</button>
-                        <button class="small link" data-testid="delete-inoculation" on:click=move |_| {
-                            let del = del.clone();
-                            spawn_local(async move {
-                                if let Err(e) = inoculation_store::delete(&del).await {
-                                    let _ = store_problems.try_set(vec![e]);
-                                }
-                                let _ = saved.try_update(|v| v.retain(|s| s.id != del));
-                            });
-                        }>"delete"</button>
+                        <button class="link" data-testid="saved-inoculation" on:click=move |_| jobs.shown.set(Some(id.clone()))>{label}</button>
+                        <button class="small link" data-testid="delete-inoculation" on:click=move |_| jobs.delete(del.clone())>"delete"</button>
                     </li>
                 }
             })
@@ -312,27 +244,5 @@ pub fn InoculationPanel(
             <ul class="saved-runs" data-testid="inoculation-list">{items}</ul>
             {chosen.map(|s| view! { <InoculationResultView saved=Arc::new(s)/> })}
         })
-    };
-
-    view! {
-        <section id="inoculation" class="result-part" data-testid="inoculation">
-            <h2>"Inoculation (§7)"</h2>
-            <p class="hint">"Fine-tune the loaded model on a few perturbed items and see whether the challenge set and the original test sets move (Liu et al. 2019): nested samples (the 100 are inside the 200), each learning rate tried, early stopping on dev accuracy, the best learning rate kept per size. Training runs in the model worker; fine-tuned weights stay in this page until it closes (download them to keep them)."</p>
-            <div class="inoculation-form">
-                <fieldset><legend>"Challenge set"</legend>{probe_boxes}</fieldset>
-                <label>"Sample sizes "<input type="text" data-testid="inoculation-sizes" prop:value=move || sizes.get() on:input=move |ev| sizes.set(event_target_value(&ev))/></label>
-                <label>"Learning rates "<input type="text" data-testid="inoculation-lrs" prop:value=move || lrs.get() on:input=move |ev| lrs.set(event_target_value(&ev))/></label>
-                <label>"Epochs ≤ "<input type="number" min="1" max="1000" data-testid="inoculation-epochs" prop:value=move || epochs.get().to_string() on:input=move |ev| { if let Ok(v) = event_target_value(&ev).parse() { epochs.set(v) } }/></label>
-                <label>"Patience "<input type="number" min="1" data-testid="inoculation-patience" prop:value=move || patience.get().to_string() on:input=move |ev| { if let Ok(v) = event_target_value(&ev).parse() { patience.set(v) } }/></label>
-                <label>"Seed "<input type="number" min="0" data-testid="inoculation-seed" prop:value=move || seed.get().to_string() on:input=move |ev| { if let Ok(v) = event_target_value(&ev).parse() { seed.set(v) } }/></label>
-            </div>
-            {plan_text}
-            <p>
-                <button data-testid="inoculate" disabled=move || running() || plan.get().is_err() on:click=start>"Inoculate"</button>
-            </p>
-            {progress_view}
-            {move || (!store_problems.get().is_empty()).then(|| view! { <p class="problem" data-testid="inoculation-store-error">{store_problems.get().join("; ")}</p> })}
-            {saved_list}
-        </section>
     }
 }

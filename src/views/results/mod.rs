@@ -5,42 +5,45 @@
 //! per-category breakdowns. Numbers drill down to their items; the run exports as JSON and
 //! every table as CSV.
 //!
-//! The components only this page shows live here beside it: the evidence view, the item list
-//! that figures drill down to, the Tables 4/7 score plot, the word-order figures, and the
-//! inoculation panel and result.
+//! The components only this page shows live here beside it: the report as it is built
+//! ([`built`]), its head, its parts (graphs, scores and Table 8, word order, the sections as
+//! tables), the evidence view, the item list that figures drill down to, the Tables 4/7 score
+//! plot, and the inoculation panel and result.
 
+mod built;
 mod evidence_view;
+mod graphs_part;
 mod inoculation_panel;
 mod inoculation_result;
 mod item_list;
+mod report_head;
 mod score_plot;
+mod scores_part;
+mod section_tables;
 mod word_order_view;
 
-use std::sync::{Arc, OnceLock};
+use std::sync::Arc;
 
 use leptos::prelude::*;
 use leptos::task::spawn_local;
-use tabprobe_core::metrics::TransitionSet;
 use tabprobe_core::probe::ProbeKind;
-use tabprobe_core::report::{
-    has_score_tables, table1_section, transition_sets, Figures, FullReport, ItemSelector, Section,
-    SectionId,
-};
+use tabprobe_core::report::{has_score_tables, table1_section, transition_sets, SectionId};
 use tabprobe_core::run::RunResult;
-use tabprobe_core::Label;
 
 use crate::components::kept_note::local_time;
-use crate::components::score_tables::{InvalidTable, SectionTable};
-use crate::components::transition_graph::TransitionGraphSvg;
 use crate::runs::store::{self, SavedRun};
 use crate::runs::RunsState;
 use crate::storage::download::download;
 use crate::timing;
+use built::Built;
 use evidence_view::EvidenceView;
+use graphs_part::GraphsPart;
 use inoculation_panel::InoculationPanel;
 use item_list::{Drill, ItemList};
-use score_plot::ScorePlot;
-use word_order_view::{BleuChart, OmegaCurve};
+use report_head::ReportHead;
+use scores_part::{ScoresPart, Table8Part};
+use section_tables::{all_tables_part, pick, section_table, Source};
+use word_order_view::WordOrderPart;
 
 fn hash_run_id() -> Option<String> {
     let hash = web_sys::window()?.location().hash().ok()?;
@@ -49,6 +52,10 @@ fn hash_run_id() -> Option<String> {
         .map(str::to_string)
 }
 
+/// Why the run asked for cannot be shown, and whether it is a stored entry that can be
+/// deleted (it does not read or check).
+type Problem = (String, bool);
+
 /// The results screen: `#/results` lists saved runs, `#/results/<id>` shows one.
 #[component]
 pub fn ResultsView() -> impl IntoView {
@@ -56,30 +63,69 @@ pub fn ResultsView() -> impl IntoView {
     let id = RwSignal::new(hash_run_id());
     let handle = window_event_listener(leptos::ev::hashchange, move |_| id.set(hash_run_id()));
     on_cleanup(move || handle.remove());
-    // Why the run asked for cannot be shown; `true` when it is a stored entry that can be
-    // deleted (it does not read or check).
-    let problem = RwSignal::new(None::<(String, bool)>);
-    Effect::new(move |_| {
-        let Some(want) = id.get() else { return };
-        if runs
-            .current
-            .with_untracked(|c| c.as_ref().is_some_and(|c| c.meta.id == want))
-        {
-            return;
-        }
-        problem.set(None);
-        spawn_local(async move {
-            match store::get(&want).await {
-                Ok(Some(run)) => runs.show(run),
-                Ok(None) => problem.set(Some((format!(
-                    "There is no saved run {want} in this browser (runs live in the browser that made them)."
-                ), false))),
-                Err(e) => problem.set(Some((e.problem, true))),
-            }
+    // The run asked for, read from this browser unless it is already on screen; its value is
+    // the problem with it, tagged with the id it was asked for, since a resource keeps its last
+    // value while the next one loads.
+    let opened = LocalResource::new(move || {
+        let want = id.get();
+        let on_screen = want.as_ref().is_some_and(|want| {
+            runs.current
+                .with_untracked(|c| c.as_ref().is_some_and(|c| &c.meta.id == want))
         });
+        async move {
+            let want = want.filter(|_| !on_screen)?;
+            let problem = match store::get(&want).await {
+                Ok(Some(run)) => {
+                    runs.show(run);
+                    return None;
+                }
+                Ok(None) => (format!(
+                    "There is no saved run {want} in this browser (runs live in the browser that made them)."
+                ), false),
+                Err(e) => (e.problem, true),
+            };
+            Some((want, problem))
+        }
+    });
+    let problem = Signal::derive(move || {
+        let want = id.get()?;
+        opened
+            .get()
+            .flatten()
+            .filter(|(asked, _)| *asked == want)
+            .map(|(_, p)| p)
     });
     spawn_local(runs.refresh());
-    let list = move || {
+    let report = move || {
+        let want = id.get()?;
+        if let Some(p) = problem.get() {
+            return Some(view! { <RunProblem id=want problem=p runs=runs/> }.into_any());
+        }
+        match runs.current.get() {
+            Some(run) if run.meta.id == want => Some(timing::timed("report-view", || {
+                view! { <RunReport saved=run/> }.into_any()
+            })),
+            _ => Some(view! { <p class="muted">"Loading the saved run…"</p> }.into_any()),
+        }
+    };
+    view! {
+        <section class="results" data-testid="results">
+            <details class="saved" open=move || id.get().is_none()>
+                <summary>"Saved runs"</summary>
+                <SavedRuns runs=runs id=id/>
+            </details>
+            {move || runs.storage_error.get().map(|e| view! { <p class="problem" role="alert" data-testid="storage-error">{e}</p> })}
+            <UnsavedRun runs=runs/>
+            {report}
+        </section>
+    }
+}
+
+/// The runs saved in this browser, newest first, each a link to its report (the one on
+/// screen, `id`, marked) with a delete button.
+#[component]
+fn SavedRuns(runs: RunsState, id: RwSignal<Option<String>>) -> impl IntoView {
+    move || {
         let saved = runs.saved.get();
         if saved.is_empty() {
             return view! {
@@ -115,54 +161,33 @@ pub fn ResultsView() -> impl IntoView {
             })
             .collect::<Vec<_>>();
         view! { <ul class="saved-runs">{items}</ul> }.into_any()
-    };
-    let report = move || {
-        let want = id.get()?;
-        if let Some((p, deletable)) = problem.get() {
-            let delete = deletable.then(|| {
-                let id = want.clone();
-                view! {
-                    <button class="small" data-testid="delete-broken-run" on:click=move |_| {
-                        let id = id.clone();
-                        spawn_local(async move {
-                            match store::delete(&id).await {
-                                Ok(()) => {
-                                    problem.set(None);
-                                    crate::route::navigate(crate::route::Route::Results);
-                                }
-                                Err(e) => runs.storage_error.set(Some(e)),
-                            }
-                            runs.refresh().await;
-                        });
-                    }>"delete this run"</button>
-                }
-            });
-            return Some(
-                view! {
-                    <section class="problem" role="alert" data-testid="results-error">
-                        <p>{p}</p>
-                        {delete}
-                    </section>
-                }
-                .into_any(),
-            );
+    }
+}
+
+/// Why saved run `id` cannot be shown, with a button to delete it when it is a stored entry
+/// that does not read or check.
+#[component]
+fn RunProblem(id: String, problem: Problem, runs: RunsState) -> impl IntoView {
+    let (p, deletable) = problem;
+    let delete = deletable.then(|| {
+        view! {
+            <button class="small" data-testid="delete-broken-run" on:click=move |_| {
+                let id = id.clone();
+                spawn_local(async move {
+                    match store::delete(&id).await {
+                        // The route's change clears the problem: it was asked for this id.
+                        Ok(()) => crate::route::navigate(crate::route::Route::Results),
+                        Err(e) => runs.storage_error.set(Some(e)),
+                    }
+                    runs.refresh().await;
+                });
+            }>"delete this run"</button>
         }
-        match runs.current.get() {
-            Some(run) if run.meta.id == want => Some(timing::timed("report-view", || {
-                view! { <RunReport saved=run/> }.into_any()
-            })),
-            _ => Some(view! { <p class="muted">"Loading the saved run…"</p> }.into_any()),
-        }
-    };
+    });
     view! {
-        <section class="results" data-testid="results">
-            <details class="saved" open=move || id.get().is_none()>
-                <summary>"Saved runs"</summary>
-                {list}
-            </details>
-            {move || runs.storage_error.get().map(|e| view! { <p class="problem" role="alert" data-testid="storage-error">{e}</p> })}
-            <UnsavedRun runs=runs/>
-            {report}
+        <section class="problem" role="alert" data-testid="results-error">
+            <p>{p}</p>
+            {delete}
         </section>
     }
 }
@@ -178,16 +203,30 @@ fn UnsavedRun(runs: RunsState) -> impl IntoView {
             .results
             .iter()
             .map(|r| {
-                let r = r.clone();
-                let name = format!("{}-{}.json", run.meta.id, file_stem(&r));
-                view! {
-                    <button class="small" data-testid="download-unsaved" on:click=move |_| {
-                        if let Ok(text) = serde_json::to_string_pretty(&*r) { download(&name, "application/json", &text) }
-                    }>{format!("Download the unsaved run file — {}", r.model.label())}</button>
-                }
+                run_file_button(
+                    &run.meta.id,
+                    r.clone(),
+                    "download-unsaved",
+                    "Download the unsaved run file",
+                )
             })
             .collect::<Vec<_>>();
         Some(view! { <p class="unsaved-run">{buttons}</p> })
+    }
+}
+
+/// A button that downloads run file `r` of saved run `run_id`, named for the run and model.
+fn run_file_button(
+    run_id: &str,
+    r: Arc<RunResult>,
+    testid: &'static str,
+    what: &'static str,
+) -> impl IntoView {
+    let name = format!("{run_id}-{}.json", file_stem(&r));
+    view! {
+        <button class="small" data-testid=testid on:click=move |_| {
+            if let Ok(text) = serde_json::to_string_pretty(&*r) { download(&name, "application/json", &text) }
+        }>{format!("{what} — {}", r.model.label())}</button>
     }
 }
 
@@ -205,336 +244,74 @@ fn file_stem(run: &RunResult) -> String {
         .collect()
 }
 
-/// One transition set (an operation's items, Table 6's single or all-relevant-rows
-/// deletions, the label-preserving rule's hypothesis or counterfactual items): its rule, and
-/// per model its graphs (one per split + pooled) and its invalid-transition table over the
-/// chosen group of examples — core's figures, each mark opening the items core put on it.
-#[component]
-fn SetBlock(
-    runs: Vec<Arc<RunResult>>,
-    tset: TransitionSet,
-    built: Built,
-    /// Index into each model's figures by group (0 = every example).
-    group: RwSignal<usize>,
-    drill: RwSignal<Option<Drill>>,
-) -> impl IntoView {
-    let rule = built.figures(0, 0).and_then(|f| f.set(tset)?.rule.clone());
-    let columns = move || {
-        let g = group.get();
-        runs.iter()
-            .enumerate()
-            .map(|(m, run)| {
-                let figures = built.figures(m, g).and_then(|f| f.set(tset)).cloned();
-                let on_items = Callback::new(move |items: ItemSelector| drill.set(Some(Drill::of(m, items))));
-                let labels = run.model.label_set;
-                let graphs = figures.as_ref().map(|f| {
-                    f.drawn()
-                        .map(|graph| {
-                            let marks = graph.edges.clone();
-                            let on_edge = Callback::new(move |(from, to): (Label, Label)| {
-                                if let Some(e) = marks.iter().find(|e| e.value.from == from && e.value.to == to) {
-                                    on_items.run(e.items.clone());
-                                }
-                            });
-                            let edges = graph.edges.iter().map(|e| e.value.clone()).collect::<Vec<_>>();
-                            view! { <TransitionGraphSvg edges=edges caption=graph.caption().to_string() set=labels on_edge=on_edge/> }
-                        })
-                        .collect::<Vec<_>>()
-                });
-                let table = figures.and_then(|f| f.table).map(|t| view! { <InvalidTable figure=t on_items=on_items/> });
-                view! {
-                    <div class="model-column" data-testid="model-column" data-model=run.model.name.clone()>
-                        <h4 class="model-title">{run.model.label()}</h4>
-                        <div class="figures">{graphs}</div>
-                        {table}
-                    </div>
-                }
-            })
-            .collect::<Vec<_>>()
-    };
-    view! {
-        <section class="operation" data-testid="operation" data-operation=tset.as_str()>
-            <h3>{tset.title()}</h3>
-            <p class="rule" data-testid="rule">{rule}</p>
-            <div class="models-side">{columns}</div>
-        </section>
-    }
-}
-
-/// Where a section's numbers come from: run `model` of the result (and, for Table 8 computed
-/// with the second model's hypothesis-only scores, run `hypothesis_model`).
-#[derive(Clone, Copy)]
-struct Source {
-    model: usize,
-    hypothesis_model: usize,
-}
-
-impl Source {
-    fn of(model: usize) -> Self {
-        Source {
-            model,
-            hypothesis_model: model,
-        }
-    }
-}
-
-/// A section as a table whose figures drill down to their items (the selectors core put
-/// on its rows and cells).
-fn section_table(
-    section: Section,
-    prefix: String,
-    drill: RwSignal<Option<Drill>>,
-    src: Source,
-) -> AnyView {
-    let on_items = Callback::new(move |items: ItemSelector| {
-        drill.set(Some(Drill {
-            model: src.model,
-            hypothesis_model: src.hypothesis_model,
-            items,
-        }))
-    });
-    view! { <SectionTable section=section file_prefix=prefix on_items=on_items/> }.into_any()
-}
-
-/// One saved run in full.
+/// One saved run in full: its head now, then its parts in stages as the report they show is
+/// built (see [`STAGES`]), and the items behind any figure the reader opens.
 #[component]
 fn RunReport(saved: Arc<SavedRun>) -> impl IntoView {
     let runs: Vec<Arc<RunResult>> = saved.results.clone();
     let main = runs[0].clone();
     let drill = RwSignal::new(None::<Drill>);
-    let set = &main.settings;
-    let lin = set.linearization.describe();
     let present = |k: ProbeKind| main.items.iter().any(|it| it.probe == k);
-    // The report's tables, built by the model worker; the stages that show them come once
-    // they are here.
-    let built = Built::default();
-    // Where the report was built ("worker", or "page" when the worker could not) and why.
-    let built_where = RwSignal::new(None::<(&'static str, Option<String>)>);
+    let built = Built::new(saved.clone());
     // The report is shown in stages, a task each (see `STAGES`); stage 0 is shown now.
     let stage = RwSignal::new(0u8);
-    {
-        let built = built.clone();
-        let saved = saved.clone();
-        spawn_local(async move {
-            let (report, place, note) = build_report(&saved).await;
-            let _ = built.cell.set(report);
-            if built_where.try_set(Some((place, note))).is_some() {
+    let ready = built.ready();
+    spawn_local(async move {
+        ready.await;
+        for k in 1..=STAGES {
+            gloo::timers::future::TimeoutFuture::new(0).await;
+            if stage.try_set(k).is_some() {
                 return; // the report was closed
             }
-            for k in 1..=STAGES {
-                gloo::timers::future::TimeoutFuture::new(0).await;
-                if stage.try_set(k).is_some() {
-                    return; // the report was closed
-                }
-            }
-        });
-    }
-    let at = move |k: u8| Memo::new(move |_| stage.get() >= k);
-    let exports = runs
-        .iter()
-        .map(|r| {
-            let r = r.clone();
-            let name = format!("{}-{}.json", saved.meta.id, file_stem(&r));
-            view! {
-                <button class="small" data-testid="export-json" on:click=move |_| {
-                    if let Ok(text) = serde_json::to_string_pretty(&*r) { download(&name, "application/json", &text) }
-                }>{format!("Run file (JSON) — {}", r.model.label())}</button>
-            }
-        })
-        .collect::<Vec<_>>();
-    let models = runs
-        .iter()
-        .map(|r| {
-            view! {
-                <span class="model-name" data-testid="result-model">{r.model.name.clone()}</span>
-                <code class="hash" title=r.model.weights_sha256.clone()>{r.model.weights_sha256.chars().take(12).collect::<String>()}</code>
-                <span class="backend" data-testid="result-precision" title="the arithmetic the model ran in: f32, or f16-mixed on a WebGPU adapter with shader-f16 (see the model bar)">{r.model.precision.as_str()}</span>
-            }
-        })
-        .collect::<Vec<_>>();
-    let cancelled = main.cancelled_at.map(|p| {
-        view! { <p class="warning" data-testid="result-cancelled">{format!("Cancelled after {} of {} forward passes: only the examples and items scored before the cancel are shown.", p.done, p.total)}</p> }
+        }
     });
-    let truncated = main.pairs.iter().filter(|p| p.score.truncated).count();
+    let at = move |k: u8| Memo::new(move |_| stage.get() >= k);
     let tsets = transition_sets(&main);
-    // Which group of examples the graphs and tables show: an index into each model's figures
-    // (0 = every example, then the splits and reasoning categories core found).
-    let group = RwSignal::new(0usize);
     let graphs = (!tsets.is_empty()).then(|| {
         let runs = runs.clone();
-        let built = built.clone();
         deferred(at(1), "report-graphs-part", move || {
-            let group_select = built.get().and_then(|r| r.figures.first()).filter(|f| f.len() > 1).map(|per_group| {
-                let options = per_group
-                    .iter()
-                    .enumerate()
-                    .map(|(k, f)| view! { <option value=k.to_string()>{f.group_label()}</option> })
-                    .collect::<Vec<_>>();
-                view! {
-                    <label class="select">"Examples: "
-                        <select data-testid="category" on:change=move |ev| {
-                            group.set(event_target_value(&ev).parse().unwrap_or(0));
-                        }>
-                            {options}
-                        </select>
-                    </label>
-                }
-            });
-            let blocks = tsets
-                .iter()
-                .map(|&t| view! { <SetBlock runs=runs.clone() tset=t built=built.clone() group=group drill=drill/> })
-                .collect::<Vec<_>>();
-            view! {
-                <section id="graphs" class="result-part">
-                    <div class="part-head">
-                        <h2>"Transition graphs and invalid transitions"</h2>
-                        {group_select}
-                    </div>
-                    <p class="hint">"Each edge: % of the items predicted the source label before that were predicted the target label after; black = valid under the rule, red = invalid. Click an edge or a table cell for its items."</p>
-                    {blocks}
-                </section>
-            }
-            .into_any()
+            view! { <GraphsPart runs=runs tsets=tsets built=built drill=drill/> }.into_any()
         })
     });
-    // Tables 4 and 7 count certain and reviewer-accepted items; unreviewed heuristic items
+    // Tables 4, 7 and 8 count certain and reviewer-accepted items; unreviewed heuristic items
     // are left out (and counted) unless the reader asks for them.
     let include_heuristic = RwSignal::new(false);
-    let has_scores = has_score_tables(&main);
-    let score_runs = runs.clone();
-    let score_report = built.clone();
-    let scores_now = move || {
-        let inc = include_heuristic.get();
-        let report = score_report.get()?;
-        let tables = score_runs
-            .iter()
-            .enumerate()
-            .flat_map(|(m, r)| {
-                let prefix = file_stem(r);
-                let many = score_runs.len() > 1;
-                let src = Source::of(m);
-                let secs = if inc {
-                    report.scores_with_heuristic.get(m)
-                } else {
-                    report.sections.get(m)
-                };
-                secs.cloned()
-                    .unwrap_or_default()
-                    .into_iter()
-                    .filter(|s| s.id.is_score_table())
-                    .map(|mut s| {
-                        if many {
-                            s.title = format!("{} — {}", s.title, r.model.label());
-                        }
-                        // The bars first: the table below holds the same numbers.
-                        let plot = view! { <ScorePlot section=s.clone()/> };
-                        view! { {plot}{section_table(s, prefix.clone(), drill, src)} }.into_any()
-                    })
-                    .collect::<Vec<_>>()
-            })
-            .collect::<Vec<_>>();
-        Some(tables)
-    };
-    let scores = has_scores.then(|| deferred(at(2), "report-scores", move || view! {
-        <section id="scores" class="result-part">
-            <h2>"Scores (Tables 4 and 7)"</h2>
-            <p class="hint">"Accuracy (%) on the originals, on label-preserving and on label-flipping items: mean ± sd over 100 seeded samples of 80%, drawn as bars with ±sd error bars per probe and model, then as the tables. NEUTRAL examples are left out (paper §4, §6); certain and reviewer-accepted items are counted, and the columns heuristic_left_out / rejected_left_out / neutral_left_out say how many items each table left out. Click a row for the items it counts."</p>
-            <label class="results-options">
-                <input type="checkbox" data-testid="include-heuristic"
-                    prop:checked=move || include_heuristic.get()
-                    on:change=move |ev| include_heuristic.set(event_target_checked(&ev))/>
-                " include heuristic items nobody has reviewed (their expected label may be wrong)"
-            </label>
-            {scores_now}
-        </section>
-    }.into_any()));
-    let table1 = {
-        let refs: Vec<&RunResult> = runs.iter().map(|r| r.as_ref()).collect();
-        let s = table1_section(&refs);
-        view! {
-            <section id="accuracy" class="result-part" data-testid="table1">
-                <h2>"Accuracy (Table 1)"</h2>
-                {section_table(s, file_stem(&main), drill, Source::of(0))}
-            </section>
-        }
-    };
+    let scores = has_score_tables(&main).then(|| {
+        let runs = runs.clone();
+        deferred(at(2), "report-scores", move || {
+            view! { <ScoresPart runs=runs built=built include_heuristic=include_heuristic drill=drill/> }.into_any()
+        })
+    });
     let table8 = ProbeKind::OTHER
         .iter()
         .any(|&k| k != ProbeKind::WordOrder && present(k))
         .then(|| {
-            // Both Table 8s, switched by "include heuristic items"; with a second model its
-            // hypothesis-only scores give O-Hypo.
-            let stem = file_stem(&runs[0]);
-            let t8_report = built.clone();
-            let body = move || {
-                let inc = include_heuristic.get();
-                let report = t8_report.get()?;
-                Some(match &report.table8 {
-                    Ok(t8) => {
-                        let src = Source {
-                            hypothesis_model: t8.hypothesis_model,
-                            ..Source::of(0)
-                        };
-                        let secs = if inc { &t8.with_heuristic } else { &t8.default };
-                        secs.iter()
-                            .map(|s| section_table(s.clone(), stem.clone(), drill, src))
-                            .collect::<Vec<_>>()
-                    }
-                    Err(e) => vec![view! { <p class="problem">{e.clone()}</p> }.into_any()],
-                })
-            };
+            let runs = runs.clone();
             deferred(at(3), "report-table8", move || {
-                view! {
-                    <section id="table8" class="result-part" data-testid="table8">
-                        <h2>"Paired counterfactual analysis (Table 8)"</h2>
-                        {body}
-                    </section>
-                }
-                .into_any()
+                view! { <Table8Part runs=runs built=built include_heuristic=include_heuristic drill=drill/> }.into_any()
             })
         });
     let evidence = present(ProbeKind::RowDeletion).then(|| {
         let runs = runs.clone();
-        let runs2 = runs.clone();
-        let secs = built.clone();
         deferred(at(4), "report-evidence", move || {
-            // The tables in the next task: with the per-example view in one, the dev split's
-            // evidence part held the page for 70 ms.
-            let tables = deferred(at(5), "report-evidence-tables", move || {
-                pick(
-                    &runs2,
-                    secs.sections(),
-                    &[
-                        SectionId::Evidence,
-                        SectionId::EvidenceExamples,
-                        SectionId::Agreement,
-                    ],
-                    drill,
-                )
+            view! { <EvidencePart runs=runs built=built tables_shown=at(5) drill=drill/> }
                 .into_any()
-            });
-            view! {
-                <section id="evidence" class="result-part">
-                    <h2>"Evidence selection (§5.3)"</h2>
-                    <EvidenceView runs=runs.clone()/>
-                    {tables}
-                </section>
-            }
-            .into_any()
         })
     });
     let word_order = present(ProbeKind::WordOrder).then(|| {
         let runs = runs.clone();
-        let secs = built.clone();
         deferred(at(6), "report-word-order", move || {
-            word_order_part(&runs, &secs, drill)
+            view! { <WordOrderPart runs=runs built=built drill=drill/> }.into_any()
         })
     });
     let all_tables = {
         let runs = runs.clone();
-        let secs = built.clone();
         deferred(at(7), "report-all-tables", move || {
-            all_tables_part(&runs, secs.sections().to_vec(), drill)
+            let sections = built
+                .get()
+                .map(|b| b.sections().to_vec())
+                .unwrap_or_default();
+            all_tables_part(&runs, sections, drill)
         })
     };
     let inoculation = {
@@ -544,7 +321,6 @@ fn RunReport(saved: Arc<SavedRun>) -> impl IntoView {
             view! { <InoculationPanel run=main run_id=id/> }.into_any()
         })
     };
-    // Jump links to the sections this run has, in page order.
     let toc = [
         ("accuracy", "Accuracy", true),
         ("graphs", "Graphs", graphs.is_some()),
@@ -555,10 +331,7 @@ fn RunReport(saved: Arc<SavedRun>) -> impl IntoView {
         ("inoculation", "Inoculation", true),
     ]
     .into_iter()
-    .filter(|(_, _, has)| *has)
-    .map(|(id, name, _)| {
-        view! { <a href=format!("#{id}") data-testid="toc-link" data-section=id on:click=move |ev| scroll_to(ev, id)>{name}</a> }
-    })
+    .filter_map(|(id, name, has)| has.then_some((id, name)))
     .collect::<Vec<_>>();
     let drill_runs = runs.clone();
     let drill_view = move || {
@@ -568,23 +341,9 @@ fn RunReport(saved: Arc<SavedRun>) -> impl IntoView {
     };
     view! {
         <article class="run-report" data-testid="run-report" data-run=saved.meta.id.clone()
-            data-report=move || built_where.get().map(|(place, _)| place)>
-            <header class="report-head">
-                <h1>"Results"</h1>
-                <p class="run-meta">
-                    {models}
-                    <span>{format!(" · {} · seed {} · {lin} · ", saved.meta.dataset, set.seed)}</span>
-                    <button class="link" data-testid="head-count" title="list the items" on:click=move |_| drill.set(Some(Drill::of(0, ItemSelector::All)))>{format!("{} examples · {} items", main.examples.len(), main.items.len())}</button>
-                    <span>{format!(" · {} forward passes", main.pairs.len())}</span>
-                </p>
-                {cancelled}
-                {move || built_where.get().and_then(|(_, note)| note).map(|n| view! { <p class="warning" data-testid="report-note">{n}</p> })}
-                {skipped_list(&main)}
-                {(truncated > 0).then(|| view! { <p class="warning">{format!("{truncated} pair(s) had their premise truncated to fit the model: a probe that edits a part the model never saw is not evidence of anything.")}</p> })}
-                <div class="exports">{exports}</div>
-                <nav class="toc" data-testid="toc">{toc}</nav>
-            </header>
-            {table1}
+            data-report=move || built.get().map(|b| b.place)>
+            <ReportHead saved=saved.clone() built=built toc=toc drill=drill/>
+            <Table1Part runs=runs.clone() drill=drill/>
             {graphs}
             {scores}
             {table8}
@@ -607,61 +366,6 @@ fn RunReport(saved: Arc<SavedRun>) -> impl IntoView {
 /// page for about 120 ms.
 const STAGES: u8 = 7;
 
-/// The run's report (core's [`FullReport`]), set once it is built, before the stages that
-/// show it.
-#[derive(Clone, Default)]
-struct Built {
-    cell: Arc<OnceLock<FullReport>>,
-}
-
-impl Built {
-    /// The report, once built.
-    fn get(&self) -> Option<&FullReport> {
-        self.cell.get()
-    }
-
-    /// Model `model`'s figures over its `group`-th group of examples (0 = every example), once
-    /// the report is built.
-    fn figures(&self, model: usize, group: usize) -> Option<&Figures> {
-        self.get()?.figures.get(model)?.get(group)
-    }
-
-    /// Per model (in run order), its sections under the default options (none before the
-    /// report is built).
-    fn sections(&self) -> &[Vec<Section>] {
-        self.get().map_or(&[], |r| r.sections.as_slice())
-    }
-}
-
-/// The report of `saved`, built by the model worker from the run files in pieces (the Blob
-/// the page stores, or for a run saved as one JSON text its pieces written here in slices),
-/// and where it was built. When the worker cannot (it failed to start, or died), the page
-/// builds it on its own thread rather than show nothing, and says why.
-async fn build_report(saved: &SavedRun) -> (FullReport, &'static str, Option<String>) {
-    let asked = async {
-        let c = crate::worker::client::client()?;
-        match &saved.pieces {
-            Some(p) => c.build_report(Some(p), Vec::new()).await,
-            None => {
-                let parts = timing::run_pieces_sliced(saved.results.iter().map(|r| &**r)).await;
-                c.build_report(None, parts).await
-            }
-        }
-    }
-    .await;
-    match asked {
-        Ok(report) => (report, "worker", None),
-        Err(e) => {
-            let runs: Vec<&RunResult> = saved.results.iter().map(|r| &**r).collect();
-            let report = timing::timed("report-on-page", || FullReport::build(&runs));
-            let note = format!(
-                "The model worker could not build this report ({e}); this page built it instead, which may have held it for a moment."
-            );
-            (report, "page", Some(note))
-        }
-    }
-}
-
 /// A part of the report built once `shown` turns true (it turns true once, when its stage
 /// comes). Built untracked: the part's own reactive closures track what they read.
 fn deferred(
@@ -679,135 +383,53 @@ fn deferred(
     }
 }
 
-/// The sections among `ids` of every model's report, as tables (titled with the model when
-/// there are several).
-fn pick(
-    runs: &[Arc<RunResult>],
-    per_model_sections: &[Vec<Section>],
-    ids: &[SectionId],
-    drill: RwSignal<Option<Drill>>,
-) -> Vec<AnyView> {
-    runs.iter()
-        .zip(per_model_sections)
-        .enumerate()
-        .flat_map(|(m, (r, secs))| {
-            let prefix = file_stem(r);
-            secs.iter()
-                .filter(|s| ids.contains(&s.id))
-                .map(|s| {
-                    let mut s = s.clone();
-                    if runs.len() > 1 {
-                        s.title = format!("{} — {}", s.title, r.model.label());
-                    }
-                    section_table(s, prefix.clone(), drill, Source::of(m))
-                })
-                .collect::<Vec<_>>()
-        })
-        .collect()
-}
-
-/// Word order (UNLI §4): per model the Ω_x curve and the BLEU-2 chart (core's figures over
-/// every example), then the tables.
-fn word_order_part(
-    runs: &[Arc<RunResult>],
-    built: &Built,
-    drill: RwSignal<Option<Drill>>,
-) -> AnyView {
-    let charts = runs
-        .iter()
-        .enumerate()
-        .map(|(model, r)| {
-            let on_items =
-                Callback::new(move |items: ItemSelector| drill.set(Some(Drill::of(model, items))));
-            let figures = built.figures(model, 0).and_then(|f| f.word_order.clone());
-            let charts = figures.map(|w| {
-                view! {
-                    <OmegaCurve points=w.omega model=r.model.label() on_items=on_items/>
-                    <BleuChart bins=w.bleu model=r.model.label() on_items=on_items/>
-                }
-            });
-            view! {
-                <div class="model-column">
-                    <h4 class="model-title">{r.model.label()}</h4>
-                    <div class="figures">{charts}</div>
-                </div>
-            }
-        })
-        .collect::<Vec<_>>();
-    let tables = pick(
-        runs,
-        built.sections(),
-        &[
-            SectionId::WordOrder,
-            SectionId::WordOrderOmega,
-            SectionId::WordOrderBleu,
-        ],
-        drill,
-    );
+/// Table 1, accuracy per model: computed on the page from the run files, so it is shown with
+/// the head, before the worker's report.
+#[component]
+fn Table1Part(runs: Vec<Arc<RunResult>>, drill: RwSignal<Option<Drill>>) -> impl IntoView {
+    let refs: Vec<&RunResult> = runs.iter().map(|r| r.as_ref()).collect();
+    let s = table1_section(&refs);
     view! {
-        <section id="word-order" class="result-part">
-            <h2>"Word order (UNLI §4)"</h2>
-            <div class="models-side">{charts}</div>
-            {tables}
+        <section id="accuracy" class="result-part" data-testid="table1">
+            <h2>"Accuracy (Table 1)"</h2>
+            {section_table(s, file_stem(&runs[0]), drill, Source::of(0))}
         </section>
     }
-    .into_any()
 }
 
-/// Every section of every model's report, each model's in a closed `<details>`.
-fn all_tables_part(
-    runs: &[Arc<RunResult>],
-    per_model_sections: Vec<Vec<Section>>,
+/// Evidence selection (§5.3): the per-example view, then its tables once `tables_shown`
+/// turns true — in the same task as the view, the dev split's evidence part held the page for
+/// 70 ms.
+#[component]
+fn EvidencePart(
+    runs: Vec<Arc<RunResult>>,
+    built: Built,
+    tables_shown: Memo<bool>,
     drill: RwSignal<Option<Drill>>,
-) -> AnyView {
-    runs.iter()
-        .zip(per_model_sections)
-        .enumerate()
-        .map(|(m, (r, secs))| {
-            let prefix = file_stem(r);
-            let tables = secs
-                .into_iter()
-                .map(|s| section_table(s, prefix.clone(), drill, Source::of(m)))
-                .collect::<Vec<_>>();
-            view! {
-                <details class="all-tables">
-                    <summary>{format!("Every table of the report, with the breakdowns by split and category — {}", r.model.label())}</summary>
-                    {tables}
-                </details>
-            }
+) -> impl IntoView {
+    let tables = {
+        let runs = runs.clone();
+        deferred(tables_shown, "report-evidence-tables", move || {
+            let ids = [
+                SectionId::Evidence,
+                SectionId::EvidenceExamples,
+                SectionId::Agreement,
+            ];
+            let sections = built.get();
+            pick(
+                &runs,
+                sections.as_ref().map_or(&[], |b| b.sections()),
+                &ids,
+                drill,
+            )
+            .into_any()
         })
-        .collect::<Vec<_>>()
-        .into_any()
-}
-
-/// The examples the probe set left out (the run table's `skipped` count), each with the probe
-/// concerned and the reason: they have no items to list, so they are listed here.
-fn skipped_list(run: &RunResult) -> Option<impl IntoView> {
-    (!run.skipped.is_empty()).then(|| {
-        let rows = run
-            .skipped
-            .iter()
-            .map(|s| {
-                let probe = s.probe.map(|p| p.display_name()).unwrap_or_else(|| "every probe".into());
-                view! { <li data-testid="skipped-example"><code>{s.example.clone()}</code>{format!(" — {probe}: {}", s.reason)}</li> }
-            })
-            .collect::<Vec<_>>();
-        view! {
-            <details class="skipped" data-testid="skipped-list">
-                <summary>{format!("{} skipped (example, probe, reason)", run.skipped.len())}</summary>
-                <ul>{rows}</ul>
-            </details>
-        }
-    })
-}
-
-/// In-page links would change the route (routes live in the fragment): scroll instead.
-fn scroll_to(ev: leptos::ev::MouseEvent, id: &str) {
-    ev.prevent_default();
-    if let Some(el) = web_sys::window()
-        .and_then(|w| w.document())
-        .and_then(|d| d.get_element_by_id(id))
-    {
-        el.scroll_into_view();
+    };
+    view! {
+        <section id="evidence" class="result-part">
+            <h2>"Evidence selection (§5.3)"</h2>
+            <EvidenceView runs=runs/>
+            {tables}
+        </section>
     }
 }

@@ -1,11 +1,18 @@
 //! Word-order charts (UNLI §4) as SVG: the Ω_x curve — the share of examples for which more
 //! than a fraction x of the permutations get the gold label — and acceptance by BLEU-2 bin
 //! (UNLI Figure 3). One chart per model, drawn from core's figures: points and bars open the
-//! items core put on them.
+//! items core put on them. [`WordOrderPart`] is the report's part made of them and the tables.
+
+use std::sync::Arc;
 
 use leptos::prelude::*;
 use tabprobe_core::metrics::word_order::BleuBin;
-use tabprobe_core::report::{ItemSelector, Marked, OmegaPoint};
+use tabprobe_core::report::{ItemSelector, Marked, OmegaPoint, SectionId};
+use tabprobe_core::run::RunResult;
+
+use super::built::Built;
+use super::item_list::Drill;
+use super::section_tables::pick;
 
 const W: f64 = 320.0;
 const H: f64 = 180.0;
@@ -117,5 +124,56 @@ pub fn BleuChart(
             </svg>
             <figcaption>{format!("Acceptance by BLEU-2 — {model}")}</figcaption>
         </figure>
+    }
+}
+
+/// Word order (UNLI §4): per model the Ω_x curve and the BLEU-2 chart (core's figures over
+/// every example), then the tables.
+#[component]
+pub fn WordOrderPart(
+    runs: Vec<Arc<RunResult>>,
+    built: Built,
+    drill: RwSignal<Option<Drill>>,
+) -> impl IntoView {
+    let report = built.get();
+    let charts = runs
+        .iter()
+        .enumerate()
+        .map(|(model, r)| {
+            let on_items =
+                Callback::new(move |items: ItemSelector| drill.set(Some(Drill::of(model, items))));
+            let figures = report
+                .as_ref()
+                .and_then(|b| b.figures(model, 0)?.word_order.clone());
+            let charts = figures.map(|w| {
+                view! {
+                    <OmegaCurve points=w.omega model=r.model.label() on_items=on_items/>
+                    <BleuChart bins=w.bleu model=r.model.label() on_items=on_items/>
+                }
+            });
+            view! {
+                <div class="model-column">
+                    <h4 class="model-title">{r.model.label()}</h4>
+                    <div class="figures">{charts}</div>
+                </div>
+            }
+        })
+        .collect::<Vec<_>>();
+    let tables = pick(
+        &runs,
+        report.as_ref().map_or(&[], |b| b.sections()),
+        &[
+            SectionId::WordOrder,
+            SectionId::WordOrderOmega,
+            SectionId::WordOrderBleu,
+        ],
+        drill,
+    );
+    view! {
+        <section id="word-order" class="result-part">
+            <h2>"Word order (UNLI §4)"</h2>
+            <div class="models-side">{charts}</div>
+            {tables}
+        </section>
     }
 }
