@@ -4,9 +4,11 @@
 //! the original's, "save as probe item" with an asserted label, and a share link.
 
 use leptos::prelude::*;
-use tabprobe_core::edit::{diff_with_origin, HandMadeItem, HandMadeOperation, History, TableDraft};
+use tabprobe_core::edit::{
+    diff_with_origin, HandMadeItem, HandMadeOperation, History, TableDiff, TableDraft,
+};
 use tabprobe_core::share::{SharedInput, SharedResult};
-use tabprobe_core::Table;
+use tabprobe_core::{Label, Table};
 
 use crate::components::evidence_marks::EvidenceMarks;
 use crate::components::label_badge::LabelBadge;
@@ -58,12 +60,10 @@ fn Editor(item: WorkItem) -> impl IntoView {
         let original = original.clone();
         Memo::new(move |_| draft.with(|d| diff_with_origin(&original, &d.table, &d.origin)))
     };
-    let rows = Memo::new(move |_| edited_table.with(|t| t.row_count()));
     let header = match &original {
         Table::Relational(t) => t.header.clone(),
         Table::KeyValue(_) => Vec::new(),
     };
-    let dragging = RwSignal::new(None::<usize>);
 
     let hypothesis = item.hypothesis.clone();
     let fixed_hypothesis = Signal::stored(hypothesis.clone());
@@ -80,33 +80,7 @@ fn Editor(item: WorkItem) -> impl IntoView {
         });
     }
 
-    let save_item: Signal<Result<HandMadeItem, String>> = {
-        let (item, h) = (item.clone(), hypothesis.clone());
-        let original_for_save = original.clone();
-        Signal::derive(move || {
-            draft.with(|d| {
-                let problems = d.problems();
-                if !problems.is_empty() {
-                    return Err(format!("Fix before saving: {}.", problems.join("; ")));
-                }
-                if d.table == original_for_save {
-                    return Err("Edit the table to make a new item.".to_string());
-                }
-                let Some(label) = asserted.get() else {
-                    return Err(CHOOSE_LABEL.into());
-                };
-                Ok(HandMadeItem {
-                    derived_from: item.example_id.clone(),
-                    table: Some(d.table.clone()),
-                    premise: None,
-                    hypothesis: h.clone(),
-                    label,
-                    relevant_rows: Some(d.relevant_rows()),
-                    operation: HandMadeOperation::EditTable,
-                })
-            })
-        })
-    };
+    let save_item = edit_to_save(&item, original.clone(), draft, asserted);
     // A probe item stays itself until its table is edited: its link is the probe result.
     let edited = {
         let original = original.clone();
@@ -164,34 +138,7 @@ fn Editor(item: WorkItem) -> impl IntoView {
                         {item.label.map(|l| view! { <LabelBadge label=l set=set/> })}
                         <p class="hypothesis-text" data-testid="work-hypothesis">{hypothesis.clone()}</p>
                     </div>
-                    <div class="table-editor">
-                        <label class="title-field">
-                            <span>{if header.is_empty() { "Title" } else { "Caption" }}</span>
-                            <input data-testid="title-input" prop:value=move || edited_table.with(|t| t.title().to_string())
-                                on:input=move |ev| {
-                                    let v = event_target_value(&ev);
-                                    edit_draft(history, Some("title".into()), |d| d.set_title(&v));
-                                }/>
-                        </label>
-                        {(!header.is_empty()).then(|| {
-                            let columns = (0..header.len()).map(|j| view! {
-                                <input class="column" data-testid="column-input" aria-label=format!("column {}", j + 1)
-                                    prop:value=move || edited_table.with(|t| match t { Table::Relational(r) => r.header.get(j).cloned().unwrap_or_default(), Table::KeyValue(_) => String::new() })
-                                    on:input=move |ev| {
-                                        let v = event_target_value(&ev);
-                                        edit_draft(history, Some(format!("column {j}")), |d| d.set_column(j, &v));
-                                    }/>
-                            }).collect::<Vec<_>>();
-                            view! { <div class="columns-editor"><span class="muted">"Columns"</span>{columns}</div> }
-                        })}
-                        <p class="hint">"☐ marks a row as relevant evidence. Drag ⋮⋮ or press Alt+↑ / Alt+↓ on it to reorder; Ctrl+Z / Ctrl+Shift+Z undo and redo."</p>
-                        <ol class="rows-editor" data-testid="rows-editor">
-                            <For each=move || 0..rows.get() key=|i| *i let:i>
-                                <RowEditor i=i history=history diff=diff header=header.clone() dragging=dragging/>
-                            </For>
-                        </ol>
-                        <button class="button" data-testid="add-row" on:click=move |_| edit_draft(history, None, |d| d.insert_row(usize::MAX))>"+ Add row"</button>
-                    </div>
+                    <TableEditor history=history edited_table=edited_table diff=diff header=header/>
                 </div>
                 <WorkbenchSide titles=("Original table", "Edited table") before=before after=after gold=item.label
                     asserted=asserted set=set save_item=save_item shared=shared share_waiting=share_waiting
@@ -210,5 +157,82 @@ fn Editor(item: WorkItem) -> impl IntoView {
                 </WorkbenchSide>
             </div>
         </section>
+    }
+}
+
+/// The hand-made item the edited table saves, or what to fix before it can.
+fn edit_to_save(
+    item: &WorkItem,
+    original: Table,
+    draft: Memo<TableDraft>,
+    asserted: RwSignal<Option<Label>>,
+) -> Signal<Result<HandMadeItem, String>> {
+    let item = item.clone();
+    Signal::derive(move || {
+        draft.with(|d| {
+            let problems = d.problems();
+            if !problems.is_empty() {
+                return Err(format!("Fix before saving: {}.", problems.join("; ")));
+            }
+            if d.table == original {
+                return Err("Edit the table to make a new item.".to_string());
+            }
+            let Some(label) = asserted.get() else {
+                return Err(CHOOSE_LABEL.into());
+            };
+            Ok(HandMadeItem {
+                derived_from: item.example_id.clone(),
+                table: Some(d.table.clone()),
+                premise: None,
+                hypothesis: item.hypothesis.clone(),
+                label,
+                relevant_rows: Some(d.relevant_rows()),
+                operation: HandMadeOperation::EditTable,
+            })
+        })
+    })
+}
+
+/// The edited table's fields: its title or caption, its columns (a relational table's), and
+/// its rows, to edit, mark, add and reorder.
+#[component]
+fn TableEditor(
+    history: RwSignal<History<TableDraft>>,
+    edited_table: Memo<Table>,
+    diff: Memo<TableDiff>,
+    /// The original's column names (none for a key-value table).
+    header: Vec<String>,
+) -> impl IntoView {
+    let rows = Memo::new(move |_| edited_table.with(|t| t.row_count()));
+    let dragging = RwSignal::new(None::<usize>);
+    view! {
+        <div class="table-editor">
+            <label class="title-field">
+                <span>{if header.is_empty() { "Title" } else { "Caption" }}</span>
+                <input data-testid="title-input" prop:value=move || edited_table.with(|t| t.title().to_string())
+                    on:input=move |ev| {
+                        let v = event_target_value(&ev);
+                        edit_draft(history, Some("title".into()), |d| d.set_title(&v));
+                    }/>
+            </label>
+            {(!header.is_empty()).then(|| {
+                let columns = (0..header.len()).map(|j| view! {
+                    <input class="column" data-testid="column-input" aria-label=format!("column {}", j + 1)
+                        prop:value=move || edited_table.with(|t| match t { Table::Relational(r) => r.header.get(j).cloned().unwrap_or_default(), Table::KeyValue(_) => String::new() })
+                        on:input=move |ev| {
+                            let v = event_target_value(&ev);
+                            edit_draft(history, Some(format!("column {j}")), |d| d.set_column(j, &v));
+                        }/>
+                }).collect::<Vec<_>>();
+                view! { <div class="columns-editor"><span class="muted">"Columns"</span>{columns}</div> }
+            })}
+            <p class="hint">"☐ marks a row as relevant evidence. Drag ⋮⋮ or press Alt+↑ / Alt+↓ on it to reorder; Ctrl+Z / Ctrl+Shift+Z undo and redo."</p>
+            <ol class="rows-editor" data-testid="rows-editor">
+                <For each=move || 0..rows.get() key=|i| *i let:i>
+                    <RowEditor i=i history=history diff=diff header=header.clone() dragging=dragging/>
+                </For>
+            </ol>
+            <button class="button" data-testid="add-row" on:click=move |_| edit_draft(history, None, |d| d.insert_row(usize::MAX))>"+ Add row"</button>
+        </div>
     }
 }

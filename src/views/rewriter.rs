@@ -132,40 +132,19 @@ fn Rewriter(item: WorkItem) -> impl IntoView {
     let before = use_live_score(original_pair);
     let after = use_live_score(edited_pair);
 
-    let operation = move || {
+    let rewrite = Rewrite {
+        history,
+        applied,
+        asserted,
+    };
+    let operation = Signal::derive(move || {
         let t = text.get();
         match applied.get() {
             Some((kind, s)) if s == t => HandMadeOperation::Suggestion(kind),
             _ => HandMadeOperation::RewriteHypothesis,
         }
-    };
-    let save_item: Signal<Result<HandMadeItem, String>> = {
-        let item = item.clone();
-        let relevant = relevant.clone();
-        Signal::derive(move || {
-            let t = text.get();
-            if t.trim().is_empty() {
-                return Err("Type a hypothesis to save.".into());
-            }
-            if t == item.hypothesis {
-                return Err(
-                    "Rewrite the hypothesis (or try a suggestion) to make a new item.".into(),
-                );
-            }
-            let Some(label) = asserted.get() else {
-                return Err(CHOOSE_LABEL.into());
-            };
-            Ok(HandMadeItem {
-                derived_from: item.example_id.clone(),
-                table: Some(item.table.clone()),
-                premise: None,
-                hypothesis: t,
-                label,
-                relevant_rows: Some(relevant.clone()),
-                operation: operation(),
-            })
-        })
-    };
+    });
+    let save_item = rewrite_to_save(&item, relevant.clone(), text, asserted, operation);
     // A probe item stays itself until its hypothesis is rewritten: its link is the probe result.
     let edited = {
         let h = item.hypothesis.clone();
@@ -187,34 +166,13 @@ fn Rewriter(item: WorkItem) -> impl IntoView {
                 state,
                 &item,
                 "hypothesis rewritten",
-                operation().as_str(),
+                operation.get().as_str(),
                 after_input,
                 asserted.get(),
                 &before.get(),
                 &after.get(),
             ))
         })
-    };
-
-    let suggestions = suggestions_for(state, &item);
-    let decisions = RwSignal::new(vec![
-        Decision::Open;
-        suggestions.as_ref().map(Vec::len).unwrap_or(0)
-    ]);
-    let suggestion_list = match suggestions {
-        Err(why) => view! { <p class="empty" data-testid="no-suggestions">{why}</p> }.into_any(),
-        Ok(list) if list.is_empty() => view! {
-            <p class="empty" data-testid="no-suggestions">"No §4.4 perturbation applies to this hypothesis (no number, date, table value, auxiliary, title mention or quantifier to edit). Rewrite it by hand above."</p>
-        }.into_any(),
-        Ok(list) => {
-            let all = Arc::new(list.clone());
-            let items = list
-                .into_iter()
-                .enumerate()
-                .map(|(k, p)| suggestion_view(k, p, all.clone(), &item, set, decisions, history, applied, asserted, state))
-                .collect::<Vec<_>>();
-            view! { <ol class="suggestions" data-testid="suggestions">{items}</ol> }.into_any()
-        }
     };
 
     let original_hypothesis = item.hypothesis.clone();
@@ -244,7 +202,7 @@ fn Rewriter(item: WorkItem) -> impl IntoView {
                     <div class="panel">
                         <h2>"Suggested perturbations (§4.4)"</h2>
                         <p class="muted">"Generated from the hypothesis and the table. “certain” follows from the rule; “heuristic” needs your review. Try one to see the model's prediction, then accept it as is, edit it, or reject it."</p>
-                        {suggestion_list}
+                        <SuggestionList item=item.clone() set=set rewrite=rewrite/>
                     </div>
                     <div class="table-pane">
                         <TableView table=table.clone() relevant=relevant.clone()/>
@@ -260,22 +218,77 @@ fn Rewriter(item: WorkItem) -> impl IntoView {
     }
 }
 
-/// One suggestion line: the edited span marked, expected label, certainty and the actions.
-#[allow(clippy::too_many_arguments)]
-fn suggestion_view(
-    k: usize,
-    p: Perturbation,
-    all: Arc<Vec<Perturbation>>,
-    item: &WorkItem,
-    set: LabelSet,
-    decisions: RwSignal<Vec<Decision>>,
+/// The rewrite in progress, as the suggestions change it.
+#[derive(Clone, Copy)]
+struct Rewrite {
     history: RwSignal<History<String>>,
+    /// The suggestion last tried, with its text.
     applied: RwSignal<Option<(ProbeKind, String)>>,
     asserted: RwSignal<Option<Label>>,
-    state: AppState,
-) -> impl IntoView {
-    let h = item.hypothesis.clone();
-    let shown = match &p.edit {
+}
+
+/// The hand-made item the rewrite saves, or what is missing before it can.
+fn rewrite_to_save(
+    item: &WorkItem,
+    relevant: Vec<usize>,
+    text: Memo<String>,
+    asserted: RwSignal<Option<Label>>,
+    operation: Signal<HandMadeOperation>,
+) -> Signal<Result<HandMadeItem, String>> {
+    let item = item.clone();
+    Signal::derive(move || {
+        let t = text.get();
+        if t.trim().is_empty() {
+            return Err("Type a hypothesis to save.".into());
+        }
+        if t == item.hypothesis {
+            return Err("Rewrite the hypothesis (or try a suggestion) to make a new item.".into());
+        }
+        let Some(label) = asserted.get() else {
+            return Err(CHOOSE_LABEL.into());
+        };
+        Ok(HandMadeItem {
+            derived_from: item.example_id.clone(),
+            table: Some(item.table.clone()),
+            premise: None,
+            hypothesis: t,
+            label,
+            relevant_rows: Some(relevant.clone()),
+            operation: operation.get(),
+        })
+    })
+}
+
+/// The §4.4 suggestions for the item, or why there are none.
+#[component]
+fn SuggestionList(item: WorkItem, set: LabelSet, rewrite: Rewrite) -> impl IntoView {
+    let state = expect_context::<AppState>();
+    let suggestions = suggestions_for(state, &item);
+    let decisions = RwSignal::new(vec![
+        Decision::Open;
+        suggestions.as_ref().map(Vec::len).unwrap_or(0)
+    ]);
+    match suggestions {
+        Err(why) => view! { <p class="empty" data-testid="no-suggestions">{why}</p> }.into_any(),
+        Ok(list) if list.is_empty() => view! {
+            <p class="empty" data-testid="no-suggestions">"No §4.4 perturbation applies to this hypothesis (no number, date, table value, auxiliary, title mention or quantifier to edit). Rewrite it by hand above."</p>
+        }.into_any(),
+        Ok(list) => {
+            let all = Arc::new(list.clone());
+            let items = list
+                .into_iter()
+                .enumerate()
+                .map(|(k, p)| suggestion_view(k, p, all.clone(), &item, set, decisions, rewrite, state))
+                .collect::<Vec<_>>();
+            view! { <ol class="suggestions" data-testid="suggestions">{items}</ol> }.into_any()
+        }
+    }
+}
+
+/// The suggestion's hypothesis with the edited span marked.
+fn suggestion_text(hypothesis: &str, p: &Perturbation) -> AnyView {
+    let h = hypothesis;
+    match &p.edit {
         Edit::HypothesisSpan {
             start,
             end,
@@ -292,33 +305,77 @@ fn suggestion_view(
         }
         _ => view! { <span class="suggestion-text">{p.perturbed.hypothesis.clone()}</span> }
             .into_any(),
+    }
+}
+
+/// The suggestion as a share link: generated, not scored, so no model and no predictions.
+fn suggestion_share(state: AppState, item: &WorkItem, p: &Perturbation) -> SharedResult {
+    let kind = p.probe;
+    let after = SharedInput {
+        table: None,
+        premise: None,
+        hypothesis: p.perturbed.hypothesis.clone(),
     };
+    let mut r = work_result(
+        state,
+        item,
+        &format!("{} suggestion", probe_name(kind)),
+        kind.as_str(),
+        after,
+        expected_label(p),
+        &LiveScore::NoModel,
+        &LiveScore::NoModel,
+    );
+    r.model = None;
+    r.expectation = Some(p.expectation.clone());
+    r.certainty = Some(p.certainty);
+    r
+}
+
+/// A suggestion's probe, expected label and whether it is certain or heuristic.
+#[component]
+fn SuggestionHead(
+    kind: ProbeKind,
+    expected: Option<Label>,
+    certainty: Certainty,
+    set: LabelSet,
+) -> impl IntoView {
+    view! {
+        <div class="suggestion-head">
+            <span class="probe-name">{probe_name(kind)}</span>
+            {expected.map(|l| view! { <span class="muted">"expected "</span><LabelBadge label=l set=set/> })}
+            <span class=match certainty { Certainty::Certain => "tag certain", Certainty::Heuristic => "tag heuristic" }
+                data-testid="certainty"
+                title=match certainty { Certainty::Certain => "follows from the rule", Certainty::Heuristic => "likely, but needs a person's review" }>
+                {match certainty { Certainty::Certain => "certain", Certainty::Heuristic => "heuristic" }}
+            </span>
+        </div>
+    }
+}
+
+/// One suggestion line: the edited span marked, expected label, certainty and the actions.
+#[allow(clippy::too_many_arguments)]
+fn suggestion_view(
+    k: usize,
+    p: Perturbation,
+    all: Arc<Vec<Perturbation>>,
+    item: &WorkItem,
+    set: LabelSet,
+    decisions: RwSignal<Vec<Decision>>,
+    rewrite: Rewrite,
+    state: AppState,
+) -> impl IntoView {
+    let Rewrite {
+        history,
+        applied,
+        asserted,
+    } = rewrite;
+    let shown = suggestion_text(&item.hypothesis, &p);
+    let share = suggestion_share(state, item, &p);
     let expected = expected_label(&p);
     let certainty = p.certainty;
     let kind = p.probe;
     let new_text = p.perturbed.hypothesis.clone();
-    // The suggestion as a share link: generated, not scored, so no model and no predictions.
-    let share = {
-        let after = SharedInput {
-            table: None,
-            premise: None,
-            hypothesis: new_text.clone(),
-        };
-        let mut r = work_result(
-            state,
-            item,
-            &format!("{} suggestion", probe_name(kind)),
-            kind.as_str(),
-            after,
-            expected,
-            &LiveScore::NoModel,
-            &LiveScore::NoModel,
-        );
-        r.model = None;
-        r.expectation = Some(p.expectation.clone());
-        r.certainty = Some(certainty);
-        r
-    };
     let decision = move || decisions.with(|d| d.get(k).cloned().unwrap_or(Decision::Open));
     let set_decision = move |d: Decision| {
         decisions.update(|all| {
@@ -402,15 +459,7 @@ fn suggestion_view(
         <li class="suggestion" data-testid="suggestion" data-probe=kind.as_str()
             class:accepted=move || matches!(decision(), Decision::Accepted(_))
             class:rejected=move || decision() == Decision::Rejected>
-            <div class="suggestion-head">
-                <span class="probe-name">{probe_name(kind)}</span>
-                {expected.map(|l| view! { <span class="muted">"expected "</span><LabelBadge label=l set=set/> })}
-                <span class=match certainty { Certainty::Certain => "tag certain", Certainty::Heuristic => "tag heuristic" }
-                    data-testid="certainty"
-                    title=match certainty { Certainty::Certain => "follows from the rule", Certainty::Heuristic => "likely, but needs a person's review" }>
-                    {match certainty { Certainty::Certain => "certain", Certainty::Heuristic => "heuristic" }}
-                </span>
-            </div>
+            <SuggestionHead kind=kind expected=expected certainty=certainty set=set/>
             <p>{shown}</p>
             <div class="suggestion-actions">
                 {move || match decision() {
