@@ -235,7 +235,7 @@ pub async fn load_model_files_into(state: AppState, slot: Slot, files: Vec<web_s
         }
         Ok::<_, String>(CheckpointToLoad {
             name: name.clone(),
-            small: SmallFiles::from_parts(kind, parts)?,
+            small: SmallFiles::from_parts(kind, parts).map_err(|e| e.to_string())?,
             weights,
         })
     }

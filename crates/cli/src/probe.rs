@@ -310,7 +310,8 @@ pub fn run(args: &ProbeArgs) -> Result<(), String> {
     let rules = rules(args.rules.as_deref())?;
     let shard = ShardSpec::resolve(args.shard.as_deref(), args.shards, |k| {
         std::env::var(k).ok()
-    })?;
+    })
+    .map_err(|e| e.to_string())?;
     let dataset = crate::io::read_dataset(&args.dataset)?;
     let device = device_by_name(&args.backend).map_err(|e| format!("--backend: {e}"))?;
     let mut model = load_model(&args.model, &device)?;

@@ -164,7 +164,7 @@ impl<B> CheckpointFiles<B> {
 
     /// The inverse of [`CheckpointFiles::into_parts`]; the error says how many parts came and
     /// how many `kind` needs. One part more than `kind` needs is `tokenizer_config.json`.
-    pub fn from_parts(kind: TokenizerKind, parts: Vec<B>) -> Result<Self, String> {
+    pub fn from_parts(kind: TokenizerKind, parts: Vec<B>) -> Result<Self, CheckpointError> {
         let got = parts.len();
         let mut it = parts.into_iter();
         let whole = match (it.next(), it.next()) {
@@ -181,13 +181,10 @@ impl<B> CheckpointFiles<B> {
             }
             _ => None,
         };
-        whole.ok_or_else(|| {
-            let needed = kind.file_count() + 2;
-            format!(
-                "a checkpoint with {kind:?} tokenizer files has {needed} file parts (config, \
-                 weights, tokenizer), or {} with tokenizer_config.json; this one has {got}",
-                needed + 1
-            )
+        whole.ok_or(CheckpointError::Parts {
+            kind,
+            needed: kind.file_count() + 2,
+            got,
         })
     }
 }
@@ -240,19 +237,15 @@ impl<B> SmallFiles<B> {
 
     /// The inverse of [`SmallFiles::into_parts`]; the error says how many parts came and how
     /// many `kind` needs. One part more than `kind` needs is `tokenizer_config.json`.
-    pub fn from_parts(kind: TokenizerKind, parts: Vec<B>) -> Result<Self, String> {
+    pub fn from_parts(kind: TokenizerKind, parts: Vec<B>) -> Result<Self, CheckpointError> {
         let got = parts.len();
         let needed = kind.file_count() + 1;
+        let wrong = CheckpointError::SmallParts { kind, needed, got };
         if got != needed && got != needed + 1 {
-            return Err(format!(
-                "a checkpoint with {kind:?} tokenizer files has {needed} small file parts \
-                 (config, tokenizer) beside its weights, or {} with tokenizer_config.json; this \
-                 one has {got}",
-                needed + 1
-            ));
+            return Err(wrong);
         }
         let mut it = parts.into_iter();
-        let mut next = || it.next().ok_or_else(|| format!("{got} parts"));
+        let mut next = || it.next().ok_or_else(|| wrong.clone());
         let config_json = next()?;
         let tokenizer = match kind {
             TokenizerKind::Json => TokenizerFiles::Json(next()?),
@@ -268,6 +261,56 @@ impl<B> SmallFiles<B> {
             tokenizer_config,
         })
     }
+}
+
+/// Why a checkpoint's files cannot be read as one. Each says what was found and what was
+/// expected.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum CheckpointError {
+    /// A message carried the wrong number of file parts for a whole checkpoint.
+    #[error(
+        "a checkpoint with {kind:?} tokenizer files has {needed} file parts (config, weights, \
+         tokenizer), or {with_config} with tokenizer_config.json; this one has {got}",
+        with_config = needed + 1
+    )]
+    Parts {
+        /// Which tokenizer files it has.
+        kind: TokenizerKind,
+        /// The parts `kind` needs without `tokenizer_config.json`.
+        needed: usize,
+        /// The parts that came.
+        got: usize,
+    },
+    /// A message carried the wrong number of file parts beside the weights.
+    #[error(
+        "a checkpoint with {kind:?} tokenizer files has {needed} small file parts (config, \
+         tokenizer) beside its weights, or {with_config} with tokenizer_config.json; this one \
+         has {got}",
+        with_config = needed + 1
+    )]
+    SmallParts {
+        /// Which tokenizer files it has.
+        kind: TokenizerKind,
+        /// The parts `kind` needs without `tokenizer_config.json`.
+        needed: usize,
+        /// The parts that came.
+        got: usize,
+    },
+    /// Files a folder lacks, each with what to do where something else is there instead.
+    #[error("missing {}", .0.join(", "))]
+    Missing(Vec<String>),
+    /// `tokenizer_config.json` is not JSON.
+    #[error("{TOKENIZER_CONFIG_JSON} is not JSON: {0}")]
+    TokenizerConfigNotJson(String),
+    /// `tokenizer_config.json` is JSON but not an object.
+    #[error("{TOKENIZER_CONFIG_JSON}: expected a JSON object")]
+    TokenizerConfigNotObject,
+    /// `model_max_length` is not a whole number of tokens.
+    #[error(
+        "{TOKENIZER_CONFIG_JSON}: model_max_length is {0}; expected a whole number of tokens, at \
+         least 1"
+    )]
+    ModelMaxLength(String),
 }
 
 /// `config.json`.
@@ -301,7 +344,7 @@ impl CheckpointFiles<usize> {
     /// base name): `tokenizer.json` is preferred to `vocab.json` + `merges.txt`. The error
     /// lists every missing file, with what to do where a file that cannot be read is present
     /// instead (`pytorch_model.bin` in the browser, `spm.model` or `vocab.txt` anywhere).
-    pub fn find(names: &[String], pytorch_bin: PytorchBin) -> Result<Self, String> {
+    pub fn find(names: &[String], pytorch_bin: PytorchBin) -> Result<Self, CheckpointError> {
         let find = |wanted: &str| {
             names
                 .iter()
@@ -358,7 +401,7 @@ impl CheckpointFiles<usize> {
                 },
             );
         }
-        Err(format!("missing {}", missing.join(", ")))
+        Err(CheckpointError::Missing(missing))
     }
 }
 
@@ -384,23 +427,18 @@ impl TokenizerConfig {
     /// Reads `tokenizer_config.json`: `model_max_length` checked here, the other keys kept as
     /// written for the tokenizer's class. The error names the file, the key and what was
     /// expected.
-    pub fn parse(bytes: &[u8]) -> Result<TokenizerConfig, String> {
+    pub fn parse(bytes: &[u8]) -> Result<TokenizerConfig, CheckpointError> {
         let value: serde_json::Value = serde_json::from_slice(bytes)
-            .map_err(|e| format!("{TOKENIZER_CONFIG_JSON} is not JSON: {e}"))?;
+            .map_err(|e| CheckpointError::TokenizerConfigNotJson(e.to_string()))?;
         let Some(object) = value.as_object() else {
-            return Err(format!("{TOKENIZER_CONFIG_JSON}: expected a JSON object"));
+            return Err(CheckpointError::TokenizerConfigNotObject);
         };
         let model_max_length = match object.get("model_max_length") {
             None | Some(serde_json::Value::Null) => None,
             Some(v) => match v.as_f64() {
                 Some(n) if n >= NO_LIMIT => None,
                 Some(n) if n >= 1.0 && n.fract() == 0.0 => Some(n as usize),
-                _ => {
-                    return Err(format!(
-                        "{TOKENIZER_CONFIG_JSON}: model_max_length is {v}; expected a whole \
-                         number of tokens, at least 1"
-                    ))
-                }
+                _ => return Err(CheckpointError::ModelMaxLength(v.to_string())),
             },
         };
         Ok(TokenizerConfig {
@@ -608,7 +646,9 @@ mod tests {
                 (MERGES_TXT, &"m")
             ]
         );
-        let e = SmallFiles::from_parts(TokenizerKind::Json, vec!["c"]).unwrap_err();
+        let e = SmallFiles::from_parts(TokenizerKind::Json, vec!["c"])
+            .unwrap_err()
+            .to_string();
         assert!(
             e.contains("has 2 small file parts") && e.contains("this one has 1"),
             "{e}"
@@ -690,7 +730,9 @@ mod tests {
         let (kind, parts) = small.clone().into_parts();
         assert_eq!(parts, vec![0, 3, 1]);
         assert_eq!(SmallFiles::from_parts(kind, parts), Ok(small));
-        let e = SmallFiles::from_parts(TokenizerKind::Json, vec![0, 3, 1, 9]).unwrap_err();
+        let e = SmallFiles::from_parts(TokenizerKind::Json, vec![0, 3, 1, 9])
+            .unwrap_err()
+            .to_string();
         assert!(
             e.contains("or 3 with tokenizer_config.json; this one has 4"),
             "{e}"
@@ -720,15 +762,19 @@ mod tests {
             r#"{"model_max_length": 9.5}"#,
             r#"{"model_max_length": "96"}"#,
         ] {
-            let e = read(bad).unwrap_err();
+            let e = read(bad).unwrap_err().to_string();
             assert!(
                 e.starts_with("tokenizer_config.json: model_max_length is"),
                 "{e}"
             );
         }
-        assert!(read("[]").unwrap_err().contains("expected a JSON object"));
+        assert!(read("[]")
+            .unwrap_err()
+            .to_string()
+            .contains("expected a JSON object"));
         assert!(read("{")
             .unwrap_err()
+            .to_string()
             .starts_with("tokenizer_config.json is not JSON"));
     }
 
@@ -758,7 +804,8 @@ mod tests {
                 &names(&["config.json", "model.safetensors", alone]),
                 PytorchBin::Accept,
             )
-            .unwrap_err();
+            .unwrap_err()
+            .to_string();
             assert!(
                 e.contains("spm.model and vocab.txt alone cannot be read here"),
                 "{e}"
@@ -770,7 +817,9 @@ mod tests {
     #[test]
     fn pytorch_weights_are_taken_only_where_they_can_be_converted() {
         let n = names(&["config.json", "pytorch_model.bin", "vocab.json"]);
-        let e = CheckpointFiles::find(&n, PytorchBin::Refuse).unwrap_err();
+        let e = CheckpointFiles::find(&n, PytorchBin::Refuse)
+            .unwrap_err()
+            .to_string();
         assert!(
             e.contains(
                 "missing model.safetensors (pytorch_model.bin cannot be read in the browser"
@@ -789,7 +838,9 @@ mod tests {
         let n = names(&["config.json", "tokenizer.json"]);
         assert_eq!(
             CheckpointFiles::find(&n, PytorchBin::Accept),
-            Err("missing model.safetensors (or pytorch_model.bin)".to_string())
+            Err(CheckpointError::Missing(vec![
+                "model.safetensors (or pytorch_model.bin)".to_string()
+            ]))
         );
     }
 
@@ -811,7 +862,8 @@ mod tests {
         assert_eq!(parts, vec!["c", "w", "v", "m"]);
         assert_eq!(CheckpointFiles::from_parts(kind, parts), Ok(files));
         let e = CheckpointFiles::from_parts(TokenizerKind::VocabMerges, vec!["c", "w", "v"])
-            .unwrap_err();
+            .unwrap_err()
+            .to_string();
         assert!(
             e.contains("has 4 file parts") && e.contains("this one has 3"),
             "{e}"

@@ -144,7 +144,9 @@ impl NliModel {
         // when it is below what the position table holds (a folder saved with a shorter limit
         // than its network's would otherwise score long pairs on text Python never shows it).
         let tokenizer_config = match files.tokenizer_config_json {
-            Some(bytes) => TokenizerConfig::parse(bytes).map_err(LoadError::Tokenizer)?,
+            Some(bytes) => {
+                TokenizerConfig::parse(bytes).map_err(|e| LoadError::Tokenizer(e.to_string()))?
+            }
             None => TokenizerConfig::default(),
         };
         let max_tokens = tokenizer_config.max_tokens(shape.max_tokens);

@@ -169,14 +169,17 @@ fn handle(host: Rc<RefCell<Host>>, request: Request, parts: Vec<Vec<u8>>, blob: 
             helper,
         } => {
             // Config and tokenizer come as byte parts, the weights as the trailing Blob.
-            let files = SmallFiles::from_parts(tokenizer, parts).and_then(|small| {
-                let weights = blob.ok_or("the load message came without its weights (a Blob)")?;
-                Ok(SlotFiles {
-                    name,
-                    small,
-                    weights,
-                })
-            });
+            let files = SmallFiles::from_parts(tokenizer, parts)
+                .map_err(|e| e.to_string())
+                .and_then(|small| {
+                    let weights =
+                        blob.ok_or("the load message came without its weights (a Blob)")?;
+                    Ok(SlotFiles {
+                        name,
+                        small,
+                        weights,
+                    })
+                });
             let files = match files {
                 Ok(files) => files,
                 Err(message) => {

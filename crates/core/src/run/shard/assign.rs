@@ -48,30 +48,139 @@ pub enum ShardSource {
     KubernetesIndexedJob,
 }
 
+/// Why `i/n` names no shard.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum OutOfRange {
+    /// `n` is 0.
+    #[error("n is 0")]
+    NoShards,
+    /// `i` is 0 or above `n`.
+    #[error("i is {index}, outside 1..={count}")]
+    Outside {
+        /// The 1-based index asked for.
+        index: usize,
+        /// The number of shards.
+        count: usize,
+    },
+}
+
+/// Why this process cannot tell which shard it is: the flag, the scheduler's variables or
+/// their combination, each named as the user wrote it.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum ShardError {
+    /// `--shard` is not `i/n` with `1 ≤ i ≤ n`.
+    #[error("--shard {text:?}: {why}; expected i/n with 1 ≤ i ≤ n, e.g. 2/8")]
+    Flag {
+        /// What was given.
+        text: String,
+        /// What is wrong with it.
+        why: String,
+    },
+    /// A scheduler's variable is not a whole number.
+    #[error("{name}={value:?} is not a whole number")]
+    NotANumber {
+        /// The variable.
+        name: &'static str,
+        /// Its value.
+        value: String,
+    },
+    /// Two sources give different shard counts.
+    #[error("{first} and --shards {shards} disagree on the number of shards")]
+    Disagree {
+        /// The other source, as written (`--shard 1/3`, `SLURM_ARRAY_TASK_COUNT=3`).
+        first: String,
+        /// `--shards`.
+        shards: usize,
+    },
+    /// Slurm's task id is below its array's first task.
+    #[error("SLURM_ARRAY_TASK_ID={id} is below SLURM_ARRAY_TASK_MIN={min}")]
+    SlurmBelowMin {
+        /// `SLURM_ARRAY_TASK_ID`.
+        id: usize,
+        /// `SLURM_ARRAY_TASK_MIN`.
+        min: usize,
+    },
+    /// Slurm's task is not one of the array's shards.
+    #[error(
+        "SLURM_ARRAY_TASK_ID={id} (0-based task {zero_based}) of SLURM_ARRAY_TASK_COUNT={count}: \
+         {why}; give the array as --array=0-{last} (one task per shard, no step)",
+        last = count.saturating_sub(1)
+    )]
+    SlurmTask {
+        /// `SLURM_ARRAY_TASK_ID`.
+        id: usize,
+        /// The id less `SLURM_ARRAY_TASK_MIN`.
+        zero_based: usize,
+        /// `SLURM_ARRAY_TASK_COUNT`.
+        count: usize,
+        /// Why it names no shard.
+        why: OutOfRange,
+    },
+    /// A Slurm task id without the array's size.
+    #[error(
+        "SLURM_ARRAY_TASK_ID is set but SLURM_ARRAY_TASK_COUNT is not; run as a Slurm job array \
+         (--array=0-<n-1>) or give --shard i/n"
+    )]
+    SlurmWithoutCount,
+    /// The Kubernetes index is not one of `--shards`.
+    #[error(
+        "JOB_COMPLETION_INDEX={index} (0-based) with --shards {shards}: {why}; set the Job's \
+         completions to {shards}"
+    )]
+    KubernetesIndex {
+        /// `JOB_COMPLETION_INDEX`.
+        index: usize,
+        /// `--shards`.
+        shards: usize,
+        /// Why it names no shard.
+        why: OutOfRange,
+    },
+    /// A Kubernetes index without `--shards`.
+    #[error(
+        "JOB_COMPLETION_INDEX={index} is set but --shards is not: give --shards n (the Job's \
+         completions) so the index can name a shard"
+    )]
+    KubernetesWithoutShards {
+        /// `JOB_COMPLETION_INDEX` as set.
+        index: String,
+    },
+    /// `--shards` with no scheduler to say which shard this is.
+    #[error(
+        "--shards {shards} needs JOB_COMPLETION_INDEX (a Kubernetes Indexed Job) or Slurm's \
+         array variables; outside them give --shard i/{shards}"
+    )]
+    ShardsWithoutIndex {
+        /// `--shards`.
+        shards: usize,
+    },
+}
+
 impl ShardSpec {
     /// Parses `i/n` (1-based `i`, `1 ≤ i ≤ n`).
-    pub fn parse(text: &str) -> Result<ShardSpec, String> {
-        let bad =
-            |why: &str| format!("--shard {text:?}: {why}; expected i/n with 1 ≤ i ≤ n, e.g. 2/8");
-        let (i, n) = text.split_once('/').ok_or_else(|| bad("no '/'"))?;
+    pub fn parse(text: &str) -> Result<ShardSpec, ShardError> {
+        let bad = |why: String| ShardError::Flag {
+            text: text.to_string(),
+            why,
+        };
+        let (i, n) = text.split_once('/').ok_or_else(|| bad("no '/'".into()))?;
         let index: usize = i
             .trim()
             .parse()
-            .map_err(|_| bad("i is not a whole number"))?;
+            .map_err(|_| bad("i is not a whole number".into()))?;
         let count: usize = n
             .trim()
             .parse()
-            .map_err(|_| bad("n is not a whole number"))?;
-        ShardSpec::new(index, count).map_err(|why| bad(&why))
+            .map_err(|_| bad("n is not a whole number".into()))?;
+        ShardSpec::new(index, count).map_err(|why| bad(why.to_string()))
     }
 
     /// Checks `1 ≤ index ≤ count`.
-    pub fn new(index: usize, count: usize) -> Result<ShardSpec, String> {
+    pub fn new(index: usize, count: usize) -> Result<ShardSpec, OutOfRange> {
         if count == 0 {
-            return Err("n is 0".into());
+            return Err(OutOfRange::NoShards);
         }
         if index == 0 || index > count {
-            return Err(format!("i is {index}, outside 1..={count}"));
+            return Err(OutOfRange::Outside { index, count });
         }
         Ok(ShardSpec { index, count })
     }
@@ -90,19 +199,21 @@ impl ShardSpec {
         flag: Option<&str>,
         shards: Option<usize>,
         env: impl Fn(&str) -> Option<String>,
-    ) -> Result<Option<(ShardSpec, ShardSource)>, String> {
+    ) -> Result<Option<(ShardSpec, ShardSource)>, ShardError> {
         let var = |name: &str| env(name).filter(|v| !v.trim().is_empty());
-        let number = |name: &str, v: String| -> Result<usize, String> {
-            v.trim()
+        let number = |name: &'static str, value: String| -> Result<usize, ShardError> {
+            value
+                .trim()
                 .parse::<usize>()
-                .map_err(|_| format!("{name}={v:?} is not a whole number"))
+                .map_err(|_| ShardError::NotANumber { name, value })
         };
         if let Some(text) = flag {
             let spec = ShardSpec::parse(text)?;
             if let Some(n) = shards.filter(|&n| n != spec.count) {
-                return Err(format!(
-                    "--shard {text} and --shards {n} disagree on the number of shards"
-                ));
+                return Err(ShardError::Disagree {
+                    first: format!("--shard {text}"),
+                    shards: n,
+                });
             }
             return Ok(Some((spec, ShardSource::Flag)));
         }
@@ -114,44 +225,39 @@ impl ShardSpec {
                     Some(m) => number("SLURM_ARRAY_TASK_MIN", m)?,
                     None => 0,
                 };
-                let zero_based = id.checked_sub(min).ok_or_else(|| {
-                    format!("SLURM_ARRAY_TASK_ID={id} is below SLURM_ARRAY_TASK_MIN={min}")
-                })?;
+                let zero_based = id
+                    .checked_sub(min)
+                    .ok_or(ShardError::SlurmBelowMin { id, min })?;
                 if let Some(n) = shards.filter(|&n| n != count) {
-                    return Err(format!(
-                        "SLURM_ARRAY_TASK_COUNT={count} and --shards {n} disagree on the number of shards"
-                    ));
+                    return Err(ShardError::Disagree {
+                        first: format!("SLURM_ARRAY_TASK_COUNT={count}"),
+                        shards: n,
+                    });
                 }
-                let spec = ShardSpec::new(zero_based + 1, count).map_err(|why| {
-                    format!(
-                        "SLURM_ARRAY_TASK_ID={id} (0-based task {zero_based}) of SLURM_ARRAY_TASK_COUNT={count}: {why}; \
-                         give the array as --array=0-{} (one task per shard, no step)",
-                        count.saturating_sub(1)
-                    )
-                })?;
+                let spec =
+                    ShardSpec::new(zero_based + 1, count).map_err(|why| ShardError::SlurmTask {
+                        id,
+                        zero_based,
+                        count,
+                        why,
+                    })?;
                 return Ok(Some((spec, ShardSource::Slurm)));
             }
-            (Some(_), None) => {
-                return Err(
-                    "SLURM_ARRAY_TASK_ID is set but SLURM_ARRAY_TASK_COUNT is not; run as a Slurm job array (--array=0-<n-1>) or give --shard i/n".into(),
-                )
-            }
+            (Some(_), None) => return Err(ShardError::SlurmWithoutCount),
             _ => {}
         }
         match (var("JOB_COMPLETION_INDEX"), shards) {
             (Some(i), Some(n)) => {
                 let i = number("JOB_COMPLETION_INDEX", i)?;
-                let spec = ShardSpec::new(i + 1, n).map_err(|why| {
-                    format!("JOB_COMPLETION_INDEX={i} (0-based) with --shards {n}: {why}; set the Job's completions to {n}")
+                let spec = ShardSpec::new(i + 1, n).map_err(|why| ShardError::KubernetesIndex {
+                    index: i,
+                    shards: n,
+                    why,
                 })?;
                 Ok(Some((spec, ShardSource::KubernetesIndexedJob)))
             }
-            (Some(i), None) => Err(format!(
-                "JOB_COMPLETION_INDEX={i} is set but --shards is not: give --shards n (the Job's completions) so the index can name a shard"
-            )),
-            (None, Some(n)) => Err(format!(
-                "--shards {n} needs JOB_COMPLETION_INDEX (a Kubernetes Indexed Job) or Slurm's array variables; outside them give --shard i/{n}"
-            )),
+            (Some(index), None) => Err(ShardError::KubernetesWithoutShards { index }),
+            (None, Some(shards)) => Err(ShardError::ShardsWithoutIndex { shards }),
             (None, None) => Ok(None),
         }
     }
@@ -176,7 +282,8 @@ mod tests {
         );
         for bad in ["0/3", "4/3", "1/0", "3", "a/3", "1/b"] {
             let e = ShardSpec::parse(bad).unwrap_err();
-            assert!(e.contains("expected i/n"), "{bad}: {e}");
+            assert!(matches!(e, ShardError::Flag { .. }), "{bad}: {e}");
+            assert!(e.to_string().contains("expected i/n"), "{bad}: {e}");
         }
     }
 
@@ -228,19 +335,36 @@ mod tests {
 
     #[test]
     fn incomplete_or_contradictory_settings_are_named() {
-        let e = ShardSpec::resolve(None, None, env(&[("JOB_COMPLETION_INDEX", "1")])).unwrap_err();
+        let err = |flag, shards, vars| {
+            let e = ShardSpec::resolve(flag, shards, env(vars)).unwrap_err();
+            (e.to_string(), e)
+        };
+        let (e, typed) = err(None, None, &[("JOB_COMPLETION_INDEX", "1")]);
         assert!(e.contains("--shards"), "{e}");
-        let e =
-            ShardSpec::resolve(None, Some(3), env(&[("JOB_COMPLETION_INDEX", "3")])).unwrap_err();
+        assert!(matches!(typed, ShardError::KubernetesWithoutShards { .. }));
+        let (e, typed) = err(None, Some(3), &[("JOB_COMPLETION_INDEX", "3")]);
         assert!(
             e.contains("JOB_COMPLETION_INDEX=3") && e.contains("outside 1..=3"),
             "{e}"
         );
-        let e = ShardSpec::resolve(None, None, env(&[("SLURM_ARRAY_TASK_ID", "1")])).unwrap_err();
+        assert_eq!(
+            typed,
+            ShardError::KubernetesIndex {
+                index: 3,
+                shards: 3,
+                why: OutOfRange::Outside { index: 4, count: 3 }
+            }
+        );
+        let (e, typed) = err(None, None, &[("SLURM_ARRAY_TASK_ID", "1")]);
         assert!(e.contains("SLURM_ARRAY_TASK_COUNT"), "{e}");
-        let e = ShardSpec::resolve(Some("1/3"), Some(4), env(&[])).unwrap_err();
-        assert!(e.contains("disagree"), "{e}");
-        let e = ShardSpec::resolve(None, Some(4), env(&[])).unwrap_err();
+        assert_eq!(typed, ShardError::SlurmWithoutCount);
+        let (e, _) = err(Some("1/3"), Some(4), &[]);
+        assert_eq!(
+            e,
+            "--shard 1/3 and --shards 4 disagree on the number of shards"
+        );
+        let (e, typed) = err(None, Some(4), &[]);
         assert!(e.contains("JOB_COMPLETION_INDEX"), "{e}");
+        assert_eq!(typed, ShardError::ShardsWithoutIndex { shards: 4 });
     }
 }

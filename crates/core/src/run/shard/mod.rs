@@ -11,6 +11,6 @@ pub mod assign;
 pub mod merge;
 pub mod split;
 
-pub use assign::{fnv1a64, shard_of, ShardSource, ShardSpec};
+pub use assign::{fnv1a64, shard_of, OutOfRange, ShardError, ShardSource, ShardSpec};
 pub use merge::{merge_shards, MergeError};
 pub use split::{restrict, ProbeSetDigest, ShardPositions, ShardStamp, ShardTotals};
