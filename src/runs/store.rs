@@ -195,11 +195,13 @@ async fn read_pieces(id: &str, entries: &Array) -> Result<SavedRun, String> {
     let meta: RunMeta = tabprobe_core::data::json::parse_json_at(
         &format!("{name}, entry 0"),
         &text(0, "its list entry")?,
-    )?;
+    )
+    .map_err(|e| e.to_string())?;
     let lengths: Vec<usize> = tabprobe_core::data::json::parse_json_at(
         &format!("{name}, entry 1"),
         &text(1, "the pieces' lengths")?,
-    )?;
+    )
+    .map_err(|e| e.to_string())?;
     let blob: Blob = entries
         .get(2)
         .dyn_into()
@@ -215,12 +217,19 @@ async fn read_pieces(id: &str, entries: &Array) -> Result<SavedRun, String> {
     let mut slices = Slices::new();
     for range in ranges {
         // Fits: the ranges lie within the buffer, whose length is a u32.
-        assembler.push(&all.subarray(range.start as u32, range.end as u32).to_vec())?;
+        assembler
+            .push(&all.subarray(range.start as u32, range.end as u32).to_vec())
+            .map_err(|e| e.to_string())?;
         slices.pause().await;
     }
     Ok(SavedRun {
         meta,
-        results: assembler.finish()?.into_iter().map(Arc::new).collect(),
+        results: assembler
+            .finish()
+            .map_err(|e| e.to_string())?
+            .into_iter()
+            .map(Arc::new)
+            .collect(),
         pieces: Some(StoredPieces {
             piece_bytes: lengths,
             blob,
@@ -251,7 +260,11 @@ pub fn parse_saved(id: &str, text: &str) -> Result<SavedRun, String> {
         .results
         .iter()
         .enumerate()
-        .map(|(k, v)| parse_run(&format!("{name}, $.results[{k}]"), &v.to_string()).map(Arc::new))
+        .map(|(k, v)| {
+            parse_run(&format!("{name}, $.results[{k}]"), &v.to_string())
+                .map(Arc::new)
+                .map_err(|e| e.to_string())
+        })
         .collect::<Result<Vec<_>, String>>()?;
     Ok(SavedRun {
         meta: raw.meta,

@@ -68,7 +68,8 @@ pub fn parse_saved(key: &str, text: &str) -> Result<SavedInoculation, String> {
     }
     let name = format!("saved inoculation {key}");
     let raw: Raw = serde_json::from_str(text).map_err(|e| format!("{name}: {e}"))?;
-    let result = InoculationResult::parse(&format!("{name}, $.result"), &raw.result.to_string())?;
+    let result = InoculationResult::parse(&format!("{name}, $.result"), &raw.result.to_string())
+        .map_err(|e| e.to_string())?;
     Ok(SavedInoculation {
         id: raw.id,
         run_id: raw.run_id,

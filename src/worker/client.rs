@@ -162,7 +162,7 @@ impl Arriving {
         for part in parts {
             match crate::timing::timed("run-piece-parse", || self.assembler.push(&part)) {
                 Ok(()) => self.piece_bytes.push(part.len()),
-                Err(e) => self.problem = Some(e),
+                Err(e) => self.problem = Some(e.to_string()),
             }
         }
     }
@@ -187,7 +187,7 @@ impl Arriving {
                 "the Blob of the run's pieces holds {blob_bytes} bytes; the pieces {total}"
             ));
         }
-        let run = self.assembler.finish_one()?;
+        let run = self.assembler.finish_one().map_err(|e| e.to_string())?;
         Ok(FinishedRun {
             run,
             piece_bytes,

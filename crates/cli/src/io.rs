@@ -140,6 +140,7 @@ pub fn read_dataset(path: &Path) -> Result<Dataset, String> {
 /// Parses JSON into `T`, naming the file, the JSON path and line/column of the first error.
 pub fn parse_json<T: serde::de::DeserializeOwned>(path: &Path, text: &str) -> Result<T, String> {
     tabprobe_core::data::json::parse_json_at(&path.display().to_string(), text)
+        .map_err(|e| e.to_string())
 }
 
 /// Writes `text`, creating the parent folder if needed.

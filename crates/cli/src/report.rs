@@ -12,7 +12,7 @@ use tabprobe_core::run::{parse_run, RunResult};
 /// [`crate::io::MAX_RUN_FILE_BYTES`].
 pub fn read_run(path: &Path) -> Result<RunResult, String> {
     let text = crate::io::read_run_text(path)?;
-    parse_run(&path.display().to_string(), &text)
+    parse_run(&path.display().to_string(), &text).map_err(|e| e.to_string())
 }
 
 /// Runs `tabprobe report`; `include_heuristic` counts unreviewed heuristic items in Tables 4,
@@ -22,7 +22,7 @@ pub fn run(path: &Path, csv: Option<&Path>, include_heuristic: bool) -> Result<(
     if is_inoculation(&text) {
         return inoculation(path, &text, csv);
     }
-    let run = parse_run(&path.display().to_string(), &text)?;
+    let run = parse_run(&path.display().to_string(), &text).map_err(|e| e.to_string())?;
     let sections = sections_with(&run, &ReportOptions { include_heuristic });
     // CSV first, so piping the text into `head` (which closes stdout early) still writes them.
     if let Some(dir) = csv {
@@ -50,7 +50,8 @@ fn is_inoculation(text: &str) -> bool {
 /// `tabprobe report inoculation.json`: the before/after tables, the grid and the outcomes;
 /// with `--csv DIR`, `DIR/inoculation.csv`.
 fn inoculation(path: &Path, text: &str, csv: Option<&Path>) -> Result<(), String> {
-    let result = InoculationResult::parse(&path.display().to_string(), text)?;
+    let result =
+        InoculationResult::parse(&path.display().to_string(), text).map_err(|e| e.to_string())?;
     if let Some(dir) = csv {
         let file = dir.join("inoculation.csv");
         crate::io::write(&file, &tables::render_csv(&result))?;

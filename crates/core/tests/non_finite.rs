@@ -8,7 +8,7 @@ mod common;
 use common::*;
 use tabprobe_core::probe::rules::RuleSet;
 use tabprobe_core::probe::{build_probe_set, ProbeKind, ProbeSettings};
-use tabprobe_core::run::{parse_run, ProbeRun, RunError};
+use tabprobe_core::run::{parse_run, ProbeRun, RunCheckError, RunError, RunFileError};
 use tabprobe_core::scoring::{ModelId, NonFinite, Pair, PairScore, PairScorer, ScoreError};
 
 /// The running example's facts, with a NaN for the pair whose hypothesis is `poisoned`,
@@ -108,7 +108,9 @@ fn a_run_file_with_null_or_infinite_scores_is_refused_with_the_reason() {
     // What an unchecked NaN became in older files: `null`.
     let mut v: serde_json::Value = serde_json::from_str(&text).unwrap();
     v["pairs"][2]["score"]["probs"][0] = serde_json::Value::Null;
-    let err = parse_run("run.json", &v.to_string()).unwrap_err();
+    let typed = parse_run("run.json", &v.to_string()).unwrap_err();
+    assert!(matches!(typed, RunFileError::NullScore(_)), "{typed:?}");
+    let err = typed.to_string();
     assert!(
         err.starts_with("run.json: at pairs[2].score.probs[0]")
             && err.contains("the model gave NaN or infinite outputs")
@@ -119,7 +121,9 @@ fn a_run_file_with_null_or_infinite_scores_is_refused_with_the_reason() {
     let mut v: serde_json::Value = serde_json::from_str(&text).unwrap();
     assert!(v["pairs"][0]["score"]["probs"][0].is_number());
     v["pairs"][0]["score"]["probs"][0] = serde_json::json!(1e39);
-    let err = parse_run("run.json", &v.to_string()).unwrap_err();
+    let err = parse_run("run.json", &v.to_string())
+        .unwrap_err()
+        .to_string();
     assert!(
         err.starts_with("run.json: at pairs[0].score.probs[0] (line 1, column")
             && err.contains("number out of range"),
@@ -128,7 +132,9 @@ fn a_run_file_with_null_or_infinite_scores_is_refused_with_the_reason() {
     // A run built in memory with an infinity (never written) fails its own check.
     let mut run = parse_run("run.json", &text).unwrap();
     run.pairs[3].score.logits = vec![f32::INFINITY];
-    let err = run.check().unwrap_err();
+    let typed = run.check().unwrap_err();
+    assert!(matches!(typed, RunCheckError::NotFinite { pair: 3, .. }));
+    let err = typed.to_string();
     assert!(
         err.starts_with(
             "$.pairs[3].score holds a number that is not finite (logits [inf], probabilities ["

@@ -88,13 +88,18 @@ fn parse_run_names_the_json_path_of_a_dangling_index() {
     v["items"][1]["perturbed_pair"] = 999.into();
     let err = parse_run("run.json", &v.to_string()).unwrap_err();
     assert!(
-        err.contains("run.json: $.items[1].perturbed_pair is 999"),
+        err.to_string()
+            .starts_with("run.json: $.items[1].perturbed_pair is 999, but the file has only"),
         "{err}"
     );
     let err = parse_run("d.json", r#"{"format":"tabprobe-dataset"}"#).unwrap_err();
-    assert!(err.contains("$.format"), "{err}");
+    assert_eq!(
+        err.to_string(),
+        "d.json: $.format is \"tabprobe-dataset\"; expected \"tabprobe-run\" (is this a run file \
+         written by `tabprobe probe` or the site?)"
+    );
     let err = parse_run("x.json", "{").unwrap_err();
-    assert!(err.contains("x.json: line 1"), "{err}");
+    assert!(err.to_string().contains("x.json: line 1"), "{err}");
 }
 
 #[test]

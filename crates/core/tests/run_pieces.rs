@@ -27,9 +27,9 @@ fn big_run() -> RunResult {
 fn assemble(name: &str, pieces: &[Vec<u8>]) -> Result<Vec<RunResult>, String> {
     let mut a = RunAssembler::new(name);
     for p in pieces {
-        a.push(p)?;
+        a.push(p).map_err(|e| e.to_string())?;
     }
-    a.finish()
+    a.finish().map_err(|e| e.to_string())
 }
 
 fn json(r: &RunResult) -> String {
@@ -71,10 +71,12 @@ fn several_runs_follow_one_another() {
     for p in &pieces {
         one.push(p).expect("piece");
     }
-    assert_eq!(
-        one.finish_one().unwrap_err(),
-        "worker run: holds 2 runs; expected one"
-    );
+    let e = one.finish_one().unwrap_err();
+    assert_eq!(e.to_string(), "worker run: holds 2 runs; expected one");
+    assert!(matches!(
+        e,
+        tabprobe_core::run::RunFileError::NotOne { runs: 2, .. }
+    ));
 }
 
 #[test]

@@ -407,16 +407,16 @@ async fn build_report(
             // The worker can hold the run twice: one copy into its memory, then cut.
             let all = js_sys::Uint8Array::new(&buffer).to_vec();
             for range in piece_ranges("the saved run's files", &piece_bytes, all.len())? {
-                assembler.push(&all[range])?;
+                assembler.push(&all[range]).map_err(|e| e.to_string())?;
             }
         }
         None => {
             for part in &parts {
-                assembler.push(part)?;
+                assembler.push(part).map_err(|e| e.to_string())?;
             }
         }
     }
-    let runs = assembler.finish()?;
+    let runs = assembler.finish().map_err(|e| e.to_string())?;
     let refs: Vec<&RunResult> = runs.iter().collect();
     Ok(Box::new(FullReport::build(&refs)))
 }
@@ -706,9 +706,9 @@ fn post_run(job: u64, run: &RunResult, elapsed_ms: f64) {
 fn assemble_run(what: &str, parts: &[Vec<u8>]) -> Result<RunResult, String> {
     let mut assembler = RunAssembler::new(what);
     for part in parts {
-        assembler.push(part)?;
+        assembler.push(part).map_err(|e| e.to_string())?;
     }
-    assembler.finish_one()
+    assembler.finish_one().map_err(|e| e.to_string())
 }
 
 /// Core's importers on the files (names and bytes in the same order), with the page's limits.

@@ -2,6 +2,7 @@
 //! kept model of every size), and every evaluated item with each model's prediction — enough
 //! to recompute every table and drill down from the file alone (`tabprobe report` prints it).
 
+use crate::data::json::FileError;
 use serde::{Deserialize, Serialize};
 
 use crate::data::label::Label;
@@ -274,22 +275,29 @@ impl InoculationResult {
     /// Reads an inoculation file: JSON shape (with the path of the first error), format
     /// marker, version, and that every item has one prediction per model. `file` names the
     /// source in messages.
-    pub fn parse(file: &str, text: &str) -> Result<InoculationResult, String> {
+    pub fn parse(file: &str, text: &str) -> Result<InoculationResult, FileError> {
         let result: InoculationResult = crate::data::json::parse_json_at(file, text)?;
         if result.format != INOCULATION_FORMAT {
-            return Err(format!(
-                "{file}: format is {:?}, expected {INOCULATION_FORMAT:?}",
-                result.format
-            ));
+            return Err(FileError::Format {
+                file: file.to_string(),
+                found: result.format,
+                expected: INOCULATION_FORMAT,
+            });
         }
         if result.version != INOCULATION_VERSION {
-            return Err(format!(
-                "{file}: version {} but this build reads {INOCULATION_VERSION}",
-                result.version
-            ));
+            return Err(FileError::Version {
+                file: file.to_string(),
+                found: result.version,
+                reads: INOCULATION_VERSION,
+            });
         }
+        let invalid = |path: String, problem: String| FileError::Invalid {
+            file: file.to_string(),
+            path,
+            problem,
+        };
         if result.models.is_empty() {
-            return Err(format!("{file}: no models"));
+            return Err(invalid("$.models".into(), "is empty: no models".into()));
         }
         if let Some((i, item)) = result
             .items
@@ -297,11 +305,13 @@ impl InoculationResult {
             .enumerate()
             .find(|(_, it)| it.predicted.len() != result.models.len())
         {
-            return Err(format!(
-                "{file}: items[{i}] ({}) has {} predictions for {} models",
-                item.id,
-                item.predicted.len(),
-                result.models.len()
+            return Err(invalid(
+                format!("$.items[{i}] ({})", item.id),
+                format!(
+                    "has {} predictions for {} models",
+                    item.predicted.len(),
+                    result.models.len()
+                ),
             ));
         }
         Ok(result)

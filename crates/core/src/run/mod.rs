@@ -5,11 +5,14 @@
 //! metric from the file alone.
 
 pub mod align;
+mod file_error;
 pub mod models_manifest;
 pub mod pace;
 pub mod pieces;
 pub mod shard;
 pub mod verdict;
+
+pub use file_error::{RunCheckError, RunFileError};
 
 use serde::{Deserialize, Serialize};
 
@@ -335,44 +338,36 @@ impl ProbeRun {
 /// Reads a run file's text: JSON shape (with the JSON path, line and column of the first
 /// error), the format marker and version, and every index (see [`RunResult::check`]). `file`
 /// names the source in messages.
-pub fn parse_run(file: &str, text: &str) -> Result<RunResult, String> {
-    let probe: serde_json::Value = serde_json::from_str(text).map_err(|e| {
-        format!(
-            "{file}: line {}, column {}: not JSON: {e}",
-            e.line(),
-            e.column()
-        )
-    })?;
-    match probe.get("format").and_then(|f| f.as_str()) {
-        Some(RUN_FORMAT) => {}
-        other => {
-            return Err(format!(
-                "{file}: $.format is {other:?}; expected {RUN_FORMAT:?} (is this a run file written by `tabprobe probe` or the site?)"
-            ))
-        }
+pub fn parse_run(file: &str, text: &str) -> Result<RunResult, RunFileError> {
+    let probe: serde_json::Value =
+        serde_json::from_str(text).map_err(|e| RunFileError::NotJson {
+            file: file.to_string(),
+            line: e.line(),
+            column: e.column(),
+            message: e.to_string(),
+        })?;
+    let format = probe.get("format");
+    if format.and_then(|f| f.as_str()) != Some(RUN_FORMAT) {
+        return Err(RunFileError::Format {
+            file: file.to_string(),
+            path: "$.format",
+            found: format.map_or("absent".to_string(), |f| f.to_string()),
+        });
     }
-    match probe.get("version").and_then(|v| v.as_u64()) {
-        Some(v) if v == u64::from(RUN_VERSION) => {}
-        other => {
-            return Err(format!(
-                "{file}: $.version is {other:?}; this build reads version {RUN_VERSION}"
-            ))
-        }
+    let version = probe.get("version");
+    if version.and_then(|v| v.as_u64()) != Some(u64::from(RUN_VERSION)) {
+        return Err(RunFileError::Version {
+            file: file.to_string(),
+            path: "$.version",
+            found: version.map_or("absent".to_string(), |v| v.to_string()),
+        });
     }
-    let run: RunResult = crate::data::json::parse_json_at(file, text).map_err(|e| {
-        // What a tabprobe that did not refuse NaN outputs wrote: serde's words alone do not
-        // say why a probability is null.
-        if e.contains(".score.") && e.contains("invalid type: null") {
-            format!(
-                "{e} — a score is null where a number belongs: the model gave NaN or infinite \
-                 outputs, which JSON cannot hold; this run cannot be reported, resumed or \
-                 merged: score it again with a working checkpoint"
-            )
-        } else {
-            e
-        }
+    let run: RunResult =
+        crate::data::json::parse_json_at(file, text).map_err(RunFileError::shape)?;
+    run.check().map_err(|problem| RunFileError::Invalid {
+        file: file.to_string(),
+        problem,
     })?;
-    run.check().map_err(|e| format!("{file}: {e}"))?;
     Ok(run)
 }
 
@@ -390,49 +385,56 @@ pub enum SubstituteError {
 impl RunResult {
     /// Checks that every index points where it should (a run whose indices dangle would
     /// silently read the wrong predictions); the error names the JSON path at fault.
-    pub fn check(&self) -> Result<(), String> {
+    pub fn check(&self) -> Result<(), RunCheckError> {
         let n = self.pairs.len();
-        let bad =
-            |what: String, i: usize| format!("{what} is {i}, but the file has only {n} pairs");
+        let pair = |path: String, index: usize| RunCheckError::Dangling {
+            path,
+            index,
+            len: n,
+            of: "pairs",
+        };
         for (k, e) in self.examples.iter().enumerate() {
             if e.pair >= n {
-                return Err(bad(format!("$.examples[{k}].pair"), e.pair));
+                return Err(pair(format!("$.examples[{k}].pair"), e.pair));
             }
         }
         for (k, it) in self.items.iter().enumerate() {
             if it.example >= self.examples.len() {
-                return Err(format!(
-                    "$.items[{k}].example is {}, but the file has only {} examples",
-                    it.example,
-                    self.examples.len()
-                ));
+                return Err(RunCheckError::Dangling {
+                    path: format!("$.items[{k}].example"),
+                    index: it.example,
+                    len: self.examples.len(),
+                    of: "examples",
+                });
             }
             if it.original_pair >= n {
-                return Err(bad(format!("$.items[{k}].original_pair"), it.original_pair));
+                return Err(pair(
+                    format!("$.items[{k}].original_pair"),
+                    it.original_pair,
+                ));
             }
             if it.perturbed_pair >= n {
-                return Err(bad(
+                return Err(pair(
                     format!("$.items[{k}].perturbed_pair"),
                     it.perturbed_pair,
                 ));
             }
             if let Some(p) = it.hypothesis_only_pair.filter(|&p| p >= n) {
-                return Err(bad(format!("$.items[{k}].hypothesis_only_pair"), p));
+                return Err(pair(format!("$.items[{k}].hypothesis_only_pair"), p));
             }
         }
         for (k, &p) in self.hypothesis_only_pairs.iter().enumerate() {
             if p >= n {
-                return Err(bad(format!("$.hypothesis_only_pairs[{k}]"), p));
+                return Err(pair(format!("$.hypothesis_only_pairs[{k}]"), p));
             }
         }
         // JSON cannot hold NaN, but a number past f32's range (1e39) reads as infinity.
         if let Some(k) = self.pairs.iter().position(|p| !p.score.is_finite()) {
-            return Err(format!(
-                "$.pairs[{k}].score holds a number that is not finite (logits {:?}, probabilities \
-                 {:?}); a run with it cannot be reported, resumed or merged: score it again with \
-                 a working checkpoint",
-                self.pairs[k].score.logits, self.pairs[k].score.probs
-            ));
+            return Err(RunCheckError::NotFinite {
+                pair: k,
+                logits: self.pairs[k].score.logits.clone(),
+                probs: self.pairs[k].score.probs,
+            });
         }
         Ok(())
     }

@@ -3,6 +3,7 @@
 //! The site loads the `default` model into slot 0 on start and offers the `second` one (a
 //! hypothesis-only model) as the second model.
 
+use crate::data::json::FileError;
 use serde::{Deserialize, Serialize};
 
 use crate::linearize::LinearizeSettings;
@@ -97,19 +98,21 @@ impl ModelsManifest {
 }
 
 /// Parses a manifest; the error names `file`, the JSON path and what was expected.
-pub fn parse_models_manifest(file: &str, text: &str) -> Result<ModelsManifest, String> {
+pub fn parse_models_manifest(file: &str, text: &str) -> Result<ModelsManifest, FileError> {
     let m: ModelsManifest = crate::data::json::parse_json_at(file, text)?;
     if m.format != MODELS_FORMAT {
-        return Err(format!(
-            "{file}: $.format is {:?}; expected {MODELS_FORMAT:?}",
-            m.format
-        ));
+        return Err(FileError::Format {
+            file: file.to_string(),
+            found: m.format,
+            expected: MODELS_FORMAT,
+        });
     }
     if m.version != 1 {
-        return Err(format!(
-            "{file}: $.version is {}; this build reads version 1",
-            m.version
-        ));
+        return Err(FileError::Version {
+            file: file.to_string(),
+            found: m.version,
+            reads: 1,
+        });
     }
     Ok(m)
 }
@@ -164,11 +167,15 @@ mod tests {
         )
         .unwrap_err();
         assert!(
-            err.contains("models/index.json: at models[0].role"),
+            err.to_string()
+                .contains("models/index.json: at models[0].role"),
             "{err}"
         );
         let err = parse_models_manifest("i.json", r#"{"format":"x","version":1,"models":[]}"#)
             .unwrap_err();
-        assert!(err.contains("$.format"), "{err}");
+        assert_eq!(
+            err.to_string(),
+            "i.json: $.format is \"x\"; expected \"tabprobe-models\""
+        );
     }
 }

@@ -12,7 +12,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::{RunResult, ScoredPair, RUN_FORMAT, RUN_VERSION};
+use super::{RunFileError, RunResult, ScoredPair, RUN_FORMAT, RUN_VERSION};
 use crate::probe::{ProbeExample, ProbeItem};
 
 /// Entries (examples, items or pairs) per piece: a piece of the INFOTABS dev split's
@@ -139,33 +139,41 @@ impl RunAssembler {
 
     /// Takes the next piece. A head must come first and must be of this build's run format
     /// and version; the error names the piece (counted from 0) and the place in it.
-    pub fn push(&mut self, bytes: &[u8]) -> Result<(), String> {
+    pub fn push(&mut self, bytes: &[u8]) -> Result<(), RunFileError> {
         let k = self.pieces;
         self.pieces += 1;
-        let place = format!("{}, piece {k}", self.name);
-        let text =
-            std::str::from_utf8(bytes).map_err(|e| format!("{place}: not UTF-8 text: {e}"))?;
-        let piece: Piece = crate::data::json::parse_json_at(&place, text)?;
+        let file = format!("{}, piece {k}", self.name);
+        let text = match std::str::from_utf8(bytes) {
+            Ok(text) => text,
+            Err(e) => {
+                return Err(RunFileError::NotUtf8 {
+                    file,
+                    message: e.to_string(),
+                })
+            }
+        };
+        let piece: Piece =
+            crate::data::json::parse_json_at(&file, text).map_err(RunFileError::shape)?;
         if let Piece::Head(head) = piece {
             if head.format != RUN_FORMAT {
-                return Err(format!(
-                    "{place}: $.Head.format is {:?}; expected {RUN_FORMAT:?}",
-                    head.format
-                ));
+                return Err(RunFileError::Format {
+                    file,
+                    path: "$.Head.format",
+                    found: format!("{:?}", head.format),
+                });
             }
             if head.version != RUN_VERSION {
-                return Err(format!(
-                    "{place}: $.Head.version is {}; this build reads version {RUN_VERSION}",
-                    head.version
-                ));
+                return Err(RunFileError::Version {
+                    file,
+                    path: "$.Head.version",
+                    found: head.version.to_string(),
+                });
             }
             self.runs.push(*head);
             return Ok(());
         }
         let Some(run) = self.runs.last_mut() else {
-            return Err(format!(
-                "{place}: expected the head of a run first (a piece {{\"Head\": …}})"
-            ));
+            return Err(RunFileError::NoHead { file });
         };
         match piece {
             Piece::Examples(e) => run.examples.extend(e),
@@ -182,24 +190,26 @@ impl RunAssembler {
     }
 
     /// The runs, each checked ([`RunResult::check`]); at least one.
-    pub fn finish(self) -> Result<Vec<RunResult>, String> {
+    pub fn finish(self) -> Result<Vec<RunResult>, RunFileError> {
         if self.runs.is_empty() {
-            return Err(format!("{}: holds no run", self.name));
+            return Err(RunFileError::Empty { file: self.name });
         }
         for (k, run) in self.runs.iter().enumerate() {
-            run.check()
-                .map_err(|e| format!("{}, run {k}: {e}", self.name))?;
+            run.check().map_err(|problem| RunFileError::Invalid {
+                file: format!("{}, run {k}", self.name),
+                problem,
+            })?;
         }
         Ok(self.runs)
     }
 
     /// The one run the pieces hold (e.g. a single model's run from the worker).
-    pub fn finish_one(self) -> Result<RunResult, String> {
-        let name = self.name.clone();
+    pub fn finish_one(self) -> Result<RunResult, RunFileError> {
+        let file = self.name.clone();
         let mut runs = self.finish()?;
         match runs.len() {
             1 => Ok(runs.remove(0)),
-            n => Err(format!("{name}: holds {n} runs; expected one")),
+            runs => Err(RunFileError::NotOne { file, runs }),
         }
     }
 }
