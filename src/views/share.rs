@@ -124,7 +124,7 @@ fn SharedResultView(result: SharedResult) -> impl IntoView {
     let page = SharePage::new(&result);
     // Re-run with the loaded model, on the link's linearization; the weight hash it ran with
     // is kept so the claim note can say whether the re-run checks the link's figures.
-    let pairs = rerun_pairs(&result);
+    let pairs = rerun_pairs(&result).map_err(|e| e.to_string());
     let rerun: Rerun = Action::new_local(move |_: &()| {
         let started = pairs.clone().and_then(|pairs| {
             let sha = state

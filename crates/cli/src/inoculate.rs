@@ -100,8 +100,10 @@ fn settings(
     };
     let settings = InoculationSettings {
         probes,
-        sizes: InoculationSettings::parse_list("--sizes", &args.sizes)?,
-        learning_rates: InoculationSettings::parse_list("--lrs", &args.lrs)?,
+        sizes: InoculationSettings::parse_list("--sizes", &args.sizes)
+            .map_err(|e| e.to_string())?,
+        learning_rates: InoculationSettings::parse_list("--lrs", &args.lrs)
+            .map_err(|e| e.to_string())?,
         epochs: args.epochs,
         patience: args.patience,
         batch_size: args.batch_size,
@@ -109,7 +111,7 @@ fn settings(
         dev_split: args.dev_split.clone(),
         tolerance_pp: args.tolerance,
     };
-    settings.check()?;
+    settings.check().map_err(|e| e.to_string())?;
     Ok(settings)
 }
 

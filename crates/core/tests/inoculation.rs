@@ -9,8 +9,8 @@ use tabprobe_core::data::label::Label::{self, Contradict as C, Entail as E, Neut
 use tabprobe_core::data::label::LabelSet;
 use tabprobe_core::inoculation::tables::{render_csv, render_text};
 use tabprobe_core::inoculation::{
-    outcome, Cell, Column, EvaluatedItem, InoculationPlan, InoculationResult, InoculationSettings,
-    ItemClass, ModelEvaluation, INOCULATION_FORMAT,
+    outcome, Cell, Column, EvaluatedItem, InoculationError, InoculationPlan, InoculationResult,
+    InoculationSettings, ItemClass, ModelEvaluation, INOCULATION_FORMAT,
 };
 use tabprobe_core::probe::rules::RuleSet;
 use tabprobe_core::probe::{build_probe_set, ProbeKind, ProbeSettings};
@@ -101,14 +101,16 @@ fn the_challenge_set_trains_only_on_single_label_items() {
 #[test]
 fn impossible_plans_say_what_is_missing() {
     let run = running_run();
-    let err = InoculationPlan::new(&run, &settings(vec![13], 1)).unwrap_err();
+    let err = InoculationPlan::new(&run, &settings(vec![13], 1))
+        .unwrap_err()
+        .to_string();
     assert!(
         err.contains("n = 13 needs 13") && err.contains("has 12 of"),
         "{err}"
     );
     let mut s = settings(vec![4], 1);
     s.probes = vec![ProbeKind::Negation];
-    let err = InoculationPlan::new(&run, &s).unwrap_err();
+    let err = InoculationPlan::new(&run, &s).unwrap_err().to_string();
     assert!(
         err.contains("no certain or accepted items of negation"),
         "{err}"
@@ -116,7 +118,8 @@ fn impossible_plans_say_what_is_missing() {
     let mut s = settings(vec![4], 1);
     s.dev_split = Some("dev".into());
     let err = InoculationPlan::new(&run, &s).unwrap_err();
-    assert!(err.contains("dev split \"dev\""), "{err}");
+    assert_eq!(err, InoculationError::NoDev("dev".into()));
+    assert!(err.to_string().contains("dev split \"dev\""), "{err}");
 }
 
 #[test]
@@ -175,7 +178,10 @@ fn a_result_assembles_from_the_run_in_evaluation_order() {
         0.0,
     )
     .unwrap_err();
-    assert!(err.contains("expected"), "{err}");
+    assert!(
+        matches!(err, InoculationError::PredictionCount { got: 0, .. }),
+        "{err}"
+    );
 }
 
 fn model(size: usize) -> ModelEvaluation {

@@ -782,7 +782,7 @@ async fn inoculate_job(
         .get(&slot)
         .cloned()
         .ok_or_else(|| format!("no model is loaded as the {slot}"))?;
-    let plan = InoculationPlan::new(run, settings)?;
+    let plan = InoculationPlan::new(run, settings).map_err(|e| e.to_string())?;
     // Fine-tuning runs where the model runs (its helpers are not used for training).
     let device = model_in(host, slot)?.device().clone();
     let mut pace = WorkerPace {

@@ -7,7 +7,7 @@
 use std::sync::Arc;
 
 use leptos::prelude::*;
-use tabprobe_core::inoculation::{InoculationPlan, InoculationSettings};
+use tabprobe_core::inoculation::{InoculationError, InoculationPlan, InoculationSettings};
 use tabprobe_core::probe::ProbeKind;
 use tabprobe_core::run::RunResult;
 
@@ -41,7 +41,7 @@ impl Fields {
     }
 
     /// The settings the fields describe, or why they are not settings.
-    fn settings(self) -> Result<InoculationSettings, String> {
+    fn settings(self) -> Result<InoculationSettings, InoculationError> {
         let s = InoculationSettings {
             probes: self.probes.get(),
             sizes: InoculationSettings::parse_list("sample sizes", &self.sizes.get())?,
@@ -140,7 +140,7 @@ fn InoculationForm(fields: Fields, present: Vec<ProbeKind>) -> impl IntoView {
 }
 
 /// What the plan will train on, evaluate only and leave out — or why there is no plan.
-fn plan_text(plan: Result<InoculationPlan, String>) -> AnyView {
+fn plan_text(plan: Result<InoculationPlan, InoculationError>) -> AnyView {
     match plan {
         Ok(p) => view! {
             <p class="hint" data-testid="inoculation-plan">
@@ -159,7 +159,7 @@ fn plan_text(plan: Result<InoculationPlan, String>) -> AnyView {
             </p>
         }
         .into_any(),
-        Err(e) => view! { <p class="problem" data-testid="inoculation-plan-error">{e}</p> }.into_any(),
+        Err(e) => view! { <p class="problem" data-testid="inoculation-plan-error">{e.to_string()}</p> }.into_any(),
     }
 }
 

@@ -95,7 +95,7 @@ pub fn Table8Part(
                     .map(|s| section_table(s.clone(), stem.clone(), drill, src))
                     .collect::<Vec<_>>()
             }
-            Err(e) => vec![view! { <p class="problem">{e.clone()}</p> }.into_any()],
+            Err(e) => vec![view! { <p class="problem">{e.to_string()}</p> }.into_any()],
         })
     };
     view! {

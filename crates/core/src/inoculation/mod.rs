@@ -8,6 +8,7 @@
 //! prediction, and [`tables`] counts the figures with the same predicate the drill-down uses.
 
 pub mod cell;
+mod error;
 pub mod outcome;
 pub mod plan;
 pub mod progress;
@@ -18,6 +19,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::probe::ProbeKind;
 
+pub use error::InoculationError;
 pub use outcome::{outcome, Outcome};
 pub use plan::{ChallengeItem, InoculationPlan, Sample};
 pub use progress::{InoculationProgress, Phase};
@@ -72,18 +74,15 @@ impl Default for InoculationSettings {
 impl InoculationSettings {
     /// Checks the numbers a user typed: sizes ascending and positive, learning rates finite
     /// and positive, at least one epoch, a non-negative tolerance.
-    pub fn check(&self) -> Result<(), String> {
+    pub fn check(&self) -> Result<(), InoculationError> {
         if self.probes.is_empty() {
-            return Err("choose at least one probe for the challenge set".into());
+            return Err(InoculationError::NoProbes);
         }
         if self.sizes.is_empty() || self.sizes.contains(&0) {
-            return Err("sample sizes must be positive, e.g. 100, 200, 300".into());
+            return Err(InoculationError::SizesNotPositive);
         }
         if self.sizes.windows(2).any(|w| w[0] >= w[1]) {
-            return Err(format!(
-                "sample sizes must increase (the samples are nested): got {:?}",
-                self.sizes
-            ));
+            return Err(InoculationError::SizesNotIncreasing(self.sizes.clone()));
         }
         if self.learning_rates.is_empty()
             || self
@@ -91,38 +90,34 @@ impl InoculationSettings {
                 .iter()
                 .any(|lr| !lr.is_finite() || *lr <= 0.0 || *lr > 1.0)
         {
-            return Err(format!(
-                "learning rates must be in (0, 1], e.g. 1e-4, 5e-5, 1e-5: got {:?}",
-                self.learning_rates
-            ));
+            return Err(InoculationError::LearningRates(self.learning_rates.clone()));
         }
         if self.epochs == 0 || self.epochs > 1000 {
-            return Err(format!("epochs must be 1 to 1000, got {}", self.epochs));
+            return Err(InoculationError::Epochs(self.epochs));
         }
         if self.batch_size == 0 || self.batch_size > 1024 {
-            return Err(format!(
-                "batch size must be 1 to 1024, got {}",
-                self.batch_size
-            ));
+            return Err(InoculationError::BatchSize(self.batch_size));
         }
         if !self.tolerance_pp.is_finite() || self.tolerance_pp < 0.0 {
-            return Err(format!(
-                "the tolerance must be ≥ 0 percentage points, got {}",
-                self.tolerance_pp
-            ));
+            return Err(InoculationError::Tolerance(self.tolerance_pp));
         }
         Ok(())
     }
 
     /// Parses a comma-separated list (`"100,200,300"`, `"1e-4, 5e-5"`), naming `what` in the
     /// error.
-    pub fn parse_list<T: std::str::FromStr>(what: &str, text: &str) -> Result<Vec<T>, String> {
+    pub fn parse_list<T: std::str::FromStr>(
+        what: &str,
+        text: &str,
+    ) -> Result<Vec<T>, InoculationError> {
         text.split(',')
             .map(str::trim)
             .filter(|s| !s.is_empty())
             .map(|s| {
-                s.parse::<T>()
-                    .map_err(|_| format!("{what}: cannot read {s:?} as a number"))
+                s.parse::<T>().map_err(|_| InoculationError::NotANumber {
+                    what: what.to_string(),
+                    text: s.to_string(),
+                })
             })
             .collect()
     }
@@ -140,13 +135,17 @@ mod tests {
         };
         assert_eq!(s.check(), Ok(()));
         s.sizes = vec![200, 100];
-        assert!(s.check().unwrap_err().contains("nested"));
+        assert_eq!(
+            s.check(),
+            Err(InoculationError::SizesNotIncreasing(vec![200, 100]))
+        );
+        assert!(s.check().unwrap_err().to_string().contains("nested"));
         s.sizes = vec![100];
         s.learning_rates = vec![f64::NAN];
-        assert!(s.check().unwrap_err().contains("learning rates"));
+        assert!(matches!(s.check(), Err(InoculationError::LearningRates(_))));
         s.learning_rates = vec![1e-5];
         s.probes.clear();
-        assert!(s.check().unwrap_err().contains("probe"));
+        assert_eq!(s.check(), Err(InoculationError::NoProbes));
     }
 
     #[test]
@@ -161,7 +160,16 @@ mod tests {
         );
         assert_eq!(
             InoculationSettings::parse_list::<usize>("--sizes", "100,x"),
-            Err("--sizes: cannot read \"x\" as a number".to_string())
+            Err(InoculationError::NotANumber {
+                what: "--sizes".into(),
+                text: "x".into()
+            })
+        );
+        assert_eq!(
+            InoculationSettings::parse_list::<usize>("--sizes", "100,x")
+                .unwrap_err()
+                .to_string(),
+            "--sizes: cannot read \"x\" as a number"
         );
     }
 }

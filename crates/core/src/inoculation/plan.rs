@@ -14,6 +14,7 @@
 //! outside the largest sample is held out for evaluation, so every size is judged on the same
 //! items.
 
+use super::InoculationError;
 use serde::{Deserialize, Serialize};
 
 use crate::data::label::Label;
@@ -80,7 +81,7 @@ impl InoculationPlan {
     /// Plans an inoculation of `run` with `settings` (checked first). Errors name what is
     /// missing: no challenge item, fewer trainable items than the largest size, nothing held
     /// out, no dev example.
-    pub fn new(run: &RunResult, settings: &InoculationSettings) -> Result<Self, String> {
+    pub fn new(run: &RunResult, settings: &InoculationSettings) -> Result<Self, InoculationError> {
         settings.check()?;
         let (mut unreviewed, mut rejected, mut not_applicable) = (0, 0, 0);
         let mut challenge = Vec::new();
@@ -106,24 +107,23 @@ impl InoculationPlan {
         }
         let names: Vec<&str> = settings.probes.iter().map(|p| p.as_str()).collect();
         if challenge.is_empty() {
-            return Err(format!(
-                "the run has no certain or accepted items of {} ({unreviewed} unreviewed, \
-                 {rejected} rejected): run those probes first",
-                names.join(", ")
-            ));
+            return Err(InoculationError::NoChallengeItems {
+                probes: names.join(", "),
+                unreviewed,
+                rejected,
+            });
         }
         let mut trainable: Vec<usize> = (0..challenge.len())
             .filter(|&c| challenge[c].train_label().is_some())
             .collect();
         let largest = settings.sizes.iter().copied().max().unwrap_or(0);
         if trainable.len() < largest {
-            return Err(format!(
-                "n = {largest} needs {largest} items with a single expected label, but the \
-                 challenge set ({}) has {} of {} items: lower the sizes or add probes",
-                names.join(", "),
-                trainable.len(),
-                challenge.len()
-            ));
+            return Err(InoculationError::TooFewTrainable {
+                largest,
+                probes: names.join(", "),
+                trainable: trainable.len(),
+                challenge: challenge.len(),
+            });
         }
         Rng::derive(settings.seed, "inoculation-sample").shuffle(&mut trainable);
         let samples = settings
@@ -143,11 +143,7 @@ impl InoculationPlan {
         }
         let held_out: Vec<usize> = (0..challenge.len()).filter(|&c| !in_largest[c]).collect();
         if held_out.is_empty() {
-            return Err(format!(
-                "all {} challenge items would be trained on: nothing is left to evaluate; \
-                 lower the largest size",
-                challenge.len()
-            ));
+            return Err(InoculationError::NothingHeldOut(challenge.len()));
         }
         let dev_split = settings.dev_split.clone().or_else(|| {
             run.examples
@@ -162,10 +158,7 @@ impl InoculationPlan {
             })
             .collect();
         if dev.is_empty() {
-            return Err(format!(
-                "no original example in the dev split {:?} for early stopping",
-                dev_split.as_deref().unwrap_or("")
-            ));
+            return Err(InoculationError::NoDev(dev_split.unwrap_or_default()));
         }
         Ok(InoculationPlan {
             settings: settings.clone(),

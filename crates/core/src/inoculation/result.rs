@@ -2,6 +2,7 @@
 //! kept model of every size), and every evaluated item with each model's prediction — enough
 //! to recompute every table and drill down from the file alone (`tabprobe report` prints it).
 
+use super::InoculationError;
 use crate::data::json::FileError;
 use serde::{Deserialize, Serialize};
 
@@ -187,21 +188,19 @@ impl InoculationResult {
         models: Vec<ModelEvaluation>,
         predictions: &[Vec<Label>],
         seconds: f64,
-    ) -> Result<InoculationResult, String> {
+    ) -> Result<InoculationResult, InoculationError> {
         let pairs = InoculationResult::evaluation_pairs(run, plan);
         if predictions.len() != models.len() {
-            return Err(format!(
-                "{} models but {} prediction lists",
-                models.len(),
-                predictions.len()
-            ));
+            return Err(InoculationError::PredictionLists {
+                models: models.len(),
+                lists: predictions.len(),
+            });
         }
         if let Some(bad) = predictions.iter().find(|p| p.len() != pairs.len()) {
-            return Err(format!(
-                "expected {} predictions per model, got {}",
-                pairs.len(),
-                bad.len()
-            ));
+            return Err(InoculationError::PredictionCount {
+                expected: pairs.len(),
+                got: bad.len(),
+            });
         }
         let of = |k: usize| predictions.iter().map(|p| p[k]).collect::<Vec<Label>>();
         let mut held_out_per_example = vec![0usize; run.examples.len()];

@@ -11,7 +11,7 @@ use super::{
     figures_by_group, score_sections, sections_with, table8_sections, Figures, ReportOptions,
     Section,
 };
-use crate::run::RunResult;
+use crate::run::{RunResult, SubstituteError};
 
 /// Every table the results view shows of one saved run, computed from its run files.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -25,7 +25,18 @@ pub struct FullReport {
     pub scores_with_heuristic: Vec<Vec<Section>>,
     /// Table 8, or why it cannot be computed (the second model's run is not on the same
     /// examples).
-    pub table8: Result<Table8Report, String>,
+    pub table8: Result<Table8Report, Table8Unavailable>,
+}
+
+/// Why a report has no Table 8.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, thiserror::Error)]
+pub enum Table8Unavailable {
+    /// The saved run holds no run file.
+    #[error("the run holds no run file")]
+    NoRun,
+    /// The second model's run cannot give the hypothesis-only scores.
+    #[error(transparent)]
+    SecondModel(SubstituteError),
 }
 
 /// Table 8's sections both ways the reader can count.
@@ -51,12 +62,12 @@ impl FullReport {
         let figures = runs.iter().map(|r| figures_by_group(r)).collect();
         let scores_with_heuristic = runs.iter().map(|r| score_sections(r, &heuristic)).collect();
         let table8 = match runs {
-            [] => Err("the run holds no run file".to_string()),
+            [] => Err(Table8Unavailable::NoRun),
             [main] => Ok(table8_report(main, 0)),
             [main, second, ..] => main
                 .with_hypothesis_model(second)
                 .map(|combined| table8_report(&combined, 1))
-                .map_err(|e| e.to_string()),
+                .map_err(Table8Unavailable::SecondModel),
         };
         FullReport {
             sections,

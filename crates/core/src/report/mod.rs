@@ -23,7 +23,7 @@ pub use figures::{
     figures, figures_by_group, set_figures, transition_sets, word_order_figures, Figures,
     GraphFigure, InvalidFigure, Marked, OmegaPoint, SetFigures, WordOrderFigures,
 };
-pub use full::{FullReport, Table8Report};
+pub use full::{FullReport, Table8Report, Table8Unavailable};
 pub use score_plot::ScoreBars;
 pub use section::{csv_text, neutralised, render_csv, render_text, Row, Section, SectionId};
 pub use select::ItemSelector;

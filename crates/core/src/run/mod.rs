@@ -372,7 +372,7 @@ pub fn parse_run(file: &str, text: &str) -> Result<RunResult, RunFileError> {
 }
 
 /// A second model's run on the same probe set, used as Table 8's hypothesis-only model.
-#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, thiserror::Error)]
 pub enum SubstituteError {
     /// The second run scored no hypothesis-only pairs.
     #[error("the second model's run has no hypothesis-only scores")]

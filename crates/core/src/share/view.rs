@@ -6,6 +6,7 @@
 use crate::data::label::{Label, LabelSet};
 use crate::data::table::Table;
 use crate::edit::{diff_lines, diff_tables, DiffLine};
+use crate::linearize::LinearizeError;
 use crate::metrics::transitions::TransitionEdge;
 use crate::probe::{Certainty, Expectation};
 use crate::scoring::{Pair, PairScore, Precision};
@@ -394,12 +395,9 @@ fn premise_section(r: &SharedResult) -> PremiseSection {
 }
 
 /// The two pairs a re-run scores (original, edited), read with the link's linearization.
-pub fn rerun_pairs(r: &SharedResult) -> Result<Vec<Pair>, String> {
+pub fn rerun_pairs(r: &SharedResult) -> Result<Vec<Pair>, LinearizeError> {
     let pair = |input: &SharedInput, table: Option<&Table>| match (table, &input.premise) {
-        (Some(t), _) => r
-            .linearization
-            .table_pair(t, &input.hypothesis)
-            .map_err(|e| e.to_string()),
+        (Some(t), _) => r.linearization.table_pair(t, &input.hypothesis),
         (None, Some(p)) => Ok(r.linearization.pair(p, &input.hypothesis)),
         (None, None) => Ok(r.linearization.pair("", &input.hypothesis)),
     };

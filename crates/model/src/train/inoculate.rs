@@ -281,7 +281,8 @@ pub async fn inoculate(
         models,
         &predictions,
         clock() - started,
-    )?;
+    )
+    .map_err(|e| e.to_string())?;
     Ok(InoculationOutput {
         result,
         checkpoints,
