@@ -8,10 +8,11 @@
 FROM rust:1.95.0-slim-bookworm AS build
 WORKDIR /src
 COPY . .
-RUN cargo build --release --locked -p tabprobe-cli
+# `--features vulkan`: `--backend vulkan` (SPIR-V) for GPU nodes; docs/clusters.md#gpu-backends.
+RUN cargo build --release --locked -p tabprobe-cli --features vulkan
 
 FROM debian:bookworm-slim
-# libvulkan1: the loader `--backend wgpu` opens at run time (the GPU driver comes from the
+# libvulkan1: the loader `--backend vulkan` opens at run time (the GPU driver comes from the
 # node, e.g. the NVIDIA container toolkit); the default CPU backend needs nothing.
 RUN apt-get update \
  && apt-get install -y --no-install-recommends libvulkan1 \

@@ -19,7 +19,9 @@ node --test tests/architecture/
 phase "disk before the build"
 df -h .
 
-phase "native tests (cargo test --workspace)"
+phase "native tests (cargo test --workspace; the GPU tests on Mesa's lavapipe, WGSL as in a browser)"
+# lavapipe is installed above, so a GPU test that finds no adapter fails instead of skipping.
+export TABPROBE_REQUIRE_GPU=1
 cargo test --workspace --exclude tabprobe
 
 phase "the page's own logic, natively (routes, run requests, drill-downs, bundled models)"
@@ -32,6 +34,14 @@ TABPROBE="${CARGO_TARGET_DIR:-$PWD/target}/debug/tabprobe" scripts/simulate-clus
 
 phase "a real scheduler: single-node Slurm runs the sbatch files unchanged, one task requeued mid-run (merged = single run)"
 TABPROBE="${CARGO_TARGET_DIR:-$PWD/target}/debug/tabprobe" scripts/slurm-test.sh
+
+phase "the native GPU path for clusters (--features vulkan: SPIR-V on lavapipe; every family within 1e-4 of transformers, f16-mixed, shards stamped vulkan)"
+# A build of its own: with the feature every Vulkan adapter runs SPIR-V, so the default build
+# above keeps testing the browser's WGSL. It overwrites target/debug/tabprobe, which the
+# cluster phases above have used already. Runs the GPU tests only (names with native_gpu or
+# vulkan); the roberta-base-shaped f16 check was run above on WGSL.
+cargo test -p tabprobe-model -p tabprobe-cli --features tabprobe-model/vulkan,tabprobe-cli/vulkan \
+  --test golden --test families --test precision --test vulkan -- native_gpu vulkan
 
 phase "same seed, same bytes in wasm32 (core's determinism test under Node)"
 cargo test -p tabprobe-core --target wasm32-unknown-unknown --test determinism

@@ -6,7 +6,8 @@ use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 use clap::Args;
-use tabprobe_model::bench::{device_by_name, measure};
+use tabprobe_model::backend::{device_by_name, BACKENDS};
+use tabprobe_model::bench::measure;
 use tabprobe_model::{Device, Precision};
 
 /// Options of `tabprobe bench`.
@@ -18,8 +19,9 @@ pub struct BenchArgs {
     /// Hugging Face cache.
     #[arg(long = "model", value_delimiter = ',', required = true)]
     pub models: Vec<PathBuf>,
-    /// Backends, comma-separated: flex (CPU) and/or wgpu (first Vulkan/Metal/DX12 adapter;
-    /// reported as "no adapter" when there is none).
+    /// Backends, comma-separated: flex (CPU), wgpu (first Vulkan/Metal/DX12 adapter, WGSL
+    /// kernels; reported as "no adapter" when there is none) and, in a build with
+    /// `--features vulkan`, vulkan (SPIR-V kernels; such a build runs it instead of wgpu).
     #[arg(long, value_delimiter = ',', default_value = "flex,wgpu")]
     pub backends: Vec<String>,
     /// Examples per forward call, comma-separated.
@@ -45,9 +47,10 @@ pub struct BenchArgs {
 /// (`<backend>\tno adapter (…)` for a backend that is not available), progress on stderr.
 pub fn run(args: &BenchArgs) -> Result<(), String> {
     for b in &args.backends {
-        if b != "flex" && b != "wgpu" {
+        if !BACKENDS.contains(&b.as_str()) {
             return Err(format!(
-                "--backends: unknown backend {b:?}; expected flex or wgpu"
+                "--backends: unknown backend {b:?}; expected {}",
+                BACKENDS.join(" or ")
             ));
         }
     }

@@ -10,7 +10,7 @@ use tabprobe_core::inoculation::tables::render_text;
 use tabprobe_core::inoculation::InoculationProgress;
 use tabprobe_core::inoculation::{InoculationPlan, InoculationSettings};
 use tabprobe_core::probe::ProbeKind;
-use tabprobe_model::bench::device_by_name;
+use tabprobe_model::backend::device_by_name;
 use tabprobe_model::train::inoculate::{inoculate_blocking, Pace};
 use tabprobe_model::ModelFiles;
 
@@ -59,7 +59,7 @@ pub struct InoculateArgs {
     /// Percentage points an accuracy must move to count as a change.
     #[arg(long, default_value_t = 1.0)]
     pub tolerance: f64,
-    /// flex (CPU) or wgpu.
+    /// flex (CPU), wgpu or vulkan (see `tabprobe probe --backend`).
     #[arg(long, default_value = "flex")]
     pub backend: String,
     /// Output folder.

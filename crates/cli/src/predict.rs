@@ -1,5 +1,5 @@
 //! `tabprobe predict`: scores premise/hypothesis pairs from a JSON-lines file with a real
-//! checkpoint on the CPU and writes one JSON line per input line (logits, probabilities in
+//! checkpoint (on the CPU unless `--backend` says otherwise) and writes one JSON line per input line (logits, probabilities in
 //! ENTAIL/NEUTRAL/CONTRADICT order, the predicted label, truncation).
 //!
 //! The whole input is read, checked and tokenized before any scoring, so a bad line fails the
@@ -14,7 +14,8 @@ use serde::{Deserialize, Serialize};
 use tabprobe_core::linearize::LinearizeSettings;
 use tabprobe_core::scoring::{Pair, ScoreError};
 use tabprobe_core::{Dataset, Label};
-use tabprobe_model::{Device, EncodedPair};
+use tabprobe_model::backend::device_by_name;
+use tabprobe_model::EncodedPair;
 
 /// Options of `tabprobe predict`.
 #[derive(Args, Debug)]
@@ -45,6 +46,12 @@ pub struct PredictArgs {
     /// Pairs per forward pass.
     #[arg(long, default_value_t = tabprobe_model::DEFAULT_BATCH_SIZE)]
     pub batch_size: usize,
+    /// Where the model runs: flex, wgpu or vulkan (see `tabprobe probe --backend`).
+    #[arg(long, default_value = "flex")]
+    pub backend: String,
+    /// f32 or f16-mixed (see `tabprobe probe --precision`).
+    #[arg(long, default_value = "f32", value_parser = crate::probe::parse_precision)]
+    pub precision: tabprobe_model::Precision,
 }
 
 /// One input line as written by the user.
@@ -148,7 +155,11 @@ pub fn run(args: &PredictArgs) -> Result<(), String> {
         None => None,
     };
     let text = crate::io::read_text(&args.input)?;
-    let mut model = crate::probe::load_model(&args.model, &Device::flex())?;
+    let device = device_by_name(&args.backend).map_err(|e| format!("--backend: {e}"))?;
+    let mut model = crate::probe::load_model(&args.model, &device)?;
+    model
+        .set_precision(args.precision)
+        .map_err(|e| format!("--precision {}: {e}", args.precision))?;
     model.set_batch_size(args.batch_size);
     let shape = model.shape();
     eprintln!(

@@ -16,7 +16,7 @@ use tabprobe_core::probe::{build_probe_set, Caps, ProbeKind, ProbeSettings};
 use tabprobe_core::run::shard::ShardSpec;
 use tabprobe_core::run::{ProbeRun, Progress, RunResult};
 use tabprobe_core::scoring::{PairScorer, Precision};
-use tabprobe_model::bench::device_by_name;
+use tabprobe_model::backend::device_by_name;
 use tabprobe_model::{Device, ModelFiles, NliModel};
 
 /// Pairs are padded to a multiple of this many tokens (see
@@ -82,8 +82,10 @@ pub struct ProbeArgs {
     /// hypothesis-only rows; implies --hypothesis-only).
     #[arg(long)]
     pub hypothesis_only_items: bool,
-    /// Where the model runs: flex (CPU, one thread per core) or wgpu (the first
-    /// Vulkan/Metal/DX12 adapter, e.g. a GPU).
+    /// Where the model runs: flex (CPU, one thread per core), wgpu (the first
+    /// Vulkan/Metal/DX12 adapter, e.g. a GPU, with the browser's WGSL kernels) or, in a build
+    /// with `--features vulkan`, vulkan (the first Vulkan GPU, SPIR-V kernels). Shards record
+    /// it and shards of different backends do not merge.
     #[arg(long, default_value = "flex")]
     pub backend: String,
     /// The arithmetic: f32, or f16-mixed (the transformer body's dense weights and the inputs

@@ -28,9 +28,8 @@
 use std::time::Instant;
 
 use burn::tensor::FloatDType;
-use tabprobe_model::bench::{
-    device_by_name, measure, random_weights, roberta_base_config_json, synthetic_pair,
-};
+use tabprobe_model::backend::device_by_name;
+use tabprobe_model::bench::{measure, random_weights, roberta_base_config_json, synthetic_pair};
 use tabprobe_model::{Device, ModelFiles, NliModel, RobertaConfig, TokenizerFiles};
 
 const TINY: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/golden/tiny-f32");

@@ -15,7 +15,6 @@ use crate::config::RobertaConfig;
 use crate::loader::expected_shapes;
 use crate::model::NliModel;
 use crate::tokenize::EncodedPair;
-use crate::Device;
 
 /// One measured configuration.
 #[derive(Debug, Clone, PartialEq)]
@@ -31,18 +30,6 @@ pub struct Throughput {
     pub median: f64,
     /// Best examples/s over the repeats.
     pub best: f64,
-}
-
-/// The device a backend name stands for: `flex` (CPU) or `wgpu` (the first adapter; on a
-/// machine without a GPU, Mesa's lavapipe if installed). Initialise `wgpu` once per process.
-pub fn device_by_name(name: &str) -> Result<Device, String> {
-    match name {
-        "flex" => Ok(Device::flex()),
-        "wgpu" => Device::wgpu_options()
-            .init()
-            .map_err(|e| format!("no adapter ({e})")),
-        other => Err(format!("unknown backend {other:?}; expected flex or wgpu")),
-    }
 }
 
 /// A pair of exactly `seq_len` tokens (`<s> … </s>`, at least 2), with ids clear of the

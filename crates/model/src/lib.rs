@@ -44,6 +44,9 @@
 //! [`PairScorer`]: tabprobe_core::scoring::PairScorer
 
 pub mod activation;
+// Backends by name (`--backend`): native device initialisation only.
+#[cfg(not(target_family = "wasm"))]
+pub mod backend;
 pub mod bart;
 pub mod batch;
 // Benchmarks need native device initialisation (`WgpuOptions::init` does not exist in wasm).

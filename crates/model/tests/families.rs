@@ -12,6 +12,7 @@ use std::collections::BTreeMap;
 
 use serde::Deserialize;
 use tabprobe_core::scoring::{Pair, PairOrder};
+use tabprobe_model::backend::NATIVE_GPU;
 use tabprobe_model::{Device, Family, ModelFiles, NliModel, TokenizerFiles};
 
 const TOL: f32 = 1e-4;
@@ -269,21 +270,15 @@ fn pytorch_bin_loads_like_safetensors() {
     assert_eq!(a, b);
 }
 
-/// Native wgpu (Vulkan; lavapipe without a GPU), every family in one function because a wgpu
-/// runtime initialises once per process. Skipped, loudly, without an adapter.
+/// This build's native GPU backend (`wgpu`, or `vulkan` with that feature; lavapipe without a
+/// GPU), every family in one function because a wgpu runtime initialises once per process.
+/// Skipped, loudly, without an adapter (see `common::native_gpu`).
 #[test]
-fn wgpu_families_match_transformers_when_an_adapter_exists() {
-    let device = match Device::wgpu_options().init() {
-        Ok(d) => d,
-        Err(e) => {
-            eprintln!(
-                "SKIPPED wgpu family parity: no wgpu adapter ({e}). Install Mesa's lavapipe \
-                 (apt-get install mesa-vulkan-drivers) to run it."
-            );
-            return;
-        }
+fn native_gpu_families_match_transformers_when_an_adapter_exists() {
+    let Some(device) = common::native_gpu("family parity") else {
+        return;
     };
     for name in golden().families.keys() {
-        check_family(name, &device, "wgpu");
+        check_family(name, &device, NATIVE_GPU);
     }
 }

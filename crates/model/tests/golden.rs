@@ -6,6 +6,7 @@ mod common;
 
 use common::{block_on, golden, load_variant, max_abs_diff, read, Golden};
 use tabprobe_core::data::label::{Label, LabelSet};
+use tabprobe_model::backend::NATIVE_GPU;
 use tabprobe_model::{Device, NliModel, PairTokenizer};
 
 /// f32 logits tolerance (the issue's bar). f16/bf16 checkpoints are widened to f32 on load and
@@ -211,22 +212,16 @@ fn pair_scorer_trait_reports_model_id() {
     assert_eq!(id.label_set, LabelSet::ThreeWay);
 }
 
-/// Native wgpu (Vulkan; Mesa lavapipe on a machine without a GPU). Skipped, loudly, when
-/// there is no adapter. One test function, because a wgpu runtime initialises once per process.
+/// This build's native GPU backend (`wgpu`, or `vulkan` with that feature; Mesa lavapipe on a
+/// machine without a GPU). Skipped, loudly, when there is no adapter (see
+/// `common::native_gpu`). One test function, because a wgpu runtime initialises once per process.
 #[test]
-fn wgpu_matches_transformers_when_an_adapter_exists() {
-    let device = match Device::wgpu_options().init() {
-        Ok(d) => d,
-        Err(e) => {
-            eprintln!(
-                "SKIPPED wgpu parity: no wgpu adapter ({e}). Install Mesa's lavapipe \
-                 (apt-get install mesa-vulkan-drivers) to run it."
-            );
-            return;
-        }
+fn native_gpu_matches_transformers_when_an_adapter_exists() {
+    let Some(device) = common::native_gpu("parity") else {
+        return;
     };
     for variant in ["f32", "f16", "bf16", "noprefix", "2way"] {
-        check_variant(&device, "wgpu", variant, 8);
+        check_variant(&device, NATIVE_GPU, variant, 8);
     }
     let g = golden();
     let model = load_variant("tiny-f32", &device);

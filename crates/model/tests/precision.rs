@@ -5,10 +5,15 @@
 //! floats) and flex. Every pair of every family's golden fixture (both orders) and of a
 //! roberta-base-shaped random checkpoint must keep its label. Probabilities stay within 1e-3
 //! on the checkpoints conditioned like trained ones (BART's fixture, whose attention is
-//! unit-scale, and the roberta-base-shaped one); the other fixtures are deliberately
-//! ill-conditioned — their query, key and head weights are three times unit scale, so that
-//! position and mask mistakes show — and amplify f16's rounding to 1.7e-3 – 3.3e-2 (measured
-//! 2026-11-28): they are held to [`SHARP_PROB_TOL`], a guard against regressions, not a parity.
+//! unit-scale, and the roberta-base-shaped one).
+//!
+//! The other fixtures are deliberately ill-conditioned — their query, key and head weights are
+//! three times unit scale, so that position and mask mistakes show — and amplify any f16
+//! rounding: PyTorch's own f16 autocast, applied to the same layers
+//! (`golden/make_f16_reference.py`, written to `golden/f16_reference.json`), moves them by
+//! 1.4e-3 – 3.9e-2 in probability. On those the parity is relative to that independent
+//! reference: within [`REF_FACTOR`] times PyTorch's deviation on the same fixture, and never
+//! beyond [`SHARP_PROB_TOL`].
 
 mod common;
 
@@ -16,6 +21,7 @@ use std::collections::BTreeMap;
 
 use serde::Deserialize;
 use tabprobe_core::scoring::{Pair, PairOrder, PairScore};
+use tabprobe_model::backend::NATIVE_GPU;
 use tabprobe_model::bench::{random_weights, roberta_base_config_json};
 use tabprobe_model::{Device, NliModel, Precision, PrecisionError, RobertaConfig};
 
@@ -23,9 +29,47 @@ use tabprobe_model::{Device, NliModel, Precision, PrecisionError, RobertaConfig}
 /// (the issue's parity).
 const PROB_TOL: f32 = 1e-3;
 
-/// The same on the fixtures sharpened to show position and mask mistakes (largest measured:
-/// 3.3e-2, DistilBERT's).
+/// The most f16-mixed may differ from f32 on the fixtures sharpened to show position and mask
+/// mistakes, whatever PyTorch's deviation (largest measured: 3.2e-2, DistilBERT's).
 const SHARP_PROB_TOL: f32 = 5e-2;
+
+/// On a sharpened fixture, f16-mixed's largest |Δprobability| may be at most this many times
+/// PyTorch autocast's on the same fixture (measured 2026-11-28 on lavapipe: 0.24× (ELECTRA) to
+/// 2.5× (DistilBERT)).
+const REF_FACTOR: f32 = 3.0;
+
+/// `golden/f16_reference.json`: PyTorch f16 autocast against f32, per fixture.
+#[derive(Debug, Deserialize)]
+struct Reference {
+    fixtures: BTreeMap<String, ReferenceGap>,
+}
+
+#[derive(Debug, Deserialize)]
+struct ReferenceGap {
+    max_abs_dprob: f32,
+    flipped: Vec<usize>,
+}
+
+/// The tolerance of fixture `name`: [`PROB_TOL`] where it is unit-scale, else [`REF_FACTOR`] ×
+/// PyTorch's deviation capped at [`SHARP_PROB_TOL`].
+fn tolerance(reference: &Reference, name: &str) -> f32 {
+    if UNIT_SCALE.contains(&name) {
+        return PROB_TOL;
+    }
+    let r = &reference.fixtures[name];
+    // PyTorch keeps every label too, or the fixture could not tell a flip from rounding.
+    assert!(
+        r.flipped.is_empty(),
+        "{name}: PyTorch autocast flips {:?}",
+        r.flipped
+    );
+    (REF_FACTOR * r.max_abs_dprob).min(SHARP_PROB_TOL)
+}
+
+fn reference() -> Reference {
+    serde_json::from_slice(&read(common::golden_dir().join("f16_reference.json")))
+        .expect("golden/f16_reference.json")
+}
 
 /// Fixtures made without sharpened attention (`make_golden_families.py` keeps BART's
 /// attention unit-scale).
@@ -110,7 +154,7 @@ fn check(name: &str, mut model: NliModel, pairs: &[Pair], backend: &str, tol: f3
     let f16_scores = model.score_blocking(pairs).unwrap();
     let g = gap(&f32_scores, &f16_scores);
     println!(
-        "{backend} {name}: {} pairs, f16-mixed vs f32: max |Δprob| {:.2e}, max |Δlogit| {:.2e}",
+        "{backend} {name}: {} pairs, f16-mixed vs f32: max |Δprob| {:.2e} (allowed {tol:.2e}), max |Δlogit| {:.2e}",
         pairs.len(),
         g.prob,
         g.logit
@@ -154,19 +198,21 @@ fn check_fixtures(device: &Device, backend: &str) {
     let g: Golden = serde_json::from_slice(&read(families_dir().join("golden.json")))
         .expect("families/golden.json");
     let pairs = golden_pairs(&g);
+    let reference = reference();
     for (name, f) in &g.families {
-        let tol = if UNIT_SCALE.contains(&name.as_str()) {
-            PROB_TOL
-        } else {
-            SHARP_PROB_TOL
-        };
         let model = load(&families_dir().join(&f.dir), None, None, device);
-        check(name, model, &pairs, backend, tol);
+        check(name, model, &pairs, backend, tolerance(&reference, name));
     }
     let roberta = common::golden().pairs();
     for variant in ["tiny-f32", "tiny-2way"] {
         let model = common::load_variant(variant, device);
-        check(variant, model, &roberta, backend, SHARP_PROB_TOL);
+        check(
+            variant,
+            model,
+            &roberta,
+            backend,
+            tolerance(&reference, variant),
+        );
     }
 }
 
@@ -195,24 +241,31 @@ fn f16_mixed_keeps_labels_and_probabilities_within_1e3_on_flex() {
     check_fixtures(&device, "flex");
 }
 
-/// Native wgpu, in one function (a wgpu runtime initialises once per process). Skipped,
-/// loudly, without an adapter or without 16-bit floats on it.
-#[test]
-fn f16_mixed_keeps_labels_and_probabilities_within_1e3_on_wgpu() {
-    let device = match Device::wgpu_options().init() {
-        Ok(d) => d,
-        Err(e) => {
-            eprintln!(
-                "SKIPPED wgpu f16-mixed parity: no wgpu adapter ({e}). Install Mesa's lavapipe \
-                 (apt-get install mesa-vulkan-drivers) to run it."
-            );
-            return;
-        }
-    };
+/// This build's native GPU device with 16-bit floats, or `None` after a SKIPPED line.
+fn gpu_with_f16(what: &str) -> Option<Device> {
+    let device = common::native_gpu(what)?;
     if !device.supports_dtype(burn::tensor::FloatDType::F16) {
-        eprintln!("SKIPPED wgpu f16-mixed parity: the adapter has no 16-bit float arithmetic");
-        return;
+        eprintln!("SKIPPED {NATIVE_GPU} {what}: the adapter has no 16-bit float arithmetic");
+        return None;
     }
-    check_fixtures(&device, "wgpu");
-    check_roberta_base(&device, "wgpu");
+    Some(device)
+}
+
+/// Every fixture on this build's native GPU backend (`wgpu`, or `vulkan` with that feature).
+/// Skipped, loudly, without an adapter or without 16-bit floats on it.
+#[test]
+fn f16_mixed_keeps_labels_and_probabilities_within_1e3_on_the_native_gpu() {
+    if let Some(device) = gpu_with_f16("f16-mixed parity") {
+        check_fixtures(&device, NATIVE_GPU);
+    }
+}
+
+/// The roberta-base-shaped checkpoint on the same device (most of this file's time: about
+/// 2.5 min in a debug build on lavapipe). Its name lacks `native_gpu` so that scripts/test.sh's
+/// second GPU pass (SPIR-V, `--features vulkan`) can leave it to the first.
+#[test]
+fn f16_mixed_keeps_a_roberta_base_shaped_checkpoint_within_1e3_on_the_gpu() {
+    if let Some(device) = gpu_with_f16("f16-mixed roberta-base parity") {
+        check_roberta_base(&device, NATIVE_GPU);
+    }
 }

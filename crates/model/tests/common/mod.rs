@@ -6,6 +6,7 @@ use std::path::PathBuf;
 
 use serde::Deserialize;
 use tabprobe_core::scoring::{Pair, PairOrder};
+use tabprobe_model::backend::{device_by_name, NATIVE_GPU};
 use tabprobe_model::{Device, ModelFiles, NliModel, TokenizerFiles};
 
 /// `golden.json`.
@@ -113,4 +114,27 @@ pub fn max_abs_diff(got: &[Vec<f32>], want: &[Vec<f32>]) -> f32 {
             g.iter().zip(w).map(|(a, b)| (a - b).abs())
         })
         .fold(0.0, f32::max)
+}
+
+/// This build's native GPU device ([`NATIVE_GPU`]: `wgpu` with WGSL kernels, or `vulkan` with
+/// SPIR-V in a build with the `vulkan` feature), or `None` after a loud SKIPPED line naming
+/// `what` when there is none. Opened once per test binary (a wgpu runtime initialises once per
+/// process) and shared by its tests. With `TABPROBE_REQUIRE_GPU` set (scripts/test.sh sets it,
+/// having installed Mesa's lavapipe) a missing device fails the test instead, so a GPU check
+/// cannot pass by skipping.
+pub fn native_gpu(what: &str) -> Option<Device> {
+    static DEVICE: std::sync::OnceLock<Result<Device, String>> = std::sync::OnceLock::new();
+    match DEVICE.get_or_init(|| device_by_name(NATIVE_GPU)) {
+        Ok(device) => Some(device.clone()),
+        Err(e) if std::env::var_os("TABPROBE_REQUIRE_GPU").is_some() => {
+            panic!("{NATIVE_GPU} {what}: TABPROBE_REQUIRE_GPU is set but there is no device: {e}")
+        }
+        Err(e) => {
+            eprintln!(
+                "SKIPPED {NATIVE_GPU} {what}: {e}. Install Mesa's lavapipe \
+                 (apt-get install mesa-vulkan-drivers) to run it."
+            );
+            None
+        }
+    }
 }
