@@ -5,10 +5,13 @@
 //
 // Environment: BENCH_MODEL (a checkpoint folder, e.g. scripts/make_random_checkpoint.py's
 // roberta-base shape), SEQ_LENS (128), BATCH_SIZES (1,8,32,64), REPEATS (3), DAWN_FLAGS
-// (comma-separated Dawn toggles, e.g. backend=vulkan), OUT (a .jsonl file to append to).
+// (comma-separated Dawn toggles, e.g. backend=vulkan), OUT (a .jsonl file to append to), DIST
+// (the site build whose worker runs; dist/ by default). Each line says whether the worker's
+// device asked for subgroups, and counts the WGSL modules it compiled and those that enable
+// subgroups (CubeCL's plane kernels).
 // Which adapter Dawn finds is up to the Vulkan driver: VK_ICD_FILENAMES / VK_DRIVER_FILES.
 import { appendFile } from 'node:fs/promises';
-import { startWorker, loadCheckpoint, score } from './worker_on_dawn.mjs';
+import { startWorker, loadCheckpoint, score, gpuLog, DIST } from './worker_on_dawn.mjs';
 
 const list = (value, fallback) => (value || fallback).split(',').map((s) => s.trim()).filter(Boolean);
 const model = process.env.BENCH_MODEL;
@@ -20,7 +23,7 @@ const flags = list(process.env.DAWN_FLAGS, '');
 process.env.XDG_RUNTIME_DIR ??= '/tmp';
 
 const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
-const worker = await startWorker({ flags });
+const worker = await startWorker({ flags, dist: process.env.DIST || DIST });
 const adapter = await worker.gpu.requestAdapter();
 if (!adapter) throw new Error('Dawn offers no adapter (check VK_ICD_FILENAMES / VK_DRIVER_FILES)');
 const card = `${adapter.info.vendor} ${adapter.info.architecture} ${adapter.info.description}`.trim();
@@ -51,6 +54,8 @@ for (const seq of seqLens) {
     const line = {
       runtime: 'tabprobe-worker-dawn', backend: 'webgpu', adapter: card, note: info.backend_note,
       seq_len: seq, batch_size: batch, median: median(rates), best: Math.max(...rates),
+      subgroups_asked: gpuLog.requiredFeatures.includes('subgroups'),
+      wgsl_modules: gpuLog.modules, subgroup_modules: gpuLog.subgroupModules,
       date: new Date().toISOString().slice(0, 10),
     };
     console.log(JSON.stringify(line));

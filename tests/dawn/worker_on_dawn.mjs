@@ -78,6 +78,32 @@ function installWorkerScope(flags, onMessage) {
   return gpu;
 }
 
+/**
+ * What the worker asked of Dawn, counted from the moment its scope is installed: the features
+ * of every device it requested, how many WGSL modules it compiled, and how many of those enable
+ * `subgroups` — CubeCL's plane kernels. With wgpu 30.0.1 the device never asks for subgroups
+ * and no module uses them (issue 33, item 4; docs/benchmarks.md says why); bench.mjs prints
+ * both, so a run on a real GPU shows whether that has changed.
+ */
+export const gpuLog = { requiredFeatures: [], modules: 0, subgroupModules: 0 };
+
+/** Counts into [`gpuLog`] by wrapping two of Dawn's own methods (they still do the work). */
+function recordGpuUse() {
+  const adapter = globalThis.GPUAdapter.prototype;
+  const requestDevice = adapter.requestDevice;
+  adapter.requestDevice = function recordFeatures(descriptor = {}) {
+    gpuLog.requiredFeatures.push(...(descriptor.requiredFeatures ?? []));
+    return requestDevice.call(this, descriptor);
+  };
+  const device = globalThis.GPUDevice.prototype;
+  const createShaderModule = device.createShaderModule;
+  device.createShaderModule = function recordModule(descriptor) {
+    gpuLog.modules += 1;
+    if (/^\s*enable\s+[^;]*\bsubgroups\b/m.test(descriptor.code)) gpuLog.subgroupModules += 1;
+    return createShaderModule.call(this, descriptor);
+  };
+}
+
 /** The JSON header and byte parts of one worker message. */
 function decode(message) {
   const [header, ...rest] = message;
@@ -114,6 +140,7 @@ export async function startWorker({ flags = [], dist = DIST } = {}) {
     else queue.push(response);
   };
   const gpu = installWorkerScope(flags, deliver);
+  recordGpuUse();
   const files = await workerFiles(dist);
   // Trunk builds the worker with wasm-bindgen's `no-modules` target: a classic script that
   // declares `wasm_bindgen`, as `importScripts` would run it in a worker.
