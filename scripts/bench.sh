@@ -53,7 +53,7 @@ trunk build --release --offline --dist dist
 say "native: tabprobe CLI (flex, $THREADS threads)"
 RAYON_NUM_THREADS="$THREADS" target/release/tabprobe bench --model "$MODEL" --backends flex \
   --seq-lens "$SEQ_LENS" --batch-sizes "$BATCH_SIZES" --repeats "$REPEATS" |
-  awk -F'\t' -v t="$THREADS" 'NR > 1 && NF == 7 {
+  awk -F'\t' -v t="$THREADS" 'NR > 1 && NF == 8 {
     printf "{\"runtime\": \"tabprobe-cli\", \"backend\": \"%s\", \"threads\": %s, \"seq_len\": %s, \"batch_size\": %s, \"median\": %s, \"best\": %s}\n", $3, t, $4, $5, $6, $7 }' |
   tee -a "$OUT"
 

@@ -45,8 +45,15 @@ def main(out):
     config.update(BASE)
     with open(os.path.join(out, "config.json"), "w", encoding="utf-8") as f:
         json.dump(config, f, indent=2)
-    for name in ("tokenizer.json", "vocab.json", "merges.txt", "tokenizer_config.json"):
+    for name in ("tokenizer.json", "vocab.json", "merges.txt"):
         shutil.copy(os.path.join(TINY, name), out)
+    # The tiny tokenizer's model_max_length (96) would cap every sequence of this model at 96
+    # tokens in tabprobe (as in transformers); roberta-base's is 512.
+    with open(os.path.join(TINY, "tokenizer_config.json"), encoding="utf-8") as f:
+        tokenizer_config = json.load(f)
+    tokenizer_config["model_max_length"] = BASE["max_position_embeddings"] - 2
+    with open(os.path.join(out, "tokenizer_config.json"), "w", encoding="utf-8") as f:
+        json.dump(tokenizer_config, f, indent=2)
     print(f"{out}: {sum(t.size for t in tensors.values()):,} parameters in {len(tensors)} tensors")
 
 

@@ -79,12 +79,15 @@ async function tabprobeLoad({ batchSize, backend, single }) {
     }
   };
   await next((h) => h === 'Ready');
+  // As the page sends a checkpoint: config and tokenizer as bytes, the weights as a Blob last
+  // (the worker reads it a range at a time).
   const parts = [];
-  for (const f of ['config.json', 'model.safetensors', 'tokenizer.json']) {
+  for (const f of ['config.json', 'tokenizer.json']) {
     parts.push(new Uint8Array(await (await fetch(`/bench-model/${f}`)).arrayBuffer()));
   }
+  const weights = await (await fetch('/bench-model/model.safetensors')).blob();
   const header = { LoadModel: { slot: 'main', name: 'bench', tokenizer: 'Json', batch_size: batchSize, load: 1, backend, helper: single } };
-  worker.postMessage([JSON.stringify(header), ...parts], parts.map((p) => p.buffer));
+  worker.postMessage([JSON.stringify(header), ...parts, weights], parts.map((p) => p.buffer));
   const loaded = await next((h) => h.ModelLoaded || h.LoadFailed);
   if (loaded.LoadFailed) throw new Error(`tabprobe load failed: ${loaded.LoadFailed.message}`);
   let job = 0;
