@@ -119,6 +119,23 @@ fn max_diff<'a>(a: impl Iterator<Item = (&'a f64, &'a f64)>) -> f64 {
     a.map(|(x, y)| (x - y).abs()).fold(0.0, f64::max)
 }
 
+/// `tabprobe predict --backend vulkan` with BART's fixture at `precision`, `input` → `out`.
+fn predict_bart_on_vulkan(input: &Path, out: &Path, precision: &str) {
+    ok(&[
+        "predict",
+        "--backend",
+        "vulkan",
+        "--precision",
+        precision,
+        "--model",
+        s(&families().join("bart")),
+        "--input",
+        s(input),
+        "--out",
+        s(out),
+    ]);
+}
+
 #[test]
 fn vulkan_predict_reproduces_transformers_logits_and_f16_mixed_stays_within_1e3() {
     if !has_vulkan("vulkan predict parity") {
@@ -142,17 +159,7 @@ fn vulkan_predict_reproduces_transformers_logits_and_f16_mixed_stays_within_1e3(
     // BART here (its f16-mixed run follows); every family runs on vulkan in the model crate's
     // families.rs in the same pass of scripts/test.sh, in process and faster.
     let full_path = dir.join("bart.jsonl");
-    ok(&[
-        "predict",
-        "--backend",
-        "vulkan",
-        "--model",
-        s(&families().join("bart")),
-        "--input",
-        s(&in_path),
-        "--out",
-        s(&full_path),
-    ]);
+    predict_bart_on_vulkan(&in_path, &full_path, "f32");
     let full = predictions(&full_path);
     let want = golden["families"]["bart"]["logits"].as_array().unwrap();
     assert_eq!(full.len(), want.len());
@@ -172,19 +179,7 @@ fn vulkan_predict_reproduces_transformers_logits_and_f16_mixed_stays_within_1e3(
     // and stays within 1e-3 in probability of f32 (crates/model/tests/precision.rs says why the
     // sharpened fixtures cannot).
     let half = dir.join("bart-f16.jsonl");
-    ok(&[
-        "predict",
-        "--backend",
-        "vulkan",
-        "--precision",
-        "f16-mixed",
-        "--model",
-        s(&families().join("bart")),
-        "--input",
-        s(&in_path),
-        "--out",
-        s(&half),
-    ]);
+    predict_bart_on_vulkan(&in_path, &half, "f16-mixed");
     let half = predictions(&half);
     let mut worst: f64 = 0.0;
     for ((_, p32, l32), (_, p16, l16)) in full.iter().zip(&half) {
