@@ -112,6 +112,10 @@ enum Command {
         /// either way).
         #[arg(long)]
         include_heuristic: bool,
+        /// Tables 4 and 7: draw one item per example and per column (preserved, flipped)
+        /// instead of the paper's one item per example; the tables' notes say which.
+        #[arg(long)]
+        per_column: bool,
     },
 }
 
@@ -217,6 +221,14 @@ fn run(cli: Cli) -> Result<(), String> {
             run,
             csv,
             include_heuristic,
-        } => report::run(&run, csv.as_deref(), include_heuristic),
+            per_column,
+        } => report::run(
+            &run,
+            csv.as_deref(),
+            &tabprobe_core::report::ReportOptions {
+                include_heuristic,
+                per_column,
+            },
+        ),
     }
 }

@@ -15,15 +15,15 @@ pub fn read_run(path: &Path) -> Result<RunResult, String> {
     parse_run(&path.display().to_string(), &text).map_err(|e| e.to_string())
 }
 
-/// Runs `tabprobe report`; `include_heuristic` counts unreviewed heuristic items in Tables 4,
-/// 7 and 8 and the label-preserving transition sets (see [`ReportOptions`]).
-pub fn run(path: &Path, csv: Option<&Path>, include_heuristic: bool) -> Result<(), String> {
+/// Runs `tabprobe report` with the reader's [`ReportOptions`] (unreviewed heuristic items
+/// counted or not, Tables 4 and 7 sampled per example or per column).
+pub fn run(path: &Path, csv: Option<&Path>, opts: &ReportOptions) -> Result<(), String> {
     let text = crate::io::read_run_text(path)?;
     if is_inoculation(&text) {
         return inoculation(path, &text, csv);
     }
     let run = parse_run(&path.display().to_string(), &text).map_err(|e| e.to_string())?;
-    let sections = sections_with(&run, &ReportOptions { include_heuristic });
+    let sections = sections_with(&run, opts);
     // CSV first, so piping the text into `head` (which closes stdout early) still writes them.
     if let Some(dir) = csv {
         for s in &sections {

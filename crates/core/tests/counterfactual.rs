@@ -383,6 +383,7 @@ fn table8_leaves_neutral_out_and_splits_flipping_from_preserving() {
         &r,
         &tabprobe_core::report::ReportOptions {
             include_heuristic: true,
+            ..Default::default()
         },
     );
     let keep = with

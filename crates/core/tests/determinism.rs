@@ -29,9 +29,9 @@ use tabprobe_core::scoring::PairScorer;
 const WORD_ORDER_SHA256: &str = "9b1a88c18397a9305e6cff27e7400cf0a240a6216769c2027d1b949c267f5a2a";
 
 /// SHA-256 of the run file's JSON (see the module doc).
-// Re-pinned 2026-11-28: premise removal's rule now names its source as docs/probes-and-metrics.md
-// (it cited a SPEC outside the repository); nothing else in the file changed.
-const RUN_SHA256: &str = "b6731dfee9e15064e36bb8cb0ccd79347bbb68fc6da387c08dacb6e1614a45e3";
+// Re-pinned 2026-11-29 (issue 43): items carry their `basis`, and the hypothesis probes'
+// certainty rules changed (some items heuristic now, some not generated).
+const RUN_SHA256: &str = "cdccee0fad019604449be800a5e70ba6e1e489a5501c82bbf939b8afc72132e3";
 
 fn run_result() -> RunResult {
     let set = build_probe_set(&fixture(), &every_probe_settings(), &RuleSet::default())

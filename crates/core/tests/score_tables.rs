@@ -237,6 +237,7 @@ fn table4_report_has_hypothesis_only_view_rows_and_left_out_columns() {
         &run,
         &ReportOptions {
             include_heuristic: true,
+            ..ReportOptions::default()
         },
     );
     let t4 = section(&secs, "table4_scores");

@@ -11,7 +11,7 @@ use super::hypothesis::{self, HypothesisContext};
 use super::table_probes::{self, TableContext};
 use super::word_order::{self, WordOrderSettings};
 use super::{
-    Certainty, Edit, Expectation, Perturbation, Premise, ProbeExample, ProbeInput, ProbeItem,
+    Basis, Certainty, Edit, Expectation, Perturbation, Premise, ProbeExample, ProbeInput, ProbeItem,
     ProbeKind,
 };
 use crate::data::dataset::Dataset;
@@ -509,6 +509,7 @@ pub fn build_probe_set(
                 expectation: p.expectation,
                 review: ReviewState::from_certainty(p.certainty),
                 certainty: p.certainty,
+                basis: Some(p.basis),
                 original_pair: ex.pair,
                 perturbed_pair,
                 hypothesis_only_pair,
@@ -577,6 +578,7 @@ fn shipped_counterfactuals(ex: &ProbeExample, dataset: &Dataset) -> Vec<Perturba
                     labels: vec![d.label],
                 },
                 certainty: Certainty::Certain,
+                basis: Basis::ShippedLabel,
             })
         })
         .collect()

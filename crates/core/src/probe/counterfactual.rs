@@ -5,7 +5,7 @@
 
 use crate::data::label::Label;
 use crate::data::table::{KeyValueTable, Table};
-use crate::probe::{Certainty, Edit, Expectation, Perturbation, Premise, ProbeInput, ProbeKind};
+use crate::probe::{Basis, Certainty, Edit, Expectation, Perturbation, Premise, ProbeInput, ProbeKind};
 use crate::rng::Rng;
 
 /// Replaces every occurrence of `from` in `h` with `to`; `None` when `h` never mentions it.
@@ -31,6 +31,11 @@ fn preserving(
         },
         expectation: Expectation::Label { labels: vec![gold] },
         certainty,
+        basis: match (probe, certainty) {
+            (ProbeKind::TitleSwap, _) => Basis::TitleMoved,
+            (_, Certainty::Certain) => Basis::RelevantRowsMoved,
+            (_, Certainty::Heuristic) => Basis::RowsGuessed,
+        },
     }
 }
 

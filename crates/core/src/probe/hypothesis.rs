@@ -15,8 +15,12 @@ use super::scope::{
     hedged, joined, lower, monotone_at, negations_around, number_role, Monotone, Negations,
     NumberRole,
 };
+use super::sentence::{
+    count_after, is_name_key, is_subject, key_echoed, modifier_slot, noun_key, over_a_duration,
+    plain_value, restricts_subject, same_shape, second_verb_after,
+};
 use super::words::{format_number, numbers_in, parse_number, splice, words, Word};
-use super::{Certainty, Edit, Expectation, Perturbation, Premise, ProbeInput, ProbeKind};
+use super::{Basis, Edit, Expectation, Perturbation, Premise, ProbeInput, ProbeKind};
 use crate::data::label::Label;
 use crate::data::table::Table;
 use crate::rng::Rng;
@@ -58,7 +62,7 @@ fn span_item(
     end: usize,
     after: &str,
     expected: Label,
-    certainty: Certainty,
+    basis: Basis,
 ) -> Perturbation {
     let h = ctx.hypothesis;
     Perturbation {
@@ -76,7 +80,8 @@ fn span_item(
         expectation: Expectation::Label {
             labels: vec![expected],
         },
-        certainty,
+        certainty: basis.certainty(),
+        basis,
     }
 }
 
@@ -150,10 +155,12 @@ pub fn monotone_numbers(ctx: &HypothesisContext) -> Vec<Perturbation> {
         }
         let up_keeps = larger_keeps(hit.dir, ctx.gold);
         let (w, keep, flipped) = (&ws[i], moved(role, x, up_keeps), moved(role, x, !up_keeps));
-        let certainty = if hit.certain {
-            Certainty::Certain
+        let basis = if !hit.certain {
+            Basis::BoundUnclear
+        } else if over_a_duration(&ws, hit.first, i) {
+            Basis::Duration
         } else {
-            Certainty::Heuristic
+            Basis::Bound
         };
         out.push(span_item(
             ctx,
@@ -162,7 +169,7 @@ pub fn monotone_numbers(ctx: &HypothesisContext) -> Vec<Perturbation> {
             w.end,
             &keep,
             ctx.gold,
-            certainty,
+            basis,
         ));
         out.push(span_item(
             ctx,
@@ -171,7 +178,7 @@ pub fn monotone_numbers(ctx: &HypothesisContext) -> Vec<Perturbation> {
             w.end,
             &flipped,
             flip(ctx.gold),
-            Certainty::Heuristic,
+            Basis::ReverseStep,
         ));
     }
     out
@@ -221,16 +228,22 @@ pub fn plain_numbers(ctx: &HypothesisContext) -> Vec<Perturbation> {
         };
         let w = &ws[i];
         let neg = negations_around(h, &ws, i, &[]);
-        let (expected, certainty) = if neg.any() {
-            (falsified(&neg), Certainty::Heuristic)
-        } else if ctx.gold == Label::Entail
-            && table_numbers.contains(&x)
-            && !bounded
-            && !hedged(h, &ws, i)
-        {
-            (Label::Contradict, Certainty::Certain)
+        let (expected, basis) = if neg.any() {
+            (falsified(&neg), Basis::Negated)
+        } else if ctx.gold != Label::Entail {
+            (Label::Contradict, Basis::AlreadyFalse)
+        } else if bounded {
+            (Label::Contradict, Basis::NotAYear)
+        } else if hedged(h, &ws, i) {
+            (Label::Contradict, Basis::Hedged)
+        } else if !table_numbers.contains(&x) {
+            (Label::Contradict, Basis::NumberNotInTable)
+        } else if in_a_name(&ws, i) {
+            (Label::Contradict, Basis::NumberInName)
+        } else if restricts_subject(&ws, i) {
+            (Label::Contradict, Basis::RestrictsSubject)
         } else {
-            (Label::Contradict, Certainty::Heuristic)
+            (Label::Contradict, Basis::FactFalsified)
         };
         out.push(span_item(
             ctx,
@@ -239,10 +252,22 @@ pub fn plain_numbers(ctx: &HypothesisContext) -> Vec<Perturbation> {
             w.end,
             &format_number(x + 10.0),
             expected,
-            certainty,
+            basis,
         ));
     }
     out
+}
+
+/// Whether the number at word `i` is part of a name: a capitalised word other than a month
+/// follows it (`the 2016 Olympics`, `2016 Summer Olympics`), so the moved number names
+/// another entity rather than stating a false fact.
+fn in_a_name(ws: &[Word], i: usize) -> bool {
+    ws.get(i + 1).is_some_and(|n| {
+        n.core.starts_with(char::is_uppercase) && number_role(ws, i) != NumberRole::Day && {
+            let l = lower(n);
+            !super::scope::is_month_name(&l)
+        }
+    })
 }
 
 fn table_text(t: &Table) -> String {
@@ -267,44 +292,128 @@ fn table_text(t: &Table) -> String {
 struct EntitySpan<'a> {
     start: usize,
     end: usize,
+    /// The row's key.
+    key: &'a str,
     /// The row's values (the matched one included).
     row_values: &'a [String],
-    /// Same-key values of other tables the table does not hold.
-    pool: Vec<&'a String>,
+    /// Same-key values of other tables the table does not hold, with their table's id.
+    pool: Vec<(&'a str, &'a String)>,
 }
 
-/// Whether swapping `[s, e)` for `after` certainly makes the hypothesis false: `after` is not
-/// contained in, and does not contain, any value of the same row or any other span of the
-/// hypothesis (its other table values and its title mention), as whole words ignoring case;
-/// does not occur elsewhere in the hypothesis; and the span is not a part of the title mention.
+/// Whether `after` shares a word with `text`, ignoring case and the endings that make a
+/// gendered or agent form (`actress`/`actor`, `producer`/`produce`): a near-form of a value
+/// the table holds is not a false fact.
+fn shares_a_stem(after: &str, text: &str) -> bool {
+    fn stem(w: &str) -> String {
+        let w = w.to_lowercase();
+        for suffix in ["resses", "ress", "esses", "ess", "ers", "er", "ors", "or", "s"] {
+            if let Some(s) = w.strip_suffix(suffix) {
+                if s.chars().count() >= 3 {
+                    return s.to_string();
+                }
+            }
+        }
+        w
+    }
+    let stems: Vec<String> = words(text).iter().map(|w| stem(w.core)).collect();
+    words(after)
+        .iter()
+        .filter(|w| w.core.chars().count() >= 3)
+        .any(|w| stems.contains(&stem(w.core)))
+}
+
+/// Whether swapping `[s, e)` for `after` certainly makes the hypothesis false as far as the
+/// words go: `after` is not contained in, does not contain, and shares no word stem with any
+/// value of the table, its title or any other span of the hypothesis (its other table values);
+/// and does not occur elsewhere in the hypothesis.
 fn swap_is_clean(
     h: &str,
     (s, e): (usize, usize),
     after: &str,
-    row_values: &[String],
+    table_values: &[&str],
     others: &[(usize, usize)],
-    title: Option<(usize, usize)>,
 ) -> bool {
     let disjoint = |&(a, b): &(usize, usize)| b <= s || e <= a;
-    let row_ok = row_values.iter().all(|v| !overlaps_as_words(after, v));
+    let table_ok = table_values
+        .iter()
+        .all(|v| !overlaps_as_words(after, v) && !shares_a_stem(after, v));
     let spans_ok = others
         .iter()
-        .chain(title.iter())
         .filter(|sp| disjoint(sp))
         .all(|&(a, b)| !overlaps_as_words(after, &h[a..b]));
     let elsewhere = phrase_matches(h, after)
         .iter()
         .any(|&(a, b)| a < s || e < b);
-    let part_of_title = title.is_some_and(|t| !disjoint(&t) && t != (s, e));
-    row_ok && spans_ok && !elsewhere && !part_of_title
+    table_ok && spans_ok && !elsewhere
 }
 
-/// Named entities: a span of the hypothesis equal (as whole words, ignoring case) to a value
-/// of the example's own table is replaced by a value of the same key from another table (one
-/// the table does not hold): ENTAIL → CONTRADICT. The table tells us the span's type (§4's
-/// parser step). Certain only when the swap is clean (see `swap_is_clean`: "pop" → "rock" is
-/// heuristic when the row holds "art rock") and the sentence has no negation (with one before
-/// the span in its clause the expected label is ENTAIL, heuristic).
+/// The span's start and its replacement with the indefinite article before it made to agree
+/// (`a Hindi-language` → `an English-language`): the article joins the edited span when the
+/// replacement changes it.
+fn with_article(h: &str, start: usize, after: &str) -> (usize, String) {
+    let before = &h[..start];
+    let article = ["a ", "an ", "A ", "An "].into_iter().find(|a| {
+        before.ends_with(a)
+            && before[..before.len() - a.len()]
+                .chars()
+                .last()
+                .is_none_or(|c| !c.is_alphanumeric())
+    });
+    let Some(a) = article else {
+        return (start, after.to_string());
+    };
+    let vowel = after
+        .chars()
+        .next()
+        .is_some_and(|c| "aeiouAEIOU".contains(c));
+    let capital = a.starts_with('A');
+    let want = match (vowel, capital) {
+        (true, true) => "An ",
+        (true, false) => "an ",
+        (false, true) => "A ",
+        (false, false) => "a ",
+    };
+    if want == a {
+        (start, after.to_string())
+    } else {
+        (start - a.len(), format!("{want}{after}"))
+    }
+}
+
+/// Keys two tables share: tables of one kind (two films, two people) share many; a
+/// university and a beer share `Type` and little else, and there the key means another
+/// thing. A donor table is of the same kind when it shares at least three keys and a third
+/// of the table's keys.
+fn same_kind(index: &KeyIndex, table: &crate::data::table::KeyValueTable, donor: &str) -> bool {
+    let shared = table
+        .rows
+        .iter()
+        .filter(|r| {
+            index
+                .keys
+                .get(&r.key)
+                .is_some_and(|srcs| srcs.iter().any(|(id, _)| id == donor))
+        })
+        .count();
+    shared >= 3 && 3 * shared >= table.rows.len()
+}
+
+/// Named entities (§4's parser step: the table tells a span's type): a span of the hypothesis
+/// equal (as whole words, ignoring case) to a value of the example's own table, outside the
+/// title mention, is replaced by a value of the same key from another table (one the table
+/// does not hold): ENTAIL → CONTRADICT. A value inside the title mention (`Jefferson
+/// Starship`) is never swapped: the new sentence would not be English.
+///
+/// Certain only when the replacement states a false fact about the table's own subject:
+/// no negation in the sentence; the span is not what the sentence is about (its opening noun
+/// phrase or a possessor: swapping it describes another entity, NEUTRAL); the row is not a
+/// name row (`Birth name`, `Also known as`); the row holds one value (a list row's
+/// replacement may be a near-synonym, or the list read as open); the donor table is of the
+/// same kind (see `same_kind`) and the replacement has the value's shape
+/// (`sentence::same_shape`); the sentence states the row's relation (`sentence::key_echoed`:
+/// `directed by X` for `Directed by`, not `on the same side as X` for `Supporting character
+/// of`); and the swap is clean (see `swap_is_clean`). Every other item
+/// is heuristic, its [`Basis`] saying what a reviewer decides.
 pub fn named_entities(ctx: &HypothesisContext, rng: &mut Rng) -> Vec<Perturbation> {
     let Some(Table::KeyValue(t)) = ctx.table() else {
         return Vec::new();
@@ -318,6 +427,13 @@ pub fn named_entities(ctx: &HypothesisContext, rng: &mut Rng) -> Vec<Perturbatio
         .iter()
         .flat_map(|r| &r.values)
         .map(|v| v.trim().to_lowercase())
+        .collect();
+    let table_values: Vec<&str> = t
+        .rows
+        .iter()
+        .flat_map(|r| &r.values)
+        .map(|v| v.trim())
+        .chain(std::iter::once(t.title.trim()))
         .collect();
     // Every mention of a table value: the hypothesis's other spans.
     let mentions: Vec<(usize, usize)> = t
@@ -336,27 +452,28 @@ pub fn named_entities(ctx: &HypothesisContext, rng: &mut Rng) -> Vec<Perturbatio
             if v.chars().count() < 3 || parse_number(v).is_some() {
                 continue;
             }
-            // The first mention outside the title when there is one: `Chance The Rapper is an
-            // American rapper` swaps the occupation, not a word of the name.
+            // The first mention outside the title mention (`Chance The Rapper is an American
+            // rapper` swaps the occupation, not a word of the name); the whole title mention
+            // may be swapped (it is the sentence's subject, so heuristic), a part of it never.
             let found = phrase_matches(h, v);
-            let outside_title = found
-                .iter()
-                .find(|&&(s, e)| title.is_none_or(|(a, b)| e <= a || b <= s));
-            let Some(&(s, e)) = outside_title.or(found.first()) else {
+            let usable = found.iter().find(|&&(s, e)| {
+                title.is_none_or(|(a, b)| e <= a || b <= s || (a, b) == (s, e))
+            });
+            let Some(&(s, e)) = usable else {
                 continue;
             };
             if spans.iter().any(|sp| s < sp.end && sp.start < e) {
                 continue;
             }
-            let pool: Vec<&String> = ctx
+            let pool: Vec<(&str, &String)> = ctx
                 .index
                 .keys
                 .get(&row.key)
                 .map(|srcs| {
                     srcs.iter()
                         .filter(|(id, _)| id != &t.id)
-                        .flat_map(|(_, vs)| vs)
-                        .filter(|x| {
+                        .flat_map(|(id, vs)| vs.iter().map(move |x| (id.as_str(), x)))
+                        .filter(|(_, x)| {
                             let x = x.trim().to_lowercase();
                             !x.is_empty() && !own.contains(&x)
                         })
@@ -369,6 +486,7 @@ pub fn named_entities(ctx: &HypothesisContext, rng: &mut Rng) -> Vec<Perturbatio
             spans.push(EntitySpan {
                 start: s,
                 end: e,
+                key: &row.key,
                 row_values: &row.values,
                 pool,
             });
@@ -377,7 +495,8 @@ pub fn named_entities(ctx: &HypothesisContext, rng: &mut Rng) -> Vec<Perturbatio
     let ws = words(h);
     let mut out = Vec::new();
     for sp in spans {
-        let after = sp.pool[rng.below(sp.pool.len())].trim().to_string();
+        let (donor, after) = sp.pool[rng.below(sp.pool.len())];
+        let after = after.trim().to_string();
         let others: Vec<(usize, usize)> = mentions
             .iter()
             .copied()
@@ -385,22 +504,32 @@ pub fn named_entities(ctx: &HypothesisContext, rng: &mut Rng) -> Vec<Perturbatio
             .collect();
         let first_word = ws.iter().position(|w| w.end > sp.start).unwrap_or(0);
         let neg = negations_around(h, &ws, first_word, &[]);
-        let clean = swap_is_clean(h, (sp.start, sp.end), &after, sp.row_values, &others, title);
-        let (expected, certainty) = if neg.any() {
-            (falsified(&neg), Certainty::Heuristic)
-        } else if clean {
-            (Label::Contradict, Certainty::Certain)
+        let (expected, basis) = if neg.any() {
+            (falsified(&neg), Basis::Negated)
+        } else if is_subject(h, &ws, sp.start, sp.end) {
+            (Label::Contradict, Basis::Subject)
+        } else if is_name_key(sp.key) {
+            (Label::Contradict, Basis::NameRow)
+        } else if sp.row_values.len() != 1 {
+            (Label::Contradict, Basis::ListRow)
+        } else if !same_kind(ctx.index, t, donor) || !same_shape(&h[sp.start..sp.end], &after) {
+            (Label::Contradict, Basis::OtherKindOfTable)
+        } else if !key_echoed(h, sp.key, sp.start, sp.end) {
+            (Label::Contradict, Basis::OtherRelation)
+        } else if !swap_is_clean(h, (sp.start, sp.end), &after, &table_values, &others) {
+            (Label::Contradict, Basis::Overlaps)
         } else {
-            (Label::Contradict, Certainty::Heuristic)
+            (Label::Contradict, Basis::EntityReplaced)
         };
+        let (start, after) = with_article(h, sp.start, &after);
         out.push(span_item(
             ctx,
             ProbeKind::NamedEntity,
-            sp.start,
+            start,
             sp.end,
             &after,
             expected,
-            certainty,
+            basis,
         ));
     }
     out
@@ -414,9 +543,10 @@ const AUXILIARIES: [&str; 16] = [
 /// Words before the auxiliary that make negating it not negate the claim: an existential or
 /// counting subject (`Some songs are not pop` may be as true as `Some songs are pop`) or a
 /// subordinate clause the auxiliary belongs to (`The album that was recorded …`).
-const WEAK_SUBJECT: [&str; 21] = [
+const WEAK_SUBJECT: [&str; 23] = [
     "some", "many", "few", "several", "any", "that", "which", "who", "whom", "whose", "where",
     "when", "if", "because", "although", "though", "while", "whether", "since", "after", "until",
+    "as", "than",
 ];
 
 /// Determiners that make an existential subject when they open the sentence (`A song is …`,
@@ -435,9 +565,12 @@ fn strip_nt(core: &str) -> Option<&str> {
 
 /// Negation at the first auxiliary: insert `not`, or remove `not` / `n't` (`’` too). ENTAIL →
 /// CONTRADICT is certain when the negation negates the claim: no other negation in the
-/// sentence (a double negation reads otherwise) and no existential subject or subordinate
-/// clause before the auxiliary (see `WEAK_SUBJECT`, `WEAK_OPENING`). CONTRADICT → ENTAIL always needs review
-/// (§4: annotated manually).
+/// sentence (a double negation reads otherwise), no existential subject or subordinate
+/// clause before the auxiliary (see `WEAK_SUBJECT`, `WEAK_OPENING`; `as` and `than` open a
+/// comparison's clause), no second finite verb after it (the auxiliary may then sit in a
+/// relative clause of the subject: `The band X is associated with is Metallica`), and no count
+/// after it (`was not married four times` is true of five marriages read as exactly four).
+/// CONTRADICT → ENTAIL always needs review (§4: annotated manually).
 pub fn negation(ctx: &HypothesisContext) -> Vec<Perturbation> {
     if ctx.gold == Label::Neutral {
         return Vec::new();
@@ -452,10 +585,18 @@ pub fn negation(ctx: &HypothesisContext) -> Vec<Perturbation> {
             || ws[..i]
                 .first()
                 .is_some_and(|w| WEAK_OPENING.contains(&lower(w).as_str()));
-        if ctx.gold == Label::Entail && !weak && !negations_around(h, &ws, i, removed).any() {
-            Certainty::Certain
+        if ctx.gold != Label::Entail {
+            Basis::FlipToEntail
+        } else if negations_around(h, &ws, i, removed).any() {
+            Basis::Negated
+        } else if weak {
+            Basis::WeakSubject
+        } else if second_verb_after(&ws, i) {
+            Basis::RelativeClause
+        } else if count_after(&ws, i) {
+            Basis::CountNegated
         } else {
-            Certainty::Heuristic
+            Basis::ClaimNegated
         }
     };
     for (i, w) in ws.iter().enumerate() {
@@ -519,7 +660,16 @@ pub fn negation(ctx: &HypothesisContext) -> Vec<Perturbation> {
 }
 
 /// Nominal modifiers: a true single-valued fact of the table attached to the title mention
-/// (`Breakfast in America, whose label is A&M, is …`): label-preserving, certain.
+/// (`Breakfast in America, whose label is A&M, is …`): label-preserving, certain — the
+/// conjunction of the claim with a true fact has the claim's truth. Generated only where the
+/// sentence stays English: the key reads as a singular noun (`whose died is …` and `whose
+/// genres is …` are not English; see `sentence::noun_key`), the value is a plain phrase (no
+/// bracketed dates, lists or placeholders; `sentence::plain_value`), and the title mention
+/// is followed by a verb, punctuation or the sentence's end — never by `'s` or inside a noun
+/// phrase (`sentence::modifier_slot`); a value that repeats the title's words (`Johann Jacob
+/// Schweppe, whose notable work is Schweppes founder`) is not a fact worth adding. Before
+/// punctuation or at the end the modifier takes no
+/// closing comma (`…, whose label is A&M.`).
 pub fn nominal_modifiers(ctx: &HypothesisContext, rng: &mut Rng) -> Vec<Perturbation> {
     let Some(Table::KeyValue(t)) = ctx.table() else {
         return Vec::new();
@@ -527,21 +677,25 @@ pub fn nominal_modifiers(ctx: &HypothesisContext, rng: &mut Rng) -> Vec<Perturba
     if ctx.gold == Label::Neutral {
         return Vec::new();
     }
-    let Some((_, e)) = find_phrase(ctx.hypothesis, t.title.trim()) else {
+    let h = ctx.hypothesis;
+    let Some((_, e)) = find_phrase(h, t.title.trim()) else {
         return Vec::new();
     };
-    let facts: Vec<(&str, &str)> = t
+    let Some(closing_comma) = modifier_slot(h, &words(h), e) else {
+        return Vec::new();
+    };
+    let facts: Vec<(String, &str)> = t
         .rows
         .iter()
-        .filter(|r| r.values.len() == 1 && !r.key.trim().is_empty())
-        .map(|r| (r.key.trim(), r.values[0].trim()))
-        .filter(|(_, v)| !v.is_empty())
+        .filter(|r| r.values.len() == 1)
+        .filter_map(|r| Some((noun_key(&r.key)?, r.values[0].trim())))
+        .filter(|(k, v)| plain_value(k, v) && !shares_a_stem(v, &t.title))
         .collect();
     if facts.is_empty() {
         return Vec::new();
     }
-    let (k, v) = facts[rng.below(facts.len())];
-    let modifier = format!(", whose {} is {},", k.to_lowercase(), v);
+    let (k, v) = &facts[rng.below(facts.len())];
+    let modifier = format!(", whose {k} is {v}{}", if closing_comma { "," } else { "" });
     vec![span_item(
         ctx,
         ProbeKind::NominalModifier,
@@ -549,7 +703,7 @@ pub fn nominal_modifiers(ctx: &HypothesisContext, rng: &mut Rng) -> Vec<Perturba
         e,
         &modifier,
         ctx.gold,
-        Certainty::Certain,
+        Basis::TrueFactAdded,
     )]
 }
 
@@ -561,7 +715,14 @@ const NOT_A_NOUN_AFTER_NO: [&str; 21] = [
     "one",
 ];
 
-/// Whether the quantifier at word `i` is a determiner the substitution can replace: followed
+/// Adverbs that make a quantifier part of a degree phrase (`virtually all`, `almost every`).
+const ADVERBS_BEFORE_QUANTIFIER: [&str; 8] = [
+    "virtually", "almost", "nearly", "practically", "basically", "essentially", "just", "only",
+];
+
+/// Whether the quantifier at word `i` is a determiner the substitution can replace
+/// (never after `a`/`an` or a degree adverb, `every` only before a plural — `some year` is
+/// not what `every year` says —, never before an adverb: `most very big`): followed
 /// directly by a word (no punctuation between), and not in a fixed phrase — `no` before a
 /// comparative or `no one`; `most` after `the`/`at`/`a`/a possessive (`the most popular`, `at
 /// most`); `many` after `as`/`how`/`so`/`too` (`three times as many … as`); `all` after `at`
@@ -572,6 +733,15 @@ fn determiner(h: &str, ws: &[Word], i: usize, q: &str) -> bool {
     };
     let next_l = lower(next);
     let prev = i.checked_sub(1).map(|p| lower(&ws[p])).unwrap_or_default();
+    // `a many`, `virtually all`, `every year`, `most very big`: no determiner `some` can take.
+    if matches!(prev.as_str(), "a" | "an")
+        || ADVERBS_BEFORE_QUANTIFIER.contains(&prev.as_str())
+        || (q == "every" && !next_l.ends_with('s'))
+        || next_l == "very"
+        || (next_l.ends_with("ly") && next_l != "only")
+    {
+        return false;
+    }
     match q {
         "no" => {
             !NOT_A_NOUN_AFTER_NO.contains(&next_l.as_str())
@@ -634,10 +804,10 @@ pub fn quantifiers(ctx: &HypothesisContext) -> Vec<Perturbation> {
         if neg.before_in_clause > 0 {
             continue;
         }
-        let certainty = if neg.before_elsewhere > 0 {
-            Certainty::Heuristic
+        let basis = if neg.before_elsewhere > 0 {
+            Basis::EarlierNegation
         } else {
-            Certainty::Certain
+            Basis::QuantifierMonotone
         };
         // `all the songs` → `some of the songs`: `some` takes no second determiner.
         let after = match ws.get(i + 1).map(lower).as_deref() {
@@ -662,7 +832,7 @@ pub fn quantifiers(ctx: &HypothesisContext) -> Vec<Perturbation> {
             w.end,
             &after,
             expected,
-            certainty,
+            basis,
         ));
     }
     out

@@ -2,6 +2,7 @@
 //! label is known. Every item records the operation, what changed, the expectation and
 //! whether that expectation is certain or heuristic.
 
+pub mod basis;
 pub mod build;
 pub mod counterfactual;
 pub mod describe;
@@ -13,6 +14,7 @@ pub mod relevance;
 pub mod review;
 pub mod rules;
 mod scope;
+mod sentence;
 pub mod table_probes;
 pub mod word_order;
 pub mod words;
@@ -24,6 +26,7 @@ use crate::data::table::Table;
 use crate::probe::review::ReviewState;
 use crate::probe::rules::Operation;
 
+pub use basis::Basis;
 pub use build::{build_probe_set, Caps, ProbeCounts, ProbeError, ProbeSet, ProbeSettings};
 
 /// Which probe made an item.
@@ -342,6 +345,10 @@ pub struct ProbeItem {
     pub expectation: Expectation,
     /// Certain or heuristic, as generated.
     pub certainty: Certainty,
+    /// Why it is certain, or what a reviewer has to decide (absent in run files written
+    /// before items carried it).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub basis: Option<Basis>,
     /// Where review stands: generated as certain or heuristic-unreviewed, then accepted or
     /// rejected by the dataset's reviews (see [`crate::probe::review`]). Score tables read this, not
     /// `certainty`.
@@ -381,6 +388,8 @@ struct StoredProbeItem {
     expectation: Expectation,
     certainty: Certainty,
     #[serde(default)]
+    basis: Option<Basis>,
+    #[serde(default)]
     review: Option<ReviewState>,
     original_pair: usize,
     perturbed_pair: usize,
@@ -398,6 +407,7 @@ impl From<StoredProbeItem> for ProbeItem {
             perturbed: s.perturbed,
             expectation: s.expectation,
             certainty: s.certainty,
+            basis: s.basis,
             review: s
                 .review
                 .unwrap_or_else(|| ReviewState::from_certainty(s.certainty)),
@@ -448,4 +458,6 @@ pub struct Perturbation {
     pub expectation: Expectation,
     /// Certain or heuristic.
     pub certainty: Certainty,
+    /// Why (see [`Basis`]).
+    pub basis: Basis,
 }

@@ -239,6 +239,8 @@ pub(crate) struct MonotoneHit {
     /// negation in the sentence before it other than one directly negating it (`no more
     /// than`, `is not over`, `has never been more than`).
     pub certain: bool,
+    /// The phrase's first word (`over` in `over 16 days`).
+    pub first: usize,
 }
 
 /// Two-word monotone phrases, matched before one-word ones.
@@ -331,7 +333,11 @@ pub(crate) fn monotone_at(text: &str, ws: &[Word], i: usize) -> Option<MonotoneH
         dir = dir.reversed();
     }
     let certain = !close && others.before_in_clause == 0 && others.before_elsewhere == 0;
-    Some(MonotoneHit { dir, certain })
+    Some(MonotoneHit {
+        dir,
+        certain,
+        first,
+    })
 }
 
 /// What a number in a hypothesis stands for.
@@ -344,6 +350,11 @@ pub(crate) enum NumberRole {
     Year,
     /// Anything else, four-digit numbers included (`over 1500 copies`).
     Quantity,
+}
+
+/// Whether a lower-cased word is a month name or its abbreviation (`may` included).
+pub(crate) fn is_month_name(lower: &str) -> bool {
+    MONTHS.contains(&lower)
 }
 
 fn is_month(w: &Word) -> bool {
@@ -471,7 +482,7 @@ mod tests {
     fn hit(h: &str, number: &str) -> Option<MonotoneHit> {
         let ws = words(h);
         let i = ws.iter().position(|w| w.core == number).unwrap();
-        monotone_at(h, &ws, i)
+        monotone_at(h, &ws, i).map(|m| MonotoneHit { first: 0, ..m })
     }
 
     fn role(h: &str, number: &str) -> NumberRole {
@@ -486,12 +497,14 @@ mod tests {
             Some(MonotoneHit {
                 dir: Monotone::Upward,
                 certain,
+                first: 0,
             })
         };
         let down = |certain| {
             Some(MonotoneHit {
                 dir: Monotone::Downward,
                 certain,
+                first: 0,
             })
         };
         assert_eq!(hit("It is over 46 minutes long.", "46"), up(true));
@@ -528,14 +541,16 @@ mod tests {
             hit("It came out before 30 March 1979.", "1979"),
             Some(MonotoneHit {
                 dir: Monotone::Before,
-                certain: true
+                certain: true,
+                first: 0,
             })
         );
         assert_eq!(
             hit("It came out not before March 30, 1979.", "1979"),
             Some(MonotoneHit {
                 dir: Monotone::After,
-                certain: true
+                certain: true,
+                first: 0,
             })
         );
     }

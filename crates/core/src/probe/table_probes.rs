@@ -4,7 +4,7 @@
 use super::edit_table::{
     append_row, delete_rows, header_key, permute_rows, replace_value, row_key, KeyIndex,
 };
-use super::{Certainty, Edit, Expectation, Perturbation, Premise, ProbeInput, ProbeKind};
+use super::{Basis, Certainty, Edit, Expectation, Perturbation, Premise, ProbeInput, ProbeKind};
 use crate::data::table::Table;
 use crate::probe::rules::Operation;
 use crate::rng::Rng;
@@ -34,6 +34,7 @@ fn item(ctx: &TableContext, probe: ProbeKind, edit: Edit, table: Table) -> Pertu
             operation: probe.operation().unwrap_or(Operation::RowDeletion),
         },
         certainty: Certainty::Certain,
+        basis: Basis::TransitionRule,
     }
 }
 
@@ -105,6 +106,7 @@ pub fn premise_removal(hypothesis: &str) -> Perturbation {
             operation: Operation::PremiseRemoval,
         },
         certainty: Certainty::Certain,
+        basis: Basis::TransitionRule,
     }
 }
 

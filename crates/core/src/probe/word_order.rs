@@ -6,7 +6,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::{Certainty, Edit, Expectation, Perturbation, Premise, ProbeInput, ProbeKind};
+use super::{Basis, Certainty, Edit, Expectation, Perturbation, Premise, ProbeInput, ProbeKind};
 use crate::data::label::Label;
 use crate::linearize::PremiseUnits;
 use crate::probe::permutation::{apply, bleu2, derangement};
@@ -167,6 +167,7 @@ pub fn word_order(
             },
             expectation: Expectation::Label { labels: vec![gold] },
             certainty: Certainty::Certain,
+            basis: Basis::WordOrder,
         });
     }
     Ok(out)

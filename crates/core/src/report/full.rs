@@ -57,6 +57,7 @@ impl FullReport {
         let default = ReportOptions::default();
         let heuristic = ReportOptions {
             include_heuristic: true,
+            ..ReportOptions::default()
         };
         let sections = runs.iter().map(|r| sections_with(r, &default)).collect();
         let figures = runs.iter().map(|r| figures_by_group(r)).collect();
@@ -86,6 +87,7 @@ fn table8_report(run: &RunResult, hypothesis_model: usize) -> Table8Report {
             run,
             &ReportOptions {
                 include_heuristic: true,
+                ..ReportOptions::default()
             },
         ),
     }
