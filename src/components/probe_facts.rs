@@ -84,6 +84,7 @@ pub fn ProbeFacts(page: SharePage) -> impl IntoView {
                     view! { <dt>{r.caption.clone()}</dt><dd data-testid="probe-rule">{rows}</dd> }
                 })}
                 {page.certainty.map(|c| view! { <dt>"certainty"</dt><dd data-testid="probe-certainty">{c}</dd> })}
+                {page.why.map(|w| view! { <dt>"why"</dt><dd data-testid="probe-why">{w}</dd> })}
             </dl>
             <OneEdgeGraph page=page.clone()/>
             {has_rows.then(|| view! { <ModelPredictions rows=rows set=set gold=page.gold expected_after=page.expected_after/> })}

@@ -131,6 +131,7 @@ pub fn work_result(
         rule: None,
         expectation: asserted.map(|l| Expectation::Label { labels: vec![l] }),
         certainty: None,
+        basis: None,
         model: state.slot(Slot::Main).model.get().map(|m| m.id),
         predictions,
         other_models: Vec::new(),

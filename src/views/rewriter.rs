@@ -11,7 +11,7 @@ use tabprobe_core::edit::{
 };
 use tabprobe_core::probe::edit_table::KeyIndex;
 use tabprobe_core::probe::review::Decision as ReviewDecision;
-use tabprobe_core::probe::{Certainty, Edit, Expectation, Perturbation, Premise, ProbeKind};
+use tabprobe_core::probe::{Basis, Certainty, Edit, Expectation, Perturbation, Premise, ProbeKind};
 use tabprobe_core::share::{SharedInput, SharedResult};
 use tabprobe_core::{Label, LabelSet};
 
@@ -329,6 +329,7 @@ fn suggestion_share(state: AppState, item: &WorkItem, p: &Perturbation) -> Share
     r.model = None;
     r.expectation = Some(p.expectation.clone());
     r.certainty = Some(p.certainty);
+    r.basis = Some(p.basis);
     r
 }
 
@@ -338,6 +339,7 @@ fn SuggestionHead(
     kind: ProbeKind,
     expected: Option<Label>,
     certainty: Certainty,
+    basis: Basis,
     set: LabelSet,
 ) -> impl IntoView {
     view! {
@@ -346,9 +348,10 @@ fn SuggestionHead(
             {expected.map(|l| view! { <span class="muted">"expected "</span><LabelBadge label=l set=set/> })}
             <span class=match certainty { Certainty::Certain => "tag certain", Certainty::Heuristic => "tag heuristic" }
                 data-testid="certainty"
-                title=match certainty { Certainty::Certain => "follows from the rule", Certainty::Heuristic => "likely, but needs a person's review" }>
+                title=basis.line()>
                 {match certainty { Certainty::Certain => "certain", Certainty::Heuristic => "heuristic" }}
             </span>
+            <span class="why muted" data-testid="suggestion-why">{basis.line()}</span>
         </div>
     }
 }
@@ -374,6 +377,7 @@ fn suggestion_view(
     let share = suggestion_share(state, item, &p);
     let expected = expected_label(&p);
     let certainty = p.certainty;
+    let basis = p.basis;
     let kind = p.probe;
     let new_text = p.perturbed.hypothesis.clone();
     let decision = move || decisions.with(|d| d.get(k).cloned().unwrap_or(Decision::Open));
@@ -459,7 +463,7 @@ fn suggestion_view(
         <li class="suggestion" data-testid="suggestion" data-probe=kind.as_str()
             class:accepted=move || matches!(decision(), Decision::Accepted(_))
             class:rejected=move || decision() == Decision::Rejected>
-            <SuggestionHead kind=kind expected=expected certainty=certainty set=set/>
+            <SuggestionHead kind=kind expected=expected certainty=certainty basis=basis set=set/>
             <p>{shown}</p>
             <div class="suggestion-actions">
                 {move || match decision() {

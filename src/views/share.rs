@@ -231,6 +231,7 @@ fn ShareFacts(page: SharePage) -> impl IntoView {
                 {page.gold.map(|g| view! { <dt>"original's gold label"</dt><dd><LabelBadge label=g set=set/></dd> })}
                 {page.expectation.clone().map(|e| view! { <dt>"expectation"</dt><dd data-testid="share-expectation">{e}</dd> })}
                 {page.certainty.map(|c| view! { <dt>"certainty"</dt><dd data-testid="share-certainty">{c}</dd> })}
+                {page.why.map(|w| view! { <dt>"why"</dt><dd data-testid="share-why">{w}</dd> })}
             </dl>
             <div class="share-transition">
                 <OneEdgeGraph page=page.clone()/>

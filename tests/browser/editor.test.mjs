@@ -213,6 +213,9 @@ test('the rewriter offers §4.4 suggestions; trying one changes the prediction a
   const negation = page.locator('[data-testid=suggestion][data-probe=negation]');
   assert.match(await negation.innerText(), /expected\s*CONTRADICT/);
   assert.equal(await negation.getByTestId('certainty').innerText(), 'certain');
+  // Issue 43 §5: why it is certain, in one line, on the suggestion and in its share link.
+  const why = /^certain: the main claim's auxiliary negated/;
+  assert.match(await negation.getByTestId('suggestion-why').innerText(), why);
   await negation.getByTestId('suggestion-try').click();
   assert.equal(await page.getByTestId('hypothesis-input').inputValue(), 'Breakfast in America is not a pop album with a length of 46 minutes.');
   assert.equal(await page.getByTestId('assert-contradict').isChecked(), true);
@@ -227,6 +230,7 @@ test('the rewriter offers §4.4 suggestions; trying one changes the prediction a
   await shared.getByTestId('shared-result').waitFor();
   assert.equal(await shared.getByTestId('share-operation').innerText(), 'negation');
   assert.equal(await shared.getByTestId('share-certainty').innerText(), 'certain');
+  assert.match(await shared.getByTestId('share-why').innerText(), why);
   assert.equal(await shared.getByTestId('share-hyp-after').innerText(), 'Breakfast in America is not a pop album with a length of 46 minutes.');
   assert.equal(await shared.getByTestId('share-model-name').innerText(), 'No model was loaded when this result was shared.');
   await shared.close();

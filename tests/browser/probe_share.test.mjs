@@ -132,6 +132,8 @@ test('probe items from a run keep their evidence, label and probe; Share opens e
     assert.match(await facts.getByTestId('probe-expectation').innerText(), /valid under the rule for row deletion/);
     assert.match(await facts.getByTestId('probe-rule').innerText(), /ENTAIL → \{ENTAIL, NEUTRAL\}/);
     assert.equal(await facts.getByTestId('probe-certainty').innerText(), 'certain');
+    // Issue 43 §5: the rule that made it certain, in one line.
+    assert.match(await facts.getByTestId('probe-why').innerText(), /^certain: the model's own transition is judged by the operation's validity rule/);
     const [b, a] = transitionOf(h5item);
     assert.equal(await facts.getByTestId('model-predictions').count(), 1);
     const shownBefore = JSON.parse(await facts.getByTestId('pred-before').getByTestId('prediction').getAttribute('data-probs'));

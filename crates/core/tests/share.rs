@@ -46,6 +46,7 @@ fn result() -> SharedResult {
             labels: vec![Label::Contradict],
         }),
         certainty: Some(Certainty::Certain),
+        basis: None,
         model: Some(ModelId {
             name: "tiny-f32".into(),
             weights_sha256: "ab".repeat(32),

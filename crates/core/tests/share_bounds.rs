@@ -52,6 +52,7 @@ fn edited_breakfast() -> SharedResult {
             labels: vec![Label::Contradict],
         }),
         certainty: None,
+        basis: None,
         model: Some(ModelId {
             name: "tiny-f32".into(),
             weights_sha256: "ab".repeat(32),

@@ -228,7 +228,8 @@ pub fn ItemList(
                     <td class="hyp" data-label="hypothesis">{item.perturbed.hypothesis.clone()}</td>
                     <td data-label="what changed">{describe_item(&selecting, &item)}</td>
                     <td data-label="gold">{ex.as_ref().map(|e| view! { <LabelBadge label=e.gold set=set/> })}</td>
-                    <td data-label="a correct model">{expectation_text(&selecting, &item, set)}</td>
+                    <td data-label="a correct model">{expectation_text(&selecting, &item, set)}
+                        {item.basis.map(|b| view! { <div class="why muted" data-testid="item-why">{b.line()}</div> })}</td>
                     {per_model}
                     <td class="actions">{actions}{share}</td>
                 </tr>

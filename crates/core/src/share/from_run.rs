@@ -72,6 +72,7 @@ pub fn from_run_item(
         rule,
         expectation: Some(expectation),
         certainty: Some(item.certainty),
+        basis: item.basis,
         model: Some(run.model.clone()),
         predictions: Some(SharedPredictions {
             before: (&run.pairs.get(item.original_pair)?.score).into(),

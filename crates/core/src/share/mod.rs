@@ -78,6 +78,10 @@ pub struct SharedResult {
     /// Whether that expectation is certain or heuristic.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub certainty: Option<Certainty>,
+    /// Why the expectation is certain, or what a reviewer decides (absent from links made
+    /// before issue 43, and for hand edits).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub basis: Option<crate::probe::Basis>,
     /// The model that made the predictions.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub model: Option<ModelId>,

@@ -40,6 +40,8 @@ pub struct SharePage {
     pub expectation: Option<String>,
     /// `certain` or `heuristic (needs review)`.
     pub certainty: Option<&'static str>,
+    /// The one line saying why it is certain, or what a reviewer decides ([`crate::probe::Basis::line`]).
+    pub why: Option<&'static str>,
     /// The model the link names (claimed: nothing checks it until a re-run).
     pub model: Option<ClaimedModel>,
     /// The original hypothesis.
@@ -208,6 +210,7 @@ impl SharePage {
                 Certainty::Certain => "certain",
                 Certainty::Heuristic => "heuristic (needs review)",
             }),
+            why: r.basis.map(crate::probe::Basis::line),
             model: r.model.as_ref().map(claimed_model),
             hypothesis_before: r.before.hypothesis.clone(),
             hypothesis_after: r.after.hypothesis.clone(),
