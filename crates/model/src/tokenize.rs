@@ -1,7 +1,12 @@
 //! Premise/hypothesis tokenization with the `tokenizers` crate: a pair becomes what the
 //! checkpoint's own post-processor makes of it — `<s> P </s></s> H </s>` for RoBERTa and BART,
 //! `[CLS] P [SEP] H [SEP]` with token types 0 then 1 for BERT-likes and DeBERTa — or the same
-//! with the hypothesis first, and in both orders only the premise is truncated.
+//! with the hypothesis first, and in both orders only the premise is truncated: token by token,
+//! by the `tokenizers` crate on the encoded pair, exactly as `transformers` cuts with
+//! `truncation="only_first"` (`only_second` for a hypothesis-first pair); golden test
+//! `tests/truncation.rs`. A plain `truncation=True` (`longest_first`) agrees whenever the
+//! hypothesis takes at most half the room left for text, and otherwise cuts the hypothesis too,
+//! which tabprobe never does.
 
 use std::collections::HashMap;
 

@@ -82,7 +82,10 @@ fn load(f: &FamilyGolden) -> NliModel {
 }
 
 fn load_with(f: &FamilyGolden, with_tokenizer_config: bool) -> NliModel {
-    let (config, weights) = (read(&f.dir, "config.json"), read(&f.dir, "model.safetensors"));
+    let (config, weights) = (
+        read(&f.dir, "config.json"),
+        read(&f.dir, "model.safetensors"),
+    );
     let (tokenizer, tokenizer_config) = (
         read(&f.tokenizer_dir, "tokenizer.json"),
         read(&f.tokenizer_dir, "tokenizer_config.json"),
@@ -234,7 +237,12 @@ fn the_hub_tokenizer_json_read_as_it_is_would_not_match() {
     let f = &g.families["deberta-v3-hub"];
     let model = load_with(f, false);
     assert_eq!(model.shape().max_tokens, f.max_length);
-    let n = token_mismatches("deberta-v3-hub without tokenizer_config.json", &g, f, &model);
+    let n = token_mismatches(
+        "deberta-v3-hub without tokenizer_config.json",
+        &g,
+        f,
+        &model,
+    );
     assert!(n >= 4, "only {n} pairs differ");
 }
 
