@@ -52,6 +52,12 @@ pub enum Basis {
     NumberNotInTable,
     /// The number is part of a name (`the 2016 Olympics`).
     NumberInName,
+    /// The number counts a ranked set (`the first 20 elements`).
+    RankedSet,
+    /// A year that indexes a figure (`deaths in 2018`), not the date of an event.
+    YearAsIndex,
+    /// A quantity in the sentence may be a total over all of the quantified things.
+    Collective,
     /// The number restricts the subject (`Consoles with 128 bytes of RAM …`).
     RestrictsSubject,
     /// A number under `before`/`after` that is not a year.
@@ -78,6 +84,8 @@ pub enum Basis {
     CountNegated,
     /// CONTRADICT → ENTAIL by negation (the paper annotates these by hand).
     FlipToEntail,
+    /// `no` → `some`: the flip holds only when the `no` phrase carries the claim.
+    NoToSome,
     /// A negation in an earlier clause may or may not scope over the quantifier.
     EarlierNegation,
 }
@@ -117,6 +125,9 @@ impl Basis {
             Hedged => "review: a hedge (since, about, between, a range's end) — is the number still a plain fact?",
             NumberNotInTable => "review: no table cell holds this number — does moving it make the claim false?",
             NumberInName => "review: the number is part of a name — does the new name denote another entity?",
+            RankedSet => "review: the number counts a ranked set (the first 20) — a larger one may keep the claim true",
+            YearAsIndex => "review: the year indexes a figure rather than dating an event — does the table say anything about the new year?",
+            Collective => "review: a quantity in the sentence may be a total over all of them — is it true of some?",
             RestrictsSubject => "review: the number restricts the sentence's subject — is the new sentence about other things the table does not describe?",
             NotAYear => "review: a number under before/after that is not a year — is it still a bound?",
             AlreadyFalse => "review: the hypothesis was false already — does it stay false?",
@@ -130,6 +141,7 @@ impl Basis {
             RelativeClause => "review: another verb follows — the negated auxiliary may belong to a relative clause",
             CountNegated => "review: a negated count — read as exactly or as at least?",
             FlipToEntail => "review: CONTRADICT → ENTAIL by negation — the paper annotates these by hand",
+            NoToSome => "review: 'no' → 'some' flips the label only when the 'no' phrase carries the claim (not inside an 'or …')",
             EarlierNegation => "review: a negation in an earlier clause — does it scope over the quantifier?",
         }
     }

@@ -240,6 +240,10 @@ pub fn plain_numbers(ctx: &HypothesisContext) -> Vec<Perturbation> {
             (Label::Contradict, Basis::NumberNotInTable)
         } else if in_a_name(&ws, i) {
             (Label::Contradict, Basis::NumberInName)
+        } else if after_a_rank(&ws, i) {
+            (Label::Contradict, Basis::RankedSet)
+        } else if role == NumberRole::Year && !ctx.table().is_some_and(|t| dates_year(t, x)) {
+            (Label::Contradict, Basis::YearAsIndex)
         } else if restricts_subject(&ws, i) {
             (Label::Contradict, Basis::RestrictsSubject)
         } else {
@@ -262,11 +266,38 @@ pub fn plain_numbers(ctx: &HypothesisContext) -> Vec<Perturbation> {
 /// follows it (`the 2016 Olympics`, `2016 Summer Olympics`), so the moved number names
 /// another entity rather than stating a false fact.
 fn in_a_name(ws: &[Word], i: usize) -> bool {
-    ws.get(i + 1).is_some_and(|n| {
-        n.core.starts_with(char::is_uppercase) && number_role(ws, i) != NumberRole::Day && {
-            let l = lower(n);
-            !super::scope::is_month_name(&l)
-        }
+    let capital_not_month =
+        |w: &Word| w.core.starts_with(char::is_uppercase) && !super::scope::is_month_name(&lower(w));
+    let next = ws.get(i + 1).is_some_and(capital_not_month);
+    // `The BMW 3 series`: a capitalised word before it, other than the sentence's first.
+    let prev = i >= 2 && capital_not_month(&ws[i - 1]);
+    number_role(ws, i) != NumberRole::Day && (next || prev)
+}
+
+/// Whether the number counts a ranked set (`one of the first 20 elements`): a larger one
+/// keeps the claim true.
+fn after_a_rank(ws: &[Word], i: usize) -> bool {
+    i >= 1
+        && matches!(
+            lower(&ws[i - 1]).as_str(),
+            "first" | "last" | "top" | "final" | "initial" | "bottom"
+        )
+}
+
+/// Whether a cell of the table dates an event in year `x`: the cell names a month, or holds
+/// the year alone (`Released: 13 May 1985`, `Founded: 1998`). A year elsewhere indexes a
+/// figure (`Deaths: 136 (2018)`), and a sentence about another year says nothing the table
+/// can refute.
+fn dates_year(t: &Table, x: f64) -> bool {
+    let cells: Vec<&String> = match t {
+        Table::KeyValue(t) => t.rows.iter().flat_map(|r| &r.values).collect(),
+        Table::Relational(t) => t.rows.iter().flatten().collect(),
+    };
+    cells.iter().any(|c| {
+        let ws = words(c);
+        let has_year = ws.iter().any(|w| parse_number(w.core) == Some(x));
+        let month = ws.iter().any(|w| super::scope::is_month_name(&lower(w)));
+        has_year && (month || ws.len() == 1)
     })
 }
 
@@ -715,6 +746,24 @@ const NOT_A_NOUN_AFTER_NO: [&str; 21] = [
     "one",
 ];
 
+/// Prepositions after which a quantifier is a pronoun or adverb, not a determiner (`released
+/// many within the same year`).
+const PREPOSITIONS_AFTER_PRONOUN: [&str; 11] = [
+    "within", "in", "on", "at", "for", "to", "from", "by", "with", "during", "across",
+];
+
+/// Whether a plural noun follows the word at `i` within its phrase (the next three words, no
+/// punctuation between): `no jazz songs` → `some jazz songs` is English, `no known cure` →
+/// `some known cure` is not.
+fn plural_ahead(h: &str, ws: &[Word], i: usize) -> bool {
+    (i + 1..ws.len().min(i + 4))
+        .take_while(|&k| joined(h, ws, k - 1))
+        .any(|k| {
+            let l = lower(&ws[k]);
+            l.ends_with('s') && !l.ends_with("ss") && l.len() > 3
+        })
+}
+
 /// Adverbs that make a quantifier part of a degree phrase (`virtually all`, `almost every`).
 const ADVERBS_BEFORE_QUANTIFIER: [&str; 8] = [
     "virtually", "almost", "nearly", "practically", "basically", "essentially", "just", "only",
@@ -733,8 +782,10 @@ fn determiner(h: &str, ws: &[Word], i: usize, q: &str) -> bool {
     };
     let next_l = lower(next);
     let prev = i.checked_sub(1).map(|p| lower(&ws[p])).unwrap_or_default();
-    // `a many`, `virtually all`, `every year`, `most very big`: no determiner `some` can take.
+    // `a many`, `virtually all`, `every year`, `most very big`, `released many within`: no
+    // determiner `some` can take.
     if matches!(prev.as_str(), "a" | "an")
+        || PREPOSITIONS_AFTER_PRONOUN.contains(&next_l.as_str())
         || ADVERBS_BEFORE_QUANTIFIER.contains(&prev.as_str())
         || (q == "every" && !next_l.ends_with('s'))
         || next_l == "very"
@@ -743,13 +794,16 @@ fn determiner(h: &str, ws: &[Word], i: usize, q: &str) -> bool {
         return false;
     }
     match q {
+        // `no breaks` → `some breaks`; `no known cure` → `some known cure` is not English.
         "no" => {
-            !NOT_A_NOUN_AFTER_NO.contains(&next_l.as_str())
+            plural_ahead(h, ws, i)
+                && !NOT_A_NOUN_AFTER_NO.contains(&next_l.as_str())
                 && !next_l.ends_with("er")
                 && ws.get(i + 2).is_none_or(|w| lower(w) != "than")
         }
+        // `most at risk`: a superlative, not a quantifier.
         "most" => {
-            !matches!(
+            !matches!(next_l.as_str(), "at" | "in") && !matches!(
                 prev.as_str(),
                 "the"
                     | "at"
@@ -767,10 +821,14 @@ fn determiner(h: &str, ws: &[Word], i: usize, q: &str) -> bool {
                 && !prev.ends_with("\u{2019}s")
         }
         "many" => !matches!(prev.as_str(), "as" | "how" | "so" | "too" | "that" | "this"),
-        "all" => !matches!(
-            prev.as_str(),
-            "at" | "they" | "we" | "you" | "them" | "us" | "these" | "those"
-        ),
+        // Not floating (`Social workers all went`): after a plural noun `all` is no determiner.
+        "all" => {
+            !matches!(
+                prev.as_str(),
+                "at" | "they" | "we" | "you" | "them" | "us" | "these" | "those"
+            ) && !(prev.ends_with('s')
+                && !matches!(prev.as_str(), "is" | "was" | "has" | "its" | "his" | "as" | "this"))
+        }
         "some" => parse_number(next.core).is_none(),
         _ => true,
     }
@@ -804,8 +862,25 @@ pub fn quantifiers(ctx: &HypothesisContext) -> Vec<Perturbation> {
         if neg.before_in_clause > 0 {
             continue;
         }
+        // A quantity (not a year or a day) may be a total over all of them.
+        let collective = after == "some"
+            && (0..ws.len()).any(|k| {
+                parse_number(ws[k].core).is_some() && number_role(&ws, k) == NumberRole::Quantity
+            });
         let basis = if neg.before_elsewhere > 0 {
             Basis::EarlierNegation
+        } else if ctx.gold == Label::Contradict && expected == Label::Entail {
+            // §4: every CONTRADICT → ENTAIL flip is annotated by hand; the claim may be false
+            // for another reason than `no` (`24 hours a day with no breaks`).
+            Basis::FlipToEntail
+        } else if lower_w == "no" {
+            // A flip holds only when the `no` phrase carries the claim (`… or have no
+            // religion` inside a disjunction does not).
+            Basis::NoToSome
+        } else if neg.after > 0 {
+            Basis::Negated
+        } else if collective {
+            Basis::Collective
         } else {
             Basis::QuantifierMonotone
         };

@@ -22,6 +22,15 @@ pub(crate) fn is_subject(text: &str, ws: &[Word], start: usize, end: usize) -> b
         .position(|w| !OPENERS.contains(&lower(w).as_str()))
         .unwrap_or(0);
     let opens = ws.get(first_content).is_some_and(|w| w.start >= start && w.start < end);
+    // After a fronted clause (`Used for extensive form games, the Ultimatum game is …`): the
+    // first content word after the first comma.
+    let fronted = text.get(..start).and_then(|b| b.find(',')).is_some_and(|comma| {
+        ws.iter()
+            .filter(|w| w.start > comma)
+            .find(|w| !OPENERS.contains(&lower(w).as_str()))
+            .is_some_and(|w| w.start >= start && w.start < end)
+    });
+    let opens = opens || fronted;
     let possessor = text
         .get(end..)
         .is_some_and(|rest| rest.starts_with("'s") || rest.starts_with("\u{2019}s"));
@@ -68,6 +77,13 @@ pub(crate) fn noun_key(key: &str) -> Option<String> {
     let head = lower_key.split(" of ").next().unwrap_or(&lower_key);
     let last = head.split_whitespace().last()?.to_string();
     if ACTIVITY_KEYS.iter().any(|a| lower_key.contains(a)) {
+        return None;
+    }
+    // Any plural word (`Fields ofemployment`): `whose fields … is` is not English.
+    let plural_word = |w: &str| {
+        w.ends_with('s') && !["ss", "us", "is"].iter().any(|e| w.ends_with(e)) && w.len() > 3
+    };
+    if lower_key.split_whitespace().any(plural_word) {
         return None;
     }
     let plural = last.ends_with('s')
