@@ -25,7 +25,11 @@ fn walk(base: &Path, p: &Path, out: &mut Vec<InputFile>) -> std::io::Result<()> 
             walk(base, &e, out)?;
         }
     } else {
-        let name = p.strip_prefix(base).unwrap_or(p).to_string_lossy().to_string();
+        let name = p
+            .strip_prefix(base)
+            .unwrap_or(p)
+            .to_string_lossy()
+            .to_string();
         out.push(InputFile::new(name, std::fs::read(p)?));
     }
     Ok(())

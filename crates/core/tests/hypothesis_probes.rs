@@ -212,10 +212,12 @@ fn quantifier_substitutions() {
     let got = hypothesis::quantifiers(&ctx(&prem, "All songs were recorded in 1978.", E, &ix));
     assert_eq!(
         summary(&got[0]),
+        // Heuristic since issue 43: every quantifier item is (its basis asks whether the
+        // word is a determiner and the sentence English).
         (
             "Some songs were recorded in 1978.".into(),
             E,
-            Certainty::Certain
+            Certainty::Heuristic
         )
     );
     let got = hypothesis::quantifiers(&ctx(&prem, "Most songs are soft rock.", C, &ix));

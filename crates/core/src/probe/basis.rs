@@ -33,9 +33,10 @@ pub enum Basis {
     ClaimNegated,
     /// Nominal modifier: a true single-valued fact of the table attached to the title.
     TrueFactAdded,
-    /// A quantifier determiner replaced along its monotonicity.
-    QuantifierMonotone,
     // --- heuristic: what a reviewer decides ---
+    /// A quantifier replaced along its monotonicity: heuristic, since whether the word is a
+    /// determiner and the result English is beyond word shapes (issue 43's adjudications).
+    QuantifierMonotone,
     /// Counterfactual rows chosen by the hypothesis's words, not by annotated relevance.
     RowsGuessed,
     /// Monotone number moved against its bound: does the new number pass the true value?
@@ -96,8 +97,7 @@ impl Basis {
         use Basis::*;
         match self {
             TransitionRule | ShippedLabel | RelevantRowsMoved | TitleMoved | WordOrder | Bound
-            | FactFalsified | EntityReplaced | ClaimNegated | TrueFactAdded
-            | QuantifierMonotone => Certainty::Certain,
+            | FactFalsified | EntityReplaced | ClaimNegated | TrueFactAdded => Certainty::Certain,
             _ => Certainty::Heuristic,
         }
     }
@@ -116,7 +116,7 @@ impl Basis {
             EntityReplaced => "certain: a single-valued row's value (not the sentence's subject) replaced by another table's value of the same kind makes the claim false",
             ClaimNegated => "certain: the main claim's auxiliary negated, with no other negation, count or subordinate clause around it",
             TrueFactAdded => "certain: a true single-valued fact of the table attached to the title leaves the claim's truth unchanged",
-            QuantifierMonotone => "certain: a quantifier replaced along its monotonicity (all → some keeps truth, no → some flips it)",
+            QuantifierMonotone => "review: a quantifier replaced along its monotonicity (all → some keeps truth) — is it a determiner here, and is the sentence still English?",
             RowsGuessed => "review: the moved rows were chosen from the hypothesis's words, not annotated relevance — are they the evidence?",
             ReverseStep => "review: the number moved against its bound — does the new number pass the true value?",
             BoundUnclear => "review: a closeness word or another negation around the bound — which way does it point?",

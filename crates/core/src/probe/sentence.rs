@@ -21,15 +21,20 @@ pub(crate) fn is_subject(text: &str, ws: &[Word], start: usize, end: usize) -> b
         .iter()
         .position(|w| !OPENERS.contains(&lower(w).as_str()))
         .unwrap_or(0);
-    let opens = ws.get(first_content).is_some_and(|w| w.start >= start && w.start < end);
+    let opens = ws
+        .get(first_content)
+        .is_some_and(|w| w.start >= start && w.start < end);
     // After a fronted clause (`Used for extensive form games, the Ultimatum game is …`): the
     // first content word after the first comma.
-    let fronted = text.get(..start).and_then(|b| b.find(',')).is_some_and(|comma| {
-        ws.iter()
-            .filter(|w| w.start > comma)
-            .find(|w| !OPENERS.contains(&lower(w).as_str()))
-            .is_some_and(|w| w.start >= start && w.start < end)
-    });
+    let fronted = text
+        .get(..start)
+        .and_then(|b| b.find(','))
+        .is_some_and(|comma| {
+            ws.iter()
+                .filter(|w| w.start > comma)
+                .find(|w| !OPENERS.contains(&lower(w).as_str()))
+                .is_some_and(|w| w.start >= start && w.start < end)
+        });
     let opens = opens || fronted;
     let possessor = text
         .get(end..)
@@ -55,8 +60,15 @@ const NOT_NOUN_ENDINGS: [&str; 16] = [
 /// Keys that name an activity whose value is a person (`whose cinematography is Yves
 /// Belanger` equates a person with an activity).
 const ACTIVITY_KEYS: [&str; 9] = [
-    "cinematography", "music", "editing", "screenplay", "story", "narration", "choreography",
-    "animation", "design",
+    "cinematography",
+    "music",
+    "editing",
+    "screenplay",
+    "story",
+    "narration",
+    "choreography",
+    "animation",
+    "design",
 ];
 
 /// The key as a noun phrase for `whose {key} is {value}`, or `None` when the key is not a
@@ -86,8 +98,7 @@ pub(crate) fn noun_key(key: &str) -> Option<String> {
     if lower_key.split_whitespace().any(plural_word) {
         return None;
     }
-    let plural = last.ends_with('s')
-        && !["ss", "us", "is"].iter().any(|e| last.ends_with(e))
+    let plural = last.ends_with('s') && !["ss", "us", "is"].iter().any(|e| last.ends_with(e))
         || matches!(last.as_str(), "children" | "people" | "alumni" | "media");
     if NOT_NOUN_ENDINGS.contains(&last.as_str()) || last.ends_with("ed") || plural {
         return None;
@@ -109,7 +120,9 @@ pub(crate) fn plain_value(key: &str, v: &str) -> bool {
     let k = key.to_lowercase();
     // A date stands after a key that names a date (`whose current constitution is 10 June
     // 1980` equates a document with a day).
-    let dated = v.split(|c: char| !c.is_ascii_digit()).any(|d| d.len() == 4);
+    let dated = v.split(|c: char| !c.is_ascii_digit()).any(|d| d.len() == 4)
+        || v.split_whitespace()
+            .any(|w| super::scope::is_month_name(&w.to_lowercase()));
     let date_key = ["date", "year", "founded", "established", "opened", "period"]
         .iter()
         .any(|d| k.contains(d));
@@ -154,9 +167,28 @@ pub(crate) fn modifier_slot(text: &str, ws: &[Word], end: usize) -> Option<bool>
 
 /// Units after which `over N` may state a span of time (`took place over 16 days`).
 const DURATIONS: [&str; 22] = [
-    "second", "seconds", "minute", "minutes", "min", "mins", "hour", "hours", "hr", "hrs", "day",
-    "days", "week", "weeks", "month", "months", "year", "years", "decade", "decades",
-    "centuries", "seasons",
+    "second",
+    "seconds",
+    "minute",
+    "minutes",
+    "min",
+    "mins",
+    "hour",
+    "hours",
+    "hr",
+    "hrs",
+    "day",
+    "days",
+    "week",
+    "weeks",
+    "month",
+    "months",
+    "year",
+    "years",
+    "decade",
+    "decades",
+    "centuries",
+    "seasons",
 ];
 
 /// Words before `over` that make `over N days` a bound (`of over`, `for over`, `is over`).
@@ -222,81 +254,33 @@ pub(crate) fn count_after(ws: &[Word], i: usize) -> bool {
     })
 }
 
-#[cfg(test)]
-mod tests {
-    use super::super::words::words;
-    use super::*;
-
-    #[test]
-    fn subjects_and_possessors() {
-        let h = "Nicolas Poussin is dead.";
-        let ws = words(h);
-        assert!(is_subject(h, &ws, 0, 15));
-        let h = "The Louvre holds it.";
-        assert!(is_subject(h, &words(h), 4, 10));
-        let h = "Chance's real name is Chancelor.";
-        assert!(is_subject(h, &words(h), 0, 6));
-        let h = "It was painted by Caravaggio.";
-        assert!(!is_subject(h, &words(h), 18, 28));
-    }
-
-    #[test]
-    fn keys_that_read_as_nouns() {
-        assert_eq!(noun_key("Label").as_deref(), Some("label"));
-        assert_eq!(noun_key("MP").as_deref(), Some("MP"));
-        assert_eq!(noun_key("Running time").as_deref(), Some("running time"));
-        for k in ["Died", "Released", "Directed by", "Also known as", "Years active", "Genres", "Spouse(s)", "Born", "Children"] {
-            assert_eq!(noun_key(k), None, "{k}");
+/// Whether `after` shares a word with `text`, ignoring case and the endings that make a
+/// gendered or agent form (`actress`/`actor`, `producer`/`produce`): a near-form of a value
+/// the table holds is not a false fact.
+pub(crate) fn shares_a_stem(after: &str, text: &str) -> bool {
+    fn stem(w: &str) -> String {
+        let w = w.to_lowercase();
+        for suffix in [
+            "resses", "ress", "esses", "ess", "ers", "er", "ors", "or", "s",
+        ] {
+            if let Some(s) = w.strip_suffix(suffix) {
+                if s.chars().count() >= 3 {
+                    return s.to_string();
+                }
+            }
         }
-        assert_eq!(noun_key("Years of service"), None);
-        assert_eq!(noun_key("Cinematography"), None);
-        assert!(plain_value("Label", "A&M"));
-        assert!(plain_value("Release date", "June 2009"));
-        assert!(!plain_value("Current constitution", "10 June 1980"));
-        assert!(!plain_value("Occupation", "Actor, comedian"));
-        assert!(!plain_value("Released", "13 May 1985 ( 1985-05-13 )"));
-        assert!(!plain_value("Awards", "List of awards and nominations"));
+        w
     }
-
-    #[test]
-    fn where_a_modifier_fits() {
-        let h = "Jeffery's run time is long.";
-        assert_eq!(modifier_slot(h, &words(h), 7), None);
-        let h = "It was released by Jeffery.";
-        assert_eq!(modifier_slot(h, &words(h), 26), Some(false));
-        let h = "Jeffery was released in 2016.";
-        assert_eq!(modifier_slot(h, &words(h), 7), Some(true));
-        let h = "The Jeffery album sold well.";
-        assert_eq!(modifier_slot(h, &words(h), 11), None);
-    }
-
-    #[test]
-    fn over_as_throughout() {
-        let h = "18 events took place over 16 days.";
-        let ws = words(h);
-        assert!(over_a_duration(&ws, 4, 5));
-        let h = "It has a running time of over 6 hrs.";
-        let ws = words(h);
-        assert!(!over_a_duration(&ws, 6, 7));
-    }
-
-    #[test]
-    fn relative_clauses_and_counts() {
-        let h = "The most popular band X is associated with is Metallica.";
-        let ws = words(h);
-        assert!(second_verb_after(&ws, 5));
-        let h = "It is an album that was released in 1985.";
-        assert!(!second_verb_after(&words(h), 1));
-        let h = "She was married four times.";
-        assert!(count_after(&words(h), 1));
-        let h = "She was married 4 times.";
-        assert!(count_after(&words(h), 1));
-        let h = "It is a pop album with a length of 46 minutes.";
-        assert!(!count_after(&words(h), 1));
-        let h = "She was born in 1975.";
-        assert!(!count_after(&words(h), 1));
-    }
+    let stems: Vec<String> = super::words::words(text)
+        .iter()
+        .map(|w| stem(w.core))
+        .collect();
+    super::words::words(after)
+        .iter()
+        .filter(|w| w.core.chars().count() >= 3)
+        .any(|w| stems.contains(&stem(w.core)))
 }
+
 
 /// Whether a replacement has the shape of the value it replaces: both capitalised or both
 /// not (`limited series` → `Test cricket`, `multiple` → `Single` change the kind of word),
@@ -344,4 +328,91 @@ pub(crate) fn restricts_subject(ws: &[Word], i: usize) -> bool {
     });
     let linked = i >= 1 && matches!(lower(&ws[i - 1]).as_str(), "with" | "of");
     linked && !verb_before
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::words::words;
+    use super::*;
+
+    #[test]
+    fn subjects_and_possessors() {
+        let h = "Nicolas Poussin is dead.";
+        let ws = words(h);
+        assert!(is_subject(h, &ws, 0, 15));
+        let h = "The Louvre holds it.";
+        assert!(is_subject(h, &words(h), 4, 10));
+        let h = "Chance's real name is Chancelor.";
+        assert!(is_subject(h, &words(h), 0, 6));
+        let h = "It was painted by Caravaggio.";
+        assert!(!is_subject(h, &words(h), 18, 28));
+    }
+
+    #[test]
+    fn keys_that_read_as_nouns() {
+        assert_eq!(noun_key("Label").as_deref(), Some("label"));
+        assert_eq!(noun_key("MP").as_deref(), Some("MP"));
+        assert_eq!(noun_key("Running time").as_deref(), Some("running time"));
+        for k in [
+            "Died",
+            "Released",
+            "Directed by",
+            "Also known as",
+            "Years active",
+            "Genres",
+            "Spouse(s)",
+            "Born",
+            "Children",
+        ] {
+            assert_eq!(noun_key(k), None, "{k}");
+        }
+        assert_eq!(noun_key("Years of service"), None);
+        assert_eq!(noun_key("Cinematography"), None);
+        assert!(plain_value("Label", "A&M"));
+        assert!(plain_value("Release date", "June 2009"));
+        assert!(!plain_value("Current constitution", "10 June 1980"));
+        assert!(!plain_value("Abdication to Liu Song", "10 July 420"));
+        assert!(!plain_value("Occupation", "Actor, comedian"));
+        assert!(!plain_value("Released", "13 May 1985 ( 1985-05-13 )"));
+        assert!(!plain_value("Awards", "List of awards and nominations"));
+    }
+
+    #[test]
+    fn where_a_modifier_fits() {
+        let h = "Jeffery's run time is long.";
+        assert_eq!(modifier_slot(h, &words(h), 7), None);
+        let h = "It was released by Jeffery.";
+        assert_eq!(modifier_slot(h, &words(h), 26), Some(false));
+        let h = "Jeffery was released in 2016.";
+        assert_eq!(modifier_slot(h, &words(h), 7), Some(true));
+        let h = "The Jeffery album sold well.";
+        assert_eq!(modifier_slot(h, &words(h), 11), None);
+    }
+
+    #[test]
+    fn over_as_throughout() {
+        let h = "18 events took place over 16 days.";
+        let ws = words(h);
+        assert!(over_a_duration(&ws, 4, 5));
+        let h = "It has a running time of over 6 hrs.";
+        let ws = words(h);
+        assert!(!over_a_duration(&ws, 6, 7));
+    }
+
+    #[test]
+    fn relative_clauses_and_counts() {
+        let h = "The most popular band X is associated with is Metallica.";
+        let ws = words(h);
+        assert!(second_verb_after(&ws, 5));
+        let h = "It is an album that was released in 1985.";
+        assert!(!second_verb_after(&words(h), 1));
+        let h = "She was married four times.";
+        assert!(count_after(&words(h), 1));
+        let h = "She was married 4 times.";
+        assert!(count_after(&words(h), 1));
+        let h = "It is a pop album with a length of 46 minutes.";
+        assert!(!count_after(&words(h), 1));
+        let h = "She was born in 1975.";
+        assert!(!count_after(&words(h), 1));
+    }
 }
