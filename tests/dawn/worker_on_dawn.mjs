@@ -176,16 +176,17 @@ export async function startWorker({ flags = [], dist = DIST } = {}) {
 
 /**
  * Loads the checkpoint folder `dir` (config.json, tokenizer.json, tokenizer_config.json if
- * there, model.safetensors) into the main slot on `backend`, as the page's file picker does.
+ * there, model.safetensors) into the main slot on `backend`, as the page's file picker does;
+ * `tokenizerDir` takes the two tokenizer files from another folder.
  * Resolves with the worker's `ModelInfo`; rejects with its load error.
  */
-export async function loadCheckpoint(worker, dir, { backend = 'webgpu', name = dir, load = 1, tokenizerConfig } = {}) {
-  const part = async (f) => new Uint8Array(await readFile(join(dir, f)));
-  const parts = [await part('config.json'), await part('tokenizer.json')];
+export async function loadCheckpoint(worker, dir, { backend = 'webgpu', name = dir, load = 1, tokenizerConfig, tokenizerDir = dir } = {}) {
+  const part = async (f, from = dir) => new Uint8Array(await readFile(join(from, f)));
+  const parts = [await part('config.json'), await part('tokenizer.json', tokenizerDir)];
   // `tokenizerConfig` (an object) stands in for the folder's tokenizer_config.json.
   const config = tokenizerConfig
     ? new TextEncoder().encode(JSON.stringify(tokenizerConfig))
-    : await part('tokenizer_config.json').catch(() => null);
+    : await part('tokenizer_config.json', tokenizerDir).catch(() => null);
   if (config) parts.push(config);
   const weights = new ReadableBlob(await part('model.safetensors'));
   worker.send(
