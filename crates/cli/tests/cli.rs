@@ -382,6 +382,11 @@ fn check_report_equals_core(run: &RunResult, dir: &Path) {
                 (ScoreView::PremiseAndHypothesis, "prem+hypo"),
                 (ScoreView::HypothesisOnly, "hypo-only view"),
             ] {
+                // Table 7 samples every counterfactual item (§6), Table 4 one per example (§4).
+                let opts = SampleOptions {
+                    one_per_example: file == "table4_scores",
+                    ..opts
+                };
                 let sc = perturbation_scores_in(run, ks, &opts, view, |_| true);
                 let mut groups = vec![("all".to_string(), sc)];
                 groups.extend(perturbation_scores_by_group_in(run, ks, &opts, view));

@@ -385,8 +385,9 @@ fn table7_leaves_neutral_out_and_keeps_swaps_apart_from_label_flips() {
     };
     let got: Vec<Vec<String>> = rows_of(t7, "all").iter().map(cells).collect();
     // row swap: H5 ✓. Title swaps: H1 ✓ H2 ✓ H5 ✓, H3 (NEUTRAL) left out. The swaps pooled:
-    // one per example (H5 has two, both ✓). The hand-made counterfactual: H1 on the edited
-    // table, expected C, predicted E ✗ — its own row, never pooled with the swaps.
+    // every item, as the paper samples Table 7 (§6; H5 has two, both ✓): 4 items of 3
+    // originals. The hand-made counterfactual: H1 on the edited table, expected C, predicted
+    // E ✗ — its own row, never pooled with the swaps.
     let want: Vec<Vec<&str>> = vec![
         vec!["row_swap", "1", "100.00", "1", "100.00", "", "", "0"],
         vec!["title_swap", "3", "100.00", "3", "100.00", "", "", "1"],
@@ -394,7 +395,7 @@ fn table7_leaves_neutral_out_and_keeps_swaps_apart_from_label_flips() {
             "label_preserving",
             "3",
             "100.00",
-            "3",
+            "4",
             "100.00",
             "",
             "",

@@ -429,8 +429,17 @@ fn scores_section(
     rows: &[(&str, Vec<ProbeKind>)],
 ) -> Section {
     let mut s = Section::new(id, title, &SCORE_COLUMNS);
-    let opts = sample_options_with(run, ropts);
-    s.notes.push(if opts.per_column {
+    let mut opts = sample_options_with(run, ropts);
+    // Table 7 samples the counterfactual items themselves (§6: "100 sets of 80% randomly
+    // sampled counterfactual examples"); the one-per-gold-example rule is Table 4's (§4).
+    opts.one_per_example = id != SectionId::Table7;
+    s.notes.push(if !opts.one_per_example {
+        format!(
+            "every counted counterfactual item, as the paper (§6: 80% samples of the \
+             counterfactual examples); sampling seed {}",
+            opts.seed
+        )
+    } else if opts.per_column {
         format!(
             "one perturbation sampled per original example and column (preserved, flipped; \
              not the paper's reading: an example may count in both columns); sampling seed {}",
