@@ -12,8 +12,9 @@
 //! kinds, and quantifiers of train and dev judged after the last quantifier rule) was judged
 //! once, after.
 //!
-//! The test regenerates every source's items (seed 0) and holds the tuning set's certain
-//! items to their adjudicated label, and the fresh set's counts to the figures the docs print.
+//! The test regenerates every source's items (seed 0) and holds every certain item to its
+//! adjudicated label but the fresh set's two named misses, and the fresh set's counts to the
+//! figures the docs print.
 //! The demo is in the repository; the other sources need `../shared/data` (SKIP otherwise).
 
 #[path = "common/import_files.rs"]
@@ -178,6 +179,11 @@ fn wilson_interval_by_hand() {
     );
 }
 
+/// The fresh set's certain items that disagree with their adjudication, each named (every
+/// other certain item is held to its label): a sentence about a class rather than the
+/// table's subject, and a reading of `only` the adjudicator did not share with the gold.
+const FRESH_MISSES: [&str; 2] = ["train-10146/named_entity/0", "train-6422/nominal_modifier/0"];
+
 /// The fresh set's certain items per kind as the docs print them: (right, judged), originals
 /// that are English and whose gold holds only. Quantifier items are never certain (three
 /// rounds of judging found 58–87 % right), so they have no row here.
@@ -222,7 +228,7 @@ fn certain_labels_hold_against_the_hand_adjudication() {
         row[1] += 1;
         if *expected == j.label {
             row[0] += 1;
-        } else if j.set == "tuning" {
+        } else if !(j.set == "fresh" && FRESH_MISSES.contains(&j.id.as_str())) {
             wrong.push(format!(
                 "{} ({}): tool {expected}, hand {} — {}",
                 j.id, j.perturbed, j.label, j.reason
