@@ -182,7 +182,10 @@ fn wilson_interval_by_hand() {
 /// The fresh set's certain items that disagree with their adjudication, each named (every
 /// other certain item is held to its label): a sentence about a class rather than the
 /// table's subject, and a reading of `only` the adjudicator did not share with the gold.
-const FRESH_MISSES: [&str; 2] = ["train-10146/named_entity/0", "train-6422/nominal_modifier/0"];
+const FRESH_MISSES: [&str; 2] = [
+    "train-10146/named_entity/0",
+    "train-6422/nominal_modifier/0",
+];
 
 /// The fresh set's certain items per kind as the docs print them: (right, judged), originals
 /// that are English and whose gold holds only. Quantifier items are never certain (three

@@ -713,12 +713,18 @@ fn named_entity_certain_only_for_a_false_fact_about_the_subject() {
     };
     assert_eq!(
         run("Judwaa 2 is a Hindi-language film."),
-        [("Judwaa 2 is an English-language film.".to_string(), Basis::EntityReplaced)]
+        [(
+            "Judwaa 2 is an English-language film.".to_string(),
+            Basis::EntityReplaced
+        )]
     );
     // What the sentence is about: another film's director is another person (NEUTRAL).
     assert_eq!(
         run("David Dhawan directed a film in 2017.")[0],
-        ("Ang Lee directed a film in 2017.".to_string(), Basis::Subject)
+        (
+            "Ang Lee directed a film in 2017.".to_string(),
+            Basis::Subject
+        )
     );
     // The sentence names another relation than the row's key.
     assert_eq!(

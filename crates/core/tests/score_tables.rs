@@ -14,7 +14,7 @@ use tabprobe_core::data::label::LabelSet;
 use tabprobe_core::metrics::{
     perturbation_scores, perturbation_scores_in, LeftOut, MeanSd, SampleOptions, ScoreView,
 };
-use tabprobe_core::probe::review::{set_review, Decision};
+use tabprobe_core::probe::review::{set_review, Decision, ReviewState};
 use tabprobe_core::probe::rules::RuleSet;
 use tabprobe_core::probe::{build_probe_set, ProbeKind, ProbeSettings};
 use tabprobe_core::report::{sections, sections_with, table1_section, ReportOptions, Section};
@@ -553,4 +553,45 @@ fn a_hypothesis_only_probe_set_has_the_same_items_and_no_premise() {
         .count();
     assert_eq!(hypo.pairs.len(), d.examples.len() + negations);
     assert!(full.pairs.len() > hypo.pairs.len());
+}
+
+/// Issue 43 item 3, by hand: Table 4 draws one item per gold example (§4), so an example with
+/// a label-preserving and a label-flipping item counts once; the per-column reading counts it
+/// in both columns.
+#[test]
+fn table4_draws_one_item_per_gold_example() {
+    let s = ProbeSettings::new(vec![ProbeKind::Negation, ProbeKind::NominalModifier], 5);
+    let run = run_of(&running_example(), &s, false);
+    let kinds = [ProbeKind::Negation, ProbeKind::NominalModifier];
+    let certain = |p: ProbeKind| {
+        run.items
+            .iter()
+            .filter(|it| it.probe == p && it.review == ReviewState::Certain)
+            .map(|it| run.examples[it.example].id.clone())
+            .collect::<Vec<_>>()
+    };
+    let (neg, nm) = (
+        certain(ProbeKind::Negation),
+        certain(ProbeKind::NominalModifier),
+    );
+    // H1 has both a certain negation (ENTAIL → CONTRADICT, flipped) and a certain modifier
+    // (ENTAIL kept, preserved).
+    assert!(neg.contains(&"H1".to_string()) && nm.contains(&"H1".to_string()));
+    let mut examples: Vec<&String> = neg.iter().chain(&nm).collect();
+    examples.sort();
+    examples.dedup();
+    let n = |m: &Option<MeanSd>| m.map_or(0, |m| m.n);
+    let paper = perturbation_scores(&run, &kinds, &SampleOptions::default(), |_| true);
+    // Certain items: negation H1; modifiers H1, H2, H5 — three gold examples, so n = 3.
+    assert_eq!(examples.len(), 3);
+    assert_eq!(n(&paper.label_preserved) + n(&paper.label_flipped), 3);
+    let per_column = SampleOptions {
+        per_column: true,
+        ..SampleOptions::default()
+    };
+    let old = perturbation_scores(&run, &kinds, &per_column, |_| true);
+    // Per column: every example with a modifier is in the preserved column, every one with a
+    // negation in the flipped one (all golds here are ENTAIL or CONTRADICT with one item
+    // each per probe), so H1 counts twice.
+    assert_eq!((n(&old.label_preserved), n(&old.label_flipped)), (3, 1));
 }

@@ -10,7 +10,7 @@ use common::max_abs_diff;
 
 use serde::Deserialize;
 use tabprobe_core::scoring::{Pair, PairOrder};
-use tabprobe_model::{Device, ModelFiles, NliModel, TokenizerFiles};
+use tabprobe_model::{Device, NliModel};
 
 #[derive(Deserialize)]
 struct Golden {
@@ -55,17 +55,14 @@ fn load(dir: &str, with_tokenizer_config: bool) -> NliModel {
             .join(dir)
             .join("tokenizer_config.json"),
     );
-    NliModel::load(
+    common::load_files(
         dir,
-        ModelFiles {
-            config_json: &config,
-            weights: &weights,
-            tokenizer: TokenizerFiles::Json(&tokenizer),
-            tokenizer_config: with_tokenizer_config.then_some(tokenizer_config.as_slice()),
-        },
+        &config,
+        &weights,
+        &tokenizer,
+        with_tokenizer_config.then_some(tokenizer_config.as_slice()),
         &Device::flex(),
     )
-    .unwrap_or_else(|e| panic!("{dir}: {e}"))
 }
 
 fn pairs() -> Vec<Pair> {

@@ -18,7 +18,7 @@ use std::path::PathBuf;
 
 use serde::Deserialize;
 use tabprobe_core::scoring::{Pair, PairOrder};
-use tabprobe_model::{Device, ModelFiles, NliModel, TokenizerFiles};
+use tabprobe_model::{Device, NliModel};
 
 const TOL: f32 = 1e-4;
 
@@ -72,8 +72,7 @@ fn golden() -> Golden {
 }
 
 fn read(dir: &str, file: &str) -> Vec<u8> {
-    let path = families_dir().join(dir).join(file);
-    std::fs::read(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+    common::read(&format!("families/{dir}/{file}"))
 }
 
 /// The family's folder as a user loads it: with its `tokenizer_config.json`.
@@ -90,17 +89,14 @@ fn load_with(f: &FamilyGolden, with_tokenizer_config: bool) -> NliModel {
         read(&f.tokenizer_dir, "tokenizer.json"),
         read(&f.tokenizer_dir, "tokenizer_config.json"),
     );
-    NliModel::load(
+    common::load_files(
         &f.dir,
-        ModelFiles {
-            config_json: &config,
-            weights: &weights,
-            tokenizer: TokenizerFiles::Json(&tokenizer),
-            tokenizer_config: with_tokenizer_config.then_some(tokenizer_config.as_slice()),
-        },
+        &config,
+        &weights,
+        &tokenizer,
+        with_tokenizer_config.then_some(tokenizer_config.as_slice()),
         &Device::flex(),
     )
-    .unwrap_or_else(|e| panic!("{}: {e}", f.dir))
 }
 
 fn pairs(g: &Golden, order: PairOrder) -> Vec<Pair> {

@@ -11,8 +11,8 @@ use super::hypothesis::{self, HypothesisContext};
 use super::table_probes::{self, TableContext};
 use super::word_order::{self, WordOrderSettings};
 use super::{
-    Basis, Certainty, Edit, Expectation, Perturbation, Premise, ProbeExample, ProbeInput, ProbeItem,
-    ProbeKind,
+    Basis, Certainty, Edit, Expectation, Perturbation, Premise, ProbeExample, ProbeInput,
+    ProbeItem, ProbeKind,
 };
 use crate::data::dataset::Dataset;
 use crate::data::label::LabelSet;

@@ -134,6 +134,21 @@ pub struct KeyIndex {
 }
 
 impl KeyIndex {
+    /// Every value of `key` in key–value tables other than `table`, with the id of the table
+    /// it comes from, in dataset order: the donors of value updates and entity swaps.
+    pub fn values_elsewhere<'a>(
+        &'a self,
+        key: &str,
+        table: &'a str,
+    ) -> impl Iterator<Item = (&'a String, &'a String)> + 'a {
+        self.keys
+            .get(key)
+            .into_iter()
+            .flatten()
+            .filter(move |(id, _)| id != table)
+            .flat_map(|(id, vs)| vs.iter().map(move |v| (id, v)))
+    }
+
     /// Indexes `tables`.
     pub fn new(tables: &[Table]) -> KeyIndex {
         let mut ix = KeyIndex::default();

@@ -281,7 +281,6 @@ pub(crate) fn shares_a_stem(after: &str, text: &str) -> bool {
         .any(|w| stems.contains(&stem(w.core)))
 }
 
-
 /// Whether a replacement has the shape of the value it replaces: both capitalised or both
 /// not (`limited series` → `Test cricket`, `multiple` → `Single` change the kind of word),
 /// and no list (a comma) where the value held none.

@@ -203,16 +203,9 @@ pub fn row_value_update(ctx: &TableContext, n: usize, rng: &mut Rng) -> Vec<Pert
                 }
                 let pool: Vec<(&String, &String)> = ctx
                     .index
-                    .keys
-                    .get(&row.key)
-                    .map(|srcs| {
-                        srcs.iter()
-                            .filter(|(id, _)| id != &t.id)
-                            .flat_map(|(id, vs)| vs.iter().map(move |v| (id, v)))
-                            .filter(|(_, v)| !row.values.contains(v))
-                            .collect()
-                    })
-                    .unwrap_or_default();
+                    .values_elsewhere(&row.key, &t.id)
+                    .filter(|(_, v)| !row.values.contains(v))
+                    .collect();
                 if pool.is_empty() {
                     continue;
                 }

@@ -78,13 +78,25 @@ pub fn load_bytes(
     tokenizer: &[u8],
     device: &Device,
 ) -> NliModel {
+    load_files(name, config, weights, tokenizer, None, device)
+}
+
+/// [`load_bytes`] with the folder's `tokenizer_config.json`, when given.
+pub fn load_files(
+    name: &str,
+    config: &[u8],
+    weights: &[u8],
+    tokenizer: &[u8],
+    tokenizer_config: Option<&[u8]>,
+    device: &Device,
+) -> NliModel {
     NliModel::load(
         name,
         ModelFiles {
             config_json: config,
             weights,
             tokenizer: TokenizerFiles::Json(tokenizer),
-            tokenizer_config: None,
+            tokenizer_config,
         },
         device,
     )

@@ -169,19 +169,13 @@ pub fn named_entities(ctx: &HypothesisContext, rng: &mut Rng) -> Vec<Perturbatio
             }
             let pool: Vec<(&str, &String)> = ctx
                 .index
-                .keys
-                .get(&row.key)
-                .map(|srcs| {
-                    srcs.iter()
-                        .filter(|(id, _)| id != &t.id)
-                        .flat_map(|(id, vs)| vs.iter().map(move |x| (id.as_str(), x)))
-                        .filter(|(_, x)| {
-                            let x = x.trim().to_lowercase();
-                            !x.is_empty() && !own.contains(&x)
-                        })
-                        .collect()
+                .values_elsewhere(&row.key, &t.id)
+                .map(|(id, x)| (id.as_str(), x))
+                .filter(|(_, x)| {
+                    let x = x.trim().to_lowercase();
+                    !x.is_empty() && !own.contains(&x)
                 })
-                .unwrap_or_default();
+                .collect();
             if pool.is_empty() {
                 continue;
             }
