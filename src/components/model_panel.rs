@@ -16,6 +16,7 @@ use crate::components::hub_load::HubLoad;
 use crate::models::bundled::load_bundled_into;
 use crate::models::load::{cancel_load, load_model_files, load_model_files_into, load_model_url};
 use crate::state::{AppState, ModelStatus};
+use crate::worker::client::stop_unanswering;
 use crate::worker::crash::reload_lost;
 use crate::worker::health::{LostModel, ModelSource};
 
@@ -141,6 +142,7 @@ pub fn ModelPanel() -> impl IntoView {
         }
     });
     view! {
+        <WorkerSilentNotice/>
         <WorkerCrashNotice/>
         <section class="model-panel" data-testid="model-panel">
             <strong>"Model"</strong>
@@ -275,6 +277,27 @@ fn reload_hint(model: &LostModel) -> &'static str {
         Some(ModelSource::Files) | None => {
             "loaded from picked files: pick them again (a page cannot reread them by itself)"
         }
+    }
+}
+
+/// The notice shown while the busy model worker says nothing (the watch,
+/// [`crate::worker::watch`]): how long, and a way to give it up for a fresh one.
+#[component]
+fn WorkerSilentNotice() -> impl IntoView {
+    let state = expect_context::<AppState>();
+    move || {
+        state.worker.silent_ms.get().map(|ms| {
+            view! {
+                <div class="problem worker-silent" role="alert" data-testid="worker-silent">
+                    <p data-testid="worker-silent-message">{format!(
+                        "The model worker has not answered for {:.0} s. It may have been closed or have stopped, or be stuck; a very long step keeps it quiet too.",
+                        ms / 1000.0
+                    )}</p>
+                    <p>"Every pair a run scored so far is kept in this browser; a new worker can resume it."</p>
+                    <button data-testid="worker-silent-stop" on:click=move |_| stop_unanswering()>"Stop it and start a new worker"</button>
+                </div>
+            }
+        })
     }
 }
 

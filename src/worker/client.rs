@@ -5,7 +5,11 @@
 //! A worker that dies (a panic, running out of memory) fires its `error` event: every load
 //! and job waiting on it ends with a message, the dead worker is terminated and forgotten (the
 //! next [`client`] call starts a fresh one), and the handler set with [`on_crash`] is told, so
-//! the page can mark the models unloaded and offer to reload them.
+//! the page can mark the models unloaded and offer to reload them. A worker that stops
+//! without an event (closed, ended from outside, stuck in a loop) is found by the watch
+//! ([`crate::worker::watch`]): pinged every second while anything waits on it, it is reported
+//! to the handler set with [`on_silence`], and stopped like a crashed one by
+//! [`stop_unanswering`] or, when it only scores, by the watch itself.
 
 use std::cell::RefCell;
 use std::collections::HashMap;
@@ -32,6 +36,7 @@ use tabprobe_worker::protocol::{
 use tabprobe_worker::transport;
 
 use crate::runs::store::StoredPieces;
+use crate::worker::watch::{Verdict, Watch, PING_EVERY_MS};
 
 /// Trunk's loader shim for the `worker` binary (see `index.html`).
 const WORKER_URL: &str = "./worker_loader.js";
@@ -98,6 +103,12 @@ struct Pending {
     imports: HashMap<u64, oneshot::Sender<ImportOutcome>>,
     /// Reports being built, by request id.
     reports: HashMap<u64, oneshot::Sender<Result<Box<FullReport>, String>>>,
+    /// What the page has heard from the worker, for the watch.
+    watch: Watch,
+    /// Pings sent (their numbers).
+    pings: u64,
+    /// Whether the page was last told that the worker is silent.
+    told_silent: bool,
 }
 
 /// A probe run's file as the worker sent it: the run, and the pieces it came in (core's
@@ -246,6 +257,25 @@ impl Pending {
         self.next_job += 1;
         self.next_job
     }
+
+    /// Whether anything waits on the worker, and whether all of it is scoring (probe runs
+    /// and scoring jobs, which report every chunk).
+    fn busy(&self) -> (bool, bool) {
+        let scoring = !self.jobs.is_empty() || !self.runs.is_empty();
+        let other = !self.loads.is_empty()
+            || !self.inoculations.is_empty()
+            || !self.exports.is_empty()
+            || !self.counts.is_empty()
+            || !self.imports.is_empty()
+            || !self.reports.is_empty();
+        (scoring || other, scoring && !other)
+    }
+}
+
+/// Why a worker is given up: its `error` event, or the watch's silence (milliseconds).
+enum Death<'a> {
+    Error(&'a str),
+    Silent(f64),
 }
 
 /// A handle on the model worker.
@@ -254,14 +284,20 @@ pub struct WorkerClient {
     pending: Rc<RefCell<Pending>>,
     _on_message: Closure<dyn FnMut(MessageEvent)>,
     _on_error: Closure<dyn FnMut(ErrorEvent)>,
+    /// The watch's ping, every [`PING_EVERY_MS`] (stops when the client is dropped).
+    _heartbeat: gloo::timers::callback::Interval,
 }
 
 /// What [`on_crash`] installs.
 type CrashHandler = Rc<dyn Fn(String)>;
 
+/// What [`on_silence`] installs.
+type SilenceHandler = Rc<dyn Fn(Option<f64>)>;
+
 thread_local! {
     static CLIENT: RefCell<Option<Rc<WorkerClient>>> = const { RefCell::new(None) };
     static ON_CRASH: RefCell<Option<CrashHandler>> = const { RefCell::new(None) };
+    static ON_SILENCE: RefCell<Option<SilenceHandler>> = const { RefCell::new(None) };
     /// Clients of workers that died, kept so their handlers are never called after a drop.
     static DEAD: RefCell<Vec<Rc<WorkerClient>>> = const { RefCell::new(Vec::new()) };
 }
@@ -271,6 +307,62 @@ thread_local! {
 /// inside it starts a fresh worker).
 pub fn on_crash(handler: impl Fn(String) + 'static) {
     ON_CRASH.with(|h| *h.borrow_mut() = Some(Rc::new(handler)));
+}
+
+/// Sets what the page hears from the watch: `Some(ms)` at every tick while the worker has
+/// said nothing for `ms` milliseconds with work waiting on it, `None` once it answers again
+/// or is given up.
+pub fn on_silence(handler: impl Fn(Option<f64>) + 'static) {
+    ON_SILENCE.with(|h| *h.borrow_mut() = Some(Rc::new(handler)));
+}
+
+fn tell_silence(silence: Option<f64>) {
+    if let Some(handler) = ON_SILENCE.with(|h| h.borrow().clone()) {
+        handler(silence);
+    }
+}
+
+/// Gives up the current worker as one that stopped answering (the user asked, from the
+/// watch's notice): like a crash, every load and job waiting on it ends, the runs' kept
+/// pairs stay kept, and a fresh worker starts.
+pub fn stop_unanswering() {
+    let Some(c) = CLIENT.with(|c| c.borrow().clone()) else {
+        return;
+    };
+    let silent_ms = js_sys::Date::now() - c.pending.borrow().watch.last_heard_ms();
+    worker_died(&c.pending, &c.worker, Death::Silent(silent_ms));
+}
+
+/// A tick of the watch: ping a busy worker, and tell the page (or give the worker up) when
+/// it has been silent too long.
+fn heartbeat(pending: &Rc<RefCell<Pending>>, worker: &Worker) {
+    let now = js_sys::Date::now();
+    let (verdict, was_silent) = {
+        let mut p = pending.borrow_mut();
+        if p.dead || !p.ready {
+            return;
+        }
+        let (busy, scoring_only) = p.busy();
+        let verdict = p.watch.tick(now, busy, scoring_only);
+        if busy {
+            p.pings += 1;
+            let ping = Request::Ping { n: p.pings };
+            if let Ok((message, transfer)) = transport::encode_with_blob(&ping, Vec::new(), None) {
+                // A worker that cannot take it is silent, which is what the watch measures.
+                let _ = worker.post_message_with_transfer(&message, &transfer);
+            }
+        }
+        let was_silent = p.told_silent;
+        // A stop keeps it set, so giving the worker up takes the notice away.
+        p.told_silent = !matches!(verdict, Verdict::Answering);
+        (verdict, was_silent)
+    };
+    match verdict {
+        Verdict::Answering if was_silent => tell_silence(None),
+        Verdict::Answering => {}
+        Verdict::Silent { ms } => tell_silence(Some(ms)),
+        Verdict::Stop { ms } => worker_died(pending, worker, Death::Silent(ms)),
+    }
 }
 
 /// What the page says about a dead worker: the panic it reported, else the error event's
@@ -291,22 +383,30 @@ fn crash_message(panic: Option<&str>, event: &str) -> String {
 
 /// Handles the death of the worker behind `pending`: ends what waits on it, forgets and
 /// terminates it (kept, never dropped: this runs inside its own event handler), tells the page.
-fn worker_died(pending: &Rc<RefCell<Pending>>, worker: &Worker, event: &str) {
-    let (message, started) = {
+fn worker_died(pending: &Rc<RefCell<Pending>>, worker: &Worker, cause: Death) {
+    let (message, started, was_silent) = {
         let mut p = pending.borrow_mut();
         if p.dead {
             return;
         }
         p.dead = true;
-        let message = if p.ready {
-            crash_message(p.panic.as_deref(), event)
-        } else {
-            format!("the model worker could not start: {event}")
+        let message = match cause {
+            Death::Silent(ms) => format!(
+                "the model worker stopped answering (nothing from it for {:.0} s: it was \
+                 closed, ended from outside, or is stuck)",
+                ms / 1000.0
+            ),
+            Death::Error(event) if p.ready => crash_message(p.panic.as_deref(), event),
+            Death::Error(event) => format!("the model worker could not start: {event}"),
         };
+        let was_silent = std::mem::take(&mut p.told_silent);
         p.fail_all(&format!("{message} — the job was stopped"));
-        (message, p.ready)
+        (message, p.ready, was_silent)
     };
     worker.terminate();
+    if was_silent {
+        tell_silence(None);
+    }
     let old = CLIENT.with(|c| {
         let mut c = c.borrow_mut();
         match c.as_ref() {
@@ -358,6 +458,15 @@ impl WorkerClient {
             let pending = pending.clone();
             let worker = worker.clone();
             Closure::<dyn FnMut(MessageEvent)>::new(move |event: MessageEvent| {
+                // Any message says the worker answers.
+                let was_silent = {
+                    let mut p = pending.borrow_mut();
+                    p.watch.heard(js_sys::Date::now());
+                    std::mem::take(&mut p.told_silent)
+                };
+                if was_silent {
+                    tell_silence(None);
+                }
                 let decoded = crate::timing::timed("worker-message-decode", || {
                     transport::decode::<Response>(&event.data())
                 });
@@ -392,16 +501,24 @@ impl WorkerClient {
             Closure::<dyn FnMut(ErrorEvent)>::new(move |event: ErrorEvent| {
                 // Handled here: the page shows it, it is not an uncaught page error.
                 event.prevent_default();
-                worker_died(&pending, &worker, &event.message());
+                worker_died(&pending, &worker, Death::Error(&event.message()));
             })
         };
         worker.set_onmessage(Some(on_message.as_ref().unchecked_ref()));
         worker.set_onerror(Some(on_error.as_ref().unchecked_ref()));
+        let heartbeat = {
+            let pending = pending.clone();
+            let worker = worker.clone();
+            gloo::timers::callback::Interval::new(PING_EVERY_MS, move || {
+                heartbeat(&pending, &worker)
+            })
+        };
         Ok(WorkerClient {
             worker,
             pending,
             _on_message: on_message,
             _on_error: on_error,
+            _heartbeat: heartbeat,
         })
     }
 
@@ -898,7 +1015,8 @@ fn dispatch(
         Response::BadRequest { message } => {
             p.fail_all(&format!("the model worker rejected a message: {message}"))
         }
-        // Handled in the message handler before dispatch.
-        Response::Ready | Response::Panicked { .. } => {}
+        // Handled in the message handler before dispatch; a pong only says the worker
+        // answers, which every message does.
+        Response::Ready | Response::Panicked { .. } | Response::Pong { .. } => {}
     }
 }

@@ -4,7 +4,9 @@
 //! models that were lost and where each came from, so the model bar can say what happened and
 //! offer to reload them — from the Cache API for a URL, from the manifest for a bundled model;
 //! picked files must be picked again. Nothing else is touched: the dataset, its edits and the
-//! saved runs stay as they are. The records themselves ([`WorkerCrash`], where each model came
+//! saved runs stay as they are. A worker that stopped answering (the watch,
+//! [`crate::worker::watch`]) is shown in the model bar while it is silent, and given up the
+//! same way. The records themselves ([`WorkerCrash`], where each model came
 //! from) live in [`crate::worker::health`], below the loading code that writes them.
 
 use leptos::prelude::*;
@@ -14,12 +16,13 @@ use tabprobe_worker::protocol::Slot;
 use crate::models::bundled::load_bundled_into;
 use crate::models::load::load_model_url_into;
 use crate::state::AppState;
-use crate::worker::client::{client, on_crash};
+use crate::worker::client::{client, on_crash, on_silence};
 use crate::worker::health::{LostModel, ModelSource, WorkerCrash};
 
-/// Installs the crash handler: call once at start.
+/// Installs the crash handler and the watch's: call once at start.
 pub fn watch_worker(state: AppState) {
     on_crash(move |message| crashed(state, message));
+    on_silence(move |ms| state.worker.silent_ms.set(ms));
 }
 
 /// The worker died: unload the models, remember them, start a fresh worker.

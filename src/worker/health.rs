@@ -54,6 +54,9 @@ pub struct WorkerCrash {
 pub struct WorkerHealth {
     /// The last crash, shown in the model bar until dismissed or until the models are back.
     pub crash: RwSignal<Option<WorkerCrash>>,
+    /// Milliseconds the busy worker has said nothing for, while the watch reports it
+    /// ([`crate::worker::watch`]); `None` while it answers.
+    pub silent_ms: RwSignal<Option<f64>>,
     /// Per slot, where the loaded model came from (a signal: the model bar offers a bundled
     /// model only while it is not the one loaded).
     sources: RwSignal<[Option<ModelSource>; 2]>,
@@ -67,6 +70,7 @@ impl WorkerHealth {
     pub fn new() -> WorkerHealth {
         WorkerHealth {
             crash: RwSignal::new(None),
+            silent_ms: RwSignal::new(None),
             sources: RwSignal::new([None, None]),
             loading_url: RwSignal::new([None, None]),
         }

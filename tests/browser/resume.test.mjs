@@ -163,3 +163,97 @@ test('a worker crash during a run keeps what was scored and offers it for resumi
   assert.deepEqual(unexpected, []);
   await page.close();
 });
+
+// Issue 47, item 2: a worker that stops without an error event — closed from its own scope,
+// terminated from outside, or stuck in a loop — is noticed by the page's watch within seconds
+// (src/worker/watch.rs: pinged every second while a job waits; reported after 5 s of silence),
+// which says so in words and offers to stop it; a worker stuck while scoring is stopped by the
+// watch itself after 30 s. Every pair kept before is kept, and the run resumes on a new worker.
+/** The model worker (not its scoring helpers), as Playwright sees it. */
+async function modelWorker(page) {
+  for (let i = 0; i < 100; i++) {
+    const w = page.workers().find((w) => w.url().endsWith('/worker_loader.js'));
+    if (w) return w;
+    await page.waitForTimeout(100);
+  }
+  throw new Error(`no model worker among ${page.workers().map((w) => w.url()).join(', ')}`);
+}
+
+const stops = {
+  // The worker closes itself: no event reaches the page.
+  closed: async (page) => { (await modelWorker(page)).evaluate(() => self.close()).catch(() => {}); },
+  // The page's Worker object is terminated from outside the app (captured by an init script,
+  // as a debugger or extension holding it could): no event either.
+  terminated: async (page) => { await page.evaluate(() => window.__tabprobeWorkers.at(-1).terminate()); },
+  // A loop that never yields: the worker is alive and answers nothing.
+  hung: async (page) => { (await modelWorker(page)).evaluate(() => { for (;;) { /* stuck */ } }).catch(() => {}); },
+};
+
+for (const [how, stop] of Object.entries(stops)) {
+  test(`a model worker ${how} mid-run is noticed within seconds; the run's pairs are kept and it resumes on a new worker`, async () => {
+    const page = await browser.newPage({ viewport: { width: 1280, height: 860 } });
+    const errors = [];
+    page.on('pageerror', (e) => errors.push(`pageerror: ${e.message}`));
+    await page.addInitScript(() => {
+      const Original = window.Worker;
+      window.__tabprobeWorkers = [];
+      window.Worker = class extends Original {
+        constructor(...args) { super(...args); window.__tabprobeWorkers.push(this); }
+      };
+    });
+    await routeManifest(page, [{ id: 'tiny-f32', name: 'Tiny f32', path: '/test-models/tiny-f32/', role: 'default', card: 'fixture' }]);
+    await page.goto(server.url);
+    await page.getByTestId('dataset-name').filter({ hasText: 'INFOTABS demo' }).waitFor();
+    await toRunner(page);
+    const total = await setForm(page);
+    await page.getByTestId('run').click();
+    await page.waitForFunction(() => {
+      const t = document.querySelector('[data-testid="run-kept"]')?.textContent ?? '';
+      return Number(t.split(' ')[0]) >= 100;
+    }, null, { timeout: 120_000 });
+
+    const t0 = Date.now();
+    await stop(page);
+    const silent = page.getByTestId('worker-silent');
+    await silent.waitFor({ timeout: 15_000 });
+    const noticed = Date.now() - t0;
+    console.log(`# ${how}: the watch's notice after ${noticed} ms`);
+    assert.ok(noticed < 8_000, `noticed after ${noticed} ms`);
+    assert.match(await page.getByTestId('worker-silent-message').innerText(), /^The model worker has not answered for \d+ s\./);
+    await snap(page, `99-worker-${how}-silent`);
+    const frozen = Number((await page.getByTestId('progress-count').innerText()).split(' ')[0]);
+    assert.ok(frozen < total, `the run went on (${frozen} of ${total})`);
+
+    const error = page.getByTestId('run-error');
+    if (how === 'hung') {
+      // Left alone: stuck while scoring, the worker is stopped by the watch at 30 s.
+      await error.waitFor({ timeout: 40_000 });
+      const stopped = Date.now() - t0;
+      console.log(`# hung: stopped by the watch after ${stopped} ms`);
+      assert.ok(stopped >= 30_000 && stopped < 36_000, `stopped after ${stopped} ms`);
+    } else {
+      await page.getByTestId('worker-silent-stop').click();
+      await error.waitFor({ timeout: 10_000 });
+    }
+    assert.equal(await silent.count(), 0, 'the notice goes once the worker is given up');
+    assert.match(await error.innerText(), /the model worker stopped answering \(nothing from it for \d+ s.*the (\d+) pairs scored so far are kept in this browser/s);
+    const kept = Number((await error.innerText()).match(/the (\d+) pairs scored so far are kept/)[1]);
+    assert.ok(kept >= 100 && kept <= frozen, `kept ${kept}; ${frozen} were shown done`);
+    await page.getByTestId('worker-crash').waitFor();
+    await page.getByTestId('worker-reload').click();
+    await page.getByTestId('model-name').filter({ hasText: 'tiny-f32' }).waitFor({ timeout: 60_000 });
+    const notice = page.getByTestId('run-interrupted');
+    await notice.waitFor();
+    const [, keptNow, of] = (await notice.innerText()).match(/tiny-f32 (\d+) of (\d+) pairs/).map(Number);
+    assert.equal(keptNow, kept);
+    assert.equal(of, total);
+    await page.waitForFunction(() => !document.querySelector('[data-testid="resume-run"]')?.disabled, null, { timeout: 60_000 });
+    await page.getByTestId('resume-run').click();
+    await page.getByTestId('run-report').waitFor({ timeout: 120_000 });
+    await page.getByTestId('nav-runner').click();
+    assert.equal((await page.getByTestId('run-resumed').innerText()).trim(),
+      `Resumed: ${kept} of them were scored before the interruption and kept.`);
+    assert.deepEqual(errors, []);
+    await page.close();
+  });
+}

@@ -388,6 +388,7 @@ fn handle(host: Rc<RefCell<Host>>, request: Request, parts: Vec<Vec<u8>>, blob: 
         Request::Cancel { job } => {
             host.borrow_mut().cancelled.insert(job);
         }
+        Request::Ping { n } => post(&Response::Pong { n }),
     }
 }
 

@@ -318,6 +318,13 @@ pub enum Request {
         /// The job to stop.
         job: u64,
     },
+    /// Are you there? Answered at once with [`Response::Pong`] whenever the worker's event
+    /// loop is free: the page's watch (`src/worker/watch.rs`) sends one every second while a
+    /// job waits, and a worker that stays silent is one that stopped or hangs.
+    Ping {
+        /// Echoed in the answer.
+        n: u64,
+    },
 }
 
 /// The compute device the worker chose.
@@ -577,6 +584,11 @@ pub enum Response {
     Panicked {
         /// The panic message and place.
         message: String,
+    },
+    /// The answer to [`Request::Ping`].
+    Pong {
+        /// The ping's number.
+        n: u64,
     },
     /// A message the worker could not read (a bug, not user input).
     BadRequest {
