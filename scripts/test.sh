@@ -16,6 +16,10 @@ node --test tests/docs/
 phase "architecture (no two files of a crate import each other, directly or through a chain)"
 node --test tests/architecture/
 
+phase "scorers (scorers/: pairs and scores files, openai_chat.py against the mock endpoint; stdlib python3)"
+# The torch test of hf_transformers.py prints one SKIP line here: CI has no torch.
+python3 -m unittest discover -s scorers/tests -v
+
 phase "disk before the build"
 df -h .
 
