@@ -324,6 +324,9 @@ def load(args: argparse.Namespace) -> tuple[Any, Any, Any, Any]:
         model = transformers.AutoModelForSequenceClassification.from_pretrained(args.model)
     except (OSError, ValueError) as e:
         raise InputError(f"cannot load {args.model}: {e}") from None
+    # Padding on the right, as tabprobe batches: with left padding, families that count
+    # positions from 0 would see every shorter pair at other positions than alone.
+    tokenizer.padding_side = "right"
     model = model.float().eval().to(device)
     return torch, tokenizer, model, device
 

@@ -357,6 +357,10 @@ class Run:
         self.tally = Tally()
         self.stop = threading.Event()
         self.fatal: str | None = None
+        # Whether the endpoint has ever answered (any HTTP status counts). Until it has, a pair
+        # that runs out of retries on connection errors means a wrong --endpoint or a server
+        # that is down, and the run stops instead of failing every pair the same slow way.
+        self.answered = threading.Event()
         self._rng = random.Random(seed)
         self._rng_lock = threading.Lock()
         self._todo: queue.Queue[Pair] = queue.Queue()
@@ -391,19 +395,30 @@ class Run:
                     raise Retryable("unparseable answer", repr(choice["message"]["content"][:200]))
             except Retryable as e:
                 last = e
+                if e.cause != "connection error":
+                    self.answered.set()
                 if attempt < self.settings.retries:
                     with self.tally.lock:
                         self.tally.retries[e.cause] = self.tally.retries.get(e.cause, 0) + 1
                 continue
             except Fatal as e:
+                self.answered.set()
                 with self.tally.lock:
                     if self.fatal is None:
                         self.fatal = str(e)
                 self.stop.set()
                 return
+            self.answered.set()
             self.record(pair, choice, label, pair_words)
             return
         assert last is not None
+        if last.cause == "connection error" and not self.answered.is_set():
+            with self.tally.lock:
+                if self.fatal is None:
+                    self.fatal = (f"{self.settings.url} never answered ({last.detail}) in "
+                                  f"{self.settings.retries + 1} attempts; is --endpoint right and the server up?")
+            self.stop.set()
+            return
         reason = f"{last.cause} after {self.settings.retries + 1} attempts"
         self.tally.add(self.tally.not_scored, reason, pair.id)
         with self.tally.lock:

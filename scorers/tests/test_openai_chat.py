@@ -378,6 +378,17 @@ class Stops(MockCase):
         self.assertIn("--model", result.stderr)
         self.assertLessEqual(mock.requests, CONCURRENCY)
 
+    def test_an_endpoint_that_never_answers_stops_the_run(self) -> None:
+        _, port = self.start_mock()
+        server = self.servers.pop()
+        server.shutdown()
+        server.server_close()  # nothing listens on the port any more
+        result = self.run_scorer(port, self.pairs_path, self.path("down.jsonl"), "--retries", "1")
+        self.assertEqual(result.returncode, 2, result.stderr)
+        self.assertIn("never answered", result.stderr)
+        self.assertIn("is --endpoint right", result.stderr)
+        self.assertEqual(read_scores(self.path("down.jsonl")), [])
+
     def test_no_logprobs_asks_for_none_and_scores_labels_only(self) -> None:
         mock, port = self.start_mock()
         out = self.path("labels-only.jsonl")
