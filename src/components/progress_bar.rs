@@ -1,5 +1,6 @@
 //! A run's progress: bar, pairs done of total (moving after every batch), pairs per second so
-//! far, elapsed time (ticking every half second) and the remaining time of the run's
+//! far (of the pairs scored since the run started or resumed: a resumed run's kept pairs are
+//! done, not scored now), elapsed time (ticking every half second) and the remaining time of the run's
 //! [`tabprobe_core::run::pace::RemainingClock`] (smoothed; it never grows while work is done).
 
 use leptos::prelude::*;
@@ -21,8 +22,11 @@ pub fn ProgressBar(
     done: Signal<usize>,
     /// Pairs to score.
     total: Signal<usize>,
-    /// `Date.now()` when the run started.
+    /// `Date.now()` when the run started (or resumed).
     started_ms: f64,
+    /// Pairs of `done` that an interrupted run had scored before (kept, not scored now).
+    #[prop(optional)]
+    resumed: usize,
     /// Seconds left, `None` while unknown.
     remaining_s: Signal<Option<f64>>,
 ) -> impl IntoView {
@@ -40,7 +44,8 @@ pub fn ProgressBar(
     let elapsed = move || now.get() - started_ms;
     let rate = move || {
         let e = elapsed();
-        (e > 0.0).then(|| done.get() as f64 / (e / 1000.0))
+        let scored = done.get().saturating_sub(resumed);
+        (e > 0.0 && scored > 0).then(|| scored as f64 / (e / 1000.0))
     };
     let percent = move || {
         let t = total.get();

@@ -142,6 +142,7 @@ fn drive(state: AppState, runs: RunsState, plan: RunPlan) {
         done: tally.resumed.first().copied().unwrap_or(0),
         total,
         started_ms: tally.started_ms,
+        resumed: tally.resumed_all,
         cancelling: false,
         remaining_s,
     });

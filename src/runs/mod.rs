@@ -51,6 +51,9 @@ pub enum RunStatus {
         total: usize,
         /// `Date.now()` at the start.
         started_ms: f64,
+        /// Pairs of `done` an interrupted run had scored and kept (0 for a fresh run): shown
+        /// as done, left out of the rate.
+        resumed: usize,
         /// The user asked to cancel.
         cancelling: bool,
         /// Seconds left, smoothed ([`RemainingClock`]); `None` until known.

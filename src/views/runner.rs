@@ -430,6 +430,7 @@ fn RunnerStatus(runs: RunsState) -> impl IntoView {
             model,
             total,
             started_ms,
+            resumed,
             cancelling,
             ..
         } => {
@@ -444,7 +445,7 @@ fn RunnerStatus(runs: RunsState) -> impl IntoView {
             Some(view! {
                 <div class="run-status running">
                     <p>{format!("Running {model} (model {model_index} of {models})")}{cancelling.then_some(" — cancelling after the batch in flight…")}</p>
-                    <ProgressBar done=done total=Signal::derive(move || total) started_ms=started_ms remaining_s=remaining_s/>
+                    <ProgressBar done=done total=Signal::derive(move || total) started_ms=started_ms resumed=resumed remaining_s=remaining_s/>
                     <p class="hint" data-testid="run-kept">{move || match runs.keep.problem.get() {
                         Some(problem) => problem,
                         None => format!("{} pairs kept in this browser (a reload or crash resumes from there)", runs.keep.kept.get()),

@@ -96,10 +96,29 @@ test('a run interrupted by a reload resumes where it was kept; the run file is b
   await snap(page, '96-run-interrupted');
   const resume = page.getByTestId('resume-run');
   await page.waitForFunction(() => !document.querySelector('[data-testid="resume-run"]')?.disabled, null, { timeout: 60_000 });
+  // Every progress line the resumed run shows (issue 47, item 4: its rate counts only the
+  // pairs scored since the resume, and it shows a time left).
+  await page.evaluate(() => {
+    window.__progress = [];
+    const text = (id) => document.querySelector(`[data-testid="${id}"]`)?.textContent ?? null;
+    new MutationObserver(() => {
+      if (text('progress-count') !== null) {
+        window.__progress.push({ count: text('progress-count'), rate: text('progress-rate'), remaining: text('progress-remaining') });
+      }
+    }).observe(document.body, { subtree: true, childList: true, characterData: true });
+  });
   t0 = Date.now();
   await resume.click();
   await page.getByTestId('run-report').waitFor({ timeout: 300_000 });
-  console.log(`# resumed run: ${total - keptNow} of ${total} forward passes in ${Date.now() - t0} ms`);
+  const resumedMs = Date.now() - t0;
+  console.log(`# resumed run: ${total - keptNow} of ${total} forward passes in ${resumedMs} ms`);
+  const shown = await page.evaluate(() => window.__progress);
+  const rates = shown.map((p) => p.rate).filter(Boolean).map((r) => Number(r.replace(' pairs/s', '')));
+  const newRate = (total - keptNow) / (resumedMs / 1000);
+  console.log(`# resumed run's rates shown: first ${rates.slice(0, 4).join(', ')} … highest ${Math.max(...rates)} pairs/s; its pairs over its time ${newRate.toFixed(1)} pairs/s; ${shown.length} progress lines`);
+  assert.ok(rates.length > 0, 'a rate was shown');
+  assert.ok(Math.max(...rates) < 3 * newRate, `no rate counts the kept pairs as scored now: ${Math.max(...rates)} against ${newRate.toFixed(1)} pairs/s`);
+  assert.ok(shown.some((p) => /\d/.test(p.remaining ?? '')), `a time left was shown: ${JSON.stringify(shown.slice(0, 5))}`);
   const resumed = await runFileText(page);
   assert.equal(resumed.length, reference.length, 'same length as the uninterrupted run file');
   assert.ok(resumed === reference, 'the resumed run file is byte-identical to the uninterrupted one');
