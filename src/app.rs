@@ -8,10 +8,11 @@ use leptos::task::spawn_local;
 
 use crate::components::file_drop::FileLoader;
 use crate::components::kept_note::{KeptNote, KeptStatus};
+use crate::components::other_tabs::{OtherTabs, TabConflictNotice};
 use crate::components::problems::ProblemsPanel;
 use crate::models::bundled::load_bundled_models;
 use crate::route::{use_route, Route};
-use crate::runs::RunsState;
+use crate::runs::{RunStatus, RunsState};
 use crate::state::AppState;
 use crate::views::about::AboutView;
 use crate::views::dataset::DatasetView;
@@ -42,6 +43,24 @@ pub fn App() -> impl IntoView {
     crate::worker::crash::watch_worker(state);
     spawn_local(load_bundled_models(state));
     let route = use_route();
+    // What the other tabs are told this tab is doing.
+    Effect::new(move |_| {
+        let doing = match runs.status.get() {
+            RunStatus::Running {
+                model, done, total, ..
+            } => format!("running a probe set ({model}: {done} of {total} pairs)"),
+            _ if matches!(route.get(), Route::Editor | Route::Rewriter) => state
+                .work_item
+                .with(|w| {
+                    w.as_ref().map(|w| {
+                        format!("editing {}", w.example_id.as_deref().unwrap_or(&w.origin))
+                    })
+                })
+                .unwrap_or_default(),
+            _ => String::new(),
+        };
+        crate::storage::tabs::set_doing(doing);
+    });
     let dataset_name = move || {
         state.dataset.with(|d| {
             // A file imported on its own gives the dataset its name: say it once.
@@ -71,6 +90,8 @@ pub fn App() -> impl IntoView {
             <FileLoader/>
         </header>
         <KeptNote/>
+        <OtherTabs/>
+        <TabConflictNotice/>
         <ProblemsPanel/>
         <main>
             {move || crate::timing::timed("route-view", || match route.get() {

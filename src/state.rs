@@ -152,6 +152,45 @@ pub struct KeptState {
     pub dataset_ticket: StoredValue<u64>,
     /// The same for the drafts.
     pub drafts_ticket: StoredValue<u64>,
+    /// The kept dataset's revision as this tab last read or wrote it (`<n>:<tab id>`; `None`
+    /// when nothing was kept): a write succeeds only while the store still holds it, so a
+    /// write of another tab in between is merged, never overwritten
+    /// (docs/browser-storage.md#two-tabs).
+    pub guard: StoredValue<Option<String>>,
+    /// Another tab changed what this tab changed too, differently: nothing is written until
+    /// the user chooses.
+    pub conflict: RwSignal<Option<TabConflict>>,
+    /// The site's other open tabs and what each is doing.
+    pub others: RwSignal<Vec<OtherTab>>,
+}
+
+/// Another open tab of the site, as its last note said.
+#[derive(Clone, Debug, PartialEq)]
+pub struct OtherTab {
+    /// Its id.
+    pub id: String,
+    /// What it is doing, in a few words (empty: nothing in particular).
+    pub doing: String,
+    /// When it was last heard (ms since the epoch).
+    pub seen_ms: f64,
+}
+
+/// Two tabs changed the same entries of the kept dataset differently: the merges either way,
+/// for the user to choose from.
+#[derive(Clone, Debug, PartialEq)]
+pub struct TabConflict {
+    /// What both changed, for people ("example H1", "the review of H1/negation/0").
+    pub what: Vec<String>,
+    /// The merge that keeps the other tab's versions of those.
+    pub theirs_wins: Arc<Dataset>,
+    /// The merge that keeps this tab's.
+    pub mine_wins: Arc<Dataset>,
+    /// The dataset the other tab kept (the new base once the user has chosen).
+    pub stored: Arc<Dataset>,
+    /// Its file name and revision.
+    pub file: String,
+    /// The kept revision the choice is written over.
+    pub guard: Option<String>,
 }
 
 /// A dataset read back from the browser that failed validation.
@@ -299,6 +338,9 @@ impl AppState {
                 read_failed: StoredValue::new(false),
                 dataset_ticket: StoredValue::new(0),
                 drafts_ticket: StoredValue::new(0),
+                guard: StoredValue::new(None),
+                conflict: RwSignal::new(None),
+                others: RwSignal::new(Vec::new()),
             },
             worker: crate::worker::health::WorkerHealth::new(),
             pace: crate::runs::pace::PaceState::new(),

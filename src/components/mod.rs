@@ -12,6 +12,7 @@ pub mod label_badge;
 pub mod live_prediction;
 pub mod model_panel;
 pub mod open_item;
+pub mod other_tabs;
 pub mod predictions;
 pub mod probe_facts;
 pub mod problems;

@@ -1,15 +1,18 @@
 //! The probe run in progress, kept in IndexedDB as it runs (store `work` of database
 //! `tabprobe`, see [`crate::storage::idb`]) so that a reload, a crash of the tab or of the model
 //! worker, or a closed laptop lid loses at most the last few seconds of scoring — the page's
-//! counterpart of the CLI's `--checkpoint-every` and `--resume`. Three kinds of entry, all
-//! keyed under [`PREFIX`]:
+//! counterpart of the CLI's `--checkpoint-every` and `--resume`. Each tab keeps its own run
+//! (two tabs may run at once, docs/browser-storage.md#two-tabs), under [`PREFIX`]`@<tab id>`;
+//! a tab that finds no run of its own takes over one kept by a tab that is closed (its Web
+//! Lock is gone, [`crate::storage::tabs::open_tabs`]), or one kept before tabs had their own.
+//! Three kinds of entry, under that key:
 //!
-//! - `run-in-progress` — the [`KeptRun`]: when it started, its models (slot, name, weights
+//! - `run-in-progress@<tab>` — the [`KeptRun`]: when it started, its models (slot, name, weights
 //!   hash, pairs kept) and how many score records follow; rewritten with every record;
-//! - `run-in-progress/requests` — what each model's probe set is built from (dataset,
+//! - `run-in-progress@<tab>/requests` — what each model's probe set is built from (dataset,
 //!   settings, rules), written once when the run starts, so later edits to the working
 //!   dataset do not change the run being resumed;
-//! - `run-in-progress/scores/N` — the N-th record: chunks of scores as the worker posted them
+//! - `run-in-progress@<tab>/scores/N` — the N-th record: chunks of scores as the worker posted them
 //!   ([`KeptChunk`]), written at most every [`FLUSH_EVERY_MS`] with the header in one
 //!   transaction, so the header never counts a record that is not there.
 //!
@@ -29,12 +32,26 @@ pub const PREFIX: &str = "run-in-progress";
 /// The least time between two writes of scores, ms: what a crash may lose.
 pub const FLUSH_EVERY_MS: f64 = 2_000.0;
 
+/// This tab's run's header key (its other entries are under it and `/`).
+fn header_key() -> String {
+    format!("{PREFIX}@{}", crate::storage::tabs::tab_id())
+}
+
 fn requests_key() -> String {
-    format!("{PREFIX}/requests")
+    format!("{}/requests", header_key())
 }
 
 fn record_key(n: usize) -> String {
-    format!("{PREFIX}/scores/{n}")
+    format!("{}/scores/{n}", header_key())
+}
+
+/// The tab a header key belongs to: `Some("")` for a run kept before tabs had their own,
+/// `None` for a key that is not a header.
+fn header_tab(key: &str) -> Option<&str> {
+    match key.strip_prefix(PREFIX)? {
+        "" => Some(""),
+        rest => rest.strip_prefix('@').filter(|tab| !tab.contains('/')),
+    }
 }
 
 /// A model of the kept run.
@@ -150,7 +167,12 @@ pub fn resumes(
 
 /// Removes every entry of the kept run.
 pub async fn discard() -> Result<(), StoreError> {
-    idb::delete_prefix(WORK, PREFIX, "cannot remove the kept run in progress").await
+    idb::delete_prefix(
+        WORK,
+        &header_key(),
+        "cannot remove the kept run in progress",
+    )
+    .await
 }
 
 /// Starts keeping `run` (no records yet): removes an earlier kept run, then writes the header
@@ -164,7 +186,10 @@ pub async fn begin(run: &KeptRun, requests: &[ProbeRequest]) -> Result<(), Store
     let header = serde_json::to_string(run).map_err(|e| encode("header", e))?;
     let requests = serde_json::to_string(requests).map_err(|e| encode("requests", e))?;
     idb::put_all(
-        &[(WORK, PREFIX, &header), (WORK, &requests_key(), &requests)],
+        &[
+            (WORK, &header_key(), &header),
+            (WORK, &requests_key(), &requests),
+        ],
         "cannot keep the run in progress",
     )
     .await
@@ -185,22 +210,54 @@ pub async fn append(mut run: KeptRun, chunks: &[KeptChunk]) -> Result<KeptRun, S
     let header = serde_json::to_string(&run).map_err(encode)?;
     let record = serde_json::to_string(chunks).map_err(encode)?;
     idb::put_all(
-        &[(WORK, &record_key(n), &record), (WORK, PREFIX, &header)],
+        &[
+            (WORK, &record_key(n), &record),
+            (WORK, &header_key(), &header),
+        ],
         "cannot keep the scores of the run in progress",
     )
     .await?;
     Ok(run)
 }
 
-/// The kept run's header: `Ok(None)` when none is kept.
+/// The kept run's header: this tab's, else one a closed tab left (taken over: moved under
+/// this tab's key); `Ok(None)` when none is kept.
 pub async fn load() -> Result<Option<KeptRun>, String> {
     let what = "cannot read the kept run in progress";
-    let Some(text) = idb::get_text(WORK, PREFIX, what).await? else {
+    let mine = header_key();
+    if idb::get_text(WORK, &mine, what).await?.is_none() {
+        adopt_orphan(&mine, what).await?;
+    }
+    let Some(text) = idb::get_text(WORK, &mine, what).await? else {
         return Ok(None);
     };
     serde_json::from_str(&text).map(Some).map_err(|e| {
-        format!("browser storage (IndexedDB) {WORK}/{PREFIX}: not a kept run in progress: {e}")
+        format!("browser storage (IndexedDB) {WORK}/{mine}: not a kept run in progress: {e}")
     })
+}
+
+/// Moves a run kept by a tab that is no longer open (or before tabs had their own) under this
+/// tab's key `mine`. Without Web Locks the open tabs are unknown: only a run of no tab moves.
+async fn adopt_orphan(mine: &str, what: &str) -> Result<(), String> {
+    let keys = idb::keys_with_prefix(WORK, PREFIX, what).await?;
+    let open = crate::storage::tabs::open_tabs().await;
+    let orphan = keys.iter().find(|k| match header_tab(k) {
+        Some("") => true,
+        Some(tab) => open
+            .as_ref()
+            .is_some_and(|open| !open.iter().any(|o| o == tab)),
+        None => false,
+    });
+    if let Some(orphan) = orphan {
+        idb::move_entries(
+            WORK,
+            orphan,
+            mine,
+            "cannot take over the kept run in progress",
+        )
+        .await?;
+    }
+    Ok(())
 }
 
 /// What resuming `run` needs: each model's request and kept scores.

@@ -250,6 +250,189 @@ pub async fn put_values(writes: &[(&str, &str, JsValue)], what: &str) -> Result<
     result
 }
 
+/// Writes every `(key, text)` of `writes` into `store` only while the text under `guard`
+/// still equals `expected` (`None`: no entry) — the read and the writes in one transaction, so
+/// no other tab can write in between (IndexedDB runs overlapping read-write transactions on
+/// a store one after the other). `Ok(false)` when the guard had moved and nothing was
+/// written. The writes are issued inside the read's success event, where the transaction is
+/// certainly still active.
+pub async fn put_if(
+    store: &str,
+    guard: &str,
+    expected: Option<&str>,
+    writes: &[(&str, &str)],
+    what: &str,
+) -> Result<bool, StoreError> {
+    use std::cell::Cell;
+    use std::rc::Rc;
+    let db = open().await?;
+    let result = async {
+        let tx = transaction(&db, &[store], IdbTransactionMode::Readwrite, what)?;
+        let s = tx.object_store(store).map_err(|e| js_err(what, &e))?;
+        let read = s
+            .get(&JsValue::from_str(guard))
+            .map_err(|e| js_err(what, &e))?;
+        // None: the read has not answered; Some(false): the guard moved; Some(true): written.
+        let outcome: Rc<Cell<Option<bool>>> = Rc::new(Cell::new(None));
+        let expected = expected.map(str::to_string);
+        let writes: Vec<(String, String)> = writes
+            .iter()
+            .map(|(k, v)| (k.to_string(), v.to_string()))
+            .collect();
+        let on_read = {
+            let (outcome, read, s, tx) = (outcome.clone(), read.clone(), s.clone(), tx.clone());
+            Closure::once_into_js(move |_: web_sys::Event| {
+                let now = read.result().ok().and_then(|v| v.as_string());
+                if now != expected {
+                    outcome.set(Some(false));
+                    let _ = tx.abort();
+                    return;
+                }
+                for (key, text) in writes {
+                    if s.put_with_key(&JsValue::from_str(&text), &JsValue::from_str(&key))
+                        .is_err()
+                    {
+                        let _ = tx.abort();
+                        return;
+                    }
+                }
+                outcome.set(Some(true));
+            })
+        };
+        read.set_onsuccess(Some(on_read.unchecked_ref()));
+        match transaction_done(&tx, what).await {
+            Ok(()) => Ok(outcome.get() == Some(true)),
+            Err(_) if outcome.get() == Some(false) => Ok(false),
+            Err(e) => Err(e),
+        }
+    }
+    .await;
+    db.close();
+    result
+}
+
+/// The texts under `keys` in `store`, read in one transaction (so they are of one moment):
+/// `None` where there is no entry or it is not text.
+pub async fn get_texts(
+    store: &str,
+    keys: &[&str],
+    what: &str,
+) -> Result<Vec<Option<String>>, StoreError> {
+    let db = open().await?;
+    let result = async {
+        let tx = transaction(&db, &[store], IdbTransactionMode::Readonly, what)?;
+        let s = tx.object_store(store).map_err(|e| js_err(what, &e))?;
+        let requests = keys
+            .iter()
+            .map(|k| s.get(&JsValue::from_str(k)).map_err(|e| js_err(what, &e)))
+            .collect::<Result<Vec<_>, _>>()?;
+        // All handlers are set before any read can answer (one poll of all of them).
+        let answers =
+            futures::future::join_all(requests.iter().map(|r| request_done(r, what))).await;
+        answers
+            .into_iter()
+            .map(|a| a.map(|v| v.as_string()))
+            .collect()
+    }
+    .await;
+    db.close();
+    result
+}
+
+/// Moves the entry `from` and every entry under `from/` to `to` and `to/…` in one
+/// transaction (all move, or none); returns how many moved. The writes are issued inside the
+/// read's success event, where the transaction is still active.
+pub async fn move_entries(
+    store: &str,
+    from: &str,
+    to: &str,
+    what: &str,
+) -> Result<usize, StoreError> {
+    use std::cell::Cell;
+    use std::rc::Rc;
+    let db = open().await?;
+    let result = async {
+        let tx = transaction(&db, &[store], IdbTransactionMode::Readwrite, what)?;
+        let s = tx.object_store(store).map_err(|e| js_err(what, &e))?;
+        let range = web_sys::IdbKeyRange::bound(
+            &JsValue::from_str(from),
+            &JsValue::from_str(&format!("{from}\u{ffff}")),
+        )
+        .map_err(|e| js_err(what, &e))?;
+        let keys_req = s
+            .get_all_keys_with_key(&range)
+            .map_err(|e| js_err(what, &e))?;
+        // Requests of a transaction answer in order: the keys are there when the values are.
+        let values_req = s.get_all_with_key(&range).map_err(|e| js_err(what, &e))?;
+        let moved = Rc::new(Cell::new(0usize));
+        let on_values = {
+            let (moved, keys_req, values_req, s, tx) = (
+                moved.clone(),
+                keys_req.clone(),
+                values_req.clone(),
+                s.clone(),
+                tx.clone(),
+            );
+            let (from, to) = (from.to_string(), to.to_string());
+            Closure::once_into_js(move |_: web_sys::Event| {
+                let (Ok(keys), Ok(values)) = (keys_req.result(), values_req.result()) else {
+                    let _ = tx.abort();
+                    return;
+                };
+                let (keys, values): (Array, Array) =
+                    (keys.unchecked_into(), values.unchecked_into());
+                for (key, value) in keys.iter().zip(values.iter()) {
+                    let Some(key) = key.as_string() else { continue };
+                    let rest = match key.strip_prefix(&from) {
+                        Some(rest) if rest.is_empty() || rest.starts_with('/') => rest.to_string(),
+                        _ => continue,
+                    };
+                    let new_key = JsValue::from_str(&format!("{to}{rest}"));
+                    if s.put_with_key(&value, &new_key).is_err()
+                        || s.delete(&JsValue::from_str(&key)).is_err()
+                    {
+                        let _ = tx.abort();
+                        return;
+                    }
+                    moved.set(moved.get() + 1);
+                }
+            })
+        };
+        values_req.set_onsuccess(Some(on_values.unchecked_ref()));
+        transaction_done(&tx, what).await?;
+        Ok(moved.get())
+    }
+    .await;
+    db.close();
+    result
+}
+
+/// The keys of `store` that start with `prefix`.
+pub async fn keys_with_prefix(
+    store: &str,
+    prefix: &str,
+    what: &str,
+) -> Result<Vec<String>, StoreError> {
+    let db = open().await?;
+    let result = async {
+        let tx = transaction(&db, &[store], IdbTransactionMode::Readonly, what)?;
+        let range = web_sys::IdbKeyRange::bound(
+            &JsValue::from_str(prefix),
+            &JsValue::from_str(&format!("{prefix}\u{ffff}")),
+        )
+        .map_err(|e| js_err(what, &e))?;
+        let req = tx
+            .object_store(store)
+            .and_then(|s| s.get_all_keys_with_key(&range))
+            .map_err(|e| js_err(what, &e))?;
+        let keys: Array = request_done(&req, what).await?.unchecked_into();
+        Ok(keys.iter().filter_map(|k| k.as_string()).collect())
+    }
+    .await;
+    db.close();
+    result
+}
+
 /// Deletes every `(store, key)` in one transaction.
 pub async fn delete_all(entries: &[(&str, &str)], what: &str) -> Result<(), StoreError> {
     let db = open().await?;
@@ -284,6 +467,43 @@ pub async fn delete_prefix(store: &str, prefix: &str, what: &str) -> Result<(), 
             .and_then(|s| s.delete(&range))
             .map_err(|e| js_err(what, &e))?;
         transaction_done(&tx, what).await
+    }
+    .await;
+    db.close();
+    result
+}
+
+/// Every `(key, text)` of `store` whose key starts with `prefix` (entries that are not text
+/// are left out).
+pub async fn get_prefix_text(
+    store: &str,
+    prefix: &str,
+    what: &str,
+) -> Result<Vec<(String, String)>, StoreError> {
+    let db = open().await?;
+    let result = async {
+        let tx = transaction(&db, &[store], IdbTransactionMode::Readonly, what)?;
+        let range = web_sys::IdbKeyRange::bound(
+            &JsValue::from_str(prefix),
+            &JsValue::from_str(&format!("{prefix}\u{ffff}")),
+        )
+        .map_err(|e| js_err(what, &e))?;
+        let s = tx.object_store(store).map_err(|e| js_err(what, &e))?;
+        let keys_req = s
+            .get_all_keys_with_key(&range)
+            .map_err(|e| js_err(what, &e))?;
+        let values_req = s.get_all_with_key(&range).map_err(|e| js_err(what, &e))?;
+        let (keys, values) = futures::future::join(
+            request_done(&keys_req, what),
+            request_done(&values_req, what),
+        )
+        .await;
+        let (keys, values): (Array, Array) = (keys?.unchecked_into(), values?.unchecked_into());
+        Ok(keys
+            .iter()
+            .zip(values.iter())
+            .filter_map(|(k, v)| Some((k.as_string()?, v.as_string()?)))
+            .collect())
     }
     .await;
     db.close();

@@ -1,5 +1,5 @@
 //! What the browser keeps and the files that come and go: IndexedDB ([`idb`]), the working
-//! dataset ([`work_store`]), finished inoculations ([`inoculation_store`]), the session
+//! dataset ([`work_store`]) shared with the site's other tabs ([`tabs`], [`tab_merge`]), finished inoculations ([`inoculation_store`]), the session
 //! restored after a reload ([`session`]), dataset files in and out ([`files`]), and downloads
 //! ([`download`]).
 
@@ -8,4 +8,6 @@ pub mod files;
 pub mod idb;
 pub mod inoculation_store;
 pub mod session;
+pub mod tab_merge;
+pub mod tabs;
 pub mod work_store;

@@ -14,7 +14,8 @@ use tabprobe_core::parse_dataset;
 
 use crate::state::{AppState, InvalidStored, LoadProblem, LoadedDataset};
 use crate::storage::files::{load_demo, load_demo_since};
-use crate::storage::work_store::{self, StoredDataset, StoredDrafts};
+use crate::storage::tab_merge;
+use crate::storage::work_store::{self, StoredDrafts};
 
 /// How long a change waits for the next one before it is written (typing writes once).
 const DEBOUNCE_MS: u32 = 300;
@@ -27,6 +28,10 @@ pub fn start(state: AppState, then: impl FnOnce() + 'static) {
     let owner = Owner::current();
     spawn_local(async move {
         restore_or_demo(state).await;
+        // From now on another tab's write of the kept dataset is merged in as it happens.
+        crate::storage::tabs::start(state, move || {
+            spawn_local(tab_merge::on_other_tab_wrote(state))
+        });
         then();
         let watch = move || {
             track_edits(state);
@@ -56,8 +61,14 @@ async fn restore_or_demo(state: AppState) {
         }
     }
     let stored = match work_store::load_dataset().await {
-        Ok(Some(s)) => s,
-        Ok(None) => return load_demo_since(state, generation).await,
+        Ok((Some(s), guard)) => {
+            state.kept.guard.set_value(guard);
+            s
+        }
+        Ok((None, guard)) => {
+            state.kept.guard.set_value(guard);
+            return load_demo_since(state, generation).await;
+        }
         Err(u) => match u.text {
             Some(text) => {
                 state.kept.invalid.set(Some(InvalidStored {
@@ -157,7 +168,10 @@ fn keep_dataset(state: AppState) {
             return;
         };
         let edited = state.edited.get();
-        if state.kept.invalid.with(Option::is_some) || state.kept.read_failed.get_value() {
+        if state.kept.invalid.with(Option::is_some)
+            || state.kept.conflict.with(Option::is_some)
+            || state.kept.read_failed.get_value()
+        {
             return;
         }
         let already = state
@@ -171,21 +185,7 @@ fn keep_dataset(state: AppState) {
             state,
             state.kept.dataset_ticket,
             state.kept.error,
-            async move {
-                let text = crate::timing::timed("dataset-keep-encode", || {
-                    serde_json::to_string(&*loaded.dataset)
-                })
-                .map_err(|e| format!("cannot encode the working dataset: {e}"))?;
-                let stored = StoredDataset {
-                    saved_ms: js_sys::Date::now(),
-                    file: loaded.file.clone(),
-                    edited,
-                    dataset: text,
-                };
-                work_store::save_dataset(&stored).await?;
-                state.kept.persisted.set_value(Some(loaded.dataset.clone()));
-                Ok(())
-            },
+            tab_merge::write(state, loaded, edited),
         );
     });
 }
@@ -197,6 +197,7 @@ fn keep_drafts(state: AppState) {
             work_item: state.work_item.get(),
             editor: state.editor_draft.get(),
             rewriter: state.rewriter_draft.get(),
+            saved_ms: js_sys::Date::now(),
         };
         if state.kept.read_failed.get_value() {
             return;
