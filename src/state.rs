@@ -157,6 +157,9 @@ pub struct KeptState {
     /// write of another tab in between is merged, never overwritten
     /// (docs/browser-storage.md#two-tabs).
     pub guard: StoredValue<Option<String>>,
+    /// When the kept dataset was last written (by this tab or another, ms since the epoch):
+    /// what a reload brings back when a write fails.
+    pub saved_ms: StoredValue<Option<f64>>,
     /// Another tab changed what this tab changed too, differently: nothing is written until
     /// the user chooses.
     pub conflict: RwSignal<Option<TabConflict>>,
@@ -339,6 +342,7 @@ impl AppState {
                 dataset_ticket: StoredValue::new(0),
                 drafts_ticket: StoredValue::new(0),
                 guard: StoredValue::new(None),
+                saved_ms: StoredValue::new(None),
                 conflict: RwSignal::new(None),
                 others: RwSignal::new(Vec::new()),
             },

@@ -67,9 +67,15 @@ pub fn js_err(what: &str, e: &JsValue) -> StoreError {
         })
         .unwrap_or_else(|| format!("{e:?}"));
     if name == "QuotaExceededError" {
+        // Chrome's abort of a transaction over quota carries no message.
+        let detail = if detail.trim().is_empty() {
+            String::new()
+        } else {
+            format!(": {detail}")
+        };
         return StoreError {
             message: format!(
-                "browser storage (IndexedDB): {what}: the browser's storage for this site is full (QuotaExceededError: {detail}); free space by deleting saved runs or clearing this site's data"
+                "browser storage (IndexedDB): {what}: the browser's storage for this site is full (QuotaExceededError{detail}); free space by deleting saved runs or clearing this site's data"
             ),
             quota: true,
         };

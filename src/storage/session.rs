@@ -63,6 +63,7 @@ async fn restore_or_demo(state: AppState) {
     let stored = match work_store::load_dataset().await {
         Ok((Some(s), guard)) => {
             state.kept.guard.set_value(guard);
+            state.kept.saved_ms.set_value(Some(s.saved_ms));
             s
         }
         Ok((None, guard)) => {
@@ -221,6 +222,8 @@ pub async fn discard(state: AppState) {
         return;
     }
     state.kept.restored.set(None);
+    state.kept.saved_ms.set_value(None);
+    state.kept.guard.set_value(None);
     state.kept.invalid.set(None);
     state.kept.error.set(None);
     state.kept.drafts_error.set(None);

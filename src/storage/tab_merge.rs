@@ -51,7 +51,17 @@ pub async fn write(state: AppState, loaded: LoadedDataset, edited: bool) -> Resu
             edited,
             dataset: text.clone(),
         };
-        if work_store::save_dataset(&stored, expected.as_deref(), &guard).await? {
+        let saved = work_store::save_dataset(&stored, expected.as_deref(), &guard)
+            .await
+            .map_err(|e| match state.kept.saved_ms.get_value() {
+                // The store keeps the version written before (a failed write changes nothing).
+                Some(_) => format!(
+                    "{e}. The version of the dataset kept before this change is still kept: a reload brings that version back"
+                ),
+                None => format!("{e}. Nothing of it is kept: a reload brings back the demo"),
+            })?;
+        if saved {
+            state.kept.saved_ms.set_value(Some(stored.saved_ms));
             state.kept.guard.set_value(Some(guard));
             state.kept.persisted.set_value(Some(loaded.dataset.clone()));
             announce_dataset();
@@ -97,6 +107,7 @@ pub async fn reconcile(state: AppState) -> Result<Reconciled, String> {
     let merged = merge_datasets(&base, &current.dataset, &theirs, Side::Theirs);
     let reloads = check_reloads(&current.file, &merged.dataset);
     if merged.conflicts.is_empty() && reloads.is_ok() {
+        state.kept.saved_ms.set_value(Some(stored.saved_ms));
         state.kept.guard.set_value(guard);
         state.kept.persisted.set_value(Some(theirs));
         state.edited.set(true);
@@ -136,6 +147,7 @@ pub async fn reconcile(state: AppState) -> Result<Reconciled, String> {
 /// Shows the other tab's dataset `theirs` (this tab had nothing of its own to keep).
 fn adopt(state: AppState, stored: &StoredDataset, theirs: Arc<Dataset>, guard: Option<String>) {
     let loaded = LoadedDataset::new(stored.file.clone(), (*theirs).clone());
+    state.kept.saved_ms.set_value(Some(stored.saved_ms));
     state.kept.guard.set_value(guard);
     state.kept.persisted.set_value(Some(loaded.dataset.clone()));
     if stored.edited {

@@ -108,16 +108,25 @@ export async function serveDist({ workerCores } = {}) {
   return { url: `http://127.0.0.1:${port}/`, requests, close };
 }
 
+/** Debian's Chromium and the flags that work as root on these machines. */
+const chromiumOptions = (extraArgs) => ({
+  executablePath: process.env.CHROMIUM ?? '/usr/bin/chromium',
+  args: [
+    '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
+    '--disable-background-networking', '--disable-component-update', '--disable-sync',
+    ...extraArgs,
+  ],
+});
+
 /** Launches Debian's Chromium headless with the flags that work as root on these machines. */
 export async function launch(extraArgs = []) {
-  return chromium.launch({
-    executablePath: process.env.CHROMIUM ?? '/usr/bin/chromium',
-    args: [
-      '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
-      '--disable-background-networking', '--disable-component-update', '--disable-sync',
-      ...extraArgs,
-    ],
-  });
+  return chromium.launch(chromiumOptions(extraArgs));
+}
+
+/** A Chromium whose profile lives in `dir` (kept when it closes, so the next launch on `dir`
+ *  is the same browser profile with a fresh browser process). */
+export async function launchProfile(dir, { viewport = { width: 1280, height: 860 } } = {}) {
+  return chromium.launchPersistentContext(dir, { ...chromiumOptions([]), viewport });
 }
 
 /** The site server and one Chromium for a whole test file (awaited at the file's top level),

@@ -6,11 +6,13 @@
 // the second is asked which version to keep, and its choice is what both keep.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { readFile } from 'node:fs/promises';
 import { openSite, routeManifest, snap } from './harness.mjs';
+import { annotate, editTable as openIn, exported as exportedFrom, kept, mark, saveItem, startRun } from './work.mjs';
 
 const { server, browser } = await openSite();
 
+const editTable = (page, id) => openIn(page, server.url, id);
+const exported = (page) => exportedFrom(page, server.url);
 const tiny = [{ id: 'tiny-f32', name: 'Tiny f32', path: '/test-models/tiny-f32/', role: 'default', card: 'fixture' }];
 
 /** Two tabs of one browser profile (shared IndexedDB, BroadcastChannel and Web Locks). */
@@ -29,65 +31,6 @@ async function twoTabs() {
   const a = await open('A');
   const b = await open('B');
   return { context, a, b, errors };
-}
-
-/** Waits until every change of `page` is written to the browser's storage. */
-async function kept(page) {
-  await page.waitForTimeout(400);
-  await page.locator('[data-testid=kept-status][data-state=saved]').waitFor({ state: 'attached' });
-}
-
-/** Opens a Breakfast in America hypothesis in the table editor. */
-async function editTable(page, id) {
-  await page.goto(`${server.url}#/`);
-  await page.getByTestId('search').fill('breakfast');
-  await page.getByTestId('table-item').first().click();
-  await page.getByTestId('hypothesis').filter({ hasText: id }).getByTestId('edit-table').click();
-}
-
-/** Saves the open table, retitled `title`, as a NEUTRAL hand-made item; returns its id. */
-async function saveItem(page, title) {
-  await page.getByTestId('title-input').fill(title);
-  await page.getByTestId('assert-neutral').check();
-  await page.getByTestId('save-item').click();
-  return (await page.getByTestId('saved').innerText()).match(/^Saved as (\S+) /)[1];
-}
-
-/** Ticks row `row` (0-based) alone in the editor's evidence marks, ready to save. */
-async function mark(page, row) {
-  const toggles = page.getByTestId('relevant-toggle');
-  // The editor may still be drawing the item it just opened: mark again until it holds.
-  for (let tries = 0; tries < 20; tries++) {
-    for (let i = 0; i < await toggles.count(); i++) await toggles.nth(i).setChecked(i === row);
-    if (await page.getByTestId('save-evidence').isEnabled()) return;
-    await page.waitForTimeout(250);
-  }
-}
-
-/** Marks row `row` (0-based) alone as the open example's evidence. */
-async function annotate(page, row) {
-  await mark(page, row);
-  await page.getByTestId('save-evidence').click();
-  await page.getByText(/^Saved: the evidence of /).waitFor();
-}
-
-/** The working dataset as its "Export JSON" button writes it. */
-async function exported(page) {
-  await page.goto(`${server.url}#/`);
-  const [download] = await Promise.all([page.waitForEvent('download'), page.getByTestId('export-json').click()]);
-  return JSON.parse(await readFile(await download.path(), 'utf8'));
-}
-
-/** Runs the paper split's probe sets with the tiny model (started; not awaited). */
-async function startRun(page) {
-  await page.getByTestId('nav-runner').click();
-  await page.getByTestId('model-name').filter({ hasText: 'tiny-f32' }).waitFor({ timeout: 120_000 });
-  for (const s of ['dev', 'paper', 'train']) {
-    const box = page.getByTestId(`split-${s}`);
-    if ((await box.isChecked()) !== (s === 'paper')) await box.click();
-  }
-  await page.getByTestId('count-passes').waitFor();
-  await page.getByTestId('run').click();
 }
 
 test('two tabs saving, annotating and running at once lose nothing; each shows the other', async () => {
