@@ -13,6 +13,7 @@ mod inoculate;
 mod io;
 mod linearize;
 mod model_card;
+mod pairs;
 mod predict;
 mod probe;
 mod report;
@@ -83,6 +84,9 @@ enum Command {
     },
     /// Run a probe set with a real model on the CPU and write the run file.
     Probe(probe::ProbeArgs),
+    /// Write the pairs of a probe set as JSON lines (no model needed), for a model tabprobe
+    /// cannot run to score elsewhere (docs/scoring-elsewhere.md).
+    Pairs(pairs::PairsArgs),
     /// Merge the run files of a sharded probe run (`probe --shard i/n`) into the run file
     /// one process would have written, byte for byte.
     Merge(shard::MergeArgs),
@@ -210,6 +214,7 @@ fn run(cli: Cli) -> Result<(), String> {
         }
         Command::Convert(args) => convert::run(&args),
         Command::Probe(args) => probe::run(&args),
+        Command::Pairs(args) => pairs::run(&args),
         Command::Merge(args) => shard::run_merge(&args),
         Command::Predict(args) => predict::run(&args),
         Command::Bench(args) => bench::run(&args),

@@ -26,17 +26,12 @@ pub const PAD_MULTIPLE: usize = 8;
 /// Batches of `--batch-size` pairs handed to the model at a time (and between checkpoints).
 pub const CHUNK_BATCHES: usize = 4;
 
-/// Options of `tabprobe probe`.
+/// What a probe set is built from: shared by `tabprobe probe` and `tabprobe pairs`.
 #[derive(Args, Debug)]
-pub struct ProbeArgs {
+pub struct ProbeSetArgs {
     /// The dataset (tabprobe dataset JSON).
     #[arg(long)]
     pub dataset: PathBuf,
-    /// A Hugging Face checkpoint folder: config.json, model.safetensors, and tokenizer.json
-    /// (or vocab.json + merges.txt); or a model name, org/name[@revision], read offline from
-    /// the local Hugging Face cache (HF_HUB_CACHE, HF_HOME/hub or ~/.cache/huggingface/hub).
-    #[arg(long)]
-    pub model: PathBuf,
     /// Probes, comma-separated: names such as row_deletion, negation, word_order, or the
     /// groups `table`, `hypothesis`, `all`.
     #[arg(long, value_delimiter = ',', required = true)]
@@ -44,9 +39,6 @@ pub struct ProbeArgs {
     /// The seed every random choice derives from.
     #[arg(long, default_value_t = 0)]
     pub seed: u64,
-    /// Where to write the run file.
-    #[arg(long)]
-    pub out: PathBuf,
     /// Only examples of these splits (comma-separated; all when absent).
     #[arg(long, value_delimiter = ',')]
     pub splits: Option<Vec<String>>,
@@ -82,6 +74,26 @@ pub struct ProbeArgs {
     /// hypothesis-only rows; implies --hypothesis-only).
     #[arg(long)]
     pub hypothesis_only_items: bool,
+    /// A JSON file of validity rules (`{"rules": [...]}` as in a run file); each rule replaces
+    /// the default rule of its operation, the others stay.
+    #[arg(long)]
+    pub rules: Option<PathBuf>,
+}
+
+/// Options of `tabprobe probe`.
+#[derive(Args, Debug)]
+pub struct ProbeArgs {
+    /// The probe set.
+    #[command(flatten)]
+    pub set: ProbeSetArgs,
+    /// A Hugging Face checkpoint folder: config.json, model.safetensors, and tokenizer.json
+    /// (or vocab.json + merges.txt); or a model name, org/name[@revision], read offline from
+    /// the local Hugging Face cache (HF_HUB_CACHE, HF_HOME/hub or ~/.cache/huggingface/hub).
+    #[arg(long)]
+    pub model: PathBuf,
+    /// Where to write the run file.
+    #[arg(long)]
+    pub out: PathBuf,
     /// Where the model runs: flex (CPU, one thread per core), wgpu (the first
     /// Vulkan/Metal/DX12 adapter, e.g. a GPU, with the browser's WGSL kernels) or, in a build
     /// with `--features vulkan`, vulkan (the first Vulkan GPU, SPIR-V kernels). Shards record
@@ -97,10 +109,6 @@ pub struct ProbeArgs {
     /// Pairs per forward pass.
     #[arg(long, default_value_t = tabprobe_model::DEFAULT_BATCH_SIZE)]
     pub batch_size: usize,
-    /// A JSON file of validity rules (`{"rules": [...]}` as in a run file); each rule replaces
-    /// the default rule of its operation, the others stay.
-    #[arg(long)]
-    pub rules: Option<PathBuf>,
     /// Score only shard i of n (1-based, 1 ≤ i ≤ n): the examples whose id hashes to it
     /// (FNV-1a 64 of the id, mod n, plus 1). Without it, Slurm's SLURM_ARRAY_TASK_ID and
     /// SLURM_ARRAY_TASK_COUNT, or Kubernetes' JOB_COMPLETION_INDEX with --shards n, choose
@@ -178,7 +186,7 @@ pub fn parse_order(name: &str) -> Result<PairOrder, String> {
 }
 
 /// The probe settings the arguments describe.
-pub fn settings(args: &ProbeArgs) -> Result<ProbeSettings, String> {
+pub fn settings(args: &ProbeSetArgs) -> Result<ProbeSettings, String> {
     let linearization = parse_linearization(&args.linearization, &args.order)?;
     let target = match args.word_order_target.as_str() {
         "hypothesis" => PermutationTarget::Hypothesis,
@@ -308,13 +316,13 @@ pub fn parse_precision(name: &str) -> Result<Precision, String> {
 
 /// Runs `tabprobe probe`.
 pub fn run(args: &ProbeArgs) -> Result<(), String> {
-    let settings = settings(args)?;
-    let rules = rules(args.rules.as_deref())?;
+    let settings = settings(&args.set)?;
+    let rules = rules(args.set.rules.as_deref())?;
     let shard = ShardSpec::resolve(args.shard.as_deref(), args.shards, |k| {
         std::env::var(k).ok()
     })
     .map_err(|e| e.to_string())?;
-    let dataset = crate::io::read_dataset(&args.dataset)?;
+    let dataset = crate::io::read_dataset(&args.set.dataset)?;
     let device = device_by_name(&args.backend).map_err(|e| format!("--backend: {e}"))?;
     let mut model = load_model(&args.model, &device)?;
     model
@@ -334,7 +342,7 @@ pub fn run(args: &ProbeArgs) -> Result<(), String> {
     let mut set = build_probe_set(&dataset, &settings, &rules).map_err(|e| {
         format!(
             "{}: cannot build the probe set: {e}",
-            args.dataset.display()
+            args.set.dataset.display()
         )
     })?;
     let stamp = match shard {

@@ -1286,3 +1286,61 @@ fn inoculate_writes_checkpoints_and_report_prints_the_tables() {
     ]);
     assert!(err.contains("n = 1000 needs 1000 items"), "{err}");
 }
+
+#[test]
+fn pairs_are_the_pairs_a_probe_run_scores() {
+    // issue 44 item 1: `tabprobe pairs` with `probe`'s options writes, in the run's order,
+    // exactly the pairs the run scores (hypothesis-only and word-order pairs included), each
+    // with the digest of what the model reads as its id.
+    let dir = scratch("pairs");
+    let run = read_run(&probe_all(&dir, "7"));
+    let out = dir.join("pairs.jsonl");
+    let (_, err) = ok(&[
+        "pairs",
+        "--dataset",
+        s(&fixture()),
+        "--probes",
+        "all",
+        "--seed",
+        "7",
+        "--word-order-q",
+        "3",
+        "--hypothesis-only",
+        "--out",
+        s(&out),
+    ]);
+    let text = std::fs::read_to_string(&out).unwrap();
+    let lines: Vec<serde_json::Value> = text
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert!(err.contains(&format!("{} pairs", lines.len())), "{err}");
+    assert_eq!(lines.len(), run.pairs.len());
+    assert!(
+        run.pairs.iter().any(|p| p.pair.premise.is_empty()),
+        "hypothesis-only pairs are in the run"
+    );
+    let mut ids = std::collections::HashSet::new();
+    for (line, scored) in lines.iter().zip(&run.pairs) {
+        assert_eq!(line["premise"], scored.pair.premise.as_str());
+        assert_eq!(line["hypothesis"], scored.pair.hypothesis.as_str());
+        assert_eq!(line["order"], "premise_first");
+        assert_eq!(line["linearization"], "infotabs_compat");
+        assert_eq!(
+            line["labels"],
+            serde_json::json!(["ENTAIL", "NEUTRAL", "CONTRADICT"])
+        );
+        // The id, recomputed from its definition (docs/scoring-elsewhere.md).
+        let p = &scored.pair.premise;
+        let h = &scored.pair.hypothesis;
+        let text = format!(
+            "tabprobe-pair-v1\npremise_first\n{}\n{p}\n{}\n{h}",
+            p.len(),
+            h.len()
+        );
+        let digest = Sha256::digest(text.as_bytes());
+        let hex: String = digest.iter().take(8).map(|b| format!("{b:02x}")).collect();
+        assert_eq!(line["id"], hex.as_str());
+        assert!(ids.insert(hex), "distinct pairs have distinct ids");
+    }
+}

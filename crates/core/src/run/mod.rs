@@ -8,6 +8,7 @@ pub mod align;
 mod file_error;
 pub mod models_manifest;
 pub mod pace;
+pub mod pairs_file;
 pub mod pieces;
 pub mod shard;
 pub mod verdict;
