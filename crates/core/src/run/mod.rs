@@ -10,6 +10,7 @@ pub mod models_manifest;
 pub mod pace;
 pub mod pairs_file;
 pub mod pieces;
+pub mod scores_file;
 pub mod shard;
 pub mod verdict;
 
