@@ -8,6 +8,7 @@ mod convert;
 mod demo;
 mod evaluate;
 mod hub_cache;
+mod imported;
 mod infotabs_split;
 mod inoculate;
 mod io;

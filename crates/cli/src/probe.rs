@@ -19,6 +19,8 @@ use tabprobe_core::scoring::{PairScorer, Precision};
 use tabprobe_model::backend::device_by_name;
 use tabprobe_model::{Device, ModelFiles, NliModel};
 
+use crate::imported::ImportedScorer;
+
 /// Pairs are padded to a multiple of this many tokens (see
 /// [`NliModel::set_pad_to_multiple`]).
 pub const PAD_MULTIPLE: usize = 8;
@@ -89,8 +91,15 @@ pub struct ProbeArgs {
     /// A Hugging Face checkpoint folder: config.json, model.safetensors, and tokenizer.json
     /// (or vocab.json + merges.txt); or a model name, org/name[@revision], read offline from
     /// the local Hugging Face cache (HF_HUB_CACHE, HF_HOME/hub or ~/.cache/huggingface/hub).
+    #[arg(long, required_unless_present = "scores", conflicts_with = "scores")]
+    pub model: Option<PathBuf>,
+    /// Instead of a model: a scores file (JSON lines, docs/scoring-elsewhere.md) with a score
+    /// for every pair `tabprobe pairs` writes for these options — a model scored elsewhere.
     #[arg(long)]
-    pub model: PathBuf,
+    pub scores: Option<PathBuf>,
+    /// What results call the model of --scores (default: the file's name without extension).
+    #[arg(long, requires = "scores")]
+    pub scores_name: Option<String>,
     /// Where to write the run file.
     #[arg(long)]
     pub out: PathBuf,
@@ -323,31 +332,23 @@ pub fn run(args: &ProbeArgs) -> Result<(), String> {
     })
     .map_err(|e| e.to_string())?;
     let dataset = crate::io::read_dataset(&args.set.dataset)?;
-    let device = device_by_name(&args.backend).map_err(|e| format!("--backend: {e}"))?;
-    let mut model = load_model(&args.model, &device)?;
-    model
-        .set_precision(args.precision)
-        .map_err(|e| format!("--precision {}: {e}", args.precision))?;
-    model.set_batch_size(args.batch_size);
-    // A pair's scores must not depend on which pairs share its batch, or a sharded run (other
-    // neighbours) would differ from the single run in the last bits.
-    model.set_pad_to_multiple(Some(PAD_MULTIPLE));
-    let id = model.model_id();
-    if id.label_set != dataset.label_set {
-        eprintln!(
-            "note: the model is {:?} but the dataset is {:?}; labels the model cannot predict count as wrong",
-            id.label_set, dataset.label_set
-        );
-    }
     let mut set = build_probe_set(&dataset, &settings, &rules).map_err(|e| {
         format!(
             "{}: cannot build the probe set: {e}",
             args.set.dataset.display()
         )
     })?;
+    let (mut scorer, source, backend) = scorer(args, &set, dataset.label_set)?;
+    let id = scorer.model_id();
+    if id.label_set != dataset.label_set {
+        eprintln!(
+            "note: the model is {:?} but the dataset is {:?}; labels the model cannot predict count as wrong",
+            id.label_set, dataset.label_set
+        );
+    }
     let stamp = match shard {
         Some((spec, source)) => {
-            let (part, stamp) = crate::shard::cut(&set, spec, &dataset, &id, &args.backend)?;
+            let (part, stamp) = crate::shard::cut(&set, spec, &dataset, &id, &backend)?;
             eprintln!(
                 "shard {}/{} ({}): {} of {} examples",
                 spec.index,
@@ -389,9 +390,14 @@ pub fn run(args: &ProbeArgs) -> Result<(), String> {
     let mut saved = Instant::now();
     let mut progress = progress_printer(started);
     while let Some(batch) = run.next_batch() {
-        let scores = model
-            .score(&batch)
-            .map_err(|e| format!("{}: {}", args.model.display(), run.locate(e)))?;
+        let scores = match &mut scorer {
+            Scorer::Model(model) => model
+                .score(&batch)
+                .map_err(|e| format!("{source}: {}", run.locate(e)))?,
+            Scorer::Imported(imported) => imported
+                .score(&batch)
+                .map_err(|e| format!("{source}: {e}"))?,
+        };
         let p = run.submit(scores).map_err(|e| e.to_string())?;
         progress(p);
         if !run.is_complete() && saved.elapsed() >= every {
@@ -413,6 +419,60 @@ pub fn run(args: &ProbeArgs) -> Result<(), String> {
     save(result)?;
     eprintln!("wrote {}", args.out.display());
     Ok(())
+}
+
+/// What scores the pairs: a model, or a scores file.
+enum Scorer {
+    Model(Box<NliModel>),
+    Imported(ImportedScorer),
+}
+
+impl Scorer {
+    fn model_id(&self) -> tabprobe_core::scoring::ModelId {
+        match self {
+            Scorer::Model(m) => m.model_id(),
+            Scorer::Imported(i) => i.id.clone(),
+        }
+    }
+}
+
+/// The scorer the arguments name, the file it comes from (for messages) and the backend a
+/// shard records (`scores` for a scores file).
+fn scorer(
+    args: &ProbeArgs,
+    set: &tabprobe_core::probe::ProbeSet,
+    label_set: tabprobe_core::LabelSet,
+) -> Result<(Scorer, String, String), String> {
+    if let Some(path) = &args.scores {
+        let imported = ImportedScorer::read(path, args.scores_name.as_deref(), set, label_set)?;
+        if imported.label_only > 0 {
+            eprintln!(
+                "note: {} of {} pairs have a label without probabilities (probability 1 on the label)",
+                imported.label_only,
+                set.pairs.len()
+            );
+        }
+        return Ok((
+            Scorer::Imported(imported),
+            path.display().to_string(),
+            "scores".into(),
+        ));
+    }
+    let path = args.model.as_deref().ok_or("give --model or --scores")?;
+    let device = device_by_name(&args.backend).map_err(|e| format!("--backend: {e}"))?;
+    let mut model = load_model(path, &device)?;
+    model
+        .set_precision(args.precision)
+        .map_err(|e| format!("--precision {}: {e}", args.precision))?;
+    model.set_batch_size(args.batch_size);
+    // A pair's scores must not depend on which pairs share its batch, or a sharded run (other
+    // neighbours) would differ from the single run in the last bits.
+    model.set_pad_to_multiple(Some(PAD_MULTIPLE));
+    Ok((
+        Scorer::Model(Box::new(model)),
+        path.display().to_string(),
+        args.backend.clone(),
+    ))
 }
 
 /// Prints progress: on a terminal one line rewritten in place; in a log, a line per tenth of

@@ -1344,3 +1344,112 @@ fn pairs_are_the_pairs_a_probe_run_scores() {
         assert!(ids.insert(hex), "distinct pairs have distinct ids");
     }
 }
+
+#[test]
+fn a_scores_file_stands_in_for_the_model() {
+    // issue 44 items 2 and 3 on the command line: the tiny model's own scores, written as a
+    // scores file (in another order), run as `probe --scores`, give the run the model gave —
+    // same items, same pairs, same probabilities — under the scores file's identity; a bad
+    // scores file is refused naming the file, the count and the first line.
+    let dir = scratch("scores");
+    let run = read_run(&probe_all(&dir, "7"));
+    let pairs = dir.join("pairs.jsonl");
+    ok(&[
+        "pairs",
+        "--dataset",
+        s(&fixture()),
+        "--probes",
+        "all",
+        "--seed",
+        "7",
+        "--word-order-q",
+        "3",
+        "--hypothesis-only",
+        "--out",
+        s(&pairs),
+    ]);
+    let ids: Vec<String> = std::fs::read_to_string(&pairs)
+        .unwrap()
+        .lines()
+        .map(|l| {
+            serde_json::from_str::<serde_json::Value>(l).unwrap()["id"]
+                .as_str()
+                .unwrap()
+                .to_string()
+        })
+        .collect();
+    let mut lines: Vec<String> = ids
+        .iter()
+        .zip(&run.pairs)
+        .map(|(id, p)| {
+            let [e, n, c] = p.score.probs;
+            serde_json::json!({"id": id, "probs": {"ENTAIL": e, "NEUTRAL": n, "CONTRADICT": c}})
+                .to_string()
+        })
+        .collect();
+    lines.reverse();
+    let scores = dir.join("tiny-elsewhere.jsonl");
+    std::fs::write(&scores, lines.join("\n") + "\n").unwrap();
+    let out = dir.join("imported.json");
+    let probe_args = |scores: &Path, out: &Path| -> Vec<String> {
+        [
+            "probe",
+            "--dataset",
+            s(&fixture()),
+            "--probes",
+            "all",
+            "--seed",
+            "7",
+            "--word-order-q",
+            "3",
+            "--hypothesis-only",
+            "--scores",
+            s(scores),
+            "--out",
+            s(out),
+        ]
+        .iter()
+        .map(|a| a.to_string())
+        .collect()
+    };
+    let args = probe_args(&scores, &out);
+    ok(&args.iter().map(String::as_str).collect::<Vec<_>>());
+    let imported = read_run(&out);
+    assert_eq!(imported.items, run.items);
+    assert_eq!(imported.pairs.len(), run.pairs.len());
+    for (a, b) in imported.pairs.iter().zip(&run.pairs) {
+        assert_eq!(a.pair, b.pair);
+        assert_eq!(a.score.probs, b.score.probs);
+        assert!(a.score.logits.is_empty());
+    }
+    assert_eq!(imported.model.name, "tiny-elsewhere");
+    let digest: String = Sha256::digest(std::fs::read(&scores).unwrap())
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect();
+    assert_eq!(imported.model.weights_sha256, digest);
+
+    // One line missing, one probability off: each refused by name, nothing written.
+    lines.pop();
+    let short = dir.join("short.jsonl");
+    std::fs::write(&short, lines.join("\n")).unwrap();
+    let args = probe_args(&short, &dir.join("never.json"));
+    let err = fails(&args.iter().map(String::as_str).collect::<Vec<_>>());
+    assert!(
+        err.contains(&format!(
+            "short.jsonl: 1 of the probe set's {} pairs have no score",
+            run.pairs.len()
+        )),
+        "{err}"
+    );
+    lines[0] = lines[0].replace("\"ENTAIL\":", "\"ENTAIL\":1.5,\"x\":");
+    let bad = dir.join("bad.jsonl");
+    std::fs::write(&bad, lines.join("\n")).unwrap();
+    let args = probe_args(&bad, &dir.join("never.json"));
+    let err = fails(&args.iter().map(String::as_str).collect::<Vec<_>>());
+    assert!(
+        err.contains("bad.jsonl: 1 line(s) give probabilities that are not the dataset's labels"),
+        "{err}"
+    );
+    assert!(!dir.join("never.json").exists());
+}
