@@ -321,6 +321,7 @@ pub(crate) mod tests {
                 weights_sha256: hash.into(),
                 label_set: tabprobe_core::LabelSet::ThreeWay,
                 precision: Default::default(),
+                label_only: false,
             },
             labels: vec![],
             architecture: "RoBERTa".into(),

@@ -37,9 +37,11 @@ impl ImportedScorer {
                 .map(|s| s.to_string_lossy().into_owned())
                 .unwrap_or_else(|| "scores".into())
         });
+        let mut id = ModelId::new(name, imported.sha256, label_set);
+        id.label_only = imported.label_only > 0;
         Ok(ImportedScorer {
             scores: set.pairs.iter().cloned().zip(imported.scores).collect(),
-            id: ModelId::new(name, imported.sha256, label_set),
+            id,
             label_only: imported.label_only,
         })
     }

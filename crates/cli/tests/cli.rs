@@ -1452,4 +1452,41 @@ fn a_scores_file_stands_in_for_the_model() {
         "{err}"
     );
     assert!(!dir.join("never.json").exists());
+
+    // Labels alone: every figure but the ones that need probabilities (word order's
+    // entropies: n/a, with the reason in the table's note).
+    let labels: Vec<String> = ids
+        .iter()
+        .zip(&run.pairs)
+        .map(|(id, p)| {
+            serde_json::json!({"id": id, "label": p.score.predicted().as_str()}).to_string()
+        })
+        .collect();
+    let labels_file = dir.join("labels.jsonl");
+    std::fs::write(&labels_file, labels.join("\n")).unwrap();
+    let label_run = dir.join("labels.json");
+    let args = probe_args(&labels_file, &label_run);
+    let (_, err) = ok(&args.iter().map(String::as_str).collect::<Vec<_>>());
+    assert!(
+        err.contains(&format!(
+            "note: {0} of {0} pairs have a label without probabilities",
+            run.pairs.len()
+        )),
+        "{err}"
+    );
+    let label_only = read_run(&label_run);
+    assert!(label_only.model.label_only);
+    assert_eq!(label_only.items, run.items);
+    let csv_dir = dir.join("labels-csv");
+    let (printed, _) = ok(&["report", s(&label_run), "--csv", s(&csv_dir)]);
+    assert!(
+        printed.contains(
+            "entropy: n/a — the model's scores file gives some pairs a label without probabilities"
+        ),
+        "{printed}"
+    );
+    let word_order = csv(&csv_dir, "word_order");
+    let all = rows(&word_order, "all")[0];
+    assert_eq!(&all[9..12], ["", "", ""], "entropies n/a: {all:?}");
+    assert!(!all[3].is_empty(), "accuracy is still computed: {all:?}");
 }

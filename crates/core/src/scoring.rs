@@ -139,6 +139,11 @@ pub struct ModelId {
     /// The arithmetic it ran in; absent from JSON when f32.
     #[serde(default, skip_serializing_if = "Precision::is_f32")]
     pub precision: Precision,
+    /// Scores imported from a file (`run::scores_file`) that gave some pairs a label without
+    /// probabilities: the figures that need probabilities (word order's entropies) are not
+    /// computed. Absent from JSON when false.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub label_only: bool,
 }
 
 impl ModelId {
@@ -153,6 +158,7 @@ impl ModelId {
             weights_sha256: weights_sha256.into(),
             label_set,
             precision: Precision::F32,
+            label_only: false,
         }
     }
 
@@ -318,6 +324,7 @@ mod tests {
             weights_sha256: "0123456789abcdef".into(),
             label_set: LabelSet::ThreeWay,
             precision: Precision::F32,
+            label_only: false,
         };
         assert_eq!(m.label(), "model (01234567)");
         let half = ModelId {

@@ -154,6 +154,7 @@ impl PairScorer for AlwaysEntail {
             weights_sha256: "5".repeat(64),
             label_set: LabelSet::ThreeWay,
             precision: Default::default(),
+            label_only: false,
         }
     }
 }

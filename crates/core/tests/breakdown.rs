@@ -122,6 +122,7 @@ impl PairScorer for FirstWordFake {
             weights_sha256: "2".repeat(64),
             label_set: LabelSet::ThreeWay,
             precision: Default::default(),
+            label_only: false,
         }
     }
 }

@@ -270,6 +270,7 @@ impl PairScorer for KeywordFake {
             weights_sha256: String::new(),
             label_set: LabelSet::ThreeWay,
             precision: Default::default(),
+            label_only: false,
         }
     }
 }

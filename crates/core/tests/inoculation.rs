@@ -35,6 +35,7 @@ fn fake_id() -> ModelId {
         weights_sha256: String::new(),
         label_set: LabelSet::ThreeWay,
         precision: Default::default(),
+        label_only: false,
     }
 }
 

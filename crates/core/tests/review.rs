@@ -194,6 +194,7 @@ impl tabprobe_core::scoring::PairScorer for ConstantFake {
             weights_sha256: String::new(),
             label_set: LabelSet::ThreeWay,
             precision: Default::default(),
+            label_only: false,
         }
     }
 }

@@ -44,6 +44,7 @@ impl PairScorer for Fake {
             weights_sha256: String::new(),
             label_set: LabelSet::ThreeWay,
             precision: Default::default(),
+            label_only: false,
         }
     }
 }

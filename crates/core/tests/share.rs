@@ -52,6 +52,7 @@ fn result() -> SharedResult {
             weights_sha256: "ab".repeat(32),
             label_set: LabelSet::ThreeWay,
             precision: Default::default(),
+            label_only: false,
         }),
         predictions: Some(SharedPredictions {
             before: SharedScore {

@@ -58,6 +58,7 @@ fn edited_breakfast() -> SharedResult {
             weights_sha256: "ab".repeat(32),
             label_set: LabelSet::ThreeWay,
             precision: Default::default(),
+            label_only: false,
         }),
         predictions: Some(SharedPredictions {
             before: score([0.8, 0.15, 0.05]),

@@ -170,6 +170,7 @@ impl PairScorer for AnyEvidenceFake {
             weights_sha256: "2".repeat(64),
             label_set: LabelSet::ThreeWay,
             precision: Default::default(),
+            label_only: false,
         }
     }
 }
@@ -356,6 +357,7 @@ impl PairScorer for TwoWayFake {
             weights_sha256: "4".repeat(64),
             label_set: LabelSet::TwoWay,
             precision: Default::default(),
+            label_only: false,
         }
     }
 }

@@ -110,6 +110,7 @@ impl PairScorer for BagOfWords {
             weights_sha256: String::new(),
             label_set: LabelSet::ThreeWay,
             precision: Default::default(),
+            label_only: false,
         }
     }
 }

@@ -48,6 +48,7 @@ impl PairScorer for ModelA {
             weights_sha256: "4".repeat(64),
             label_set: LabelSet::ThreeWay,
             precision: Default::default(),
+            label_only: false,
         }
     }
 }

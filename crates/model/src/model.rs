@@ -201,6 +201,7 @@ impl NliModel {
                 weights_sha256: String::new(),
                 label_set: labels.label_set,
                 precision: Default::default(),
+                label_only: false,
             },
             shape,
             labels,

@@ -620,6 +620,7 @@ mod tests {
                 weights_sha256: "ab".into(),
                 label_set: tabprobe_core::LabelSet::ThreeWay,
                 precision: Default::default(),
+                label_only: false,
             },
             labels: vec![],
             architecture: String::new(),

@@ -379,6 +379,7 @@ mod tests {
                 weights_sha256: self.0.repeat(8),
                 label_set: LabelSet::ThreeWay,
                 precision: Default::default(),
+                label_only: false,
             }
         }
     }

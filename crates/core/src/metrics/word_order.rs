@@ -360,7 +360,21 @@ pub fn permuted_examples_indexed(
 /// Word-order metrics of a run.
 pub fn run_word_order_metrics(run: &RunResult, thresholds: &[f64]) -> WordOrderMetrics {
     let (ex, skipped) = permuted_examples(run);
-    word_order_metrics(&ex, skipped, run.model.label_set.labels().len(), thresholds)
+    of_run(
+        run,
+        word_order_metrics(&ex, skipped, run.model.label_set.labels().len(), thresholds),
+    )
+}
+
+/// `m` as `run`'s model allows: without the entropies when it gave labels without
+/// probabilities (a one-hot "probability" has entropy 0, which would be a false figure).
+fn of_run(run: &RunResult, mut m: WordOrderMetrics) -> WordOrderMetrics {
+    if run.model.label_only {
+        m.mean_entropy_accepted = None;
+        m.mean_entropy_c = None;
+        m.mean_entropy_f = None;
+    }
+    m
 }
 
 /// Word-order metrics per split and per reasoning category (docs/probes-and-metrics.md#breakdown-by-split-and-category); groups with neither
@@ -374,8 +388,12 @@ pub fn run_word_order_metrics_by_group(
         .into_iter()
         .filter_map(|g| {
             let (ex, skipped) = permuted_examples_where(run, |e| g.contains(e));
-            (!ex.is_empty() || skipped > 0)
-                .then(|| (g, word_order_metrics(&ex, skipped, labels, thresholds)))
+            (!ex.is_empty() || skipped > 0).then(|| {
+                (
+                    g,
+                    of_run(run, word_order_metrics(&ex, skipped, labels, thresholds)),
+                )
+            })
         })
         .collect()
 }

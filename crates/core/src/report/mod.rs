@@ -1138,6 +1138,12 @@ fn word_order_sections(run: &RunResult) -> Vec<Section> {
         "entropy in nats: each example's mean over its accepted permutations, averaged over the examples with at least one"
             .to_string(),
     );
+    if run.model.label_only {
+        s.notes.push(
+            "entropy: n/a — the model's scores file gives some pairs a label without probabilities (docs/scoring-elsewhere.md#what-label-only-scores-cannot-show)"
+                .to_string(),
+        );
+    }
     let mut bleu = Section::new(
         SectionId::WordOrderBleu,
         "Word order — acceptance by BLEU-2 of the permutation (UNLI Figure 3)",

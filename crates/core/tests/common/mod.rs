@@ -171,6 +171,7 @@ impl PairScorer for EvidenceFake {
             weights_sha256: "0".repeat(64),
             label_set: LabelSet::ThreeWay,
             precision: Default::default(),
+            label_only: false,
         }
     }
 }
@@ -200,6 +201,7 @@ impl PairScorer for HypothesisOnlyFake {
             weights_sha256: "1".repeat(64),
             label_set: LabelSet::ThreeWay,
             precision: Default::default(),
+            label_only: false,
         }
     }
 }
@@ -245,6 +247,7 @@ impl PairScorer for HashFake {
             weights_sha256: "3".repeat(64),
             label_set: LabelSet::ThreeWay,
             precision: Default::default(),
+            label_only: false,
         }
     }
 }
