@@ -6,18 +6,21 @@
 //! them in its own memory. A failed load leaves the loaded model in place.
 //!
 //! A download is data from outside, bounded and checked before it is cached: only `http:` and
-//! `https:` URLs; no memory reserved from `Content-Length`; the body is streamed and stopped
-//! at [`MAX_WEIGHTS_BYTES`] (the limit for picked files); an answer other than 200, an HTML
-//! page where JSON was expected, a body shorter than its `Content-Length`, a body that stalls
-//! for [`STALL_MS`] or a load the user cancels is an error naming the file and URL, and
-//! nothing of it is cached.
+//! `https:` URLs; no memory reserved from `Content-Length`; every file held to its kind's
+//! ceiling (core's `checkpoint::ceiling`: 1 MiB for a `config.json`, 2 GiB for the weights,
+//! …) — refused before reading when `Content-Length` announces more, stopped when the bytes
+//! read (after the browser's decompression) pass it; a cached entry past it is dropped, and
+//! picked files are held to the same ceilings by their size. An answer other than 200, an
+//! HTML page where JSON was expected, a body shorter than its `Content-Length`, a body that
+//! stalls for [`STALL_MS`] or a load the user cancels is an error naming the file and URL,
+//! and nothing of it is cached.
 
 use js_sys::{Reflect, Uint8Array};
 use leptos::prelude::*;
 use tabprobe_core::checkpoint::{
-    checkpoint_name, marks_checkpoint, CheckpointFiles, HubName, PytorchBin, SmallFiles,
-    TokenizerFiles, CONFIG_JSON, MERGES_TXT, PYTORCH_BIN, SAFETENSORS, TOKENIZER_CONFIG_JSON,
-    TOKENIZER_JSON, VOCAB_JSON,
+    ceiling, check_size, checkpoint_name, marks_checkpoint, CheckpointFiles, Found, HubName,
+    PytorchBin, Reader, SmallFiles, TokenizerFiles, BROWSER_MAX_WEIGHTS_BYTES, CONFIG_JSON,
+    MERGES_TXT, PYTORCH_BIN, SAFETENSORS, TOKENIZER_CONFIG_JSON, TOKENIZER_JSON, VOCAB_JSON,
 };
 use tabprobe_worker::protocol::{Backend, BackendChoice, Slot};
 use wasm_bindgen::{JsCast, JsValue};
@@ -28,13 +31,6 @@ use crate::state::{AppState, ModelStatus};
 use crate::worker::client::{client, CheckpointToLoad};
 use crate::worker::health::ModelSource;
 use tabprobe_core::display::bytes;
-
-/// Weight files larger than this are refused before reading, and downloads stop there. The
-/// worker reads the file a tensor at a time and never holds it whole, so the bound is what a
-/// 32-bit safetensors reader and the worker's 4 GiB allow with room to spare: bart-large-mnli
-/// (1.63 GB) and deberta-v3-large (1.74 GB) in f32 are below it. On the CPU, [`model_fit`]
-/// also checks that the weights widened to f32 fit the worker.
-pub const MAX_WEIGHTS_BYTES: f64 = 2.0 * 1024.0 * 1024.0 * 1024.0;
 
 /// A download that receives no byte for this long is stopped (milliseconds).
 pub const STALL_MS: u32 = 20_000;
@@ -205,13 +201,13 @@ pub async fn load_model_files_into(state: AppState, slot: Slot, files: Vec<web_s
             return;
         }
     };
-    if files[layout.weights].size() > MAX_WEIGHTS_BYTES {
-        ticket.status(ModelStatus::Failed(format!(
-            "{}: {:.2} GB is more than the {:.1} GB a browser tab can load",
-            names[layout.weights],
-            files[layout.weights].size() / 1e9,
-            MAX_WEIGHTS_BYTES / 1e9
-        )));
+    // Every file against its kind's ceiling before anything is read.
+    let too_large = layout.named().into_iter().find_map(|(name, i)| {
+        let size = Found::Size(files[i].size() as u64);
+        within_ceiling(name, &names[i], size).err()
+    });
+    if let Some(message) = too_large {
+        ticket.status(ModelStatus::Failed(message));
         return;
     }
     // Whether it fits the worker, from the safetensors header alone: an f16 file below the
@@ -261,6 +257,17 @@ fn loads_on_cpu(state: AppState) -> bool {
             })
         }),
     }
+}
+
+/// `found` for the checkpoint file `name` (called `file` in the error) against its kind's
+/// ceiling in the browser; the error names the file, the ceiling and what was found.
+fn within_ceiling(name: &str, file: &str, found: Found) -> Result<(), String> {
+    check_size(name, file, found, Reader::Browser).map_err(|e| e.to_string())
+}
+
+/// The most bytes the checkpoint file `name` may hold in the browser.
+fn ceiling_of(name: &str) -> f64 {
+    ceiling(name, Reader::Browser).unwrap_or(BROWSER_MAX_WEIGHTS_BYTES) as f64
 }
 
 /// All of `blob` as bytes (a config or tokenizer file); errors name the file.
@@ -561,8 +568,10 @@ async fn fetch_cached<C: Fn() -> bool>(
                     .map_err(|e| js_error(url, e))?
                     .dyn_into()
                     .map_err(|_| format!("{file} ({url}): the cached entry is not a file"))?;
-            // An entry an older build cached without checking it: drop it and download.
-            if !(download.expect_json && looks_like_html(&blob_bytes(&blob, file).await?)) {
+            // An entry an older build cached without checking it (an HTML page, a file past
+            // its kind's ceiling): drop it and download.
+            let fits = blob.size() <= ceiling_of(file);
+            if fits && !(download.expect_json && looks_like_html(&blob_bytes(&blob, file).await?)) {
                 progress(blob.size(), Some(blob.size()), true);
                 return Ok(Some(blob));
             }
@@ -604,12 +613,12 @@ async fn fetch_cached<C: Fn() -> bool>(
     let claimed = header("content-length").and_then(|v| v.trim().parse::<f64>().ok());
     let compressed =
         header("content-encoding").is_some_and(|e| !e.eq_ignore_ascii_case("identity"));
-    if let Some(total) = claimed.filter(|&t| t > MAX_WEIGHTS_BYTES && !compressed) {
-        return Err(format!(
-            "{file} ({url}): the server announces {}, more than the {} a browser tab can load",
-            bytes(total as u64),
-            bytes(MAX_WEIGHTS_BYTES as u64)
-        ));
+    if let Some(total) = claimed.filter(|_| !compressed) {
+        within_ceiling(
+            file,
+            &format!("{file} ({url})"),
+            Found::Announced(total as u64),
+        )?;
     }
     let blob = read_body(&response, url, &download, |got| {
         progress(got, claimed.filter(|_| !compressed), false)
@@ -638,8 +647,9 @@ async fn fetch_cached<C: Fn() -> bool>(
 }
 
 /// Streams `response`'s body into a Blob (its chunks stay with the browser, outside the
-/// page's memory), stopping at [`MAX_WEIGHTS_BYTES`], after [`STALL_MS`] without a byte, or
-/// when the load is cancelled; `progress` gets the bytes received so far.
+/// page's memory), stopping when the bytes read — after the browser's decompression, so a
+/// gzip bomb counts as what it inflates to — pass the file's ceiling, after [`STALL_MS`]
+/// without a byte, or when the load is cancelled; `progress` gets the bytes received so far.
 async fn read_body<C: Fn() -> bool>(
     response: &web_sys::Response,
     url: &str,
@@ -698,13 +708,11 @@ async fn read_body<C: Fn() -> bool>(
             let part: Uint8Array = value
                 .dyn_into()
                 .map_err(|_| format!("{file} ({url}): the body is not bytes"))?;
-            if received + f64::from(part.length()) > MAX_WEIGHTS_BYTES {
-                return stop(format!(
-                    "{file} ({url}): stopped at {:.1} GB, the most a browser tab can load",
-                    MAX_WEIGHTS_BYTES / 1e9
-                ));
-            }
             received += f64::from(part.length());
+            let read = Found::Downloaded(received as u64);
+            if let Err(message) = within_ceiling(file, &format!("{file} ({url})"), read) {
+                return stop(message);
+            }
             chunks.push(&part);
         }
         progress(received);

@@ -1,6 +1,7 @@
 // Shared set-up for the browser tests: a static server for the built site (dist/) on a free
 // loopback port, Debian's Chromium driven by playwright-core, and screenshots as artefacts.
 import { createServer } from 'node:http';
+import { gzipSync } from 'node:zlib';
 import { readFile, mkdir } from 'node:fs/promises';
 import { extname, join, normalize } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -8,7 +9,9 @@ import { after } from 'node:test';
 import { chromium } from 'playwright-core';
 
 export const root = fileURLToPath(new URL('../..', import.meta.url));
-export const dist = join(root, 'dist');
+/** The built site the tests serve: dist/, or the folder `DIST` names (a benchmark comparing
+ *  two builds). */
+export const dist = process.env.DIST ?? join(root, 'dist');
 export const fixtures = join(root, 'tests', 'fixtures');
 export const artifacts = join(root, 'tests', 'artifacts');
 /** The golden checkpoints of the model crate, served at /test-models/ for URL loading. */
@@ -22,6 +25,50 @@ const types = {
   '.json': 'application/json',
 };
 
+/** The small files a `<target>-<how>` mode of `serveHostile` makes misbehave. */
+const SMALL_TARGETS = { config: 'config.json', tokenizer: 'tokenizer.json', 'tokenizer-config': 'tokenizer_config.json' };
+
+/** How much a gzip bomb inflates to: a hundred times a config.json's ceiling (1 MiB). */
+export const GZIP_BOMB_BYTES = 200_000_000;
+let bomb;
+/** The gzip bomb's body (about 200 KB), made once on first use. */
+const gzipBomb = () => (bomb ??= gzipSync(Buffer.alloc(GZIP_BOMB_BYTES, 0x20), { level: 9 }));
+
+/** Answers with a small JSON file that misbehaves as `how` says (issue 47 item 3):
+ *  - `endless`: no Content-Length, a body that streams `{"pad": "` and spaces for ever (as
+ *    fast as the reader takes them, until it stops reading);
+ *  - `huge-length`: announces Content-Length 3200000000, sends 1 KB and closes;
+ *  - `gzip-bomb`: `content-encoding: gzip`, a body of about 200 KB that inflates to 200 MB.
+ *  `headers`: more headers to send (a Hub's CORS headers). */
+export function misbehave(res, how, headers = {}) {
+  const json = { ...headers, 'content-type': 'application/json', 'cache-control': 'no-store' };
+  switch (how) {
+    case 'endless': {
+      res.writeHead(200, json);
+      res.write('{"pad": "');
+      const spaces = Buffer.alloc(64 * 1024, 0x20);
+      const pump = () => {
+        while (!res.destroyed && res.write(spaces));
+        if (!res.destroyed) res.once('drain', pump);
+      };
+      pump();
+      return;
+    }
+    case 'huge-length':
+      res.writeHead(200, { ...json, 'content-length': '3200000000' });
+      res.write(Buffer.alloc(1024, 0x20), () => res.destroy());
+      return;
+    case 'gzip-bomb': {
+      const body = gzipBomb();
+      res.writeHead(200, { ...json, 'content-encoding': 'gzip', 'content-length': String(body.length) });
+      res.end(body);
+      return;
+    }
+    default:
+      res.writeHead(404).end(`unknown misbehaviour ${how}`);
+  }
+}
+
 /** A checkpoint server that misbehaves, under /hostile/<mode>/<file>: the files are those of
  *  the tiny-f32 test checkpoint, and `mode` says how the server lies about model.safetensors
  *  (or, for `html` and `not-found`, about every file):
@@ -29,12 +76,23 @@ const types = {
  *  - `truncated`: announces the real length, sends half and closes;
  *  - `never-ends`: announces the real length, sends 1 KB, then nothing, never closing;
  *  - `html`: answers every file with an HTML page (200, text/html), as SPA servers do;
- *  - `not-found`: answers 404 to everything; `status-500`: answers 500 to model.safetensors.
+ *  - `not-found`: answers 404 to everything; `status-500`: answers 500 to model.safetensors;
+ *  - `<target>-<how>` (`config-endless`, `tokenizer-config-gzip-bomb`, …): the small file
+ *    `target` names (`config`, `tokenizer`, `tokenizer-config`: see SMALL_TARGETS) misbehaves
+ *    as `misbehave`'s `how` says, the other files are honest.
+ *  The same checkpoints answer as a Hub would under /hostile-hub/<org>/<mode>/resolve/<revision>/<file>
+ *  (the endpoint to give "Load from the Hub" is `<site>/hostile-hub`).
  *  Returns true when it answered. */
 async function serveHostile(path, req, res) {
-  const m = path.match(/^\/hostile\/([a-z0-9-]+)\/([^/]+)$/);
+  const m = path.match(/^\/hostile\/([a-z0-9-]+)\/([^/]+)$/)
+    ?? path.match(/^\/hostile-hub\/[^/]+\/([a-z0-9-]+)\/resolve\/[^/]+\/([^/]+)$/);
   if (!m) return false;
   const [, mode, file] = m;
+  const small = mode.match(/^(config|tokenizer|tokenizer-config)-(endless|huge-length|gzip-bomb)$/);
+  if (small && SMALL_TARGETS[small[1]] === file) {
+    misbehave(res, small[2]);
+    return true;
+  }
   if (mode === 'not-found') { res.writeHead(404).end('not found'); return true; }
   if (mode === 'html') {
     res.writeHead(200, { 'content-type': types['.html'] }).end('<!DOCTYPE html><html><body>Welcome</body></html>');
@@ -42,7 +100,7 @@ async function serveHostile(path, req, res) {
   }
   let body;
   try { body = await readFile(join(testModels, 'tiny-f32', file)); } catch { res.writeHead(404).end(); return true; }
-  if (file !== 'model.safetensors') {
+  if (file !== 'model.safetensors' || small) {
     res.writeHead(200, { 'content-type': types[extname(file)] ?? 'application/octet-stream' }).end(body);
     return true;
   }

@@ -149,7 +149,7 @@ test('a checkpoint server that lies: each answer is an error naming the file and
     assert.ok(text.includes(`${server.url}hostile/${mode}/`), `${mode}: names the URL: ${text}`);
     return text;
   };
-  await failsWith('huge-length', /model\.safetensors .*announces 4\.00 GB, more than the 2\.15 GB/);
+  await failsWith('huge-length', /model\.safetensors .*announces 4\.00 GB; a model\.safetensors is at most 2\.15 GB in a browser tab/);
   await failsWith('truncated', /model\.safetensors .*(truncated|failed)/);
   await failsWith('html', /config\.json .*is an HTML page, not JSON/);
   await failsWith('not-found', /config\.json was not found \(404\)/);

@@ -6,13 +6,10 @@ use std::path::Path;
 use std::sync::mpsc;
 use std::time::Duration;
 
+use tabprobe_core::checkpoint::{ceiling, check_size, Found, Reader, CLI_MAX_WEIGHTS_BYTES};
 use tabprobe_core::data::import::MAX_FILE_BYTES;
 use tabprobe_core::display::bytes;
 use tabprobe_core::Dataset;
-
-/// Largest model file a command reads (weights, tokenizer, config): RoBERTa-large's weights
-/// are 1.4 GB in f32; a file past this is refused before it fills memory.
-pub const MAX_MODEL_FILE_BYTES: u64 = 4 * 1024 * 1024 * 1024;
 
 /// Largest run file `report` and `merge` read when it is a regular file: a merged cluster
 /// run of INFOTABS train × the table probes is estimated at 0.7 GB (docs/clusters.md#sizing-on-paper).
@@ -59,31 +56,39 @@ fn open(path: &Path, what: &str) -> Result<std::fs::File, String> {
 /// `/dev/zero`) is an error naming the file and the limit, after reading `limit + 1` bytes
 /// at most. The file system's size is checked first where it has one.
 pub fn read_bytes(path: &Path, limit: u64) -> Result<Vec<u8>, String> {
-    read_limited(path, limit, "")
-}
-
-/// [`read_bytes`], with ` <what>` after "cannot read" in errors (` model file`).
-fn read_limited(path: &Path, limit: u64, what: &str) -> Result<Vec<u8>, String> {
-    let too_large = || {
+    read_limited(path, limit, "", |_| {
         format!(
             "{}: larger than {}, the most a file may hold here; is this the right file?",
             path.display(),
             bytes(limit)
         )
-    };
+    })
+}
+
+/// [`read_bytes`], with ` <what>` after "cannot read" in errors (` model file`) and
+/// `too_large` saying what passing `limit` means: it gets the file's size where the file
+/// system has one, else the bytes read when reading stopped.
+fn read_limited(
+    path: &Path,
+    limit: u64,
+    what: &str,
+    too_large: impl Fn(Found) -> String,
+) -> Result<Vec<u8>, String> {
     let file = open(path, what)?;
-    if file
+    if let Some(size) = file
         .metadata()
-        .is_ok_and(|m| m.is_file() && m.len() > limit)
+        .ok()
+        .filter(|m| m.is_file() && m.len() > limit)
+        .map(|m| m.len())
     {
-        return Err(too_large());
+        return Err(too_large(Found::Size(size)));
     }
     let mut bytes = Vec::new();
     file.take(limit.saturating_add(1))
         .read_to_end(&mut bytes)
         .map_err(|e| format!("{}: cannot read{what}: {e}", path.display()))?;
     if bytes.len() as u64 > limit {
-        return Err(too_large());
+        return Err(too_large(Found::Streamed(bytes.len() as u64)));
     }
     Ok(bytes)
 }
@@ -97,6 +102,14 @@ fn utf8(path: &Path, bytes: Vec<u8>) -> Result<String, String> {
             e.utf8_error().valid_up_to()
         )
     })
+}
+
+/// Checks the size of the checkpoint file at `path` against the ceiling of one named `name`
+/// without reading it: for files another library opens itself (burn's PyTorch reader).
+pub fn check_model_file_size(path: &Path, name: &str) -> Result<(), String> {
+    let size = std::fs::metadata(path).map_or(0, |m| m.len());
+    let file = path.display().to_string();
+    check_size(name, &file, Found::Size(size), Reader::CommandLine).map_err(|e| e.to_string())
 }
 
 /// Reads a whole text file of at most the import limit ([`MAX_FILE_BYTES`]).
@@ -118,9 +131,20 @@ pub fn read_run_text(path: &Path) -> Result<String, String> {
     utf8(path, bytes)
 }
 
-/// Reads a model file (weights, tokenizer, config) of at most [`MAX_MODEL_FILE_BYTES`].
-pub fn read_model_file(path: &Path) -> Result<Vec<u8>, String> {
-    read_limited(path, MAX_MODEL_FILE_BYTES, " model file")
+/// Reads the checkpoint file at `path`, held to the ceiling of a checkpoint file named
+/// `name` (core's `checkpoint::ceiling`: 1 MiB for a `config.json`, 64 MiB for a
+/// `tokenizer.json`, [`CLI_MAX_WEIGHTS_BYTES`] for weights, …); the error names the file,
+/// the ceiling and its size or the bytes read. A name no checkpoint reader reads gets the
+/// weights' ceiling.
+pub fn read_model_file(path: &Path, name: &str) -> Result<Vec<u8>, String> {
+    let limit = ceiling(name, Reader::CommandLine).unwrap_or(CLI_MAX_WEIGHTS_BYTES);
+    let file = path.display().to_string();
+    read_limited(path, limit, " model file", |found| {
+        match check_size(name, &file, found, Reader::CommandLine) {
+            Err(e) => e.to_string(),
+            Ok(()) => format!("{file}: larger than {}", bytes(limit)),
+        }
+    })
 }
 
 /// Reads and validates a dataset file (the product's JSON format). Every problem is listed,

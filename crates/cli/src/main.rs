@@ -163,6 +163,7 @@ fn run(cli: Cli) -> Result<(), String> {
                     out.display()
                 ));
             }
+            io::check_model_file_size(&bin, tabprobe_core::checkpoint::PYTORCH_BIN)?;
             let bytes = tabprobe_model::pytorch::safetensors_from_pytorch_file(&bin)
                 .map_err(|e| e.to_string())?;
             std::fs::write(&out, &bytes).map_err(|e| format!("{}: {e}", out.display()))?;

@@ -252,8 +252,8 @@ impl Checkpoint {
     }
 }
 
-/// Reads a checkpoint folder's files (found by core's one checkpoint rule, sizes bounded by
-/// [`crate::io::read_model_file`]).
+/// Reads a checkpoint folder's files (found by core's one checkpoint rule, each held to its
+/// kind's ceiling by [`crate::io::read_model_file`]).
 ///
 /// `dir` may also be a Hugging Face model name (`org/name`, `name`, with an optional
 /// `@revision`) when no such folder exists: it is then read from the local Hugging Face cache
@@ -297,9 +297,10 @@ fn read_checkpoint_folder(dir: &Path) -> Result<Checkpoint, String> {
         let path = dir.join(&names[i]);
         // Checkpoints from before safetensors ship pytorch_model.bin; it is converted in memory.
         if names[i] == PYTORCH_BIN {
+            crate::io::check_model_file_size(&path, PYTORCH_BIN)?;
             tabprobe_model::pytorch::safetensors_from_pytorch_file(&path).map_err(|e| e.to_string())
         } else {
-            crate::io::read_model_file(&path)
+            crate::io::read_model_file(&path, &names[i])
         }
     })?;
     let name = dir

@@ -4,7 +4,7 @@
 
 use std::path::PathBuf;
 use std::time::Instant;
-use tabprobe_core::checkpoint::{CheckpointFiles, TokenizerFiles, CONFIG_JSON};
+use tabprobe_core::checkpoint::{CheckpointFiles, TokenizerFiles, CONFIG_JSON, TOKENIZER_JSON};
 
 use clap::Args;
 use tabprobe_core::scoring::PairOrder;
@@ -203,8 +203,8 @@ pub fn run_train(args: &TrainArgs) -> Result<(), String> {
                 .tokenizer
                 .as_ref()
                 .ok_or("--tokenizer is required for a new model")?;
-            let bytes =
-                std::fs::read(path).map_err(|e| format!("{}: cannot read: {e}", path.display()))?;
+            // Held to a tokenizer.json's ceiling, whatever the file is called.
+            let bytes = crate::io::read_model_file(path, TOKENIZER_JSON)?;
             let tok = PairTokenizer::from_json_bytes(&bytes, args.max_tokens)
                 .map_err(|e| format!("{}: {e}", path.display()))?;
             let config = new_config(args, tok.vocab_size())?;

@@ -131,3 +131,76 @@ fn a_pipe_with_a_writer_is_read() {
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     assert!(out.contains(": ok ("), "{out}");
 }
+
+/// A checkpoint folder of tiny-f32's files with `name` replaced by a sparse file of `size`
+/// bytes (nothing is written: the size alone must refuse it).
+fn checkpoint_with_large(dir: &Path, name: &str, size: u64) {
+    for f in ["config.json", "model.safetensors", "tokenizer.json"] {
+        std::fs::copy(Path::new(&tiny()).join(f), dir.join(f)).unwrap();
+    }
+    std::fs::File::create(dir.join(name))
+        .unwrap()
+        .set_len(size)
+        .unwrap();
+}
+
+/// Issue 47 item 3: each checkpoint file has its kind's ceiling, checked before reading: a
+/// config.json or tokenizer.json far past it is refused at once, naming the file, the ceiling
+/// and its size.
+#[test]
+fn checkpoint_files_past_their_kinds_ceilings_are_refused_before_reading() {
+    let dataset = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/small.json");
+    let dataset = dataset.display().to_string();
+    for (name, size, ceiling) in [
+        (
+            "config.json",
+            3_200_000_000,
+            "a config.json is at most 1.0 MB",
+        ),
+        (
+            "tokenizer.json",
+            70_000_000,
+            "a tokenizer.json is at most 67.1 MB",
+        ),
+    ] {
+        let dir = scratch(&format!("large-{name}"));
+        let model = dir.join("model");
+        std::fs::create_dir_all(&model).unwrap();
+        checkpoint_with_large(&model, name, size);
+        let out = dir.join("out.json").display().to_string();
+        let model = model.display().to_string();
+        let started = Instant::now();
+        let err = fails_in_time(&[
+            "probe",
+            "--dataset",
+            &dataset,
+            "--model",
+            &model,
+            "--probes",
+            "row_deletion",
+            "--out",
+            &out,
+        ]);
+        let path = format!("{model}/{name}");
+        assert!(
+            err.contains(&format!("{path} holds ")) && err.contains(ceiling),
+            "{name}: {err}"
+        );
+        assert!(started.elapsed() < Duration::from_secs(10), "{name}: slow");
+    }
+}
+
+/// A tokenizer given as a stream that never ends (`/dev/zero`) is read up to a
+/// tokenizer.json's ceiling and one byte, then refused.
+#[test]
+fn an_endless_tokenizer_stops_at_its_ceiling() {
+    let dir = scratch("endless-tokenizer");
+    let out = dir.join("model").display().to_string();
+    let err = fails_in_time(&["train", "--tokenizer", "/dev/zero", "--out", &out]);
+    assert!(
+        err.contains(
+            "/dev/zero: stopped after reading 67.1 MB: a tokenizer.json is at most 67.1 MB"
+        ),
+        "{err}"
+    );
+}

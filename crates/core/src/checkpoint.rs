@@ -6,6 +6,13 @@
 
 use serde::{Deserialize, Serialize};
 
+mod ceiling;
+
+pub use ceiling::{
+    ceiling, check_size, FileKind, FileTooLarge, Found, Reader, BROWSER_MAX_WEIGHTS_BYTES,
+    CLI_MAX_WEIGHTS_BYTES, SPECIAL_TOKENS_MAP_JSON, VOCAB_TXT,
+};
+
 /// The tokenizer file(s) of a checkpoint.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum TokenizerFiles<B> {
@@ -261,6 +268,29 @@ impl<B> SmallFiles<B> {
             tokenizer_config,
         })
     }
+
+    /// Each file with its name in a folder: config, the tokenizer's file(s), then
+    /// `tokenizer_config.json` where there is one.
+    pub fn named(&self) -> Vec<(&'static str, &B)> {
+        let mut files = vec![(CONFIG_JSON, &self.config_json)];
+        files.extend(self.tokenizer.as_ref().named());
+        files.extend(
+            self.tokenizer_config
+                .as_ref()
+                .map(|t| (TOKENIZER_CONFIG_JSON, t)),
+        );
+        files
+    }
+}
+
+impl<B: AsRef<[u8]>> SmallFiles<B> {
+    /// Checks each file's bytes against its kind's ceiling ([`FileKind::ceiling`]): the model
+    /// worker's own check of what it is handed, whoever sent it.
+    pub fn check_ceilings(&self, reader: Reader) -> Result<(), FileTooLarge> {
+        self.named().into_iter().try_for_each(|(name, bytes)| {
+            check_size(name, name, Found::Size(bytes.as_ref().len() as u64), reader)
+        })
+    }
 }
 
 /// Why a checkpoint's files cannot be read as one. Each says what was found and what was
@@ -299,6 +329,9 @@ pub enum CheckpointError {
     /// Files a folder lacks, each with what to do where something else is there instead.
     #[error("missing {}", .0.join(", "))]
     Missing(Vec<String>),
+    /// A file past its kind's size ceiling.
+    #[error(transparent)]
+    TooLarge(#[from] FileTooLarge),
     /// `tokenizer_config.json` is not JSON.
     #[error("{TOKENIZER_CONFIG_JSON} is not JSON: {0}")]
     TokenizerConfigNotJson(String),
@@ -653,6 +686,41 @@ mod tests {
             e.contains("has 2 small file parts") && e.contains("this one has 1"),
             "{e}"
         );
+    }
+
+    #[test]
+    fn the_worker_refuses_small_files_past_their_ceilings() {
+        let small = |config: usize, merges: usize, tokenizer_config: Option<usize>| SmallFiles {
+            config_json: vec![b' '; config],
+            tokenizer: TokenizerFiles::VocabMerges {
+                vocab_json: b"{}".to_vec(),
+                merges_txt: vec![b' '; merges],
+            },
+            tokenizer_config: tokenizer_config.map(|n| vec![b' '; n]),
+        };
+        let mib = 1 << 20;
+        assert_eq!(
+            small(mib, 16 * mib, Some(4 * mib)).check_ceilings(Reader::Browser),
+            Ok(())
+        );
+        let e = |s: SmallFiles<Vec<u8>>| s.check_ceilings(Reader::Browser).unwrap_err();
+        let config = e(small(mib + 1, 1, None));
+        assert_eq!(
+            (config.name.as_str(), config.ceiling),
+            ("config.json", mib as u64)
+        );
+        assert_eq!(
+            e(small(3_000_000, 1, None)).to_string(),
+            "config.json holds 3.0 MB; a config.json is at most 1.0 MB"
+        );
+        assert_eq!(e(small(1, 16 * mib + 1, None)).name, "merges.txt");
+        assert_eq!(
+            e(small(1, 1, Some(4 * mib + 1))).name,
+            "tokenizer_config.json"
+        );
+        // As a checkpoint error, the same sentence.
+        let as_checkpoint: CheckpointError = config.into();
+        assert!(as_checkpoint.to_string().starts_with("config.json holds"));
     }
 
     #[test]

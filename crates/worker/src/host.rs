@@ -14,7 +14,7 @@ use std::collections::{HashMap, HashSet};
 use std::rc::Rc;
 
 use js_sys::Date;
-use tabprobe_core::checkpoint::{CheckpointFiles, SmallFiles};
+use tabprobe_core::checkpoint::{CheckpointFiles, Reader, SmallFiles};
 use tabprobe_core::data::import::{
     import_files, ImportError, ImportOptions, ImportReport, InputFile,
 };
@@ -168,8 +168,13 @@ fn handle(host: Rc<RefCell<Host>>, request: Request, parts: Vec<Vec<u8>>, blob: 
             precision,
             helper,
         } => {
-            // Config and tokenizer come as byte parts, the weights as the trailing Blob.
+            // Config and tokenizer come as byte parts, the weights as the trailing Blob. Each
+            // part is held to its kind's ceiling here too, whoever sent it.
             let files = SmallFiles::from_parts(tokenizer, parts)
+                .and_then(|small| {
+                    small.check_ceilings(Reader::Browser)?;
+                    Ok(small)
+                })
                 .map_err(|e| e.to_string())
                 .and_then(|small| {
                     let weights =
