@@ -312,6 +312,9 @@ pub enum ModelStatus {
     Loading(String),
     /// The last load failed; the previous model (if any) is still loaded.
     Failed(String),
+    /// The last load succeeded with something to say (files the browser's cache could not
+    /// keep).
+    Note(String),
 }
 
 impl AppState {

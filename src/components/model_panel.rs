@@ -85,6 +85,7 @@ pub fn ModelPanel() -> impl IntoView {
             }
             .into_any(),
         ),
+        ModelStatus::Note(s) => Some(view! { <span class="model-status note" data-testid="model-note">{s}</span> }.into_any()),
     }
     };
     let strategy_options = Linearization::ALL
@@ -232,6 +233,7 @@ fn SecondModelPanel() -> impl IntoView {
             <button class="small" data-testid="model2-cancel-load" on:click=move |_| cancel_load(state, Slot::Second)>"Cancel"</button>
         }.into_any()),
         ModelStatus::Failed(s) => Some(view! { <span class="model-status failed" data-testid="model2-error" role="alert">{s}</span> }.into_any()),
+        ModelStatus::Note(s) => Some(view! { <span class="model-status note" data-testid="model2-note">{s}</span> }.into_any()),
     }
     };
     let bundled = move || {

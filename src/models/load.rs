@@ -400,6 +400,8 @@ async fn load_url(ticket: Ticket, base: String, name: Option<String>) {
     }
     let hub = base.contains("/resolve/");
     let name = name.unwrap_or_else(|| name_of_base(&base));
+    // Files the browser's cache refused (storage full): the model loads, and says so.
+    let uncached: std::rc::Rc<std::cell::RefCell<Vec<String>>> = Default::default();
     let result = async {
         // One download of `file` under `base`; `Ok(None)` for a 404.
         let get = |file: &'static str| {
@@ -422,6 +424,7 @@ async fn load_url(ticket: Ticket, base: String, name: Option<String>) {
                 file,
                 expect_json: file.ends_with(".json"),
                 cancelled: move || !ticket.current(),
+                uncached: uncached.clone(),
             };
             async move { fetch_cached(&url, download, progress).await }
         };
@@ -476,7 +479,18 @@ async fn load_url(ticket: Ticket, base: String, name: Option<String>) {
     }
     .await;
     match result {
-        Ok(bytes) => hand_to_worker(ticket, bytes, ModelSource::Url(base.clone())).await,
+        Ok(bytes) => {
+            hand_to_worker(ticket, bytes, ModelSource::Url(base.clone())).await;
+            let uncached = uncached.borrow();
+            let loaded = ticket.state.slot(ticket.slot).status.get_untracked() == ModelStatus::Idle;
+            if ticket.current() && loaded && !uncached.is_empty() {
+                ticket.status(ModelStatus::Note(format!(
+                    "{name} is loaded, but the browser's cache did not keep {}; the next load downloads {} again",
+                    uncached.join("; "),
+                    if uncached.len() == 1 { "it" } else { "them" }
+                )));
+            }
+        }
         Err(message) => ticket.status(ModelStatus::Failed(message)),
     }
     // Loaded or failed, the URL load is over.
@@ -517,6 +531,8 @@ struct Download<C: Fn() -> bool> {
     expect_json: bool,
     /// Whether the user cancelled the load (checked while bytes arrive).
     cancelled: C,
+    /// Where a file the browser's cache refused is told (`file (why)`).
+    uncached: std::rc::Rc<std::cell::RefCell<Vec<String>>>,
 }
 
 /// Whether `bytes` look like an HTML page (what many servers answer for a missing file): JSON
@@ -639,7 +655,14 @@ async fn fetch_cached<C: Fn() -> bool>(
         // Store a fresh response of the Blob: the original body is consumed.
         if let Ok(stored) = web_sys::Response::new_with_opt_blob(Some(&blob)) {
             if let Err(e) = JsFuture::from(cache.put_with_str(url, &stored)).await {
-                web_sys::console::warn_1(&format!("tabprobe: could not cache {url}: {e:?}").into());
+                let full = Reflect::get(&e, &"name".into())
+                    .ok()
+                    .and_then(|n| n.as_string())
+                    .is_some_and(|n| n == "QuotaExceededError");
+                download.uncached.borrow_mut().push(match full {
+                    true => format!("{file} (the browser's storage for this site is full)"),
+                    false => js_error(file, e),
+                });
             }
         }
     }

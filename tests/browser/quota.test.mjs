@@ -1,6 +1,6 @@
-// Storage that runs out (issue 47, item 6): with the origin's quota set just above what it
-// uses (Chrome's debugging protocol, Storage.overrideQuotaForOrigin), editing and finishing a
-// run say what could not be kept; what was kept before stays kept, and nothing half-written
+// Storage that runs out (issue 47, item 6): with the origin's quota set below what it uses
+// (Chrome's debugging protocol, Storage.overrideQuotaForOrigin), editing, finishing a run and
+// loading a model from a URL say what could not be kept; what was kept before stays kept, and nothing half-written
 // is left: after a reload the dataset is the version kept before the quota ran out, no run is
 // half-saved and no run in progress is offered with scores missing.
 import { test, after } from 'node:test';
@@ -62,6 +62,16 @@ test('a storage quota too small for the work says what is not kept and keeps wha
   assert.match(await page.getByTestId('storage-error').innerText(), /storage for this site is full \(QuotaExceededError.*the run is NOT saved/s);
   await page.getByTestId('download-unsaved').first().waitFor();
   await snap(page, '103-quota-run-not-saved');
+
+  // Loading: a model from a URL loads, but the browser's cache cannot keep its files; the
+  // model bar says which, and that the next load downloads them again.
+  await page.getByTestId('nav-runner').click();
+  await page.getByTestId('model-url').fill(`${server.url}test-models/families/bert/`);
+  await page.getByTestId('model-url-load').click();
+  const note = page.getByTestId('model-note');
+  await note.waitFor({ timeout: 60_000 });
+  assert.match(await note.innerText(), /^bert is loaded, but the browser's cache did not keep config\.json \(the browser's storage for this site is full\); model\.safetensors \(.*\); tokenizer\.json \(.*\); the next load downloads them again$/);
+  await page.getByTestId('model-name').filter({ hasText: 'bert' }).waitFor();
 
   // After a reload: the dataset kept before (the annotation, not the item), no saved run, no
   // run in progress to resume — nothing half-written.
