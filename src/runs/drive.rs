@@ -436,7 +436,12 @@ async fn save(
     let joined = StoredPieces::join(pieces);
     let saved = SavedRun {
         meta: RunMeta {
-            id: format!("run-{}", created_ms as u64),
+            // The tab's id too: two tabs finishing in the same millisecond keep both runs.
+            id: format!(
+                "run-{}-{}",
+                created_ms as u64,
+                crate::storage::tabs::tab_id()
+            ),
             created_ms,
             dataset,
             probes: results[0]

@@ -136,7 +136,7 @@ test('a small row-deletion run: counts before running, graph edges equal the run
     await snap(page, '31-runner-ready');
     await page.getByTestId('run').click();
     await page.getByTestId('run-report').waitFor({ timeout: 180_000 });
-    assert.match(page.url(), /#\/results\/run-\d+$/);
+    assert.match(page.url(), /#\/results\/run-\d+-[0-9a-z]{12}$/);
     // The report's tables were built by the model worker (issue 15), not on the page.
     await page.locator('[data-testid=run-report][data-report=worker]').waitFor({ timeout: 60_000 });
     const run = await downloadRun(page);

@@ -68,7 +68,7 @@ test('a model with NaN outputs: the run stops with an error naming the model and
   const text = await error.innerText();
   assert.match(text, /gave non-finite outputs \(logits \[NaN, NaN, NaN\]\)/);
   assert.match(text, /pair 1 \((example|item) [^,]+, hypothesis "/);
-  const [, id] = text.match(/saved as (run-\d+)/);
+  const [, id] = text.match(/saved as (run-\d+-[0-9a-z]{12})/);
   await snap(page, '70-nan-model-error');
   // The main model's run is saved and opens.
   await page.goto(`${server.url}#/results/${id}`);
