@@ -2,8 +2,12 @@
 //! changed, moved, removed or unchanged — and the row's content before and after. The lines
 //! come from core (`edit::diff_lines`), so the editor and the share page show the same.
 
+use std::sync::Arc;
+
 use leptos::prelude::*;
 use tabprobe_core::edit::{diff_lines, DiffLine, TableDiff};
+
+use crate::components::table_view::{rows_within, Rows};
 use tabprobe_core::Table;
 
 /// The lines as table rows.
@@ -68,12 +72,29 @@ pub fn TableDiffView(
     diff_frame(summary, title, rows)
 }
 
-/// A comparison computed once (the share page's model: `share::view::TableChange`).
+/// A comparison computed once (the share page's model: `share::view::TableChange`), its
+/// lines built a chunk per task when they hold many cells (as `TableView` does); with
+/// `max_cells`, only the first lines holding at most that many cells are drawn until the
+/// reader asks for the others.
 #[component]
 pub fn TableDiffLines(
     summary: String,
     title_change: Option<(String, String)>,
     lines: Vec<DiffLine>,
+    #[prop(default = usize::MAX)] max_cells: usize,
 ) -> impl IntoView {
-    diff_frame(summary, title_line(title_change), line_rows(lines))
+    // A line is four cells, and its row's text twice: counted as a cell per 100 bytes.
+    let cells: Vec<usize> = lines
+        .iter()
+        .map(|l| 4 + (l.before.len() + l.after.len()) / 100)
+        .collect();
+    let lines = Arc::new(lines);
+    let rows = Rows {
+        count: lines.len(),
+        cells: cells.iter().sum(),
+        shown: rows_within(cells, max_cells),
+        columns: 4,
+        make: move |range: std::ops::Range<usize>| line_rows(lines[range].to_vec()),
+    };
+    diff_frame(summary, title_line(title_change), rows.view())
 }

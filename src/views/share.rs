@@ -4,6 +4,11 @@
 //! (warning when its weights differ). Everything from the link is rendered as text nodes,
 //! from the pure page model of core `share::view`; its predictions and weight hash are
 //! marked "claimed by the link" until a re-run with the same weights confirms them.
+//!
+//! A link or result file is decoded a step at a time (core's `share::Decoding`), the page's
+//! thread given back between slices of steps: its size is checked before any decoding, and
+//! the JSON's before it is parsed, so neither a hostile link nor one at the share limits makes
+//! a long task (issue 47 item 5; `scripts/bench-longtasks.sh` opens the largest).
 
 use leptos::prelude::*;
 use leptos::task::spawn_local;
@@ -11,7 +16,9 @@ use tabprobe_core::scoring::PairScore;
 use tabprobe_core::share::view::{
     rerun_pairs, Premise, PremiseSection, SharePage, TableChange, CLAIMED,
 };
-use tabprobe_core::share::{decode, from_file, SharedResult, MAX_RESULT_FILE_BYTES};
+use tabprobe_core::share::{
+    check_file_size, Decoding, ShareError, SharedResult, MAX_LINK_TEXT_CHARS,
+};
 use tabprobe_core::{Label, LabelSet};
 use tabprobe_worker::protocol::Slot;
 
@@ -21,25 +28,112 @@ use crate::components::predictions::Prediction;
 use crate::components::probe_facts::{ModelPredictions, OneEdgeGraph};
 use crate::components::table_diff::TableDiffLines;
 use crate::components::table_view::TableView;
-use crate::route::{navigate, Route};
+use crate::route::{long_share, navigate, read_share_link, Route};
 use crate::state::{AppState, WorkItem};
+use crate::timing::{timed, Slices};
+
+/// Cells of each table (and of the comparison) drawn before the reader asks for the rest:
+/// every table of INFOTABS (at most 109 cells) is drawn whole; one at the share limits (20,000)
+/// shows its first rows and a button. (With 1,000, the browser's layout of the first view of
+/// a result at the limits took 50–80 ms.)
+const CELLS_SHOWN: usize = 400;
+
+/// A decoded result and its page model (core `share::view`), or why there is none.
+type Outcome = Result<(SharedResult, SharePage), String>;
+
+/// What the share screen shows: nothing opened yet (or being opened), or the outcome.
+type Opened = RwSignal<Option<Outcome>>;
+
+/// What to open.
+enum Source {
+    /// Link text (what follows `#/share/`, or a pasted URL).
+    Link(String),
+    /// The link left in `location.hash` (longer than `route::LONG_LINK`), of this length.
+    Fragment(usize),
+    /// A result file the reader picked.
+    File(web_sys::File),
+}
+
+/// Opens `source` into `opened` in tasks of their own, none of 50 ms or more: the text read
+/// (a long fragment or a file a slice at a time), its size checked before any decoding, then
+/// decoded a step at a time (core's `Decoding`), yielding to the event loop whenever a slice
+/// of steps has held the thread for [`Slices::SHORT_MS`]; then the page model, then the
+/// view, each in a task of its own. `busy` is true meanwhile; a screen closed meanwhile is
+/// left alone.
+fn open_sliced(source: Source, opened: Opened, busy: RwSignal<bool>) {
+    opened.set(None);
+    busy.set(true);
+    spawn_local(async move {
+        // Not in the task that asked (a click, a route change): that one has work of its own.
+        gloo::timers::future::TimeoutFuture::new(0).await;
+        let outcome = async {
+            let decoding = match source {
+                Source::Link(text) => Decoding::link(&text),
+                Source::Fragment(chars) if chars > MAX_LINK_TEXT_CHARS => {
+                    Err(ShareError::TooLong {
+                        chars,
+                        limit: MAX_LINK_TEXT_CHARS,
+                    })
+                }
+                Source::Fragment(_) => Decoding::link(&read_share_link().await),
+                Source::File(file) => {
+                    let name = file.name();
+                    // Refused before reading: no result within the share limits needs more.
+                    check_file_size(&name, file.size() as u64).map_err(|e| e.to_string())?;
+                    let blob = gloo::file::Blob::from(file);
+                    let text = gloo::file::futures::read_as_text(&blob)
+                        .await
+                        .map_err(|e| format!("{name}: {e}"))?;
+                    Decoding::file(&name, &text)
+                }
+            };
+            let mut decoding = decoding.map_err(|e| e.to_string())?;
+            let mut slices = Slices::of(Slices::SHORT_MS);
+            let result = loop {
+                let step = format!("share-{}", decoding.stage());
+                if let Some(result) = timed(&step, || decoding.step()) {
+                    break result.map_err(|e| e.to_string())?;
+                }
+                slices.pause().await;
+            };
+            gloo::timers::future::TimeoutFuture::new(0).await;
+            let page = timed("share-page-model", || SharePage::new(&result));
+            Ok((result, page))
+        }
+        .await;
+        // What it opened is drawn in a task of its own.
+        gloo::timers::future::TimeoutFuture::new(0).await;
+        if timed("share-shown", || opened.try_set(Some(outcome))).is_none() {
+            busy.try_set(false);
+        }
+    });
+}
 
 /// The share screen for `payload` (empty: offer to open a link or a result file).
 #[component]
 pub fn ShareView(payload: String) -> impl IntoView {
-    let opened = RwSignal::new(None::<Result<SharedResult, String>>);
-    if !payload.is_empty() {
-        opened.set(Some(decode(&payload).map_err(|e| e.to_string())));
+    let opened: Opened = RwSignal::new(None);
+    let busy = RwSignal::new(false);
+    match long_share(&payload) {
+        Some(chars) => open_sliced(Source::Fragment(chars), opened, busy),
+        None if !payload.is_empty() => open_sliced(Source::Link(payload), opened, busy),
+        None => {}
     }
     move || {
         match opened.get() {
-        Some(Ok(r)) => view! { <SharedResultView result=r/> }.into_any(),
+        None if busy.get() => view! {
+            <section class="empty-state" data-testid="share-opening" aria-busy="true">
+                <h1>"Opening the shared result…"</h1>
+            </section>
+        }
+        .into_any(),
+        Some(Ok((result, page))) => timed("share-view", || view! { <SharedResultView result=result page=page/> }.into_any()),
         Some(Err(e)) => view! {
             <section class="share-error" data-testid="share-error" role="alert">
                 <h1>"This share link cannot be opened"</h1>
                 <p class="error-message" data-testid="share-error-message">{e}</p>
             </section>
-            <OpenShared opened=opened/>
+            <OpenShared opened=opened busy=busy/>
         }
         .into_any(),
         None => view! {
@@ -47,7 +141,7 @@ pub fn ShareView(payload: String) -> impl IntoView {
                 <h1>"Open a shared result"</h1>
                 <p>"A share link opens here by itself. You can also paste one, or open a result file (results too large for a link are shared as files)."</p>
             </section>
-            <OpenShared opened=opened/>
+            <OpenShared opened=opened busy=busy/>
         }
         .into_any(),
     }
@@ -56,7 +150,7 @@ pub fn ShareView(payload: String) -> impl IntoView {
 
 /// Paste a link or pick a result file.
 #[component]
-fn OpenShared(opened: RwSignal<Option<Result<SharedResult, String>>>) -> impl IntoView {
+fn OpenShared(opened: Opened, busy: RwSignal<bool>) -> impl IntoView {
     let pasted = RwSignal::new(String::new());
     let on_file = move |ev: leptos::ev::Event| {
         use wasm_bindgen::JsCast;
@@ -66,23 +160,7 @@ fn OpenShared(opened: RwSignal<Option<Result<SharedResult, String>>>) -> impl In
             .and_then(|i| i.files())
             .and_then(|f| f.get(0));
         if let Some(file) = file {
-            let name = file.name();
-            // Refused before reading: the text is held whole while it is parsed.
-            if file.size() > MAX_RESULT_FILE_BYTES as f64 {
-                opened.set(Some(Err(format!(
-                    "{name}: the file is {} bytes, more than the {MAX_RESULT_FILE_BYTES} a result file may be",
-                    file.size()
-                ))));
-                return;
-            }
-            spawn_local(async move {
-                let result =
-                    match gloo::file::futures::read_as_text(&gloo::file::Blob::from(file)).await {
-                        Ok(text) => from_file(&name, &text).map_err(|e| e.to_string()),
-                        Err(e) => Err(format!("{name}: {e}")),
-                    };
-                opened.set(Some(result));
-            });
+            open_sliced(Source::File(file), opened, busy);
         }
     };
     view! {
@@ -93,7 +171,7 @@ fn OpenShared(opened: RwSignal<Option<Result<SharedResult, String>>>) -> impl In
                     on:input=move |ev| pasted.set(event_target_value(&ev))/>
             </label>
             <button class="button" data-testid="open-pasted"
-                on:click=move |_| opened.set(Some(decode(&pasted.get_untracked()).map_err(|e| e.to_string())))>"Open"</button>
+                on:click=move |_| open_sliced(Source::Link(pasted.get_untracked()), opened, busy)>"Open"</button>
             <label class="file-picker small">
                 "Open a result file…"
                 <input type="file" accept=".json,application/json" data-testid="result-file" on:change=on_file/>
@@ -106,7 +184,7 @@ fn OpenShared(opened: RwSignal<Option<Result<SharedResult, String>>>) -> impl In
 #[component]
 fn PremiseView(premise: Premise) -> impl IntoView {
     match premise {
-        Premise::Table(t) => view! { <TableView table=t/> }.into_any(),
+        Premise::Table(t) => view! { <TableView table=t max_cells=CELLS_SHOWN/> }.into_any(),
         Premise::Text(p) => view! { <p class="premise-text">{p}</p> }.into_any(),
         Premise::Nothing => view! { <p class="muted">"(no premise)"</p> }.into_any(),
     }
@@ -119,14 +197,24 @@ type Rerun = Action<(), Result<(Vec<PairScore>, String), String>>;
 /// A shared result, from the pure page model (core `share::view`, fuzzed natively), with its
 /// re-run on the loaded model.
 #[component]
-fn SharedResultView(result: SharedResult) -> impl IntoView {
+fn SharedResultView(result: SharedResult, mut page: SharePage) -> impl IntoView {
     let state = expect_context::<AppState>();
-    let page = SharePage::new(&result);
+    // The tables go to the tables' panel alone; the other panels get copies of the rest (a
+    // copy of tables at the share limits took tens of milliseconds).
+    let premise = std::mem::replace(
+        &mut page.premise,
+        PremiseSection::Unchanged(Premise::Nothing),
+    );
+    let editor = timed("share-editor-button", || {
+        open_in_editor(state, &result, page.expected_after)
+    });
     // Re-run with the loaded model, on the link's linearization; the weight hash it ran with
-    // is kept so the claim note can say whether the re-run checks the link's figures.
-    let pairs = rerun_pairs(&result).map_err(|e| e.to_string());
+    // is kept so the claim note can say whether the re-run checks the link's figures. The
+    // pairs are made on the click: linearizing tables at the share limits takes a while.
+    let result = std::rc::Rc::new(result);
     let rerun: Rerun = Action::new_local(move |_: &()| {
-        let started = pairs.clone().and_then(|pairs| {
+        let pairs = rerun_pairs(&result).map_err(|e| e.to_string());
+        let started = pairs.and_then(|pairs| {
             let sha = state
                 .slot(Slot::Main)
                 .model
@@ -153,11 +241,11 @@ fn SharedResultView(result: SharedResult) -> impl IntoView {
                     <h1>"Shared probe result"</h1>
                     <p class="muted origin" data-testid="share-origin">{page.origin.clone()}</p>
                 </div>
-                {open_in_editor(state, &result, page.expected_after)}
+                {editor}
             </header>
             <ShareFacts page=page.clone()/>
             <SharePredictions page=page.clone() rerun=rerun/>
-            <ShareTables premise=page.premise.clone()/>
+            <ShareTables premise=premise/>
             <ShareRerun page=page rerun=rerun/>
         </section>
     }
@@ -316,7 +404,7 @@ fn ShareTables(premise: PremiseSection) -> impl IntoView {
             view! {
                 <div class="panel">
                     <h2>"Tables"</h2>
-                    <TableDiffLines summary=summary title_change=title_change lines=lines/>
+                    <TableDiffLines summary=summary title_change=title_change lines=lines max_cells=CELLS_SHOWN/>
                     <div class="side-by-side">
                         <div><h3>"Original"</h3><PremiseView premise=Premise::Table(original)/></div>
                         <div><h3>"Edited"</h3><PremiseView premise=Premise::Table(edited)/></div>

@@ -230,6 +230,39 @@ export async function openPage(browser, url, { bundled = false, viewport = { wid
   return { page, errors };
 }
 
+/** Watches the page's main thread in `target` (a page or a browser context), from before the
+ *  page's own scripts: a PerformanceObserver('longtask') keeps each long task (over 50 ms),
+ *  and a capturing 'change' listener on the window, which runs before any of the page's own,
+ *  notes when picked files reach the page — a long task that goes on past that moment was the
+ *  browser's work of handing the files over up to it, and the page's only after. Read with
+ *  `longTasksSince`. */
+export async function watchLongTasks(target) {
+  await target.addInitScript(() => {
+    window.__longtasks = [];
+    window.__filesAt = [];
+    window.addEventListener('change', (e) => {
+      if (e.target?.type === 'file') window.__filesAt.push(performance.now());
+    }, true);
+    new PerformanceObserver((list) => {
+      for (const e of list.getEntries()) window.__longtasks.push([e.startTime, e.duration]);
+    }).observe({ type: 'longtask', buffered: true });
+  });
+}
+
+/** The long tasks `watchLongTasks` saw start between `t0` and `t1` (the page's clock), each
+ *  as { start, duration, pagePart, filesAt }: `pagePart` is the part after picked files
+ *  reached the page (`filesAt`, when they did within the task), else the whole task. */
+export async function longTasksSince(page, t0, t1 = Infinity) {
+  const { tasks, files } = await page.evaluate(() => ({ tasks: window.__longtasks, files: window.__filesAt }));
+  // The long task's end and the listener's clock can differ by a millisecond.
+  const within = (a, s, d) => a >= s && a <= s + d + 1;
+  return tasks.filter(([s]) => s >= t0 && s < t1).map(([start, duration]) => {
+    const filesAt = files.find((a) => within(a, start, duration));
+    const pagePart = filesAt === undefined ? duration : Math.max(0, start + duration - filesAt);
+    return { start, duration, pagePart, filesAt };
+  });
+}
+
 /** Saves a full-page screenshot under tests/artifacts/. */
 export async function snap(page, name) {
   await mkdir(artifacts, { recursive: true });

@@ -218,7 +218,11 @@ fn bad_result_files_name_file_and_path() {
         r#"{"format":"tabprobe-share","version":1,"result":{"origin":"o"}}"#,
     )
     .unwrap_err();
-    assert!(e.to_string().starts_with("r.json: at result."), "{e}");
+    assert!(
+        e.to_string()
+            .starts_with("r.json: at result: missing field `operation`"),
+        "{e}"
+    );
 }
 
 /// Every table example of the bundled demo (INFOTABS dev tables), shared as a table edit

@@ -3,33 +3,27 @@
 //! [`SharedResult`] as JSON, raw-deflated. The header lets a damaged link say *how* it is
 //! damaged: shorter than declared is truncated, a wrong CRC is corruption.
 
-use std::io::{Read, Write};
+use std::io::Write;
 
 use base64::alphabet;
 use base64::engine::general_purpose::{GeneralPurpose, GeneralPurposeConfig};
 use base64::engine::DecodePaddingMode;
 use base64::Engine;
-use flate2::read::DeflateDecoder;
 use flate2::write::DeflateEncoder;
 use flate2::Compression;
 
+use super::budget::{
+    JsonScan, RowsArray, FILE_ROWS_PATH, HEADER_BYTES, LINK_ROWS_PATH, MAX_FILE_JSON_VALUES,
+    MAX_JSON_VALUES, MAX_LINK_JSON_BYTES, MAX_LINK_TEXT_CHARS, MAX_RESULT_FILE_BYTES,
+};
 use super::error::ShareError;
 use super::SharedResult;
+use crate::data::table::Table;
 
 /// The link format version this build writes and reads (the `v1.` prefix).
 pub const LINK_VERSION: u32 = 1;
 /// The `format` marker of a result file (the fallback for results too large for a link).
 pub const FILE_FORMAT: &str = "tabprobe-share";
-/// A link whose data inflates past this many bytes of JSON is refused while inflating (a
-/// crafted link must not exhaust memory); [`super::limits`] then bounds what the JSON holds.
-pub const MAX_JSON_BYTES: u64 = 16 * 1024 * 1024;
-/// A result file larger than this is refused before it is parsed (the same bound as a
-/// link's inflated JSON).
-pub const MAX_RESULT_FILE_BYTES: u64 = MAX_JSON_BYTES;
-
-/// The link header: compressed length and CRC-32, big-endian u32 each.
-const HEADER_BYTES: usize = 8;
-
 /// URL-safe base64 without padding; trailing bits tolerated so a cut link reports
 /// "truncated" rather than a base64 technicality.
 const B64: GeneralPurpose = GeneralPurpose::new(
@@ -59,45 +53,467 @@ pub fn encode(result: &SharedResult) -> Result<String, ShareError> {
     Ok(format!("v{LINK_VERSION}.{}", B64.encode(bytes)))
 }
 
-/// Reads link text: what follows `#/share/`, or a whole pasted URL containing it.
+/// Reads link text: what follows `#/share/`, or a whole pasted URL containing it, in one go
+/// ([`Decoding::link`] run to its end).
 pub fn decode(text: &str) -> Result<SharedResult, ShareError> {
-    let text = text.trim();
-    let text = match text.find("#/share/") {
-        Some(i) => &text[i + "#/share/".len()..],
-        None => text,
+    Decoding::link(text)?.finish()
+}
+
+/// Input bytes one [`Decoding::step`] works through (characters checked, base64 decoded,
+/// checksummed, inflated, scanned, or rows parsed): about 6 ms of the page's thread in wasm
+/// (measured: a MiB of a link at the share limits inflated in 24 ms), so that a slice of
+/// steps stays well under 50 ms on a machine three times slower.
+pub const STEP_BYTES: usize = 1 << 18;
+
+/// A link or result file being decoded one step at a time, so the page can give its thread
+/// back between steps: each step works through at most [`STEP_BYTES`] of input, except
+/// parsing, which happens in one step on a text whose size and count of values
+/// ([`super::budget`]) have been checked — the work of a result within the share limits.
+pub struct Decoding {
+    stage: Stage,
+}
+
+/// Where a [`Decoding`] stands.
+enum Stage {
+    /// Checking a link's characters: `data` is the base64 text, `prefix` what came before it
+    /// (`v1.`), `at` how far it is checked.
+    Characters {
+        data: String,
+        prefix: usize,
+        at: usize,
+    },
+    /// Decoding a link's base64 text, `at` characters so far.
+    Base64 {
+        data: String,
+        at: usize,
+        bytes: Vec<u8>,
+    },
+    /// Checksumming a link's body (`bytes` after the header), `at` bytes so far.
+    Checksum {
+        bytes: Vec<u8>,
+        at: usize,
+        hasher: crc32fast::Hasher,
+        crc: u32,
+    },
+    /// Inflating a link's body, `at` bytes of it so far, into `json`.
+    Inflate {
+        bytes: Vec<u8>,
+        at: usize,
+        inflater: Box<flate2::Decompress>,
+        json: Vec<u8>,
+    },
+    /// Counting the JSON's values and finding its tables' rows, `at` bytes so far.
+    Scan {
+        json: Vec<u8>,
+        at: usize,
+        scan: JsonScan,
+        of: Source,
+    },
+    /// Parsing the JSON, checked for size and values, without its tables' rows (cut out of
+    /// the text): one step.
+    Parse {
+        json: Vec<u8>,
+        rows: Vec<RowsArray>,
+        of: Source,
+    },
+    /// Parsing the tables' rows into `result`, a slice of them per step: element `next` of
+    /// `rows[array]` comes next.
+    Rows {
+        json: Vec<u8>,
+        rows: Vec<RowsArray>,
+        array: usize,
+        next: usize,
+        result: Box<SharedResult>,
+        of: Source,
+    },
+    /// Checking the result against the share limits.
+    Check {
+        result: Box<SharedResult>,
+        of: Source,
+    },
+    /// Finished (the result was handed out).
+    Done,
+}
+
+/// What is being decoded, for the last steps.
+enum Source {
+    Link,
+    /// A result file, by its name (its errors name it).
+    File(String),
+}
+
+impl Decoding {
+    /// Starts decoding link text: what follows `#/share/`, or a whole pasted URL containing
+    /// it. Its form and length are checked at once: a link longer than any result within
+    /// the share limits needs ([`MAX_LINK_TEXT_CHARS`]) is refused before any decoding.
+    pub fn link(text: &str) -> Result<Decoding, ShareError> {
+        let text = text.trim();
+        let text = match text.find("#/share/") {
+            Some(i) => &text[i + "#/share/".len()..],
+            None => text,
+        };
+        let (version, data) = text.split_once('.').ok_or(ShareError::NotALink)?;
+        let digits = version.strip_prefix('v').ok_or(ShareError::NotALink)?;
+        if digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_digit()) {
+            return Err(ShareError::NotALink);
+        }
+        if digits != LINK_VERSION.to_string() {
+            return Err(ShareError::WrongVersion {
+                found: digits.chars().take(12).collect(),
+                supported: LINK_VERSION,
+            });
+        }
+        if text.len() > MAX_LINK_TEXT_CHARS {
+            return Err(ShareError::TooLong {
+                chars: text.len(),
+                limit: MAX_LINK_TEXT_CHARS,
+            });
+        }
+        Ok(Decoding {
+            stage: Stage::Characters {
+                data: data.to_string(),
+                prefix: version.len() + 1,
+                at: 0,
+            },
+        })
+    }
+
+    /// Starts reading a result file written by [`to_file`] (`text`, named `file` in errors):
+    /// a file larger than any result within the share limits needs
+    /// ([`MAX_RESULT_FILE_BYTES`]) is refused at once.
+    pub fn file(file: &str, text: &str) -> Result<Decoding, ShareError> {
+        check_file_size(file, text.len() as u64)?;
+        Ok(Decoding {
+            stage: Stage::Scan {
+                json: text.as_bytes().to_vec(),
+                at: 0,
+                scan: JsonScan::finding_rows(FILE_ROWS_PATH),
+                of: Source::File(file.to_string()),
+            },
+        })
+    }
+
+    /// What the next step does (`characters`, `base64`, `checksum`, `inflate`, `scan`,
+    /// `parse`, `done`), for timings.
+    pub fn stage(&self) -> &'static str {
+        match self.stage {
+            Stage::Characters { .. } => "characters",
+            Stage::Base64 { .. } => "base64",
+            Stage::Checksum { .. } => "checksum",
+            Stage::Inflate { .. } => "inflate",
+            Stage::Scan { .. } => "scan",
+            Stage::Parse { .. } => "parse",
+            Stage::Rows { .. } => "rows",
+            Stage::Check { .. } => "check",
+            Stage::Done => "done",
+        }
+    }
+
+    /// Does the next step: `None` while there is more to do, then the result or why there
+    /// is none (once; a finished decoding answers `None`).
+    pub fn step(&mut self) -> Option<Result<SharedResult, ShareError>> {
+        match self.advance() {
+            Ok(Some(result)) => Some(Ok(result)),
+            Ok(None) => None,
+            Err(e) => {
+                self.stage = Stage::Done;
+                Some(Err(e))
+            }
+        }
+    }
+
+    /// Every step to the end.
+    pub fn finish(mut self) -> Result<SharedResult, ShareError> {
+        loop {
+            if let Some(result) = self.step() {
+                return result;
+            }
+        }
+    }
+
+    fn advance(&mut self) -> Result<Option<SharedResult>, ShareError> {
+        match std::mem::replace(&mut self.stage, Stage::Done) {
+            Stage::Characters { data, prefix, at } => {
+                let end = (at + STEP_BYTES).min(data.len());
+                if let Some(i) = data.as_bytes()[at..end]
+                    .iter()
+                    .position(|b| !(b.is_ascii_alphanumeric() || *b == b'-' || *b == b'_'))
+                {
+                    // Every byte before is ASCII, so a character starts here.
+                    let c = data[at + i..].chars().next().unwrap_or('?');
+                    let shown: String = c.escape_debug().collect();
+                    return Err(ShareError::Corrupted(format!(
+                        "character '{shown}' at position {} cannot occur in a link",
+                        // 1-based, after `v<digits>.`.
+                        prefix.saturating_add(at + i).saturating_add(1)
+                    )));
+                }
+                self.stage = if end < data.len() {
+                    Stage::Characters {
+                        data,
+                        prefix,
+                        at: end,
+                    }
+                } else {
+                    Stage::Base64 {
+                        data,
+                        at: 0,
+                        bytes: Vec::new(),
+                    }
+                };
+            }
+            Stage::Base64 {
+                data,
+                at,
+                mut bytes,
+            } => {
+                // A base64 string of length 4k+1 ends in a character that carries no whole
+                // byte: only a cut link looks like that. Drop it and let the length check
+                // report the truncation.
+                let usable = if data.len() % 4 == 1 {
+                    data.len() - 1
+                } else {
+                    data.len()
+                };
+                // Whole groups of four characters per step, so each decodes on its own.
+                let end = (at + STEP_BYTES / 4 * 4).min(usable);
+                B64.decode_vec(&data.as_bytes()[at..end], &mut bytes)
+                    .map_err(|e| ShareError::Corrupted(e.to_string()))?;
+                self.stage = if end < usable {
+                    Stage::Base64 {
+                        data,
+                        at: end,
+                        bytes,
+                    }
+                } else {
+                    checksum_stage(bytes)?
+                };
+            }
+            Stage::Checksum {
+                bytes,
+                at,
+                mut hasher,
+                crc,
+            } => {
+                let end = (at + STEP_BYTES).min(bytes.len());
+                hasher.update(&bytes[at..end]);
+                if end < bytes.len() {
+                    self.stage = Stage::Checksum {
+                        bytes,
+                        at: end,
+                        hasher,
+                        crc,
+                    };
+                } else if hasher.finalize() != crc {
+                    return Err(ShareError::ChecksumMismatch);
+                } else {
+                    self.stage = Stage::Inflate {
+                        bytes,
+                        at: HEADER_BYTES,
+                        inflater: Box::new(flate2::Decompress::new(false)),
+                        json: Vec::new(),
+                    };
+                }
+            }
+            Stage::Inflate {
+                bytes,
+                at,
+                mut inflater,
+                mut json,
+            } => {
+                let end = (at + STEP_BYTES).min(bytes.len());
+                let (taken, done) = inflate(&mut inflater, &bytes[at..end], &mut json)?;
+                let at = at + taken;
+                self.stage = if done {
+                    Stage::Scan {
+                        json,
+                        at: 0,
+                        scan: JsonScan::finding_rows(LINK_ROWS_PATH),
+                        of: Source::Link,
+                    }
+                } else if at >= bytes.len() {
+                    return Err(ShareError::Corrupted(
+                        "its data does not decompress (it ends before its last block)".into(),
+                    ));
+                } else {
+                    Stage::Inflate {
+                        bytes,
+                        at,
+                        inflater,
+                        json,
+                    }
+                };
+            }
+            Stage::Scan {
+                json,
+                at,
+                mut scan,
+                of,
+            } => {
+                let end = (at + STEP_BYTES).min(json.len());
+                scan.feed(&json[at..end]);
+                let limit = match of {
+                    Source::Link => MAX_JSON_VALUES,
+                    Source::File(_) => MAX_FILE_JSON_VALUES,
+                };
+                if scan.values() > limit && end == json.len() {
+                    return Err(of.error(ShareError::TooManyValues {
+                        found: scan.values(),
+                        limit,
+                    }));
+                }
+                self.stage = if end < json.len() {
+                    Stage::Scan {
+                        json,
+                        at: end,
+                        scan,
+                        of,
+                    }
+                } else {
+                    Stage::Parse {
+                        json,
+                        rows: scan.rows_arrays(),
+                        of,
+                    }
+                };
+            }
+            Stage::Parse { json, rows, of } => {
+                // Without the rows: the tables' rows are read in the steps after.
+                let skeleton = without_rows(&json, &rows);
+                let result = Box::new(match &of {
+                    Source::Link => parse_link_json(&skeleton)?,
+                    Source::File(file) => parse_file_json(file, &skeleton)?,
+                });
+                self.stage = Stage::Rows {
+                    json,
+                    rows,
+                    array: 0,
+                    next: 0,
+                    result,
+                    of,
+                };
+            }
+            Stage::Rows {
+                json,
+                rows,
+                array,
+                next,
+                mut result,
+                of,
+            } => {
+                let Some(found) = rows.get(array) else {
+                    self.stage = Stage::Check { result, of };
+                    return Ok(None);
+                };
+                let elements = found.elements(&json);
+                let mut read = 0;
+                let mut i = next;
+                while i < elements.len() && read < STEP_BYTES {
+                    let element = &json[elements[i].clone()];
+                    add_row(&mut result, found, i, element)
+                        .map_err(|(at, what)| of.bad_at(&at, &what))?;
+                    read += element.len();
+                    i += 1;
+                }
+                let (array, next) = match i < elements.len() {
+                    true => (array, i),
+                    false => (array + 1, 0),
+                };
+                self.stage = Stage::Rows {
+                    json,
+                    rows,
+                    array,
+                    next,
+                    result,
+                    of,
+                };
+            }
+            Stage::Check { result, of } => {
+                super::limits::check(&result).map_err(|e| of.error(e))?;
+                return Ok(Some(*result));
+            }
+            Stage::Done => return Ok(None),
+        }
+        Ok(None)
+    }
+}
+
+impl Source {
+    /// Content that is not a result, at the JSON path `at`, as this source reports it.
+    fn bad_at(&self, at: &str, what: &str) -> ShareError {
+        match self {
+            Source::Link => ShareError::Corrupted(format!(
+                "its content is not a tabprobe result (at {at}: {what})"
+            )),
+            Source::File(file) => ShareError::BadFile {
+                file: file.clone(),
+                message: format!("at {at}: {what}"),
+            },
+        }
+    }
+
+    /// `e` as this source reports it: a result file's errors name the file.
+    fn error(&self, e: ShareError) -> ShareError {
+        match self {
+            Source::Link => e,
+            Source::File(file) => ShareError::BadFile {
+                file: file.clone(),
+                message: e.to_string(),
+            },
+        }
+    }
+}
+
+/// `json` with the elements of its tables' `rows` arrays cut out (`[]` left).
+fn without_rows(json: &[u8], rows: &[RowsArray]) -> Vec<u8> {
+    let mut out = Vec::with_capacity(json.len());
+    let mut from = 0;
+    for r in rows {
+        out.extend_from_slice(&json[from..=r.open]);
+        from = r.close;
+    }
+    out.extend_from_slice(&json[from..]);
+    out
+}
+
+/// Parses `element`, row `i` of the table whose `rows` array `found` is, and adds it to
+/// that table of `result`; the error is the JSON path and what is wrong there.
+fn add_row(
+    result: &mut SharedResult,
+    found: &RowsArray,
+    i: usize,
+    element: &[u8],
+) -> Result<(), (String, String)> {
+    let path = found.keys.join(".");
+    let table = match found.keys.iter().rev().nth(2).map(String::as_str) {
+        Some("before") => result.before.table.as_mut(),
+        _ => result.after.table.as_mut(),
     };
-    let (version, data) = text.split_once('.').ok_or(ShareError::NotALink)?;
-    let digits = version.strip_prefix('v').ok_or(ShareError::NotALink)?;
-    if digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_digit()) {
-        return Err(ShareError::NotALink);
-    }
-    if digits != LINK_VERSION.to_string() {
-        return Err(ShareError::WrongVersion {
-            found: digits.chars().take(12).collect(),
-            supported: LINK_VERSION,
-        });
-    }
-    if let Some((i, c)) = data
-        .char_indices()
-        .find(|(_, c)| !(c.is_ascii_alphanumeric() || *c == '-' || *c == '_'))
-    {
-        let shown: String = c.escape_debug().collect();
-        return Err(ShareError::Corrupted(format!(
-            "character '{shown}' at position {} cannot occur in a link",
-            // 1-based position after `v<digits>.`; saturating, so no overflow check is needed.
-            version.len().saturating_add(i).saturating_add(2)
-        )));
-    }
-    // A base64 string of length 4k+1 ends in a character that carries no whole byte: only a
-    // cut link looks like that. Drop it and let the length check report the truncation.
-    let data = if data.len() % 4 == 1 {
-        &data[..data.len() - 1]
-    } else {
-        data
+    let located = |e: serde_path_to_error::Error<serde_json::Error>| {
+        let inner = e.path().to_string();
+        let at = match inner.as_str() {
+            "." => format!("{path}[{i}]"),
+            _ if inner.starts_with('[') => format!("{path}[{i}]{inner}"),
+            _ => format!("{path}[{i}].{inner}"),
+        };
+        (at, e.inner().to_string())
     };
-    let bytes = B64
-        .decode(data)
-        .map_err(|e| ShareError::Corrupted(e.to_string()))?;
+    let de = &mut serde_json::Deserializer::from_slice(element);
+    match table {
+        Some(Table::KeyValue(t)) => t
+            .rows
+            .push(serde_path_to_error::deserialize(de).map_err(located)?),
+        Some(Table::Relational(t)) => t
+            .rows
+            .push(serde_path_to_error::deserialize(de).map_err(located)?),
+        None => return Err((path, "rows of no table".to_string())),
+    }
+    Ok(())
+}
+
+/// The checksum stage for a link's decoded bytes: the header read, the body's length checked
+/// against it.
+fn checksum_stage(bytes: Vec<u8>) -> Result<Stage, ShareError> {
     if bytes.len() < HEADER_BYTES {
         return Err(ShareError::Truncated {
             have: bytes.len(),
@@ -106,8 +522,8 @@ pub fn decode(text: &str) -> Result<SharedResult, ShareError> {
     }
     let want = u32::from_be_bytes([bytes[0], bytes[1], bytes[2], bytes[3]]) as usize;
     let crc = u32::from_be_bytes([bytes[4], bytes[5], bytes[6], bytes[7]]);
-    let body = &bytes[HEADER_BYTES..];
-    if body.len() < want {
+    let body = bytes.len() - HEADER_BYTES;
+    if body < want {
         // Checked: on wasm32 `usize` is 32 bits, so a declared length near u32::MAX plus the
         // header would wrap in a release build (which has no overflow checks).
         return Err(match want.checked_add(HEADER_BYTES) {
@@ -120,36 +536,62 @@ pub fn decode(text: &str) -> Result<SharedResult, ShareError> {
             )),
         });
     }
-    if body.len() > want {
+    if body > want {
         return Err(ShareError::Corrupted(format!(
             "it holds {} bytes more than it declares",
-            body.len() - want
+            body - want
         )));
     }
-    if crc32fast::hash(body) != crc {
-        return Err(ShareError::ChecksumMismatch);
+    Ok(Stage::Checksum {
+        bytes,
+        at: HEADER_BYTES,
+        hasher: crc32fast::Hasher::new(),
+        crc,
+    })
+}
+
+/// Inflates from `input` (the next part of a link's body) into `json` until the stream
+/// ends, the input is used up or [`STEP_BYTES`] more JSON came: how much of `input` it took
+/// and whether the stream ended. More JSON than [`MAX_LINK_JSON_BYTES`] is an error, found
+/// within 64 KiB of passing it.
+fn inflate(
+    inflater: &mut flate2::Decompress,
+    input: &[u8],
+    json: &mut Vec<u8>,
+) -> Result<(usize, bool), ShareError> {
+    let mut out = vec![0u8; 64 * 1024];
+    let (start_in, start_len) = (inflater.total_in(), json.len());
+    loop {
+        let taken = (inflater.total_in() - start_in) as usize;
+        if json.len() - start_len >= STEP_BYTES {
+            return Ok((taken, false));
+        }
+        let before_out = inflater.total_out();
+        let status = inflater
+            .decompress(&input[taken..], &mut out, flate2::FlushDecompress::None)
+            .map_err(|e| ShareError::Corrupted(format!("its data does not decompress ({e})")))?;
+        let made = (inflater.total_out() - before_out) as usize;
+        json.extend_from_slice(&out[..made]);
+        if json.len() > MAX_LINK_JSON_BYTES {
+            return Err(ShareError::Expands {
+                limit: MAX_LINK_JSON_BYTES,
+            });
+        }
+        let taken = (inflater.total_in() - start_in) as usize;
+        match status {
+            flate2::Status::StreamEnd => return Ok((taken, true)),
+            // The input used up and the output not full: the next part is needed.
+            _ if taken == input.len() && made < out.len() => return Ok((taken, false)),
+            _ => {}
+        }
     }
-    let mut json = Vec::new();
-    DeflateDecoder::new(body)
-        .take(MAX_JSON_BYTES + 1)
-        .read_to_end(&mut json)
-        .map_err(|e| ShareError::Corrupted(format!("its data does not decompress ({e})")))?;
-    if json.len() as u64 > MAX_JSON_BYTES {
-        return Err(ShareError::Corrupted(format!(
-            "it expands to more than {} MB",
-            MAX_JSON_BYTES / (1024 * 1024)
-        )));
-    }
-    let de = &mut serde_json::Deserializer::from_slice(&json);
-    let result: SharedResult = serde_path_to_error::deserialize(de).map_err(|e| {
-        ShareError::Corrupted(format!(
-            "its content is not a tabprobe result (at {}: {})",
-            e.path(),
-            e.inner()
-        ))
-    })?;
-    super::limits::check(&result)?;
-    Ok(result)
+}
+
+/// A link's JSON as a result; the error gives the JSON path of what is wrong.
+fn parse_link_json(json: &[u8]) -> Result<SharedResult, ShareError> {
+    let de = &mut serde_json::Deserializer::from_slice(json);
+    serde_path_to_error::deserialize(de)
+        .map_err(|e| Source::Link.bad_at(&e.path().to_string(), &e.inner().to_string()))
 }
 
 /// The fallback for results too large for a link: a small JSON file a person can read.
@@ -162,41 +604,68 @@ pub fn to_file(result: &SharedResult) -> Result<String, ShareError> {
     serde_json::to_string_pretty(&file).map_err(|e| ShareError::Encode(e.to_string()))
 }
 
-/// Reads a result file written by [`to_file`]; errors name the file and the JSON path.
+/// Reads a result file written by [`to_file`] in one go ([`Decoding::file`] run to its
+/// end); errors name the file and the JSON path.
 pub fn from_file(file: &str, text: &str) -> Result<SharedResult, ShareError> {
+    Decoding::file(file, text)?.finish()
+}
+
+/// Whether a result file of `size` bytes (named `file` in the error) may be read: one larger
+/// than any result within the share limits needs ([`MAX_RESULT_FILE_BYTES`]) is refused
+/// before it is read.
+pub fn check_file_size(file: &str, size: u64) -> Result<(), ShareError> {
+    if size <= MAX_RESULT_FILE_BYTES {
+        return Ok(());
+    }
+    Err(ShareError::BadFile {
+        file: file.to_string(),
+        message: format!(
+            "the file holds {}, more than the {} a result within the share limits ({}) needs",
+            crate::display::bytes(size),
+            crate::display::bytes(MAX_RESULT_FILE_BYTES),
+            super::budget::limits_in_words()
+        ),
+    })
+}
+
+/// A result file's JSON as a result: `format` and `version` checked first, then the result;
+/// errors name the file and the JSON path.
+fn parse_file_json(file: &str, json: &[u8]) -> Result<SharedResult, ShareError> {
+    /// The file's head, its result skipped.
     #[derive(serde::Deserialize)]
-    struct ResultFile {
+    struct Head {
         format: String,
         version: u32,
-        result: serde_json::Value,
+        #[allow(dead_code)]
+        result: serde::de::IgnoredAny,
     }
+    #[derive(serde::Deserialize)]
+    struct ResultFile {
+        result: SharedResult,
+    }
+    /// `json` as a `T`, the error naming the file and the JSON path.
+    fn parse<'a, T: serde::Deserialize<'a>>(file: &str, json: &'a [u8]) -> Result<T, ShareError> {
+        let de = &mut serde_json::Deserializer::from_slice(json);
+        serde_path_to_error::deserialize(de).map_err(|e| {
+            Source::File(file.to_string()).bad_at(&e.path().to_string(), &e.inner().to_string())
+        })
+    }
+    let head: Head = parse(file, json)?;
     let bad = |message: String| ShareError::BadFile {
         file: file.to_string(),
         message,
     };
-    if text.len() as u64 > MAX_RESULT_FILE_BYTES {
-        return Err(bad(format!(
-            "the file is {} bytes, more than the {MAX_RESULT_FILE_BYTES} a result file may be",
-            text.len()
-        )));
-    }
-    let de = &mut serde_json::Deserializer::from_str(text);
-    let f: ResultFile = serde_path_to_error::deserialize(de)
-        .map_err(|e| bad(format!("at {}: {}", e.path(), e.inner())))?;
-    if f.format != FILE_FORMAT {
+    if head.format != FILE_FORMAT {
         return Err(bad(format!(
             "at format: expected \"{FILE_FORMAT}\", found {:?}",
-            f.format
+            head.format
         )));
     }
-    if f.version != LINK_VERSION {
+    if head.version != LINK_VERSION {
         return Err(bad(format!(
             "at version: this site reads version {LINK_VERSION}, the file is version {}",
-            f.version
+            head.version
         )));
     }
-    let result: SharedResult = serde_path_to_error::deserialize(f.result)
-        .map_err(|e| bad(format!("at result.{}: {}", e.path(), e.inner())))?;
-    super::limits::check(&result).map_err(|e| bad(e.to_string()))?;
-    Ok(result)
+    parse::<ResultFile>(file, json).map(|f| f.result)
 }

@@ -31,6 +31,41 @@ pub enum ShareError {
     /// The link's data is damaged in a way the checksum could not catch, or is not a result.
     #[error("this link is corrupted: {0}; copy the whole link again")]
     Corrupted(String),
+    /// A link longer than any result within the share limits needs: refused before any of it
+    /// is decoded.
+    #[error(
+        "this link is too long to open: {chars} characters, more than the {limit} any result \
+         within the share limits can need; it was not decoded"
+    )]
+    TooLong {
+        /// The link text's length (after `#/share/`), in bytes.
+        chars: usize,
+        /// The longest link a result within the limits can need.
+        limit: usize,
+    },
+    /// Data that inflates past the JSON any result within the share limits is written as:
+    /// refused while inflating.
+    #[error(
+        "this result is too large to open: its data expands past {}, more than any result \
+         within the share limits takes",
+        crate::display::bytes(*.limit as u64)
+    )]
+    Expands {
+        /// The most JSON a result within the limits takes, in bytes.
+        limit: usize,
+    },
+    /// JSON with more values than any result within the share limits holds: refused before
+    /// it is parsed.
+    #[error(
+        "this result is too large to open: its JSON holds {found} values, more than the \
+         {limit} any result within the share limits holds"
+    )]
+    TooManyValues {
+        /// The values the JSON holds.
+        found: usize,
+        /// The most a result within the limits holds.
+        limit: usize,
+    },
     /// A result file that is not valid.
     #[error("{file}: {message}")]
     BadFile {

@@ -3,6 +3,7 @@
 //! a URL fragment (`#/share/v1.<data>`) that opens with no dataset loaded. Results too large
 //! for a link go into a small JSON result file instead.
 
+pub mod budget;
 mod codec;
 mod error;
 pub mod from_run;
@@ -18,9 +19,10 @@ use crate::probe::rules::ValidityRule;
 use crate::probe::{Certainty, Expectation};
 use crate::scoring::{ModelId, PairScore};
 
+pub use budget::{MAX_LINK_JSON_BYTES, MAX_LINK_TEXT_CHARS, MAX_RESULT_FILE_BYTES};
 pub use codec::{
-    decode, encode, from_file, to_file, FILE_FORMAT, LINK_VERSION, MAX_JSON_BYTES,
-    MAX_RESULT_FILE_BYTES,
+    check_file_size, decode, encode, from_file, to_file, Decoding, FILE_FORMAT, LINK_VERSION,
+    STEP_BYTES,
 };
 pub use error::ShareError;
 pub use from_run::from_run_item;
