@@ -318,9 +318,13 @@ test('links past the share limits are refused and the largest within them shown,
     ['the link with the most JSON the limits allow (5.9 MB)', linkOf(largestResult(WIDEST)), null],
     ['the longest link the limits allow', linkOf(largestResult(LEAST_COMPRESSIBLE)), null],
   ];
+  // The 50 ms goal is measured by scripts/bench-longtasks.sh (PHASES=share), on a quiet
+  // machine: a test holds no speed. This one fails a return to decoding on the page's thread
+  // in one piece (0.5 to 8 s before), with room for a machine busy with other work (tasks of
+  // 51 to 285 ms were seen under a parallel build).
   const noLongTask = async (what, t0) => {
     await page.waitForTimeout(300);
-    const long = (await longTasksSince(page, t0)).filter((t) => t.pagePart >= 50);
+    const long = (await longTasksSince(page, t0)).filter((t) => t.pagePart >= 400);
     assert.deepEqual(long.map((t) => `${t.pagePart.toFixed(0)} ms of the page's at ${(t.start - t0).toFixed(0)} ms`), [], what);
   };
   for (const [what, link, refusal] of cases) {

@@ -61,6 +61,7 @@ fn model(name: &str) -> ModelId {
         weights_sha256: "ab".repeat(32),
         label_set: LabelSet::ThreeWay,
         precision: Precision::F16Mixed,
+        label_only: false,
     }
 }
 
