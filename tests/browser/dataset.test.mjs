@@ -140,3 +140,42 @@ test('the About page credits the data and the schema is served', async () => {
   assert.deepEqual(errors, []);
   await page.close();
 });
+
+/** The demo dataset seven times over (every table and example id suffixed): about 0.7 MB, more
+ *  than the page parses on its own thread (512 KiB). `breakLabels` examples get a bad label. */
+async function largeDataset(breakLabels = 0) {
+  const demo = JSON.parse(await readFile(join(fixtures, '..', '..', 'public', 'demo', 'dataset.json'), 'utf8'));
+  const copies = [0, 1, 2, 3, 4, 5, 6];
+  const tables = copies.flatMap((k) => demo.tables.map((t) => ({ ...t, id: `${t.id}-${k}` })));
+  const examples = copies.flatMap((k) => demo.examples.map((e) => ({ ...e, id: `${e.id}-${k}`, table: `${e.table}-${k}` })));
+  examples.slice(0, breakLabels).forEach((e) => { e.label = 'entailment'; });
+  return Buffer.from(JSON.stringify({ ...demo, name: 'Demo seven times', tables, examples }));
+}
+
+// Issue 47 item 5: a dataset JSON over 512 KiB is parsed in the model worker, not on the
+// page's thread; it still loads at once, and a broken one names its first problem and how many
+// there are (the page's own loader, which lists them all, parses about 30 ms per megabyte).
+test('a large dataset JSON is read by the worker: it loads at once, a broken one names its first problem', async () => {
+  const { page, errors } = await openDemo();
+  await page.addInitScript(() => { window.tabprobeTiming = true; });
+  await page.reload();
+  await page.getByTestId('dataset-name').filter({ hasText: 'INFOTABS demo' }).waitFor();
+  const parsed = [];
+  page.on('console', (m) => { if (/^tabprobe-timing dataset-parse /.test(m.text())) parsed.push(m.text()); });
+  const big = await largeDataset();
+  assert.ok(big.length > 512 * 1024, `${big.length} bytes`);
+  await page.getByTestId('file-input').setInputFiles({ name: 'seven-times.json', mimeType: 'application/json', buffer: big });
+  await page.getByTestId('dataset-name').filter({ hasText: 'Demo seven times' }).waitFor({ timeout: 60_000 });
+  assert.equal(await text(page, 'table-count'), '294 of 294 tables');
+  assert.deepEqual(parsed, [], 'not parsed on the page\'s thread');
+  const broken = await largeDataset(3);
+  await page.getByTestId('file-input').setInputFiles({ name: 'seven-times-broken.json', mimeType: 'application/json', buffer: broken });
+  const panel = page.getByTestId('problems');
+  await panel.waitFor({ timeout: 60_000 });
+  assert.match(await panel.innerText(), /seven-times-broken\.json: 1 problem/);
+  assert.match(await panel.getByTestId('problem').innerText(), /unknown label "entailment".*\(3 problem\(s\) in all; `tabprobe validate` lists them\)/s);
+  assert.match(await text(page, 'dataset-name'), /Demo seven times/, 'the loaded dataset stays');
+  assert.deepEqual(parsed, []);
+  assert.deepEqual(errors, []);
+  await page.close();
+});

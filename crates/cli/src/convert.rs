@@ -20,7 +20,8 @@ pub struct ConvertArgs {
     /// Keep only these splits (comma-separated or repeated), e.g. `--split dev,alpha1`.
     #[arg(long, value_delimiter = ',')]
     split: Vec<String>,
-    /// The dataset's name (default: the first input's stem).
+    /// The dataset's name (default: the first input's stem; a tabprobe dataset JSON given alone
+    /// keeps its own, as it keeps everything it holds).
     #[arg(long)]
     name: Option<String>,
     /// Also write the import summary as JSON here.

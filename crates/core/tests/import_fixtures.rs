@@ -586,3 +586,36 @@ fn relevant_row_past_the_kept_table_is_located() {
         e.message
     );
 }
+
+/// Issue 47 item 5: a tabprobe dataset JSON given alone is taken whole — its name, description
+/// and reviews — as the page's own loader (`parse_dataset`) takes it: the page has the worker
+/// import one over 512 KiB, and assembling renamed it after the file and dropped its reviews.
+/// With a split asked for, or beside other files, it is assembled as before.
+#[test]
+fn a_dataset_json_alone_is_taken_whole() {
+    let product = r#"{"format": "tabprobe-dataset", "version": 1, "name": "Reviewed set",
+      "description": "kept", "label_set": "three_way",
+      "tables": [{"kind": "key_value", "id": "T3", "title": "Lake Geneva",
+                  "rows": [{"key": "Area", "values": ["580 km2"]}]}],
+      "examples": [{"id": "g1", "table": "T3", "hypothesis": "Lake Geneva covers 580 km2.",
+                    "label": "ENTAIL", "split": "dev"}],
+      "reviews": [{"item": "g1/plain_number/0", "decision": "reject"}]}"#;
+    let strict = tabprobe_core::parse_dataset("d.json", product).unwrap();
+    let alone = |options: &ImportOptions| {
+        import_files(vec![InputFile::new("d.json", product)], options).unwrap()
+    };
+    let named = ImportOptions {
+        name: Some("d.json".into()),
+        ..ImportOptions::default()
+    };
+    let (d, report) = alone(&named);
+    assert_eq!(d, strict);
+    assert_eq!((d.name.as_str(), d.reviews.len()), ("Reviewed set", 1));
+    assert_eq!((report.tables, report.examples), (1, 1));
+    // Asked for a split, it is assembled, and named as asked.
+    let split = ImportOptions {
+        splits: vec!["dev".into()],
+        ..named
+    };
+    assert_eq!(alone(&split).0.name, "d.json");
+}

@@ -25,7 +25,8 @@ use crate::data::validate::parse_dataset;
 /// Choices for one import.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct ImportOptions {
-    /// The dataset's name (default: the first file's stem).
+    /// The dataset's name (default: the first file's stem); a tabprobe dataset JSON given alone
+    /// with no split asked for keeps its own.
     pub name: Option<String>,
     /// Keep only these splits (empty: all). Tables no kept example uses are then dropped.
     pub splits: Vec<String>,
@@ -109,6 +110,18 @@ pub fn import_files(
         return Err(detect::nothing_recognised(
             flat.first().map(|f| f.name.as_str()).unwrap_or(&first_name),
         ));
+    }
+    // A tabprobe dataset JSON given alone (no split asked for) is the dataset it holds, taken
+    // whole — its name, description, label set and reviews — as the page's own loader takes
+    // it (the page has the worker read one over 512 KiB); assembling would rename it and drop
+    // its reviews.
+    if let ([_], true) = (flat.as_slice(), options.splits.is_empty()) {
+        if let Some((_, Piece::Product(_))) = pieces.first() {
+            if let Some((_, Piece::Product(d))) = pieces.pop() {
+                report.count(&d);
+                return Ok((d, report));
+            }
+        }
     }
     let name = options
         .name
