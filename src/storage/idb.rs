@@ -223,6 +223,15 @@ fn transaction(
         .map_err(|e| js_err(what, &e))
 }
 
+/// Every text key that starts with `prefix` sorts between it and prefix + U+FFFF.
+fn prefix_range(prefix: &str, what: &str) -> Result<web_sys::IdbKeyRange, StoreError> {
+    web_sys::IdbKeyRange::bound(
+        &JsValue::from_str(prefix),
+        &JsValue::from_str(&format!("{prefix}\u{ffff}")),
+    )
+    .map_err(|e| js_err(what, &e))
+}
+
 /// Writes every `(store, key, text)` in one transaction and resolves when it completes:
 /// all are kept, or none. `what` words a failure.
 pub async fn put_all(writes: &[(&str, &str, &str)], what: &str) -> Result<(), StoreError> {
@@ -360,11 +369,7 @@ pub async fn move_entries(
     let result = async {
         let tx = transaction(&db, &[store], IdbTransactionMode::Readwrite, what)?;
         let s = tx.object_store(store).map_err(|e| js_err(what, &e))?;
-        let range = web_sys::IdbKeyRange::bound(
-            &JsValue::from_str(from),
-            &JsValue::from_str(&format!("{from}\u{ffff}")),
-        )
-        .map_err(|e| js_err(what, &e))?;
+        let range = prefix_range(from, what)?;
         let keys_req = s
             .get_all_keys_with_key(&range)
             .map_err(|e| js_err(what, &e))?;
@@ -422,11 +427,7 @@ pub async fn keys_with_prefix(
     let db = open().await?;
     let result = async {
         let tx = transaction(&db, &[store], IdbTransactionMode::Readonly, what)?;
-        let range = web_sys::IdbKeyRange::bound(
-            &JsValue::from_str(prefix),
-            &JsValue::from_str(&format!("{prefix}\u{ffff}")),
-        )
-        .map_err(|e| js_err(what, &e))?;
+        let range = prefix_range(prefix, what)?;
         let req = tx
             .object_store(store)
             .and_then(|s| s.get_all_keys_with_key(&range))
@@ -464,11 +465,7 @@ pub async fn delete_prefix(store: &str, prefix: &str, what: &str) -> Result<(), 
     let result = async {
         let tx = transaction(&db, &[store], IdbTransactionMode::Readwrite, what)?;
         // Every text key that starts with `prefix` sorts between it and prefix + U+FFFF.
-        let range = web_sys::IdbKeyRange::bound(
-            &JsValue::from_str(prefix),
-            &JsValue::from_str(&format!("{prefix}\u{ffff}")),
-        )
-        .map_err(|e| js_err(what, &e))?;
+        let range = prefix_range(prefix, what)?;
         tx.object_store(store)
             .and_then(|s| s.delete(&range))
             .map_err(|e| js_err(what, &e))?;
@@ -489,11 +486,7 @@ pub async fn get_prefix_text(
     let db = open().await?;
     let result = async {
         let tx = transaction(&db, &[store], IdbTransactionMode::Readonly, what)?;
-        let range = web_sys::IdbKeyRange::bound(
-            &JsValue::from_str(prefix),
-            &JsValue::from_str(&format!("{prefix}\u{ffff}")),
-        )
-        .map_err(|e| js_err(what, &e))?;
+        let range = prefix_range(prefix, what)?;
         let s = tx.object_store(store).map_err(|e| js_err(what, &e))?;
         let keys_req = s
             .get_all_keys_with_key(&range)
