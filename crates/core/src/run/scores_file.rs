@@ -5,7 +5,7 @@
 //! The file is outside input: it is checked whole before anything uses it, and every refusal
 //! names the file, the line and how many lines share the problem ([`ScoresError`]).
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
 use serde::Deserialize;
 use sha2::{Digest, Sha256};
@@ -112,14 +112,42 @@ impl Broken {
     }
 }
 
+/// A scores file read and checked line by line, not yet matched to a probe set: each id's
+/// score and the line it came from. The page keeps one per imported model
+/// ([`ScoresIndex::for_pairs`] for a probe run, [`ScoresIndex::get`] for a single pair).
+#[derive(Debug, Clone, PartialEq)]
+pub struct ScoresIndex {
+    /// Per id: the 1-based line it came from and its score.
+    by_id: HashMap<String, (usize, PairScore)>,
+    /// The ids of the lines that gave a label without probabilities.
+    label_only_ids: HashSet<String>,
+    /// Lines that are not blank.
+    pub lines: usize,
+    /// Lower-case hex SHA-256 of the file's bytes: the imported model's identity.
+    pub sha256: String,
+}
+
 /// Reads the scores file `file` (its `bytes`) for the probe set whose distinct pairs are
-/// `pairs` and whose labels are `label_set`.
+/// `pairs` and whose labels are `label_set`: [`parse_scores`], then
+/// [`ScoresIndex::for_pairs`].
 pub fn read_scores(
     file: &str,
     bytes: &[u8],
     pairs: &[Pair],
     label_set: LabelSet,
 ) -> Result<ImportedScores, ScoresError> {
+    parse_scores(file, bytes, label_set)?.for_pairs(file, pairs)
+}
+
+/// Reads the scores file `file` (its `bytes`) over the labels `label_set`: every line must be
+/// a JSON object with an id given once, and probabilities over the dataset's labels or a label
+/// of them (or both, agreeing). Which probe set it was made for is checked later
+/// ([`ScoresIndex::for_pairs`]).
+pub fn parse_scores(
+    file: &str,
+    bytes: &[u8],
+    label_set: LabelSet,
+) -> Result<ScoresIndex, ScoresError> {
     if bytes.len() as u64 > MAX_SCORES_FILE_BYTES {
         return Err(ScoresError::TooLarge {
             file: file.into(),
@@ -127,15 +155,10 @@ pub fn read_scores(
             max: MAX_SCORES_FILE_BYTES,
         });
     }
-    let index: HashMap<String, usize> = pairs
-        .iter()
-        .enumerate()
-        .map(|(i, p)| (pair_id(p), i))
-        .collect();
-    let mut scores: Vec<Option<PairScore>> = vec![None; pairs.len()];
+    let mut by_id: HashMap<String, (usize, PairScore)> = HashMap::new();
+    let mut label_only_ids = HashSet::new();
     let mut rules: Vec<(&str, Broken)> = [
         "are not JSON objects of the scores file",
-        "name no pair of this probe set",
         "repeat an id given before",
         "give neither probabilities nor a label, or a label outside the dataset's",
         "give probabilities that are not the dataset's labels, finite, at least 0 and summing to 1 (± 0.001)",
@@ -144,7 +167,7 @@ pub fn read_scores(
     .into_iter()
     .map(|r| (r, Broken::default()))
     .collect();
-    let (mut lines, mut label_only) = (0, 0);
+    let mut lines = 0;
     let text = String::from_utf8_lossy(bytes);
     for (k, raw) in text.lines().enumerate() {
         let n = k + 1;
@@ -159,12 +182,8 @@ pub fn read_scores(
                 continue;
             }
         };
-        let Some(&i) = index.get(&line.id) else {
+        if by_id.contains_key(&line.id) {
             rules[1].1.add(n, format!("id {:?}", line.id));
-            continue;
-        };
-        if scores[i].is_some() {
-            rules[2].1.add(n, format!("id {:?}", line.id));
             continue;
         }
         let label = match &line.label {
@@ -175,7 +194,7 @@ pub fn read_scores(
                 {
                     Some(l) => Some(l),
                     None => {
-                        rules[3].1.add(n, format!("label {name:?}"));
+                        rules[2].1.add(n, format!("label {name:?}"));
                         continue;
                     }
                 }
@@ -186,7 +205,7 @@ pub fn read_scores(
             Some(p) => match canonical_probs(p, label_set) {
                 Ok(p) => Some(p),
                 Err(detail) => {
-                    rules[4].1.add(n, detail);
+                    rules[3].1.add(n, detail);
                     continue;
                 }
             },
@@ -196,7 +215,7 @@ pub fn read_scores(
             (Some(probs), label) => {
                 let score = imported(probs);
                 if label.is_some_and(|l| l != score.predicted()) {
-                    rules[5].1.add(
+                    rules[4].1.add(
                         n,
                         format!(
                             "label {:?}, most probable {}",
@@ -209,27 +228,20 @@ pub fn read_scores(
                 score
             }
             (None, Some(label)) => {
-                label_only += 1;
+                label_only_ids.insert(line.id.clone());
                 let mut probs = [0.0; 3];
                 probs[Label::ALL.iter().position(|&l| l == label).unwrap_or(0)] = 1.0;
                 imported(probs)
             }
             (None, None) => {
-                rules[3].1.add(n, "no \"probs\" and no \"label\"".into());
+                rules[2].1.add(n, "no \"probs\" and no \"label\"".into());
                 continue;
             }
         };
-        scores[i] = Some(score);
+        by_id.insert(line.id, (n, score));
     }
     for (problem, broken) in rules {
         if let Some((line, detail)) = broken.first {
-            if problem == "name no pair of this probe set" && broken.count == lines {
-                return Err(ScoresError::OtherProbeSet {
-                    file: file.into(),
-                    lines,
-                    pairs: pairs.len(),
-                });
-            }
             return Err(ScoresError::Lines {
                 file: file.into(),
                 count: broken.count,
@@ -239,24 +251,81 @@ pub fn read_scores(
             });
         }
     }
-    let missing: Vec<usize> = (0..pairs.len()).filter(|&i| scores[i].is_none()).collect();
-    if let Some(&first) = missing.first() {
-        return Err(ScoresError::Missing {
-            file: file.into(),
-            count: missing.len(),
-            pairs: pairs.len(),
-            id: pair_id(&pairs[first]),
-            hypothesis: pairs[first].hypothesis.clone(),
-        });
-    }
-    Ok(ImportedScores {
-        scores: scores.into_iter().flatten().collect(),
-        label_only,
+    Ok(ScoresIndex {
+        by_id,
+        label_only_ids,
+        lines,
         sha256: Sha256::digest(bytes)
             .iter()
             .map(|b| format!("{b:02x}"))
             .collect(),
     })
+}
+
+impl ScoresIndex {
+    /// How many lines gave a label without probabilities.
+    pub fn label_only(&self) -> usize {
+        self.label_only_ids.len()
+    }
+
+    /// The score of `pair` (by its id, [`pair_id`]), if the file has one.
+    pub fn get(&self, pair: &Pair) -> Option<&PairScore> {
+        self.by_id.get(&pair_id(pair)).map(|(_, score)| score)
+    }
+
+    /// The scores of the probe set whose distinct pairs are `pairs`, in its order: every pair
+    /// must have a score and every line must name one of its pairs (a file made for another
+    /// probe set, linearization or pair order names none). `file` names the file in errors.
+    pub fn for_pairs(&self, file: &str, pairs: &[Pair]) -> Result<ImportedScores, ScoresError> {
+        let ids: Vec<String> = pairs.iter().map(pair_id).collect();
+        let known: HashSet<&str> = ids.iter().map(String::as_str).collect();
+        let mut unknown: Vec<(usize, &str)> = self
+            .by_id
+            .iter()
+            .filter(|(id, _)| !known.contains(id.as_str()))
+            .map(|(id, (line, _))| (*line, id.as_str()))
+            .collect();
+        unknown.sort_unstable();
+        if let Some(&(line, id)) = unknown.first() {
+            if unknown.len() == self.lines {
+                return Err(ScoresError::OtherProbeSet {
+                    file: file.into(),
+                    lines: self.lines,
+                    pairs: pairs.len(),
+                });
+            }
+            return Err(ScoresError::Lines {
+                file: file.into(),
+                count: unknown.len(),
+                problem: "name no pair of this probe set".into(),
+                line,
+                detail: format!("id {id:?}"),
+            });
+        }
+        let missing: Vec<usize> = (0..pairs.len())
+            .filter(|&i| !self.by_id.contains_key(&ids[i]))
+            .collect();
+        if let Some(&first) = missing.first() {
+            return Err(ScoresError::Missing {
+                file: file.into(),
+                count: missing.len(),
+                pairs: pairs.len(),
+                id: ids[first].clone(),
+                hypothesis: pairs[first].hypothesis.clone(),
+            });
+        }
+        Ok(ImportedScores {
+            scores: ids
+                .iter()
+                .filter_map(|id| self.by_id.get(id).map(|(_, s)| s.clone()))
+                .collect(),
+            label_only: ids
+                .iter()
+                .filter(|id| self.label_only_ids.contains(*id))
+                .count(),
+            sha256: self.sha256.clone(),
+        })
+    }
 }
 
 /// A score read from a file: its probabilities, no logits, nothing truncated (a scorer
@@ -374,6 +443,42 @@ mod tests {
             "{{\"id\":\"{a}\",\"probs\":{{\"ENTAIL\":NaN}}}}\n{ok_b}"
         ))
         .is_err());
+    }
+
+    #[test]
+    fn an_index_read_alone_scores_single_pairs_and_matches_a_set_later() {
+        // The page reads a file once (parse_scores) and matches it to each probe set it runs
+        // (for_pairs) or to a single pair (get); a set it was not made for is refused then.
+        let [a, b] = [&ids()[0], &ids()[1]];
+        let text = format!(
+            "{{\"id\":\"{a}\",\"label\":\"NEUTRAL\"}}\n{{\"id\":\"{b}\",\"probs\":{{\"ENTAIL\":0.5,\"NEUTRAL\":0.25,\"CONTRADICT\":0.25}}}}\n"
+        );
+        let index = parse_scores("s", text.as_bytes(), LabelSet::ThreeWay).expect("reads");
+        assert_eq!((index.lines, index.label_only()), (2, 1));
+        assert_eq!(
+            index.get(&pairs()[1]).map(|s| s.probs),
+            Some([0.5, 0.25, 0.25])
+        );
+        let mut other = pairs()[0].clone();
+        other.hypothesis.push('!');
+        assert!(index.get(&other).is_none());
+        let s = index
+            .for_pairs("s", &pairs())
+            .expect("made for these pairs");
+        assert_eq!(s.label_only, 1);
+        let e = index
+            .for_pairs("s", &pairs()[..1])
+            .expect_err("one line names no pair");
+        assert!(
+            e.to_string()
+                .contains("1 line(s) name no pair of this probe set; the first is line 2"),
+            "{e}"
+        );
+        let e = index.for_pairs("s", &[other]).expect_err("another set");
+        assert!(
+            e.to_string().contains("none of its 2 lines names a pair"),
+            "{e}"
+        );
     }
 
     #[test]
