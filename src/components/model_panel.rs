@@ -13,6 +13,7 @@ use tabprobe_core::run::models_manifest::ModelRole;
 use tabprobe_worker::protocol::{BackendChoice, PrecisionChoice, Slot};
 
 use crate::components::hub_load::HubLoad;
+use crate::components::scores_import::ScoresImport;
 use crate::models::bundled::load_bundled_into;
 use crate::models::load::{cancel_load, load_model_files, load_model_files_into, load_model_url};
 use crate::state::{AppState, ModelStatus};
@@ -60,7 +61,7 @@ pub fn ModelPanel() -> impl IntoView {
                 <span class="model-name" data-testid="model-name">{m.id.name.clone()}</span>
                 <code class="hash" title=m.id.weights_sha256.clone() data-testid="model-hash">{short}</code>
                 <span class="backend" data-testid="model-backend" title=m.backend_note.clone()>{m.backend.describe()}</span>
-                <span class="backend" data-testid="model-precision" title=m.precision_note.clone()>{m.id.precision.as_str()}</span>
+                {m.imported.is_none().then(|| view! { <span class="backend" data-testid="model-precision" title=m.precision_note.clone()>{m.id.precision.as_str()}</span> })}
                 {(m.workers > 1).then(|| view! {
                     <span class="backend" data-testid="model-workers" title="copies of the model, one per core (at most 4), each scoring whole batches">{format!("{} workers", m.workers)}</span>
                 })}
@@ -167,6 +168,7 @@ pub fn ModelPanel() -> impl IntoView {
                 <button type="submit" data-testid="model-url-load">"Load URL"</button>
             </form>
             <HubLoad/>
+            <ScoresImport into=Slot::Main/>
             <label class="select" title="Where the model runs. The faster: the worker times one matrix product on WebGPU and on the CPU and takes the faster (a software WebGPU adapter is often far slower than the CPU). Changing it moves the loaded models.">
                 <select data-testid="backend-choice" on:change=on_backend>{backend_options}</select>
             </label>
@@ -216,7 +218,7 @@ fn SecondModelPanel() -> impl IntoView {
                 <span class="model-name" data-testid="model2-name">{m.id.name.clone()}</span>
                 <code class="hash" title=m.id.weights_sha256.clone() data-testid="model2-hash">{short}</code>
                 <span class="backend" data-testid="model2-backend" title=m.backend_note.clone()>{m.backend.describe()}</span>
-                <span class="backend" data-testid="model2-precision" title=m.precision_note.clone()>{m.id.precision.as_str()}</span>
+                {m.imported.is_none().then(|| view! { <span class="backend" data-testid="model2-precision" title=m.precision_note.clone()>{m.id.precision.as_str()}</span> })}
                 <span class="model-meta" data-testid="model2-meta" title=m.memory_note()>{m.summary()}</span>
                 <span class="model-labels">{m.labels.join(" · ")}</span>
                 {state.hypothesis_only_weights.with(|w| w.contains(&m.id.weights_sha256)).then(|| view! {
@@ -267,6 +269,7 @@ fn SecondModelPanel() -> impl IntoView {
                 "Load second model files…"
                 <input type="file" multiple data-testid="model2-input" on:change=on_pick/>
             </label>
+            <ScoresImport into=Slot::Second/>
         </section>
     }
 }
@@ -276,6 +279,7 @@ fn reload_hint(model: &LostModel) -> &'static str {
     match model.source {
         Some(ModelSource::Bundled(_)) => "reloadable from the site's bundled models",
         Some(ModelSource::Url(_)) => "reloadable from the browser cache",
+        Some(ModelSource::Scores) => "imported scores: reloadable from the file picked",
         Some(ModelSource::Files) | None => {
             "loaded from picked files: pick them again (a page cannot reread them by itself)"
         }

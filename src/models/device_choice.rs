@@ -53,7 +53,12 @@ pub fn choose_precision(state: AppState, choice: PrecisionChoice) {
 
 fn move_all(state: AppState) {
     for slot in Slot::ALL {
-        if state.slot(slot).model.with_untracked(Option::is_some) {
+        // Imported scores run on no device: they stay as they are.
+        let network = state
+            .slot(slot)
+            .model
+            .with_untracked(|m| m.as_ref().is_some_and(|m| m.imported.is_none()));
+        if network {
             spawn_local(move_model(state, slot));
         }
     }

@@ -47,7 +47,7 @@ pub const MODEL_CACHE: &str = "tabprobe-models-v1";
 /// One load into a slot: its number in the slot's generation counter. A newer load makes it
 /// stale, and a stale load touches neither the worker slot nor the page's state.
 #[derive(Clone, Copy)]
-struct Ticket {
+pub(crate) struct Ticket {
     state: AppState,
     slot: Slot,
     generation: u64,
@@ -55,7 +55,7 @@ struct Ticket {
 
 impl Ticket {
     /// Starts a load into `slot`, superseding any load still under way there.
-    fn new(state: AppState, slot: Slot) -> Ticket {
+    pub(crate) fn new(state: AppState, slot: Slot) -> Ticket {
         let counter = state.slot(slot).load_generation;
         counter.update_value(|g| *g += 1);
         let generation = counter.get_value();
@@ -68,12 +68,12 @@ impl Ticket {
         }
     }
 
-    fn current(&self) -> bool {
+    pub(crate) fn current(&self) -> bool {
         self.state.slot(self.slot).load_generation.get_value() == self.generation
     }
 
     /// Sets the slot's status line, unless a newer load owns it.
-    fn status(&self, status: ModelStatus) {
+    pub(crate) fn status(&self, status: ModelStatus) {
         if self.current() {
             self.state.slot(self.slot).status.set(status);
         }

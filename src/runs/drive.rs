@@ -120,6 +120,12 @@ fn drive(state: AppState, runs: RunsState, plan: RunPlan) {
         fresh,
     } = plan;
     let models: Vec<(Slot, String)> = infos.iter().map(|(s, m)| (*s, m.id.name.clone())).collect();
+    // Slots holding imported scores: their files are checked against their sets first.
+    let imported: Vec<Slot> = infos
+        .iter()
+        .filter(|(_, m)| m.imported.is_some())
+        .map(|(s, _)| *s)
+        .collect();
     // Pairs already scored by the interrupted run: shown as done, not counted in the rate.
     let resumed: Vec<usize> = resumes
         .iter()
@@ -155,6 +161,18 @@ fn drive(state: AppState, runs: RunsState, plan: RunPlan) {
                 return;
             }
         };
+        // A scores file made for another probe set fails the run before any model scores.
+        for slot in imported {
+            let Some(k) = models.iter().position(|(s, _)| *s == slot) else {
+                continue;
+            };
+            if let Err(message) = client.count_checked(requests[k].clone(), Some(slot)).await {
+                keep_end(runs.keep, true).await;
+                runs.status
+                    .set(RunStatus::Failed(format!("{}: {message}", models[k].1)));
+                return;
+            }
+        }
         let work = models.into_iter().zip(requests).zip(resumes);
         let Some(scored) = score_models(state, runs, &client, work, &tally).await else {
             return;

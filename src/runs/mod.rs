@@ -322,6 +322,7 @@ pub(crate) mod tests {
                 label_set: tabprobe_core::LabelSet::ThreeWay,
                 precision: Default::default(),
                 label_only: false,
+                scores_file: false,
             },
             labels: vec![],
             architecture: "RoBERTa".into(),
@@ -337,6 +338,7 @@ pub(crate) mod tests {
             workers: 1,
             load_ms: 0.0,
             memory_bytes: None,
+            imported: None,
         }
     }
 

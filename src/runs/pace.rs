@@ -33,11 +33,12 @@ pub enum Measuring {
     Failed(String),
 }
 
-/// How the estimate names a backend: "WebGPU" or "CPU".
+/// How the estimate names a backend: "WebGPU", "CPU" or "scores file".
 pub fn backend_short(model: &ModelInfo) -> &'static str {
     match model.backend {
         Backend::WebGpu => "WebGPU",
         Backend::Cpu { .. } => "CPU",
+        Backend::ScoresFile => "scores file",
     }
 }
 

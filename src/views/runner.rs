@@ -13,6 +13,7 @@ use tabprobe_worker::protocol::Slot;
 
 use crate::components::interrupted_run::InterruptedRun;
 use crate::components::model_panel::ModelPanel;
+use crate::components::pairs_download::PairsDownload;
 use crate::components::progress_bar::{duration, ProgressBar};
 use crate::components::run_estimate::RunEstimate;
 use crate::components::score_tables::operation_title;
@@ -199,6 +200,7 @@ pub fn RunnerView() -> impl IntoView {
                             {move || if cancelling() { "Cancelling…" } else { "Cancel" }}
                         </button>
                     </div>
+                    <PairsDownload state=state runs=runs/>
                     <RunnerStatus runs=runs/>
                     {move || runs.storage_error.get().map(|e| view! { <p class="problem">{e}</p> })}
                 </aside>

@@ -287,8 +287,9 @@ fn ShareFacts(page: SharePage) -> impl IntoView {
         Some(m) => view! {
             <p class="share-model">
                 "Produced by " <strong data-testid="share-model-name">{m.name.clone()}</strong>
-                " · weights SHA-256 " <code data-testid="share-model-hash" title=m.weights_sha256.clone()>{m.hash_short.clone()}</code>
-                " · " <span data-testid="share-model-precision">{m.precision.as_str()}</span>
+                {if m.scores_file { " · imported scores, file SHA-256 " } else { " · weights SHA-256 " }}
+                <code data-testid="share-model-hash" title=m.weights_sha256.clone()>{m.hash_short.clone()}</code>
+                {(!m.scores_file).then(|| view! { " · " <span data-testid="share-model-precision">{m.precision.as_str()}</span> })}
                 " " <span class="claimed muted" data-testid="share-hash-claimed">{format!("({CLAIMED})")}</span>
             </p>
         }

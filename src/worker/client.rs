@@ -19,6 +19,7 @@ use futures::channel::oneshot;
 use js_sys::Uint8Array;
 use tabprobe_core::checkpoint::SmallFiles;
 use tabprobe_core::data::import::{ImportError, ImportReport};
+use tabprobe_core::data::label::LabelSet;
 use tabprobe_core::inoculation::{InoculationProgress, InoculationResult, InoculationSettings};
 use tabprobe_core::probe::ProbeCounts;
 use tabprobe_core::report::FullReport;
@@ -772,6 +773,16 @@ impl WorkerClient {
     /// The counts of the probe set `probe` describes, built in the worker (the page's thread
     /// stays free while a large dataset expands), or why it cannot be built.
     pub async fn count_probe_set(&self, probe: ProbeRequest) -> Result<ProbeCounts, String> {
+        self.count_checked(probe, None).await
+    }
+
+    /// Like [`WorkerClient::count_probe_set`], and also checks that the scores file imported
+    /// into `slot` (if it holds one) was made for the set: core's named error if not.
+    pub async fn count_checked(
+        &self,
+        probe: ProbeRequest,
+        scores_of: Option<Slot>,
+    ) -> Result<ProbeCounts, String> {
         let (tx, rx) = oneshot::channel();
         let request = {
             let mut p = self.pending.borrow_mut();
@@ -783,6 +794,7 @@ impl WorkerClient {
             &Request::CountProbeSet {
                 request,
                 probe: Box::new(probe),
+                scores_of,
             },
             Vec::new(),
         )?;
@@ -859,6 +871,61 @@ impl WorkerClient {
         )?;
         rx.await
             .map_err(|_| "the model worker stopped answering".to_string())?
+    }
+
+    /// Imports the scores file `file` (docs/scoring-elsewhere.md) into `slot` as the model
+    /// `name` (empty: the file's name), its scores over `label_set`; resolves like a load.
+    /// The file goes to the worker as it is (a `File` is a Blob): the page never reads it.
+    pub async fn import_scores(
+        &self,
+        slot: Slot,
+        name: String,
+        file: &web_sys::File,
+        label_set: LabelSet,
+    ) -> Result<ModelInfo, String> {
+        let file_name = file.name();
+        self.load_with(
+            |load| Request::ImportScores {
+                slot,
+                load,
+                name,
+                file: file_name,
+                label_set,
+            },
+            Vec::new(),
+            Some(file),
+        )
+        .await
+    }
+
+    /// The pairs file (name, bytes) of the probe set `probe` describes, written in the worker.
+    pub async fn export_pairs(
+        &self,
+        probe: ProbeRequest,
+        file: String,
+    ) -> Result<(String, Vec<u8>), String> {
+        let (tx, rx) = oneshot::channel();
+        let request = {
+            let mut p = self.pending.borrow_mut();
+            let request = p.next_id();
+            p.exports.insert(request, tx);
+            request
+        };
+        self.send(
+            &Request::ExportPairs {
+                request,
+                probe: Box::new(probe),
+                file,
+            },
+            Vec::new(),
+        )?;
+        let mut files = rx
+            .await
+            .map_err(|_| "the model worker stopped answering".to_string())??;
+        files
+            .pop()
+            .filter(|_| files.is_empty())
+            .ok_or_else(|| "the worker sent no pairs file".to_string())
     }
 
     /// Asks the worker to stop `job` after the chunk in flight.

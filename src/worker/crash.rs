@@ -15,6 +15,7 @@ use tabprobe_worker::protocol::Slot;
 
 use crate::models::bundled::load_bundled_into;
 use crate::models::load::load_model_url_into;
+use crate::models::scores::reimport_scores;
 use crate::state::AppState;
 use crate::worker::client::{client, on_crash, on_silence};
 use crate::worker::health::{LostModel, ModelSource, WorkerCrash};
@@ -59,6 +60,7 @@ pub fn reload_lost(state: AppState) {
                 spawn_local(load_model_url_into(state, model.slot, base))
             }
             Some(ModelSource::Bundled(b)) => spawn_local(load_bundled_into(state, model.slot, b)),
+            Some(ModelSource::Scores) => spawn_local(reimport_scores(state, model.slot)),
             Some(ModelSource::Files) | None => {}
         }
     }

@@ -17,6 +17,8 @@ pub enum ModelSource {
     Url(String),
     /// A model of the site's manifest.
     Bundled(BundledModel),
+    /// A scores file imported as a model (the page keeps the picked file while it is open).
+    Scores,
 }
 
 /// A model the crash unloaded.
@@ -35,7 +37,7 @@ impl LostModel {
     pub fn reloadable(&self) -> bool {
         matches!(
             self.source,
-            Some(ModelSource::Url(_) | ModelSource::Bundled(_))
+            Some(ModelSource::Url(_) | ModelSource::Bundled(_) | ModelSource::Scores)
         )
     }
 }

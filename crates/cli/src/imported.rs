@@ -39,6 +39,7 @@ impl ImportedScorer {
         });
         let mut id = ModelId::new(name, imported.sha256, label_set);
         id.label_only = imported.label_only > 0;
+        id.scores_file = true;
         Ok(ImportedScorer {
             scores: set.pairs.iter().cloned().zip(imported.scores).collect(),
             id,

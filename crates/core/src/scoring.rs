@@ -144,6 +144,11 @@ pub struct ModelId {
     /// computed. Absent from JSON when false.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub label_only: bool,
+    /// The scores were imported from a scores file (docs/scoring-elsewhere.md), not computed
+    /// by tabprobe: `weights_sha256` is then the SHA-256 of that file. Absent from JSON when
+    /// false.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub scores_file: bool,
 }
 
 impl ModelId {
@@ -159,6 +164,7 @@ impl ModelId {
             label_set,
             precision: Precision::F32,
             label_only: false,
+            scores_file: false,
         }
     }
 
@@ -325,6 +331,7 @@ mod tests {
             label_set: LabelSet::ThreeWay,
             precision: Precision::F32,
             label_only: false,
+            scores_file: false,
         };
         assert_eq!(m.label(), "model (01234567)");
         let half = ModelId {

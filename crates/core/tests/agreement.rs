@@ -155,6 +155,7 @@ impl PairScorer for AlwaysEntail {
             label_set: LabelSet::ThreeWay,
             precision: Default::default(),
             label_only: false,
+            scores_file: false,
         }
     }
 }

@@ -123,6 +123,7 @@ impl PairScorer for FirstWordFake {
             label_set: LabelSet::ThreeWay,
             precision: Default::default(),
             label_only: false,
+            scores_file: false,
         }
     }
 }

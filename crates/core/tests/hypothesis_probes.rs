@@ -271,6 +271,7 @@ impl PairScorer for KeywordFake {
             label_set: LabelSet::ThreeWay,
             precision: Default::default(),
             label_only: false,
+            scores_file: false,
         }
     }
 }

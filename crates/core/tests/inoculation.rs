@@ -36,6 +36,7 @@ fn fake_id() -> ModelId {
         label_set: LabelSet::ThreeWay,
         precision: Default::default(),
         label_only: false,
+        scores_file: false,
     }
 }
 

@@ -195,6 +195,7 @@ impl tabprobe_core::scoring::PairScorer for ConstantFake {
             label_set: LabelSet::ThreeWay,
             precision: Default::default(),
             label_only: false,
+            scores_file: false,
         }
     }
 }

@@ -45,6 +45,7 @@ impl PairScorer for Fake {
             label_set: LabelSet::ThreeWay,
             precision: Default::default(),
             label_only: false,
+            scores_file: false,
         }
     }
 }

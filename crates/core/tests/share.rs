@@ -53,6 +53,7 @@ fn result() -> SharedResult {
             label_set: LabelSet::ThreeWay,
             precision: Default::default(),
             label_only: false,
+            scores_file: false,
         }),
         predictions: Some(SharedPredictions {
             before: SharedScore {

@@ -59,6 +59,7 @@ fn edited_breakfast() -> SharedResult {
             label_set: LabelSet::ThreeWay,
             precision: Default::default(),
             label_only: false,
+            scores_file: false,
         }),
         predictions: Some(SharedPredictions {
             before: score([0.8, 0.15, 0.05]),

@@ -62,6 +62,7 @@ fn model(name: &str) -> ModelId {
         label_set: LabelSet::ThreeWay,
         precision: Precision::F16Mixed,
         label_only: false,
+        scores_file: false,
     }
 }
 

@@ -171,6 +171,7 @@ impl PairScorer for AnyEvidenceFake {
             label_set: LabelSet::ThreeWay,
             precision: Default::default(),
             label_only: false,
+            scores_file: false,
         }
     }
 }
@@ -358,6 +359,7 @@ impl PairScorer for TwoWayFake {
             label_set: LabelSet::TwoWay,
             precision: Default::default(),
             label_only: false,
+            scores_file: false,
         }
     }
 }

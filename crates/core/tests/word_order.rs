@@ -111,6 +111,7 @@ impl PairScorer for BagOfWords {
             label_set: LabelSet::ThreeWay,
             precision: Default::default(),
             label_only: false,
+            scores_file: false,
         }
     }
 }

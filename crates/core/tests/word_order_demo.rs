@@ -49,6 +49,7 @@ impl PairScorer for ModelA {
             label_set: LabelSet::ThreeWay,
             precision: Default::default(),
             label_only: false,
+            scores_file: false,
         }
     }
 }

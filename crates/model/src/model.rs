@@ -202,6 +202,7 @@ impl NliModel {
                 label_set: labels.label_set,
                 precision: Default::default(),
                 label_only: false,
+                scores_file: false,
             },
             shape,
             labels,

@@ -23,6 +23,7 @@ use tabprobe_core::inoculation::{
 };
 use tabprobe_core::probe::ProbeSet;
 use tabprobe_core::report::FullReport;
+use tabprobe_core::run::pairs_file::{pair_lines, pairs_jsonl};
 use tabprobe_core::run::pieces::{piece_ranges, run_pieces, RunAssembler};
 use tabprobe_core::run::{ProbeRun, RunResult};
 use tabprobe_core::scoring::{Pair, PairScore, Precision};
@@ -37,17 +38,14 @@ use web_sys::{Blob, DedicatedWorkerGlobalScope, MessageEvent};
 use crate::blob_source::{blob_of, BlobSource};
 use crate::devices::{Chosen, Devices};
 use crate::digest;
-use crate::outputs::{check_scores, locate, test_panic_requested};
+use crate::imported::ImportedScorer;
+use crate::outputs::{check_scores, test_panic_requested};
 use crate::pool::{cores, helpers_for, Pool};
 use crate::protocol::{
     Backend, BackendChoice, ModelInfo, PrecisionChoice, Request, Response, RunResume, Slot,
 };
+use crate::scorer::Scorer;
 use crate::transport;
-
-/// Batches per chunk between two progress messages (and cancel checks): one, so progress
-/// moves and a cancel lands after every forward pass. (Four batches of 8 made the page sit at
-/// 0 for the time of 32 pairs, then jump by 32.)
-const BATCHES_PER_CHUNK: usize = 1;
 
 /// A loaded checkpoint's files, kept for moves, helpers and fine-tuning (inoculation needs the
 /// bytes, not only the network built from them): config and tokenizer in memory, the weights
@@ -91,6 +89,8 @@ struct Host {
     /// Someone is choosing or setting up a device (see [`device`]).
     devices_busy: bool,
     models: HashMap<Slot, Rc<NliModel>>,
+    /// Slots that hold an imported scores file instead of a network.
+    imported: HashMap<Slot, Rc<ImportedScorer>>,
     /// Per slot on the CPU path, the helper workers that score beside this one.
     pools: HashMap<Slot, Rc<Pool>>,
     /// Per slot, the files of its model.
@@ -354,11 +354,19 @@ fn handle(host: Rc<RefCell<Host>>, request: Request, parts: Vec<Vec<u8>>, blob: 
             let result = import(names, parts, dataset_name);
             post(&Response::Imported { request, result });
         }
-        Request::CountProbeSet { request, probe } => {
-            post(&Response::ProbeCounts {
-                request,
-                counts: probe.build().map(|set| set.counts()),
+        Request::CountProbeSet {
+            request,
+            probe,
+            scores_of,
+        } => {
+            let imported = scores_of.and_then(|slot| host.borrow().imported.get(&slot).cloned());
+            let counts = probe.build().and_then(|set| {
+                if let Some(imported) = imported {
+                    imported.check_set(&set)?;
+                }
+                Ok(set.counts())
             });
+            post(&Response::ProbeCounts { request, counts });
         }
         Request::Score { job, slot, pairs } => {
             wasm_bindgen_futures::spawn_local(async move {
@@ -389,6 +397,79 @@ fn handle(host: Rc<RefCell<Host>>, request: Request, parts: Vec<Vec<u8>>, blob: 
                 let report = build_report(piece_bytes, parts, blob).await;
                 post(&Response::Report { request, report });
             });
+        }
+        Request::ImportScores {
+            slot,
+            load: load_id,
+            name,
+            file,
+            label_set,
+        } => {
+            let Some(blob) = blob else {
+                post(&Response::LoadFailed {
+                    slot,
+                    load: load_id,
+                    message: format!("{file}: the import came without the file (a Blob)"),
+                });
+                return;
+            };
+            host.borrow_mut().latest_load.insert(slot, load_id);
+            wasm_bindgen_futures::spawn_local(async move {
+                let read = ImportedScorer::read(name, file, &blob, label_set, Date::now()).await;
+                let latest = host.borrow().latest_load.get(&slot) == Some(&load_id);
+                let response = match read {
+                    Ok(_) if !latest => Response::LoadFailed {
+                        slot,
+                        load: load_id,
+                        message: "replaced by a newer load".to_string(),
+                    },
+                    Ok((scorer, info)) => {
+                        let mut h = host.borrow_mut();
+                        h.imported.insert(slot, Rc::new(scorer));
+                        // The slot's network, its helpers and files go: the slot is the file.
+                        h.models.remove(&slot);
+                        h.pools.remove(&slot);
+                        h.files.remove(&slot);
+                        h.panic_on_score.remove(&slot);
+                        Response::ModelLoaded {
+                            slot,
+                            load: load_id,
+                            info,
+                        }
+                    }
+                    Err(message) => Response::LoadFailed {
+                        slot,
+                        load: load_id,
+                        message,
+                    },
+                };
+                post(&response);
+            });
+        }
+        Request::ExportPairs {
+            request,
+            probe,
+            file,
+        } => {
+            let linearization = probe.settings.linearization.name();
+            let text = probe.build().and_then(|set| {
+                pairs_jsonl(&pair_lines(&set, linearization))
+                    .map_err(|e| format!("cannot write the pairs: {e}"))
+            });
+            match text {
+                Ok(text) => post_with_parts(
+                    &Response::CheckpointFiles {
+                        request,
+                        names: vec![file],
+                    },
+                    &[text.as_bytes()],
+                ),
+                Err(message) => post(&Response::ScoreFailed {
+                    job: request,
+                    message: format!("the probe set cannot be built: {message}"),
+                    cancelled: false,
+                }),
+            }
         }
         Request::Cancel { job } => {
             host.borrow_mut().cancelled.insert(job);
@@ -460,6 +541,7 @@ fn start_load(
             Ok((model, info)) => {
                 let mut h = host.borrow_mut();
                 h.models.insert(slot, Rc::new(model));
+                h.imported.remove(&slot);
                 // The old model's helpers go with it; new ones load the new model.
                 h.pools.remove(&slot);
                 if info.workers > 1 {
@@ -585,6 +667,7 @@ async fn load(
         precision_note,
         load_ms: Date::now() - started,
         memory_bytes: wasm_memory_bytes(),
+        imported: None,
     };
     Ok((model, info))
 }
@@ -595,7 +678,7 @@ async fn load(
 fn choose_precision(model: &mut NliModel, choice: PrecisionChoice, backend: &Backend) -> String {
     match (choice, backend) {
         (PrecisionChoice::F32, _) => "f32, as chosen in the model bar".to_string(),
-        (PrecisionChoice::F16WhereOffered, Backend::Cpu { .. }) => {
+        (PrecisionChoice::F16WhereOffered, Backend::Cpu { .. } | Backend::ScoresFile) => {
             "f32: the CPU path computes in f32".to_string()
         }
         (PrecisionChoice::F16WhereOffered, Backend::WebGpu) => {
@@ -625,11 +708,12 @@ async fn run_probe(
     set: ProbeSet,
     resume: Option<RunResume>,
 ) -> Result<RunResult, String> {
-    let model = model_in(host, slot)?;
-    let pool = pool_of(host, slot);
+    let scorer = scorer_in(host, slot)?;
+    // A scores file made for another probe set is refused before anything is scored.
+    scorer.check_set(&set)?;
     let chunk = match &resume {
         Some(r) => r.chunk,
-        None => model.batch_size() * BATCHES_PER_CHUNK * pool.workers(),
+        None => scorer.chunk(),
     };
     let mut run = ProbeRun::new(set, chunk.max(1));
     if let Some(resume) = resume {
@@ -650,14 +734,11 @@ async fn run_probe(
     });
     while let Some(batch) = run.next_batch() {
         if host.borrow().cancelled.contains(&job) {
-            return Ok(run.finish_partial(model.id().clone()));
+            return Ok(run.finish_partial(scorer.id().clone()));
         }
         let offset = run.progress().done;
-        let scores = pool
-            .score(&model, &batch)
-            .await
-            .map_err(|e| locate(e, offset, Some(run.set())))?;
-        check_scores(&model.id().name, offset, &batch, &scores, Some(run.set()))?;
+        let scores = scorer.score(&batch, offset, Some(run.set())).await?;
+        check_scores(&scorer.id().name, offset, &batch, &scores, Some(run.set()))?;
         let p = run.submit(scores.clone()).map_err(|e| e.to_string())?;
         post(&Response::RunScores {
             job,
@@ -672,7 +753,7 @@ async fn run_probe(
         });
         gloo_timers::future::TimeoutFuture::new(0).await;
     }
-    run.finish(model.id().clone()).map_err(|e| e.to_string())
+    run.finish(scorer.id().clone()).map_err(|e| e.to_string())
 }
 
 /// Posts a finished run: its pieces, a message each, then [`Response::RunFinished`] with the
@@ -824,16 +905,36 @@ fn pool_of(host: &Rc<RefCell<Host>>, slot: Slot) -> Rc<Pool> {
     host.borrow().pools.get(&slot).cloned().unwrap_or_default()
 }
 
-/// The model in `slot`; panics when it carries the test hook (see the module docs).
+/// The model in `slot`; panics when it carries the test hook (see the module docs). A slot
+/// holding a scores file has no network to fine-tune or export.
 fn model_in(host: &Rc<RefCell<Host>>, slot: Slot) -> Result<Rc<NliModel>, String> {
     let host = host.borrow();
     if host.panic_on_score.contains(&slot) {
         panic!("tabprobe_test_panic: this model's config.json asks the worker to panic on scoring (a test fixture)");
     }
+    if let Some(imported) = host.imported.get(&slot) {
+        return Err(format!(
+            "the {slot} is imported scores ({}): a scores file has no network to run, only the \
+             scores of the pairs in it",
+            imported.id().name
+        ));
+    }
     host.models
         .get(&slot)
         .cloned()
         .ok_or_else(|| format!("no model is loaded as the {slot}"))
+}
+
+/// What scores the pairs of `slot`: its imported scores file, or its network and helpers.
+fn scorer_in(host: &Rc<RefCell<Host>>, slot: Slot) -> Result<Scorer, String> {
+    if let Some(imported) = host.borrow().imported.get(&slot).cloned() {
+        return Ok(Scorer::Imported(imported));
+    }
+    let model = model_in(host, slot)?;
+    Ok(Scorer::Network {
+        model,
+        pool: pool_of(host, slot),
+    })
 }
 
 async fn score(
@@ -842,22 +943,20 @@ async fn score(
     slot: Slot,
     pairs: &[Pair],
 ) -> Result<Vec<PairScore>, (String, bool)> {
-    let model = model_in(host, slot).map_err(|m| (m, false))?;
-    let pool = pool_of(host, slot);
-    let chunk = model.batch_size() * BATCHES_PER_CHUNK * pool.workers();
+    let scorer = scorer_in(host, slot).map_err(|m| (m, false))?;
     let mut scores = Vec::with_capacity(pairs.len());
-    for part in pairs.chunks(chunk.max(1)) {
+    for part in pairs.chunks(scorer.chunk()) {
         if host.borrow().cancelled.contains(&job) {
             return Err((
                 format!("cancelled after {} of {} pairs", scores.len(), pairs.len()),
                 true,
             ));
         }
-        let got = pool
-            .score(&model, part)
+        let got = scorer
+            .score(part, scores.len(), None)
             .await
-            .map_err(|e| (locate(e, scores.len(), None), false))?;
-        check_scores(&model.id().name, scores.len(), part, &got, None).map_err(|m| (m, false))?;
+            .map_err(|m| (m, false))?;
+        check_scores(&scorer.id().name, scores.len(), part, &got, None).map_err(|m| (m, false))?;
         scores.extend(got);
         post(&Response::Progress {
             job,

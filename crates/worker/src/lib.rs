@@ -16,4 +16,8 @@ pub mod digest;
 #[cfg(feature = "host")]
 pub mod host;
 #[cfg(feature = "host")]
+pub mod imported;
+#[cfg(feature = "host")]
 pub mod pool;
+#[cfg(feature = "host")]
+pub mod scorer;

@@ -7,6 +7,7 @@
 use serde::{Deserialize, Serialize};
 pub use tabprobe_core::checkpoint::TokenizerKind;
 use tabprobe_core::data::import::{ImportError, ImportReport};
+use tabprobe_core::data::label::LabelSet;
 use tabprobe_core::inoculation::{InoculationProgress, InoculationResult, InoculationSettings};
 use tabprobe_core::probe::rules::RuleSet;
 use tabprobe_core::probe::{build_probe_set, ProbeCounts, ProbeSet, ProbeSettings};
@@ -242,6 +243,10 @@ pub enum Request {
         request: u64,
         /// The dataset, settings and rules.
         probe: Box<ProbeRequest>,
+        /// Also check that the scores file imported into this slot was made for the set (a
+        /// run checks it before scoring anything; asked first, no model's run starts).
+        #[serde(default)]
+        scores_of: Option<Slot>,
     },
     /// Fine-tune the model in `slot` on the challenge items of the probe run whose pieces
     /// (core's `run::pieces`, one run) follow as byte parts (docs/inoculation.md); answered by
@@ -291,6 +296,32 @@ pub enum Request {
         /// Caller-chosen load id (see [`Request::LoadModel`]).
         load: u64,
     },
+    /// Import a scores file (docs/scoring-elsewhere.md) into `slot` as a model: the trailing
+    /// Blob is the file. Answered like a load ([`Response::ModelLoaded`] or
+    /// [`Response::LoadFailed`]); a refused file leaves the slot as it was.
+    ImportScores {
+        /// The model slot.
+        slot: Slot,
+        /// Caller-chosen load id (see [`Request::LoadModel`]).
+        load: u64,
+        /// The name the user gave the imported model.
+        name: String,
+        /// The file's name, for errors and the model bar.
+        file: String,
+        /// The dataset's labels: the file's probabilities and labels must be over them.
+        label_set: LabelSet,
+    },
+    /// Write the pairs file (docs/scoring-elsewhere.md) of the probe set `probe` describes;
+    /// answered by [`Response::CheckpointFiles`] with the one file, or
+    /// [`Response::ScoreFailed`] with core's reason.
+    ExportPairs {
+        /// A new request id.
+        request: u64,
+        /// The dataset, settings (their linearization names the file's) and rules.
+        probe: Box<ProbeRequest>,
+        /// The file's name.
+        file: String,
+    },
     /// Send back the Hugging Face files of the checkpoint inoculation `job` kept for `size`;
     /// answered by [`Response::CheckpointFiles`] or [`Response::ScoreFailed`].
     ExportInoculated {
@@ -337,6 +368,8 @@ pub enum Backend {
         /// Why not WebGPU: "WebGPU unavailable: …", "faster here than WebGPU" or "chosen".
         reason: String,
     },
+    /// No computation: the scores come from an imported scores file.
+    ScoresFile,
 }
 
 impl Backend {
@@ -345,6 +378,7 @@ impl Backend {
         match self {
             Backend::WebGpu => "WebGPU".to_string(),
             Backend::Cpu { reason } => format!("CPU ({reason})"),
+            Backend::ScoresFile => "scores file (computed elsewhere)".to_string(),
         }
     }
 }
@@ -391,12 +425,42 @@ pub struct ModelInfo {
     /// so this is also the most the load took); `None` from a worker that did not say.
     #[serde(default)]
     pub memory_bytes: Option<f64>,
+    /// For scores imported from a file, what the file holds; `None` for a network.
+    #[serde(default)]
+    pub imported: Option<ImportedInfo>,
+}
+
+/// What an imported scores file holds (the model bar's line for it).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ImportedInfo {
+    /// The file's name.
+    pub file: String,
+    /// Its size in bytes.
+    pub bytes: u64,
+    /// Scored pairs (lines).
+    pub pairs: usize,
+    /// Lines that gave a label without probabilities.
+    pub label_only: usize,
 }
 
 impl ModelInfo {
     /// The model bar's line: architecture, parameters, sizes and load time, e.g.
     /// `RoBERTa · 124.6 M parameters · 12 layers · hidden 768 · max 512 tokens · loaded in 6.1 s`.
     pub fn summary(&self) -> String {
+        if let Some(i) = &self.imported {
+            let kind = match i.label_only {
+                0 => "probabilities".to_string(),
+                n if n == i.pairs => "labels only".to_string(),
+                n => format!("{n} with a label only"),
+            };
+            return format!(
+                "imported scores · {} ({}) · {} pairs · {kind} · read in {:.1} s",
+                i.file,
+                tabprobe_core::display::bytes(i.bytes),
+                i.pairs,
+                self.load_ms / 1000.0
+            );
+        }
         let mut parts = Vec::new();
         if !self.architecture.is_empty() {
             parts.push(self.architecture.clone());
@@ -554,12 +618,13 @@ pub enum Response {
         /// Tables, grid and every evaluated item.
         result: Box<InoculationResult>,
     },
-    /// The files of an inoculated checkpoint: byte parts in the order of `names`.
+    /// Files for the page to save, byte parts in the order of `names`: an inoculated
+    /// checkpoint's ([`Request::ExportInoculated`]) or a pairs file ([`Request::ExportPairs`]).
     CheckpointFiles {
-        /// The [`Request::ExportInoculated`]'s `request` id.
+        /// The request's `request` id.
         request: u64,
-        /// File names (`config.json`, `model.safetensors`, `tokenizer.json` or `vocab.json` and
-        /// `merges.txt`).
+        /// File names (a checkpoint's `config.json`, `model.safetensors`, `tokenizer.json` or
+        /// `vocab.json` and `merges.txt`; a pairs file's name).
         names: Vec<String>,
     },
     /// The report a [`Request::BuildReport`] asked for, or why the run files do not read.
@@ -621,6 +686,7 @@ mod tests {
                 label_set: tabprobe_core::LabelSet::ThreeWay,
                 precision: Default::default(),
                 label_only: false,
+                scores_file: false,
             },
             labels: vec![],
             architecture: String::new(),
@@ -634,6 +700,7 @@ mod tests {
             workers: 1,
             load_ms: 1.0,
             memory_bytes: Some(1.0),
+            imported: None,
         };
         // The info of a worker from before `memory_bytes` reads as `None`.
         let mut older = serde_json::to_value(&info).expect("serialises");

@@ -380,6 +380,7 @@ mod tests {
                 label_set: LabelSet::ThreeWay,
                 precision: Default::default(),
                 label_only: false,
+                scores_file: false,
             }
         }
     }

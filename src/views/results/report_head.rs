@@ -55,6 +55,12 @@ fn ReportModels(runs: Vec<Arc<RunResult>>) -> impl IntoView {
                 <span class="model-name" data-testid="result-model">{r.model.name.clone()}</span>
                 <code class="hash" title=r.model.weights_sha256.clone()>{r.model.weights_sha256.chars().take(12).collect::<String>()}</code>
                 <span class="backend" data-testid="result-precision" title="the arithmetic the model ran in: f32, or f16-mixed on a WebGPU adapter with shader-f16 (see the model bar)">{r.model.precision.as_str()}</span>
+                {r.model.scores_file.then(|| view! {
+                    <span class="backend" data-testid="result-imported" title="scores computed elsewhere and imported from a scores file; the hash is the file's SHA-256">"imported scores"</span>
+                })}
+                {r.model.label_only.then(|| view! {
+                    <span class="backend" data-testid="result-label-only" title="imported scores that give some pairs a label without probabilities: the figures that need probabilities (word order's entropies) say n/a">"labels only"</span>
+                })}
             }
         })
         .collect::<Vec<_>>()

@@ -364,7 +364,7 @@ fn canonical_probs(probs: &HashMap<String, f64>, label_set: LabelSet) -> Result<
         out[Label::ALL.iter().position(|&l| l == label).unwrap_or(0)] = p as f32;
     }
     if (sum - 1.0).abs() > PROB_SUM_TOLERANCE {
-        return Err(format!("the probabilities sum to {sum}"));
+        return Err(format!("the probabilities sum to {sum:.4}"));
     }
     Ok(out)
 }
@@ -425,7 +425,7 @@ mod tests {
             (format!("{{\"id\":\"feedfeedfeedfeed\",\"label\":\"ENTAIL\"}}\n{{\"id\":\"{a}\",\"label\":\"ENTAIL\"}}\n{ok_b}"), "1 line(s) name no pair of this probe set; the first is line 1: id \"feedfeedfeedfeed\""),
             (format!("{{\"id\":\"{a}\",\"label\":\"ENTAIL\"}}\n{{\"id\":\"{a}\",\"label\":\"NEUTRAL\"}}\n{ok_b}"), "1 line(s) repeat an id given before; the first is line 2"),
             (format!("{{\"id\":\"{a}\",\"label\":\"entailment\"}}\n{ok_b}"), "a label outside the dataset's; the first is line 1: label \"entailment\""),
-            (format!("{{\"id\":\"{a}\",\"probs\":{{\"ENTAIL\":0.7,\"NEUTRAL\":0.2,\"CONTRADICT\":0.2}}}}\n{ok_b}"), "the first is line 1: the probabilities sum to 1.0999"),
+            (format!("{{\"id\":\"{a}\",\"probs\":{{\"ENTAIL\":0.7,\"NEUTRAL\":0.2,\"CONTRADICT\":0.2}}}}\n{ok_b}"), "the first is line 1: the probabilities sum to 1.1000"),
             (format!("{{\"id\":\"{a}\",\"probs\":{{\"ENTAIL\":1.2,\"NEUTRAL\":-0.2,\"CONTRADICT\":0.0}}}}\n{ok_b}"), "the first is line 1: NEUTRAL = -0.2"),
             (format!("{{\"id\":\"{a}\",\"probs\":{{\"ENTAIL\":1.0,\"CONTRADICT\":0.0}}}}\n{ok_b}"), "probabilities over [\"CONTRADICT\", \"ENTAIL\"]"),
             (format!("{{\"id\":\"{a}\",\"probs\":{{\"ENTAIL\":0.9,\"NEUTRAL\":0.05,\"CONTRADICT\":0.05}},\"label\":\"NEUTRAL\"}}\n{ok_b}"), "give a label that is not the most probable one; the first is line 1"),

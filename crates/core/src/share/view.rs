@@ -73,6 +73,8 @@ pub struct ClaimedModel {
     pub hash_short: String,
     /// The arithmetic the link's figures were computed in.
     pub precision: Precision,
+    /// The scores were imported from a scores file: the hash is that file's.
+    pub scores_file: bool,
 }
 
 /// The link's predictions on the original and the edited item.
@@ -282,6 +284,7 @@ fn claimed_model(m: &crate::scoring::ModelId) -> ClaimedModel {
         weights_sha256: m.weights_sha256.clone(),
         hash_short: m.weights_sha256.chars().take(12).collect(),
         precision: m.precision,
+        scores_file: m.scores_file,
     }
 }
 

@@ -172,6 +172,7 @@ impl PairScorer for EvidenceFake {
             label_set: LabelSet::ThreeWay,
             precision: Default::default(),
             label_only: false,
+            scores_file: false,
         }
     }
 }
@@ -202,6 +203,7 @@ impl PairScorer for HypothesisOnlyFake {
             label_set: LabelSet::ThreeWay,
             precision: Default::default(),
             label_only: false,
+            scores_file: false,
         }
     }
 }
@@ -248,6 +250,7 @@ impl PairScorer for HashFake {
             label_set: LabelSet::ThreeWay,
             precision: Default::default(),
             label_only: false,
+            scores_file: false,
         }
     }
 }
