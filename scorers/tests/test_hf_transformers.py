@@ -243,6 +243,10 @@ class RoundTrip(unittest.TestCase):
                                  "--device", "cpu", "--batch-size", "16"],
                                 capture_output=True, text=True, timeout=300)
         self.assertEqual(result.returncode, 0, result.stderr)
+        # Both files as their schemas (public/schema/) say.
+        from test_file_schemas import check_lines, load_schema
+        self.assertEqual(check_lines(self, load_schema("pairs-v1.json"), pairs),
+                         check_lines(self, load_schema("scores-v1.json"), scores))
         own, imported = os.path.join(self.dir, "own.json"), os.path.join(self.dir, "imported.json")
         self.cli("probe", *PROBE_SET, "--model", TINY, "--batch-size", "16", "--out", own)
         self.cli("probe", *PROBE_SET, "--scores", scores, "--scores-name", "tiny-f32", "--out", imported)
