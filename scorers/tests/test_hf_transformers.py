@@ -24,6 +24,11 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.dirname(os.path.dirname(HERE))
 SCRIPT = os.path.join(REPO, "scorers", "hf_transformers.py")
 FAMILIES = os.path.join(REPO, "crates", "model", "tests", "golden", "families")
+TINY = os.path.join(REPO, "crates", "model", "tests", "golden", "tiny-f32")
+SMALL = os.path.join(REPO, "crates", "cli", "tests", "fixtures", "small.json")
+ROUNDTRIP_FIXTURE = os.path.join(REPO, "crates", "cli", "tests", "fixtures", "scores-tiny-f32.jsonl")
+# The CLI tests' probe set (crates/cli/tests/cli.rs's probe_all; scores_roundtrip.rs).
+PROBE_SET = ["--dataset", SMALL, "--probes", "all", "--seed", "7", "--word-order-q", "3", "--hypothesis-only"]
 THREE = ["ENTAIL", "NEUTRAL", "CONTRADICT"]
 TWO = ["ENTAIL", "CONTRADICT"]
 CANONICAL = {"entailment": "ENTAIL", "neutral": "NEUTRAL", "contradiction": "CONTRADICT"}
@@ -38,6 +43,21 @@ try:
 except ImportError:
     HAVE_TORCH = False
     print("SKIP: hf_transformers scorer test needs PyPI torch and transformers (see scorers/README.md)")
+
+
+def built_cli() -> str | None:
+    """The debug `tabprobe` binary, when one is built ($CARGO_TARGET_DIR or target/)."""
+    for target in (os.environ.get("CARGO_TARGET_DIR"), os.path.join(REPO, "target")):
+        if target:
+            path = os.path.join(target, "debug", "tabprobe")
+            if os.access(path, os.X_OK):
+                return path
+    return None
+
+
+CLI = built_cli()
+if HAVE_TORCH and CLI is None:
+    print("SKIP: the live round trip needs the CLI built (cargo build -p tabprobe-cli)")
 
 
 def softmax(logits: list[float]) -> list[float]:
@@ -200,6 +220,59 @@ class HfScorer(unittest.TestCase):
             want = golden[pair_id]
             self.assertAlmostEqual(got["probs"]["ENTAIL"], want["ENTAIL"], delta=TOLERANCE)
             self.assertAlmostEqual(got["probs"]["CONTRADICT"], want["NEUTRAL"] + want["CONTRADICT"], delta=TOLERANCE)
+
+
+@unittest.skipUnless(HAVE_TORCH and CLI is not None, "needs PyPI torch and transformers and the built CLI")
+class RoundTrip(unittest.TestCase):
+    """Issue 44 item 5, live: `tabprobe pairs`, this scorer on the tiny checkpoint the CLI tests
+    run, `tabprobe probe --scores` — the run `tabprobe probe --model` gives, within 1e-4 (the
+    committed-fixture half is crates/cli/tests/scores_roundtrip.rs)."""
+
+    def setUp(self) -> None:
+        self.dir = tempfile.mkdtemp(prefix="hf-roundtrip-")
+        self.addCleanup(shutil.rmtree, self.dir, True)
+
+    def cli(self, *args: str) -> None:
+        result = subprocess.run([CLI, *args], capture_output=True, text=True, timeout=300)
+        self.assertEqual(result.returncode, 0, f"tabprobe {' '.join(args)}:\n{result.stderr}")
+
+    def test_imported_scores_give_tabprobes_own_run(self) -> None:
+        pairs, scores = os.path.join(self.dir, "pairs.jsonl"), os.path.join(self.dir, "scores.jsonl")
+        self.cli("pairs", *PROBE_SET, "--out", pairs)
+        result = subprocess.run([sys.executable, SCRIPT, "--model", TINY, "--pairs", pairs, "--out", scores,
+                                 "--device", "cpu", "--batch-size", "16"],
+                                capture_output=True, text=True, timeout=300)
+        self.assertEqual(result.returncode, 0, result.stderr)
+        # Both files as their schemas (public/schema/) say.
+        from test_file_schemas import check_lines, load_schema
+        self.assertEqual(check_lines(self, load_schema("pairs-v1.json"), pairs),
+                         check_lines(self, load_schema("scores-v1.json"), scores))
+        own, imported = os.path.join(self.dir, "own.json"), os.path.join(self.dir, "imported.json")
+        self.cli("probe", *PROBE_SET, "--model", TINY, "--batch-size", "16", "--out", own)
+        self.cli("probe", *PROBE_SET, "--scores", scores, "--scores-name", "tiny-f32", "--out", imported)
+        with open(own, encoding="utf-8") as f:
+            a = json.load(f)
+        with open(imported, encoding="utf-8") as f:
+            b = json.load(f)
+        self.assertEqual(a["items"], b["items"])
+        self.assertEqual(len(a["pairs"]), len(b["pairs"]))
+        self.assertGreater(len(a["pairs"]), 100)
+        max_dp = 0.0
+        for x, y in zip(a["pairs"], b["pairs"]):
+            self.assertEqual(x["pair"], y["pair"])
+            px, py = x["score"]["probs"], y["score"]["probs"]
+            # Canonical order; argmax, a tie to the earlier label (as core's predicted()).
+            self.assertEqual(px.index(max(px)), py.index(max(py)), f"{x['pair']['hypothesis']!r}: {px} vs {py}")
+            max_dp = max(max_dp, *(abs(p - q) for p, q in zip(px, py)))
+        print(f"\nlive round trip: {len(a['pairs'])} pairs, same labels, max |dp| = {max_dp:.2e}", file=sys.stderr)
+        self.assertLessEqual(max_dp, 1e-4)
+
+        # The committed fixture of scores_roundtrip.rs is what the scorer writes now.
+        fixture, live = read_scores(ROUNDTRIP_FIXTURE), read_scores(scores)
+        self.assertEqual(set(fixture), set(live),
+                         "the committed fixture is stale: scorers/tests/make_roundtrip_fixture.sh regenerates it")
+        drift = max(abs(fixture[i]["probs"][l] - live[i]["probs"][l]) for i in live for l in THREE)
+        self.assertLessEqual(drift, 1e-6, "the scorer now differs from the committed fixture")
 
 
 if __name__ == "__main__":
