@@ -110,6 +110,14 @@ pub fn AboutView() -> impl IntoView {
                 "Datasets are JSON files, format version 1, described by a JSON Schema: "
                 <a href="schema/dataset-v1.json" data-testid="schema-link">"schema/dataset-v1.json"</a>"."
             </p>
+            <h2>"Probing a model this site cannot run"</h2>
+            <p>
+                "Download the pairs (probe runner) writes every pair a probe set scores, one JSON line each ("
+                <a href="schema/pairs-v1.json" data-testid="schema-pairs-link">"schema/pairs-v1.json"</a>
+                "); score them with any model elsewhere and import the scores (model bar, Import scores…), one JSON line per pair ("
+                <a href="schema/scores-v1.json" data-testid="schema-scores-link">"schema/scores-v1.json"</a>
+                "). The repository's docs/scoring-elsewhere.md and scorers/ (Hugging Face transformers, any OpenAI-compatible chat endpoint) say how."
+            </p>
             {glossary()}
         </article>
     }
