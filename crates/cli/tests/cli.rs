@@ -1423,7 +1423,10 @@ fn a_scores_file_stands_in_for_the_model() {
         assert!(a.score.logits.is_empty());
     }
     assert_eq!(imported.model.name, "tiny-elsewhere");
-    assert!(imported.model.scores_file, "the run file says the scores were imported");
+    assert!(
+        imported.model.scores_file,
+        "the run file says the scores were imported"
+    );
     let digest: String = Sha256::digest(std::fs::read(&scores).unwrap())
         .iter()
         .map(|b| format!("{b:02x}"))
