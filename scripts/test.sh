@@ -4,8 +4,34 @@
 # Screenshots of each browser state are written to tests/artifacts/.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-# Each phase prints its start time since the script began, so a CI log shows where time goes.
-phase() { printf '== [%dm%02ds] %s\n' $((SECONDS / 60)) $((SECONDS % 60)) "$*"; }
+# Each phase prints its start time since the script began, and the script ends (passing or
+# not) with every phase's duration, so a CI log shows where time goes.
+PHASE_NAMES=()
+PHASE_STARTS=()
+phase() {
+  PHASE_NAMES+=("$*")
+  PHASE_STARTS+=("$SECONDS")
+  printf '== [%dm%02ds] %s\n' $((SECONDS / 60)) $((SECONDS % 60)) "$*"
+}
+durations() {
+  local status=$? i end took
+  echo "== phase durations (exit status $status)"
+  for i in "${!PHASE_NAMES[@]}"; do
+    end=${PHASE_STARTS[$((i + 1))]:-$SECONDS}
+    took=$((end - PHASE_STARTS[i]))
+    printf '%4dm%02ds  %s\n' $((took / 60)) $((took % 60)) "${PHASE_NAMES[$i]%% (*}"
+  done
+  printf '%4dm%02ds  in all\n' $((SECONDS / 60)) $((SECONDS % 60))
+  if [ -s "$TEST_TIMES" ]; then
+    echo "== the slowest test binaries (cargo's own 'finished in')"
+    awk '/^ *Running /{bin=substr($0, index($0, "Running ") + 8)}
+         /^test result:/{n=split($0, a, "finished in "); if (n > 1) {t=a[2]; sub(/s.*$/, "", t); printf "%8.1fs  %s\n", t, bin}}' \
+      "$TEST_TIMES" | sort -rn | head -8
+  fi
+}
+trap durations EXIT
+# What every `cargo test` below printed, for the slowest binaries at the end.
+TEST_TIMES="$(mktemp)"
 phase "installing what is missing"
 scripts/install-tools.sh test
 export PATH="$PWD/node_modules/.bin:$HOME/.cargo/bin:$PATH"
@@ -26,10 +52,10 @@ df -h .
 phase "native tests (cargo test --workspace; the GPU tests on Mesa's lavapipe, WGSL as in a browser)"
 # lavapipe is installed above, so a GPU test that finds no adapter fails instead of skipping.
 export TABPROBE_REQUIRE_GPU=1
-cargo test --workspace --exclude tabprobe
+cargo test --workspace --exclude tabprobe 2>&1 | tee -a "$TEST_TIMES"
 
 phase "the page's own logic, natively (routes, run requests, drill-downs, bundled models)"
-cargo test -p tabprobe --lib
+cargo test -p tabprobe --lib 2>&1 | tee -a "$TEST_TIMES"
 
 phase "cluster files without a cluster (Slurm array, Kubernetes Indexed Job: shards merged = single run)"
 # The CLI the native tests just built (cargo test builds it for the CLI's integration tests);
@@ -45,7 +71,7 @@ phase "the native GPU path for clusters (--features vulkan: SPIR-V on lavapipe; 
 # cluster phases above have used already. Runs the GPU tests only (names with native_gpu or
 # vulkan); the roberta-base-shaped f16 check was run above on WGSL.
 cargo test -p tabprobe-model -p tabprobe-cli --features tabprobe-model/vulkan,tabprobe-cli/vulkan \
-  --test golden --test families --test precision --test vulkan -- native_gpu vulkan
+  --test golden --test families --test precision --test vulkan -- native_gpu vulkan 2>&1 | tee -a "$TEST_TIMES"
 
 phase "same seed, same bytes in wasm32 (core's determinism test under Node)"
 cargo test -p tabprobe-core --target wasm32-unknown-unknown --test determinism
