@@ -417,13 +417,8 @@ fn handle(host: Rc<RefCell<Host>>, request: Request, parts: Vec<Vec<u8>>, blob: 
             wasm_bindgen_futures::spawn_local(async move {
                 let read = ImportedScorer::read(name, file, &blob, label_set, Date::now()).await;
                 let latest = host.borrow().latest_load.get(&slot) == Some(&load_id);
-                let response = match read {
-                    Ok(_) if !latest => Response::LoadFailed {
-                        slot,
-                        load: load_id,
-                        message: "replaced by a newer load".to_string(),
-                    },
-                    Ok((scorer, info)) => {
+                let result = read.map(|(scorer, info)| {
+                    if latest {
                         let mut h = host.borrow_mut();
                         h.imported.insert(slot, Rc::new(scorer));
                         // The slot's network, its helpers and files go: the slot is the file.
@@ -431,18 +426,10 @@ fn handle(host: Rc<RefCell<Host>>, request: Request, parts: Vec<Vec<u8>>, blob: 
                         h.pools.remove(&slot);
                         h.files.remove(&slot);
                         h.panic_on_score.remove(&slot);
-                        Response::ModelLoaded {
-                            slot,
-                            load: load_id,
-                            info,
-                        }
                     }
-                    Err(message) => Response::LoadFailed {
-                        slot,
-                        load: load_id,
-                        message,
-                    },
-                };
+                    info
+                });
+                let response = load_response(slot, load_id, latest, result);
                 post(&response);
             });
         }
@@ -452,10 +439,13 @@ fn handle(host: Rc<RefCell<Host>>, request: Request, parts: Vec<Vec<u8>>, blob: 
             file,
         } => {
             let linearization = probe.settings.linearization.name();
-            let text = probe.build().and_then(|set| {
-                pairs_jsonl(&pair_lines(&set, linearization))
-                    .map_err(|e| format!("cannot write the pairs: {e}"))
-            });
+            let text = probe
+                .build()
+                .map_err(|e| format!("the probe set cannot be built: {e}"))
+                .and_then(|set| {
+                    pairs_jsonl(&pair_lines(&set, linearization))
+                        .map_err(|e| format!("cannot write the pairs: {e}"))
+                });
             match text {
                 Ok(text) => post_with_parts(
                     &Response::CheckpointFiles {
@@ -466,7 +456,7 @@ fn handle(host: Rc<RefCell<Host>>, request: Request, parts: Vec<Vec<u8>>, blob: 
                 ),
                 Err(message) => post(&Response::ScoreFailed {
                     job: request,
-                    message: format!("the probe set cannot be built: {message}"),
+                    message,
                     cancelled: false,
                 }),
             }
@@ -532,51 +522,75 @@ fn start_load(
         let panics = test_panic_requested(&files.small.config_json);
         let result = load(&host, &files, how).await;
         let latest = host.borrow().latest_load.get(&slot) == Some(&load_id);
-        let response = match result {
-            Ok(_) if !latest => Response::LoadFailed {
-                slot,
-                load: load_id,
-                message: "replaced by a newer load".to_string(),
-            },
-            Ok((model, info)) => {
-                let mut h = host.borrow_mut();
-                h.models.insert(slot, Rc::new(model));
-                h.imported.remove(&slot);
-                // The old model's helpers go with it; new ones load the new model.
-                h.pools.remove(&slot);
-                if info.workers > 1 {
-                    let pool = Pool::start(
-                        info.workers - 1,
-                        &files.name,
-                        &files.small,
-                        &files.weights,
-                        how.batch_size,
-                    );
-                    h.pools.insert(slot, Rc::new(pool));
-                }
-                // Kept for fine-tuning and moves; a helper does neither, so it keeps no copy.
-                if !how.helper {
-                    h.files.insert(slot, files);
-                }
-                if panics {
-                    h.panic_on_score.insert(slot);
-                } else {
-                    h.panic_on_score.remove(&slot);
-                }
-                Response::ModelLoaded {
-                    slot,
-                    load: load_id,
-                    info,
-                }
+        let result = result.map(|(model, info)| {
+            if latest {
+                install_model(&host, slot, model, &info, how, files, panics);
             }
-            Err(message) => Response::LoadFailed {
-                slot,
-                load: load_id,
-                message,
-            },
-        };
+            info
+        });
+        let response = load_response(slot, load_id, latest, result);
         post(&response);
     });
+}
+
+/// Puts a loaded network in `slot`: its helpers (on the CPU path), its files (kept for moves
+/// and fine-tuning) and the test hook; whatever the slot held before goes.
+fn install_model(
+    host: &Rc<RefCell<Host>>,
+    slot: Slot,
+    model: NliModel,
+    info: &ModelInfo,
+    how: LoadHow,
+    files: Rc<SlotFiles>,
+    panics: bool,
+) {
+    let mut h = host.borrow_mut();
+    h.models.insert(slot, Rc::new(model));
+    h.imported.remove(&slot);
+    // The old model's helpers go with it; new ones load the new model.
+    h.pools.remove(&slot);
+    if info.workers > 1 {
+        let pool = Pool::start(
+            info.workers - 1,
+            &files.name,
+            &files.small,
+            &files.weights,
+            how.batch_size,
+        );
+        h.pools.insert(slot, Rc::new(pool));
+    }
+    // Kept for fine-tuning and moves; a helper does neither, so it keeps no copy.
+    if !how.helper {
+        h.files.insert(slot, files);
+    }
+    if panics {
+        h.panic_on_score.insert(slot);
+    } else {
+        h.panic_on_score.remove(&slot);
+    }
+}
+
+/// The answer to a load into `slot`: loaded, failed, or replaced when a newer load into the
+/// slot was requested meanwhile (`latest` false: the slot was left alone).
+fn load_response(
+    slot: Slot,
+    load: u64,
+    latest: bool,
+    result: Result<ModelInfo, String>,
+) -> Response {
+    match result {
+        Ok(_) if !latest => Response::LoadFailed {
+            slot,
+            load,
+            message: "replaced by a newer load".to_string(),
+        },
+        Ok(info) => Response::ModelLoaded { slot, load, info },
+        Err(message) => Response::LoadFailed {
+            slot,
+            load,
+            message,
+        },
+    }
 }
 
 /// The device for `choice` ([`Devices::get`]). One caller at a time sets devices up: wgpu
