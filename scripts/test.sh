@@ -76,8 +76,10 @@ cargo test -p tabprobe-model -p tabprobe-cli --features tabprobe-model/vulkan,ta
 phase "same seed, same bytes in wasm32 (core's determinism test under Node)"
 cargo test -p tabprobe-core --target wasm32-unknown-unknown --test determinism
 
-phase "release build of the site (trunk build --release --offline)"
-trunk build --release --offline --dist dist
+phase "release build of the site (trunk build --release --offline --features test-hooks)"
+# With the worker's test hook, which the worker-crash tests use (a fixture's config.json makes
+# it panic); the site users get (scripts/run.sh, scripts/build-deploy.sh) is built without it.
+trunk build --release --offline --dist dist --features test-hooks
 
 phase "the worker's wasm on Chrome's WebGPU engine (Dawn in Node, SwiftShader): every family within 1e-4 of transformers"
 node --test --test-concurrency=1 tests/dawn/

@@ -40,7 +40,7 @@ pub fn App() -> impl IntoView {
     // offered for resuming in the runner.
     crate::storage::session::start(state, move || crate::runs::drive::load_interrupted(runs));
     // From now on a crashed worker unloads the models and offers to reload them.
-    crate::worker::crash::watch_worker(state);
+    crate::models::crash::watch_worker(state);
     spawn_local(load_bundled_models(state));
     let route = use_route();
     // What the other tabs are told this tab is doing.

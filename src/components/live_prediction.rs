@@ -105,7 +105,7 @@ pub fn use_live_score(pair: Signal<Result<Pair, String>>) -> ReadSignal<LiveScor
                                 "the worker returned {} scores for one pair",
                                 scores.len()
                             )),
-                            Err(f) => LiveScore::Failed(f.message),
+                            Err(f) => LiveScore::Failed(f.message()),
                         };
                         set_live.try_set(next);
                     });

@@ -15,10 +15,10 @@ use tabprobe_worker::protocol::{BackendChoice, PrecisionChoice, Slot};
 use crate::components::hub_load::HubLoad;
 use crate::components::scores_import::ScoresImport;
 use crate::models::bundled::load_bundled_into;
+use crate::models::crash::reload_lost;
 use crate::models::load::{cancel_load, load_model_files, load_model_files_into, load_model_url};
 use crate::state::{AppState, ModelStatus};
 use crate::worker::client::stop_unanswering;
-use crate::worker::crash::reload_lost;
 use crate::worker::health::{LostModel, ModelSource};
 
 fn picked_files(ev: &leptos::ev::Event) -> Vec<web_sys::File> {

@@ -126,7 +126,7 @@ pub fn HypothesisList(
                                 scoring.try_set(Scoring::Done { elapsed_ms });
                             }
                             Err(f) => {
-                                scoring.try_set(Scoring::Failed(f.message));
+                                scoring.try_set(Scoring::Failed(f.message()));
                             }
                         }
                     });

@@ -10,8 +10,8 @@ use tabprobe_worker::protocol::{ModelInfo, Slot};
 
 use crate::components::progress_bar::duration;
 use crate::models::load::DEFAULT_BATCH_SIZE;
-use crate::runs::pace::{backend_short, rate_key, Measuring};
 use crate::runs::{probe_set_head, run_estimate_s, run_models, RunsState};
+use crate::state::pace::{backend_short, rate_key, Measuring};
 use crate::state::AppState;
 use crate::worker::client::client;
 
@@ -71,7 +71,7 @@ fn measure(state: AppState, runs: RunsState, slot: Slot, model: ModelInfo) {
                     state.pace.record_measured(&model, n, ms);
                     set_state(None);
                 }
-                Err(f) => set_state(Some(Measuring::Failed(f.message))),
+                Err(f) => set_state(Some(Measuring::Failed(f.message()))),
             }
         }),
     }

@@ -7,9 +7,8 @@ use leptos::prelude::*;
 use tabprobe_core::run::models_manifest::{parse_models_manifest, BundledModel, ModelRole};
 use tabprobe_worker::protocol::Slot;
 
-use crate::models::load::{auto_load_model_url, load_model_url_into};
+use crate::models::load::load_bundled_url;
 use crate::state::{AppState, ModelStatus, SlotState};
-use crate::worker::health::ModelSource;
 
 /// Where the manifest is served (copied from `public/models/` by Trunk).
 pub const MANIFEST_URL: &str = "models/index.json";
@@ -51,11 +50,10 @@ pub async fn load_bundled_models(state: AppState) {
     state.bundled.set(Some(manifest));
     if let Some(model) = default {
         apply_linearization(state, Slot::Main, &model);
-        auto_load_model_url(state, Slot::Main, model.path.clone()).await;
+        load_bundled_url(state, Slot::Main, model.clone(), true).await;
         if reads_no_premise(&model) {
             mark_hypothesis_only(state, Slot::Main);
         }
-        record_bundled(state, Slot::Main, &model);
     }
 }
 
@@ -63,11 +61,10 @@ pub async fn load_bundled_models(state: AppState) {
 /// when it goes into the main slot).
 pub async fn load_bundled_into(state: AppState, slot: Slot, model: BundledModel) {
     apply_linearization(state, slot, &model);
-    load_model_url_into(state, slot, model.path.clone()).await;
+    load_bundled_url(state, slot, model.clone(), false).await;
     if reads_no_premise(&model) {
         mark_hypothesis_only(state, slot);
     }
-    record_bundled(state, slot, &model);
 }
 
 /// The model bar's linearization becomes the main model's from the manifest (strategy and
@@ -82,28 +79,6 @@ fn apply_linearization(state: AppState, slot: Slot, model: &BundledModel) {
         if !l.hypothesis_only() {
             state.linearization.set(l);
         }
-    }
-}
-
-/// Records that the model in `slot` is the bundled `model` (a reload after a worker crash then
-/// goes through the manifest entry), unless the load failed or another load took the slot.
-fn record_bundled(state: AppState, slot: Slot, model: &BundledModel) {
-    if matches!(
-        state.slot(slot).status.get_untracked(),
-        ModelStatus::Failed(_)
-    ) {
-        return;
-    }
-    let base = |p: &str| p.trim_end_matches('/').to_string();
-    let loaded_here = state.slot(slot).model.with_untracked(|m| m.is_some());
-    if loaded_here
-        && state
-            .worker
-            .source_is_url(slot, |url| base(url) == base(&model.path))
-    {
-        state
-            .worker
-            .record_source(slot, ModelSource::Bundled(model.clone()));
     }
 }
 

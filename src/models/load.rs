@@ -22,6 +22,7 @@ use tabprobe_core::checkpoint::{
     PytorchBin, Reader, SmallFiles, TokenizerFiles, BROWSER_MAX_WEIGHTS_BYTES, CONFIG_JSON,
     MERGES_TXT, PYTORCH_BIN, SAFETENSORS, TOKENIZER_CONFIG_JSON, TOKENIZER_JSON, VOCAB_JSON,
 };
+use tabprobe_core::run::models_manifest::BundledModel;
 use tabprobe_worker::protocol::{Backend, BackendChoice, Slot};
 use wasm_bindgen::{JsCast, JsValue};
 use wasm_bindgen_futures::JsFuture;
@@ -117,9 +118,7 @@ async fn hand_to_worker(ticket: Ticket, bytes: CheckpointToLoad, source: ModelSo
     }
     match result {
         Ok(info) => {
-            ticket.state.slot(ticket.slot).model.set(Some(info));
-            ticket.state.worker.record_source(ticket.slot, source);
-            ticket.state.worker.reloaded(ticket.slot);
+            ticket.state.model_loaded(ticket.slot, info, source);
             ticket.status(ModelStatus::Idle);
         }
         Err(message) => ticket.status(ModelStatus::Failed(format!("{name}: {message}"))),
@@ -316,17 +315,20 @@ pub async fn load_model_url(state: AppState, base: String) {
 /// Downloads (or takes from the cache) the checkpoint at `base` and loads it into `slot`.
 pub async fn load_model_url_into(state: AppState, slot: Slot, base: String) {
     let ticket = Ticket::new(state, slot);
-    load_url(ticket, base, None).await
+    load_url(ticket, base, None, None).await
 }
 
-/// Loads the bundled model at `base` into `slot` unless the user has started a load there:
-/// the automatic start-up load. A user load that starts later supersedes it.
-pub async fn auto_load_model_url(state: AppState, slot: Slot, base: String) {
-    if slot_ever_loaded(state, slot) {
+/// Loads the bundled `model` into `slot` like any URL, booked as the bundled model (a reload
+/// after a worker crash then goes through the manifest entry). With `auto` (the start-up
+/// load) it does nothing once the user has started a load there; a user load that starts
+/// later supersedes it.
+pub async fn load_bundled_url(state: AppState, slot: Slot, model: BundledModel, auto: bool) {
+    if auto && slot_ever_loaded(state, slot) {
         return;
     }
     let ticket = Ticket::new(state, slot);
-    load_url(ticket, base, None).await
+    let base = model.path.clone();
+    load_url(ticket, base, None, Some(ModelSource::Bundled(model))).await
 }
 
 /// The Hugging Face Hub's address, unless the user names another (a mirror; the tests' local
@@ -364,6 +366,7 @@ pub async fn load_hub_into(
         ticket,
         name.resolve_url(&endpoint, ""),
         Some(name.repo.clone()),
+        None,
     )
     .await
 }
@@ -382,7 +385,9 @@ fn name_of_base(base: &str) -> String {
     }
 }
 
-async fn load_url(ticket: Ticket, base: String, name: Option<String>) {
+/// Loads the checkpoint at `base` (named `name`, else after its URL) into the ticket's slot,
+/// booked in the worker's health record as `source` (by default the URL) once it is loaded.
+async fn load_url(ticket: Ticket, base: String, name: Option<String>, source: Option<ModelSource>) {
     let base = if base.ends_with('/') {
         base
     } else {
@@ -480,7 +485,8 @@ async fn load_url(ticket: Ticket, base: String, name: Option<String>) {
     .await;
     match result {
         Ok(bytes) => {
-            hand_to_worker(ticket, bytes, ModelSource::Url(base.clone())).await;
+            let source = source.unwrap_or_else(|| ModelSource::Url(base.clone()));
+            hand_to_worker(ticket, bytes, source).await;
             let uncached = uncached.borrow();
             let loaded = ticket.state.slot(ticket.slot).status.get_untracked() == ModelStatus::Idle;
             if ticket.current() && loaded && !uncached.is_empty() {

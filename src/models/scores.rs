@@ -49,9 +49,7 @@ pub async fn import_scores_into(state: AppState, slot: Slot, file: web_sys::File
     match result {
         Ok(info) => {
             PICKED.with(|p| p.borrow_mut()[slot.index()] = Some((file, name)));
-            state.slot(slot).model.set(Some(info));
-            state.worker.record_source(slot, ModelSource::Scores);
-            state.worker.reloaded(slot);
+            state.model_loaded(slot, info, ModelSource::Scores);
             ticket.status(ModelStatus::Idle);
         }
         Err(message) => ticket.status(ModelStatus::Failed(message)),

@@ -292,7 +292,7 @@ async fn score_models(
             Err(f) => {
                 // A failed model (non-finite outputs, a crashed worker) ends the run; the
                 // models that finished before it are still saved below.
-                failure = Some((format!("{name}: {}", f.message), f.lost));
+                failure = Some((format!("{name}: {}", f.message()), f.is_lost()));
                 break;
             }
         }

@@ -143,10 +143,10 @@ impl Inoculations {
             match done.await {
                 Ok((result, _)) => self.keep(run_id, job, result).await,
                 Err(f) => {
-                    let _ = status.try_set(InoculationStatus::Failed(if f.cancelled {
+                    let _ = status.try_set(InoculationStatus::Failed(if f.is_cancelled() {
                         CANCELLED.into()
                     } else {
-                        f.message
+                        f.message()
                     }));
                 }
             }

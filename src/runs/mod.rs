@@ -5,7 +5,7 @@
 //!
 //! The room's other files: starting, resuming and cancelling a run in the worker ([`drive`]),
 //! the run in progress kept in IndexedDB as it runs ([`keep`], [`keeper`]), finished runs
-//! ([`store`]), scoring speeds and time left ([`pace`]), inoculation jobs started from a
+//! ([`store`]), inoculation jobs started from a
 //! run's results ([`inoculation`]) and the worker jobs holding their checkpoints
 //! ([`inoculation_jobs`]).
 
@@ -14,7 +14,6 @@ pub mod inoculation;
 pub mod inoculation_jobs;
 pub mod keep;
 pub mod keeper;
-pub mod pace;
 pub mod store;
 
 use std::sync::Arc;

@@ -226,7 +226,7 @@ fn SharedResultView(result: SharedResult, mut page: SharePage) -> impl IntoView 
         });
         async move {
             let (fut, sha) = started?;
-            fut.await.map(|(s, _)| (s, sha)).map_err(|f| f.message)
+            fut.await.map(|(s, _)| (s, sha)).map_err(|f| f.message())
         }
     });
     // Results of another model would be mislabelled: a new model clears them.

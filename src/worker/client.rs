@@ -1,6 +1,7 @@
-//! The page side of the model worker (`crates/worker`): one worker per page, started on first use; requests
-//! are matched to replies by slot (loads) and job id (scoring). Every call returns a `Result`
-//! whose error is a sentence for the user.
+//! The page side of the model worker (`crates/worker`): one worker per page, started on first
+//! use. Every request (a load, a job, an export…) gets an id, and waits in one table keyed by
+//! it for the worker's answer ([`Response::request_id`]). Every call returns a `Result` whose
+//! error is a sentence for the user.
 //!
 //! A worker that dies (a panic, running out of memory) fires its `error` event: every load
 //! and job waiting on it ends with a message, the dead worker is terminated and forgotten (the
@@ -32,26 +33,44 @@ use wasm_bindgen::JsCast;
 use web_sys::{Blob, ErrorEvent, MessageEvent, Worker};
 
 use tabprobe_worker::protocol::{
-    BackendChoice, ModelInfo, PrecisionChoice, ProbeRequest, Request, Response, RunResume, Slot,
+    BackendChoice, JobError, ModelInfo, PrecisionChoice, ProbeRequest, Request, Response,
+    RunResume, Slot,
 };
 use tabprobe_worker::transport;
 
-use crate::runs::store::StoredPieces;
 use crate::worker::watch::{Verdict, Watch, PING_EVERY_MS};
 
 /// Trunk's loader shim for the `worker` binary (see `index.html`).
 const WORKER_URL: &str = "./worker_loader.js";
 
-/// How a scoring job ended without scores.
+/// How a job (scoring, a probe run, an inoculation) ended without its answer.
 #[derive(Debug, Clone, PartialEq)]
-pub struct ScoreFailure {
-    /// What happened.
-    pub message: String,
-    /// True when the user cancelled it.
-    pub cancelled: bool,
-    /// True when the worker died or stopped answering (the job did not end by itself): a
-    /// probe run's kept scores are then kept for resuming.
-    pub lost: bool,
+pub enum JobFailure {
+    /// The worker ended it: cancelled, or failed with its reason.
+    Ended(JobError),
+    /// The worker died or stopped answering (the job did not end by itself): a probe run's
+    /// kept scores are then kept for resuming.
+    Lost(String),
+}
+
+impl JobFailure {
+    /// What happened, for the user.
+    pub fn message(&self) -> String {
+        match self {
+            JobFailure::Ended(error) => error.to_string(),
+            JobFailure::Lost(message) => message.clone(),
+        }
+    }
+
+    /// Whether the user cancelled it.
+    pub fn is_cancelled(&self) -> bool {
+        matches!(self, JobFailure::Ended(JobError::Cancelled { .. }))
+    }
+
+    /// Whether the worker was lost under it.
+    pub fn is_lost(&self) -> bool {
+        matches!(self, JobFailure::Lost(_))
+    }
 }
 
 /// The files of a checkpoint to load: config and tokenizer as bytes, the weights as a Blob (a
@@ -69,14 +88,76 @@ pub struct CheckpointToLoad {
 type NamedFiles = Vec<(String, Vec<u8>)>;
 
 /// The future of a job's result and its elapsed milliseconds.
-pub type JobResult<T> = futures::future::LocalBoxFuture<'static, Result<(T, f64), ScoreFailure>>;
+pub type JobResult<T> = futures::future::LocalBoxFuture<'static, Result<(T, f64), JobFailure>>;
 
 /// A job waiting for its result `T` (scores, a run file, an inoculation result) and the
 /// elapsed milliseconds; `P` is what its progress reports carry (pairs done and total, or an
 /// inoculation's phase).
 struct Job<T, P = (usize, usize)> {
-    done: oneshot::Sender<Result<(T, f64), ScoreFailure>>,
+    done: oneshot::Sender<Result<(T, f64), JobFailure>>,
     progress: Box<dyn Fn(P)>,
+}
+
+/// What one request waits for, by the kind of its answer.
+enum Waiting {
+    /// A load, a move or a scores import: the model's info.
+    Load(oneshot::Sender<Result<ModelInfo, String>>),
+    /// A scoring job: scores, with progress as (done, total).
+    Scores(Job<Vec<PairScore>>),
+    /// A probe run: its file, with progress and each chunk's scores; its pieces as they come.
+    Run(Job<FinishedRun, RunUpdate>, Arriving),
+    /// An inoculation: its result, with its phases as progress.
+    Inoculation(Job<InoculationResult, InoculationProgress>),
+    /// An export: files as (name, bytes).
+    Files(oneshot::Sender<Result<NamedFiles, String>>),
+    /// A probe set's counts.
+    Counts(oneshot::Sender<Result<ProbeCounts, String>>),
+    /// A dataset import.
+    Import(oneshot::Sender<ImportOutcome>),
+    /// A saved run's report.
+    Report(oneshot::Sender<Result<Box<FullReport>, String>>),
+}
+
+impl Waiting {
+    /// Ends the wait with the worker lost (`message` says how).
+    fn lost(self, message: &str) {
+        let lost = || JobFailure::Lost(message.to_string());
+        let _ = match self {
+            Waiting::Load(tx) => tx.send(Err(message.to_string())).map_err(drop),
+            Waiting::Scores(job) => job.done.send(Err(lost())).map_err(drop),
+            Waiting::Run(job, _) => job.done.send(Err(lost())).map_err(drop),
+            Waiting::Inoculation(job) => job.done.send(Err(lost())).map_err(drop),
+            Waiting::Files(tx) => tx.send(Err(message.to_string())).map_err(drop),
+            Waiting::Counts(tx) => tx.send(Err(message.to_string())).map_err(drop),
+            Waiting::Import(tx) => tx.send(Err(worker_error("files", message))).map_err(drop),
+            Waiting::Report(tx) => tx.send(Err(message.to_string())).map_err(drop),
+        };
+    }
+
+    /// Ends the wait with the worker's [`Response::JobFailed`].
+    fn failed(self, error: JobError) {
+        let ended = || JobFailure::Ended(error.clone());
+        let _ = match self {
+            Waiting::Scores(job) => job.done.send(Err(ended())).map_err(drop),
+            Waiting::Run(job, _) => job.done.send(Err(ended())).map_err(drop),
+            Waiting::Inoculation(job) => job.done.send(Err(ended())).map_err(drop),
+            Waiting::Files(tx) => tx.send(Err(error.to_string())).map_err(drop),
+            // Loads, counts, imports and reports answer with their own messages; a failure
+            // for one is the worker's mistake, and says so.
+            other => {
+                other.lost(&format!(
+                    "the model worker answered with a job failure: {error}"
+                ));
+                Ok(())
+            }
+        };
+    }
+
+    /// Whether this is a job that reports every chunk (a scoring job or a probe run), which
+    /// the watch may stop on its own when the worker goes silent.
+    fn scoring(&self) -> bool {
+        matches!(self, Waiting::Scores(_) | Waiting::Run(..))
+    }
 }
 
 #[derive(Default)]
@@ -88,22 +169,10 @@ struct Pending {
     /// The panic message the worker posted before dying, if it could.
     panic: Option<String>,
     queue: Vec<(js_sys::Array, js_sys::Array)>,
-    next_job: u64,
-    /// Pending loads by load id (ids come from `next_job` too).
-    loads: HashMap<u64, oneshot::Sender<Result<ModelInfo, String>>>,
-    jobs: HashMap<u64, Job<Vec<PairScore>>>,
-    runs: HashMap<u64, Job<FinishedRun, RunUpdate>>,
-    /// Pieces of run files arriving, by job (see [`Response::RunPiece`]).
-    arriving: HashMap<u64, Arriving>,
-    inoculations: HashMap<u64, Job<InoculationResult, InoculationProgress>>,
-    /// Checkpoint exports waiting for their files, by request id.
-    exports: HashMap<u64, oneshot::Sender<Result<NamedFiles, String>>>,
-    /// Probe-set counts waiting for their answer, by request id.
-    counts: HashMap<u64, oneshot::Sender<Result<ProbeCounts, String>>>,
-    /// Imports waiting for their dataset, by request id.
-    imports: HashMap<u64, oneshot::Sender<ImportOutcome>>,
-    /// Reports being built, by request id.
-    reports: HashMap<u64, oneshot::Sender<Result<Box<FullReport>, String>>>,
+    /// The last request id given out: every request (load, job, export…) gets the next.
+    last_id: u64,
+    /// What each request waits for, by its id: the one table the worker's answers go to.
+    waiting: HashMap<u64, Waiting>,
     /// What the page has heard from the worker, for the watch.
     watch: Watch,
     /// Pings sent (their numbers).
@@ -215,61 +284,23 @@ pub type ImportOutcome = Result<Box<(Dataset, ImportReport)>, ImportError>;
 impl Pending {
     /// A worker that died answers nothing: fail everything that waits on it.
     fn fail_all(&mut self, message: &str) {
-        for (_, tx) in self.loads.drain() {
-            let _ = tx.send(Err(message.to_string()));
-        }
-        for (_, job) in self.jobs.drain() {
-            let _ = job.done.send(Err(ScoreFailure {
-                message: message.to_string(),
-                cancelled: false,
-                lost: true,
-            }));
-        }
-        self.arriving.clear();
-        for (_, run) in self.runs.drain() {
-            let _ = run.done.send(Err(ScoreFailure {
-                message: message.to_string(),
-                cancelled: false,
-                lost: true,
-            }));
-        }
-        for (_, job) in self.inoculations.drain() {
-            let _ = job.done.send(Err(ScoreFailure {
-                message: message.to_string(),
-                cancelled: false,
-                lost: true,
-            }));
-        }
-        for (_, tx) in self.exports.drain() {
-            let _ = tx.send(Err(message.to_string()));
-        }
-        for (_, tx) in self.counts.drain() {
-            let _ = tx.send(Err(message.to_string()));
-        }
-        for (_, tx) in self.imports.drain() {
-            let _ = tx.send(Err(worker_error("files", message)));
-        }
-        for (_, tx) in self.reports.drain() {
-            let _ = tx.send(Err(message.to_string()));
+        for (_, waiting) in self.waiting.drain() {
+            waiting.lost(message);
         }
     }
 
-    fn next_id(&mut self) -> u64 {
-        self.next_job += 1;
-        self.next_job
+    /// Registers `waiting` under a fresh request id, and returns the id.
+    fn wait(&mut self, waiting: Waiting) -> u64 {
+        self.last_id += 1;
+        self.waiting.insert(self.last_id, waiting);
+        self.last_id
     }
 
     /// Whether anything waits on the worker, and whether all of it is scoring (probe runs
     /// and scoring jobs, which report every chunk).
     fn busy(&self) -> (bool, bool) {
-        let scoring = !self.jobs.is_empty() || !self.runs.is_empty();
-        let other = !self.loads.is_empty()
-            || !self.inoculations.is_empty()
-            || !self.exports.is_empty()
-            || !self.counts.is_empty()
-            || !self.imports.is_empty()
-            || !self.reports.is_empty();
-        (scoring || other, scoring && !other)
+        let busy = !self.waiting.is_empty();
+        (busy, busy && self.waiting.values().all(Waiting::scoring))
     }
 }
 
@@ -605,6 +636,26 @@ impl WorkerClient {
         .await
     }
 
+    /// Sends the request `make` builds for a fresh request id (with byte `parts` and a
+    /// trailing `blob`), registered as `waiting` (built around the sender of its answer), and
+    /// waits for the answer. `Err` when it cannot be sent or the worker is lost meanwhile.
+    async fn ask<T>(
+        &self,
+        waiting: impl FnOnce(oneshot::Sender<T>) -> Waiting,
+        make: impl FnOnce(u64) -> Request,
+        parts: Vec<Vec<u8>>,
+        blob: Option<&Blob>,
+    ) -> Result<T, String> {
+        let (tx, rx) = oneshot::channel();
+        let id = self.pending.borrow_mut().wait(waiting(tx));
+        if let Err(e) = self.send_with_blob(&make(id), parts, blob) {
+            self.pending.borrow_mut().waiting.remove(&id);
+            return Err(e);
+        }
+        rx.await
+            .map_err(|_| "the model worker stopped answering".to_string())
+    }
+
     /// Sends the load request `make` builds for a fresh load id (with byte `parts` and a
     /// trailing `blob`) and waits for its [`Response::ModelLoaded`] or
     /// [`Response::LoadFailed`].
@@ -614,16 +665,7 @@ impl WorkerClient {
         parts: Vec<Vec<u8>>,
         blob: Option<&Blob>,
     ) -> Result<ModelInfo, String> {
-        let (tx, rx) = oneshot::channel();
-        let load = {
-            let mut p = self.pending.borrow_mut();
-            let load = p.next_id();
-            p.loads.insert(load, tx);
-            load
-        };
-        self.send_with_blob(&make(load), parts, blob)?;
-        rx.await
-            .map_err(|_| "the model worker stopped answering".to_string())?
+        self.ask(Waiting::Load, make, parts, blob).await?
     }
 
     /// Starts scoring `pairs` with the model in `slot`. Returns the job id (for
@@ -635,51 +677,34 @@ impl WorkerClient {
         progress: impl Fn(usize, usize) + 'static,
     ) -> Result<(u64, JobResult<Vec<PairScore>>), String> {
         self.start_job(
-            |p| &mut p.jobs,
+            Waiting::Scores,
             move |(done, total)| progress(done, total),
             move |job| Request::Score { job, slot, pairs },
+            Vec::new(),
         )
     }
 
-    /// Registers a job in the table `table` picks, sends the request `make` builds for its
-    /// id, and returns the id with a future of the job's result.
+    /// Registers a job as `waiting` (built around the job), sends the request `make` builds
+    /// for its id with byte `parts`, and returns the id with a future of the job's result.
     fn start_job<T: 'static, P>(
         &self,
-        table: fn(&mut Pending) -> &mut HashMap<u64, Job<T, P>>,
-        progress: impl Fn(P) + 'static,
-        make: impl FnOnce(u64) -> Request,
-    ) -> Result<(u64, JobResult<T>), String> {
-        self.start_job_with_parts(table, progress, make, Vec::new())
-    }
-
-    /// [`WorkerClient::start_job`] with byte `parts` beside the request.
-    fn start_job_with_parts<T: 'static, P>(
-        &self,
-        table: fn(&mut Pending) -> &mut HashMap<u64, Job<T, P>>,
+        waiting: impl FnOnce(Job<T, P>) -> Waiting,
         progress: impl Fn(P) + 'static,
         make: impl FnOnce(u64) -> Request,
         parts: Vec<Vec<u8>>,
     ) -> Result<(u64, JobResult<T>), String> {
         let (tx, rx) = oneshot::channel();
-        let job = {
-            let mut pending = self.pending.borrow_mut();
-            let job = pending.next_id();
-            table(&mut pending).insert(
-                job,
-                Job {
-                    done: tx,
-                    progress: Box::new(progress),
-                },
-            );
-            job
-        };
-        self.send(&make(job), parts)?;
+        let job = self.pending.borrow_mut().wait(waiting(Job {
+            done: tx,
+            progress: Box::new(progress),
+        }));
+        if let Err(e) = self.send(&make(job), parts) {
+            self.pending.borrow_mut().waiting.remove(&job);
+            return Err(e);
+        }
         let result = async move {
-            rx.await.map_err(|_| ScoreFailure {
-                message: "the model worker stopped answering".into(),
-                cancelled: false,
-                lost: true,
-            })?
+            rx.await
+                .map_err(|_| JobFailure::Lost("the model worker stopped answering".into()))?
         };
         Ok((job, Box::pin(result)))
     }
@@ -696,7 +721,7 @@ impl WorkerClient {
         update: impl Fn(RunUpdate) + 'static,
     ) -> Result<(u64, JobResult<FinishedRun>), String> {
         self.start_job(
-            |p| &mut p.runs,
+            |job| Waiting::Run(job, Arriving::new()),
             update,
             move |job| Request::RunProbe {
                 job,
@@ -704,6 +729,7 @@ impl WorkerClient {
                 probe: Box::new(probe),
                 resume,
             },
+            Vec::new(),
         )
     }
 
@@ -715,26 +741,16 @@ impl WorkerClient {
         bytes: Vec<Vec<u8>>,
         dataset_name: String,
     ) -> ImportOutcome {
-        let (tx, rx) = oneshot::channel();
         let label = format!("{} files", names.len());
-        let request = {
-            let mut p = self.pending.borrow_mut();
-            let request = p.next_id();
-            p.imports.insert(request, tx);
-            request
-        };
-        let message = Request::Import {
+        let make = |request| Request::Import {
             request,
             names,
             dataset_name,
         };
-        if let Err(e) = self.send(&message, bytes) {
-            self.pending.borrow_mut().imports.remove(&request);
-            return Err(worker_error(&label, &e));
-        }
-        let outcome = rx
+        let outcome = self
+            .ask(Waiting::Import, make, bytes, None)
             .await
-            .unwrap_or_else(|_| Err(worker_error(&label, "the model worker stopped answering")));
+            .unwrap_or_else(|e| Err(worker_error(&label, &e)));
         // What the caller does with the dataset (its summary, its views) goes in a task of
         // its own, not after the message's decoding (31 ms for the INFOTABS dev split).
         gloo::timers::future::TimeoutFuture::new(0).await;
@@ -742,32 +758,23 @@ impl WorkerClient {
     }
 
     /// The whole report of a saved run (core's [`FullReport`]), built in the worker from its
-    /// run files in pieces (core's `run::pieces`, main model first): `stored`, the Blob the
-    /// page keeps, or else `parts`. The page's thread only decodes the answer.
+    /// run files in pieces (core's `run::pieces`, main model first): `stored`, the Blob of
+    /// `stored_bytes` pieces the page keeps, or else `parts`. The page's thread only decodes
+    /// the answer.
     pub async fn build_report(
         &self,
-        stored: Option<&StoredPieces>,
+        stored: Option<(&Blob, Vec<usize>)>,
         parts: Vec<Vec<u8>>,
     ) -> Result<FullReport, String> {
-        let (tx, rx) = oneshot::channel();
-        let request = {
-            let mut p = self.pending.borrow_mut();
-            let request = p.next_id();
-            p.reports.insert(request, tx);
-            request
+        let (blob, piece_bytes) = match stored {
+            Some((blob, piece_bytes)) => (Some(blob), piece_bytes),
+            None => (None, Vec::new()),
         };
-        let message = Request::BuildReport {
+        let make = |request| Request::BuildReport {
             request,
-            piece_bytes: stored.map(|s| s.piece_bytes.clone()).unwrap_or_default(),
+            piece_bytes,
         };
-        if let Err(e) = self.send_with_blob(&message, parts, stored.map(|s| &s.blob)) {
-            self.pending.borrow_mut().reports.remove(&request);
-            return Err(e);
-        }
-        let report = rx
-            .await
-            .map_err(|_| "the model worker stopped answering".to_string())??;
-        Ok(*report)
+        Ok(*self.ask(Waiting::Report, make, parts, blob).await??)
     }
 
     /// The counts of the probe set `probe` describes, built in the worker (the page's thread
@@ -783,23 +790,12 @@ impl WorkerClient {
         probe: ProbeRequest,
         scores_of: Option<Slot>,
     ) -> Result<ProbeCounts, String> {
-        let (tx, rx) = oneshot::channel();
-        let request = {
-            let mut p = self.pending.borrow_mut();
-            let request = p.next_id();
-            p.counts.insert(request, tx);
-            request
+        let make = |request| Request::CountProbeSet {
+            request,
+            probe: Box::new(probe),
+            scores_of,
         };
-        self.send(
-            &Request::CountProbeSet {
-                request,
-                probe: Box::new(probe),
-                scores_of,
-            },
-            Vec::new(),
-        )?;
-        rx.await
-            .map_err(|_| "the model worker stopped answering".to_string())?
+        self.ask(Waiting::Counts, make, Vec::new(), None).await?
     }
 
     /// Starts inoculating the model in `slot` on the challenge items of the run whose pieces
@@ -813,8 +809,8 @@ impl WorkerClient {
         settings: InoculationSettings,
         progress: impl Fn(InoculationProgress) + 'static,
     ) -> Result<(u64, JobResult<InoculationResult>), String> {
-        self.start_job_with_parts(
-            |p| &mut p.inoculations,
+        self.start_job(
+            Waiting::Inoculation,
             progress,
             move |job| Request::Inoculate {
                 job,
@@ -858,19 +854,8 @@ impl WorkerClient {
         job: u64,
         size: usize,
     ) -> Result<Vec<(String, Vec<u8>)>, String> {
-        let (tx, rx) = oneshot::channel();
-        let request = {
-            let mut p = self.pending.borrow_mut();
-            let request = p.next_id();
-            p.exports.insert(request, tx);
-            request
-        };
-        self.send(
-            &Request::ExportInoculated { request, job, size },
-            Vec::new(),
-        )?;
-        rx.await
-            .map_err(|_| "the model worker stopped answering".to_string())?
+        let make = |request| Request::ExportInoculated { request, job, size };
+        self.ask(Waiting::Files, make, Vec::new(), None).await?
     }
 
     /// Imports the scores file `file` (docs/scoring-elsewhere.md) into `slot` as the model
@@ -904,24 +889,12 @@ impl WorkerClient {
         probe: ProbeRequest,
         file: String,
     ) -> Result<(String, Vec<u8>), String> {
-        let (tx, rx) = oneshot::channel();
-        let request = {
-            let mut p = self.pending.borrow_mut();
-            let request = p.next_id();
-            p.exports.insert(request, tx);
-            request
+        let make = |request| Request::ExportPairs {
+            request,
+            probe: Box::new(probe),
+            file,
         };
-        self.send(
-            &Request::ExportPairs {
-                request,
-                probe: Box::new(probe),
-                file,
-            },
-            Vec::new(),
-        )?;
-        let mut files = rx
-            .await
-            .map_err(|_| "the model worker stopped answering".to_string())??;
+        let mut files = self.ask(Waiting::Files, make, Vec::new(), None).await??;
         files
             .pop()
             .filter(|_| files.is_empty())
@@ -934,6 +907,9 @@ impl WorkerClient {
     }
 }
 
+/// Hands the worker's `response` (with its byte `parts` and trailing `blob`) to the request
+/// it answers: a job's reports go to its callback and leave it waiting; an answer ends the
+/// wait. Answers for requests no longer waiting (a cancelled wait) are dropped.
 fn dispatch(
     pending: &Rc<RefCell<Pending>>,
     response: Response,
@@ -941,149 +917,108 @@ fn dispatch(
     blob: Option<Blob>,
 ) {
     let mut p = pending.borrow_mut();
-    match response {
-        Response::InoculationProgress { job, progress } => {
-            if let Some(j) = p.inoculations.get(&job) {
-                (j.progress)(progress);
-            }
+    if let Response::BadRequest { message } = &response {
+        return p.fail_all(&format!("the model worker rejected a message: {message}"));
+    }
+    // Ready, a panic and a pong are handled before dispatch: they answer no one request.
+    let Some(id) = response.request_id() else {
+        return;
+    };
+    match (response, p.waiting.get_mut(&id)) {
+        (Response::Progress { done, total, .. }, Some(Waiting::Scores(job))) => {
+            (job.progress)((done, total))
         }
-        Response::InoculationFinished { job, result } => {
-            if let Some(j) = p.inoculations.remove(&job) {
-                let elapsed_ms = 1000.0 * result.seconds;
-                let _ = j.done.send(Ok((*result, elapsed_ms)));
-            }
+        (Response::Progress { done, total, .. }, Some(Waiting::Run(job, _))) => {
+            (job.progress)(RunUpdate::Progress { done, total })
         }
-        Response::CheckpointFiles { request, names } => {
-            if let Some(tx) = p.exports.remove(&request) {
-                let _ = tx.send(if names.len() == parts.len() {
-                    Ok(names.into_iter().zip(parts).collect())
-                } else {
-                    Err(format!(
-                        "the worker sent {} files for {} names",
-                        parts.len(),
-                        names.len()
-                    ))
-                });
-            }
-        }
-        Response::Imported { request, result } => {
-            if let Some(tx) = p.imports.remove(&request) {
-                let _ = tx.send(result);
-            }
-        }
-        Response::Report { request, report } => {
-            if let Some(tx) = p.reports.remove(&request) {
-                let _ = tx.send(report);
-            }
-        }
-        Response::ProbeCounts { request, counts } => {
-            if let Some(tx) = p.counts.remove(&request) {
-                let _ = tx.send(counts);
-            }
-        }
-        Response::ModelLoaded { load, info, .. } => {
-            if let Some(tx) = p.loads.remove(&load) {
-                let _ = tx.send(Ok(info));
-            }
-        }
-        Response::LoadFailed { load, message, .. } => {
-            if let Some(tx) = p.loads.remove(&load) {
-                let _ = tx.send(Err(message));
-            }
-        }
-        Response::Progress { job, done, total } => {
-            if let Some(j) = p.jobs.get(&job) {
-                (j.progress)((done, total));
-            } else if let Some(r) = p.runs.get(&job) {
-                (r.progress)(RunUpdate::Progress { done, total });
-            }
-        }
-        Response::RunScores {
-            job,
+        (
+            Response::RunScores {
+                chunk,
+                from,
+                scores,
+                ..
+            },
+            Some(Waiting::Run(job, _)),
+        ) => (job.progress)(RunUpdate::Scores {
             chunk,
             from,
             scores,
-        } => {
-            if let Some(r) = p.runs.get(&job) {
-                (r.progress)(RunUpdate::Scores {
-                    chunk,
-                    from,
-                    scores,
-                });
+        }),
+        (Response::RunPiece { .. }, Some(Waiting::Run(_, arriving))) => arriving.take(parts),
+        (Response::InoculationProgress { progress, .. }, Some(Waiting::Inoculation(job))) => {
+            (job.progress)(progress)
+        }
+        (answer, Some(_)) => {
+            if let Some(waiting) = p.waiting.remove(&id) {
+                answered(waiting, answer, parts, blob);
             }
         }
-        Response::RunPiece { job } => {
-            if p.runs.contains_key(&job) {
-                p.arriving
-                    .entry(job)
-                    .or_insert_with(Arriving::new)
-                    .take(parts);
-            }
-        }
-        Response::RunFinished {
-            job,
-            piece_bytes,
-            elapsed_ms,
-        } => {
-            let arriving = p.arriving.remove(&job);
-            if let Some(r) = p.runs.remove(&job) {
-                let outcome = crate::timing::timed("run-finish", || {
-                    arriving
-                        .unwrap_or_else(Arriving::new)
-                        .finish(piece_bytes, blob)
-                })
-                .map(|run| (run, elapsed_ms))
-                .map_err(|message| ScoreFailure {
-                    message: format!("the finished run does not read: {message}"),
-                    cancelled: false,
-                    lost: false,
-                });
-                let _ = r.done.send(outcome);
-            }
-        }
-        Response::Scores {
-            job,
-            scores,
-            elapsed_ms,
-            ..
-        } => {
-            if let Some(j) = p.jobs.remove(&job) {
-                let _ = j.done.send(Ok((scores, elapsed_ms)));
-            }
-        }
-        Response::ScoreFailed {
-            job,
-            message,
-            cancelled,
-        } => {
-            if let Some(j) = p.jobs.remove(&job) {
-                let _ = j.done.send(Err(ScoreFailure {
-                    message,
-                    cancelled,
-                    lost: false,
-                }));
-            } else if let Some(r) = p.runs.remove(&job) {
-                p.arriving.remove(&job);
-                let _ = r.done.send(Err(ScoreFailure {
-                    message,
-                    cancelled,
-                    lost: false,
-                }));
-            } else if let Some(i) = p.inoculations.remove(&job) {
-                let _ = i.done.send(Err(ScoreFailure {
-                    message,
-                    cancelled,
-                    lost: false,
-                }));
-            } else if let Some(tx) = p.exports.remove(&job) {
-                let _ = tx.send(Err(message));
-            }
-        }
-        Response::BadRequest { message } => {
-            p.fail_all(&format!("the model worker rejected a message: {message}"))
-        }
-        // Handled in the message handler before dispatch; a pong only says the worker
-        // answers, which every message does.
-        Response::Ready | Response::Panicked { .. } | Response::Pong { .. } => {}
+        (_, None) => {}
     }
+}
+
+/// Ends `waiting` with `answer`, the worker's last message for it.
+fn answered(waiting: Waiting, answer: Response, parts: Vec<Vec<u8>>, blob: Option<Blob>) {
+    let _ = match (waiting, answer) {
+        (Waiting::Load(tx), Response::ModelLoaded { info, .. }) => tx.send(Ok(info)).map_err(drop),
+        (Waiting::Load(tx), Response::LoadFailed { message, .. }) => {
+            tx.send(Err(message)).map_err(drop)
+        }
+        (
+            Waiting::Scores(job),
+            Response::Scores {
+                scores, elapsed_ms, ..
+            },
+        ) => job.done.send(Ok((scores, elapsed_ms))).map_err(drop),
+        (
+            Waiting::Run(job, arriving),
+            Response::RunFinished {
+                piece_bytes,
+                elapsed_ms,
+                ..
+            },
+        ) => {
+            let outcome = crate::timing::timed("run-finish", || arriving.finish(piece_bytes, blob))
+                .map(|run| (run, elapsed_ms))
+                .map_err(|message| {
+                    JobFailure::Ended(JobError::Failed(format!(
+                        "the finished run does not read: {message}"
+                    )))
+                });
+            job.done.send(outcome).map_err(drop)
+        }
+        (Waiting::Inoculation(job), Response::InoculationFinished { result, .. }) => {
+            let elapsed_ms = 1000.0 * result.seconds;
+            job.done.send(Ok((*result, elapsed_ms))).map_err(drop)
+        }
+        (Waiting::Files(tx), Response::CheckpointFiles { names, .. }) => tx
+            .send(if names.len() == parts.len() {
+                Ok(names.into_iter().zip(parts).collect())
+            } else {
+                Err(format!(
+                    "the worker sent {} files for {} names",
+                    parts.len(),
+                    names.len()
+                ))
+            })
+            .map_err(drop),
+        (Waiting::Counts(tx), Response::ProbeCounts { counts, .. }) => {
+            tx.send(counts).map_err(drop)
+        }
+        (Waiting::Import(tx), Response::Imported { result, .. }) => tx.send(result).map_err(drop),
+        (Waiting::Report(tx), Response::Report { report, .. }) => tx.send(report).map_err(drop),
+        (waiting, Response::JobFailed { error, .. }) => {
+            waiting.failed(error);
+            Ok(())
+        }
+        (waiting, other) => {
+            // The variant's name only: its fields can be a whole run's scores.
+            let debug = format!("{other:?}");
+            let kind = debug.split([' ', '{', '(']).next().unwrap_or("a message");
+            waiting.lost(&format!(
+                "the model worker answered with a message of another kind ({kind})"
+            ));
+            Ok(())
+        }
+    };
 }

@@ -2,7 +2,7 @@
 //! unloaded, and where each loaded model came from (picked files, a URL, a bundled model) —
 //! what the model bar shows and what a reload after a crash needs. Written by the loading
 //! code ([`crate::models::load`], [`crate::models::bundled`]) and the crash handler
-//! ([`crate::worker::crash`]), which both sit above this module.
+//! ([`crate::models::crash`]), which both sit above this module.
 
 use leptos::prelude::*;
 use tabprobe_core::run::models_manifest::BundledModel;

@@ -1,8 +1,9 @@
 //! The page's side of the model worker: requests and their replies ([`client`]), whether it
-//! is alive and where each loaded model came from ([`health`]), what a crash lost
-//! ([`crash`]), and the watch that notices a worker that stopped answering ([`watch`]).
+//! is alive, where each loaded model came from and what a crash lost ([`health`]), and the
+//! watch that notices a worker that stopped answering ([`watch`]). What the page does after a
+//! crash (reload the models) is the models' room's: `crate::models::crash`. Nothing here
+//! names the rooms above it (state, models, runs, views).
 
 pub mod client;
-pub mod crash;
 pub mod health;
 pub mod watch;

@@ -95,8 +95,8 @@ async function tabprobeLoad({ batchSize, backend, single }) {
     job += 1;
     const mine = job;
     worker.postMessage([JSON.stringify({ Score: { job: mine, slot: 'main', pairs } })]);
-    const r = await next((h) => (h.Scores ?? h.ScoreFailed)?.job === mine);
-    if (r.ScoreFailed) throw new Error(`tabprobe score failed: ${r.ScoreFailed.message}`);
+    const r = await next((h) => (h.Scores ?? h.JobFailed)?.job === mine);
+    if (r.JobFailed) throw new Error(`tabprobe score failed: ${JSON.stringify(r.JobFailed.error)}`);
     window.tabprobeWorkers = r.Scores.workers;
     return r.Scores.scores.length;
   };

@@ -202,11 +202,11 @@ export async function loadCheckpoint(worker, dir, { backend = 'webgpu', name = d
 let jobs = 0;
 
 /** Scores `pairs` ({premise, hypothesis}) with the main model in one request; resolves with
- *  the worker's `Scores` (`scores`, `elapsed_ms`), rejects with its `ScoreFailed` message. */
+ *  the worker's `Scores` (`scores`, `elapsed_ms`), rejects with its `JobFailed` error. */
 export async function score(worker, pairs) {
   const job = ++jobs;
   worker.send({ Score: { job, slot: 'main', pairs } });
-  const reply = await worker.next((r) => (r.name === 'Scores' || r.name === 'ScoreFailed') && r.body.job === job);
-  if (reply.name === 'ScoreFailed') throw new Error(`scoring failed: ${reply.body.message}`);
+  const reply = await worker.next((r) => (r.name === 'Scores' || r.name === 'JobFailed') && r.body.job === job);
+  if (reply.name === 'JobFailed') throw new Error(`scoring failed: ${JSON.stringify(reply.body.error)}`);
   return reply.body;
 }

@@ -1,7 +1,7 @@
 //! The UI ↔ worker seam (docs/ARCHITECTURE.md#the-seam-between-page-and-worker): the page never runs a model. It sends [`protocol`]
 //! messages over [`transport`] to a dedicated Web Worker whose [`host`] owns the device and
 //! the loaded models — the only code that touches the model crate. The page side (the client)
-//! lives in the app, `src/worker_client.rs`.
+//! lives in the app, `src/worker/client.rs`.
 
 pub mod outputs;
 pub mod protocol;
@@ -17,6 +17,10 @@ pub mod digest;
 pub mod host;
 #[cfg(feature = "host")]
 pub mod imported;
+#[cfg(feature = "host")]
+pub mod job;
+#[cfg(feature = "host")]
+pub mod outbox;
 #[cfg(feature = "host")]
 pub mod pool;
 #[cfg(feature = "host")]

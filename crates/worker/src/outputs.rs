@@ -6,8 +6,8 @@
 //! hypothesis), and helper workers' answers, which crossed a message boundary, are checked
 //! again.
 //!
-//! Also here: the test hook a hostile fixture uses to make the worker panic (see
-//! [`test_panic_requested`]).
+//! Also here, with the cargo feature `test-hooks` only: the test hook a hostile fixture uses
+//! to make the worker panic (`test_panic_requested`).
 
 use tabprobe_core::probe::ProbeSet;
 use tabprobe_core::scoring::{NonFinite, Pair, PairScore, ScoreError};
@@ -17,13 +17,16 @@ use tabprobe_core::scoring::{NonFinite, Pair, PairScore, ScoreError};
 /// set) with that model; loading it works as usual. Fixture:
 /// `tests/fixtures/hostile/panic-model/`. A real checkpoint never carries it, and a page
 /// survives the panic anyway (it restarts the worker).
+#[cfg(feature = "test-hooks")]
 pub const TEST_PANIC_KEY: &str = "tabprobe_test_panic";
 
 /// The value of [`TEST_PANIC_KEY`] that panics on scoring.
+#[cfg(feature = "test-hooks")]
 pub const TEST_PANIC_ON_SCORE: &str = "on_score";
 
 /// Whether `config_json` asks the worker to panic on scoring ([`TEST_PANIC_KEY`]). Bytes that
 /// are not a JSON object ask for nothing (the model loader reports them).
+#[cfg(feature = "test-hooks")]
 pub fn test_panic_requested(config_json: &[u8]) -> bool {
     serde_json::from_slice::<serde_json::Value>(config_json)
         .ok()

@@ -219,7 +219,7 @@ fn on_response(state: &Rc<RefCell<State>>, worker: &Worker, response: Response) 
         Response::LoadFailed { message, .. } => s.fail(format!("its load failed: {message}")),
         Response::Panicked { message } => s.fail(format!("it panicked: {message}")),
         Response::Scores { job, scores, .. } => answered(&mut s, job, Ok(scores)),
-        Response::ScoreFailed { job, message, .. } => answered(&mut s, job, Err(message)),
+        Response::JobFailed { job, error } => answered(&mut s, job, Err(error.to_string())),
         _ => {}
     }
 }

@@ -212,7 +212,7 @@ pub enum Request {
     /// `build_probe_set`, then `ProbeRun` batch by batch): the page never builds a whole
     /// probe set on its thread. Answered by [`Response::Progress`] messages and one
     /// [`Response::RunFinished`] (also after a cancel, holding what was scored) or
-    /// [`Response::ScoreFailed`] (a probe set that cannot be built fails so, with core's
+    /// [`Response::JobFailed`] (a probe set that cannot be built fails so, with core's
     /// message).
     RunProbe {
         /// Caller-chosen job id.
@@ -251,7 +251,7 @@ pub enum Request {
     /// Fine-tune the model in `slot` on the challenge items of the probe run whose pieces
     /// (core's `run::pieces`, one run) follow as byte parts (docs/inoculation.md); answered by
     /// [`Response::InoculationProgress`] messages and one [`Response::InoculationFinished`]
-    /// or [`Response::ScoreFailed`] (also after a cancel). The kept checkpoints stay in the
+    /// or [`Response::JobFailed`] (also after a cancel). The kept checkpoints stay in the
     /// worker under `job` for [`Request::LoadInoculated`] and [`Request::ExportInoculated`].
     Inoculate {
         /// Caller-chosen job id.
@@ -313,7 +313,7 @@ pub enum Request {
     },
     /// Write the pairs file (docs/scoring-elsewhere.md) of the probe set `probe` describes;
     /// answered by [`Response::CheckpointFiles`] with the one file, or
-    /// [`Response::ScoreFailed`] with core's reason.
+    /// [`Response::JobFailed`] with core's reason.
     ExportPairs {
         /// A new request id.
         request: u64,
@@ -323,7 +323,7 @@ pub enum Request {
         file: String,
     },
     /// Send back the Hugging Face files of the checkpoint inoculation `job` kept for `size`;
-    /// answered by [`Response::CheckpointFiles`] or [`Response::ScoreFailed`].
+    /// answered by [`Response::CheckpointFiles`] or [`Response::JobFailed`].
     ExportInoculated {
         /// A new job id for this request.
         request: u64,
@@ -509,6 +509,37 @@ pub fn parameter_count(n: u64) -> String {
     }
 }
 
+/// How a long job (scoring, a probe run, an inoculation) or an export ended without its
+/// answer. A cancel is its own case, not a message to compare.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub enum JobError {
+    /// Stopped by [`Request::Cancel`] after `done` of `total` units of work (pairs, or an
+    /// inoculation's forward-pair equivalents).
+    Cancelled {
+        /// Work done when it stopped.
+        done: usize,
+        /// Work in the job.
+        total: usize,
+    },
+    /// Failed: what happened, for the user.
+    Failed(String),
+}
+
+impl std::fmt::Display for JobError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            JobError::Cancelled { done, total } => write!(f, "cancelled after {done} of {total}"),
+            JobError::Failed(message) => f.write_str(message),
+        }
+    }
+}
+
+impl From<String> for JobError {
+    fn from(message: String) -> Self {
+        JobError::Failed(message)
+    }
+}
+
 /// Worker → page.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub enum Response {
@@ -634,14 +665,13 @@ pub enum Response {
         /// The report, or what is wrong with the run files.
         report: Result<Box<FullReport>, String>,
     },
-    /// `job` failed or was cancelled.
-    ScoreFailed {
-        /// The job.
+    /// Long job or request `job` ended without its answer: cancelled, or failed. Answers every
+    /// job (scoring, probe runs, inoculations) and every export.
+    JobFailed {
+        /// The job's (or request's) id.
         job: u64,
-        /// What happened.
-        message: String,
-        /// True when it stopped because of [`Request::Cancel`].
-        cancelled: bool,
+        /// How it ended.
+        error: JobError,
     },
     /// The worker panicked (a bug, or the test hook of `outputs::TEST_PANIC_KEY`); sent by its
     /// panic hook just before it dies, so the page can say what happened. The page then sees
@@ -662,9 +692,59 @@ pub enum Response {
     },
 }
 
+impl Response {
+    /// The id of the request this answers (a load's, a job's or a request's), or `None` for
+    /// the messages that answer no one request (ready, a panic, a pong, a bad request).
+    pub fn request_id(&self) -> Option<u64> {
+        match self {
+            Response::ModelLoaded { load, .. } | Response::LoadFailed { load, .. } => Some(*load),
+            Response::Progress { job, .. }
+            | Response::Scores { job, .. }
+            | Response::RunScores { job, .. }
+            | Response::RunPiece { job }
+            | Response::RunFinished { job, .. }
+            | Response::InoculationProgress { job, .. }
+            | Response::InoculationFinished { job, .. }
+            | Response::JobFailed { job, .. } => Some(*job),
+            Response::Imported { request, .. }
+            | Response::ProbeCounts { request, .. }
+            | Response::CheckpointFiles { request, .. }
+            | Response::Report { request, .. } => Some(*request),
+            Response::Ready
+            | Response::Panicked { .. }
+            | Response::Pong { .. }
+            | Response::BadRequest { .. } => None,
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_job_failure_says_cancelled_or_why_and_names_its_job() {
+        let cancelled = Response::JobFailed {
+            job: 7,
+            error: JobError::Cancelled { done: 3, total: 10 },
+        };
+        assert_eq!(cancelled.request_id(), Some(7));
+        // The wire form the Node tests read (tests/dawn/worker_on_dawn.mjs).
+        assert_eq!(
+            serde_json::to_string(&cancelled).expect("serialises"),
+            r#"{"JobFailed":{"job":7,"error":{"Cancelled":{"done":3,"total":10}}}}"#
+        );
+        assert_eq!(
+            JobError::Cancelled { done: 3, total: 10 }.to_string(),
+            "cancelled after 3 of 10"
+        );
+        let failed = JobError::from("no model is loaded as the main model".to_string());
+        assert_eq!(failed.to_string(), "no model is loaded as the main model");
+        // Every answer names its request; the messages that answer none do not.
+        assert_eq!(Response::RunPiece { job: 4 }.request_id(), Some(4));
+        assert_eq!(Response::Pong { n: 1 }.request_id(), None);
+        assert_eq!(Response::Ready.request_id(), None);
+    }
 
     #[test]
     fn parameter_counts_read_as_people_write_them() {

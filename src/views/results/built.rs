@@ -69,7 +69,10 @@ async fn build_report(saved: &SavedRun) -> BuiltReport {
     let asked = async {
         let c = crate::worker::client::client()?;
         match &saved.pieces {
-            Some(p) => c.build_report(Some(p), Vec::new()).await,
+            Some(p) => {
+                c.build_report(Some((&p.blob, p.piece_bytes.clone())), Vec::new())
+                    .await
+            }
             None => {
                 let parts = timing::run_pieces_sliced(saved.results.iter().map(|r| &**r)).await;
                 c.build_report(None, parts).await

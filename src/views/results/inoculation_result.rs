@@ -215,9 +215,7 @@ fn checkpoint_buttons(saved: Arc<SavedInoculation>) -> impl IntoView {
                     match result {
                         Ok(info) => {
                             let label = info.id.name.clone();
-                            state.slot(Slot::Second).model.set(Some(info));
-                            state.worker.record_source(Slot::Second, ModelSource::Files);
-                            state.worker.reloaded(Slot::Second);
+                            state.model_loaded(Slot::Second, info, ModelSource::Files);
                             let _ = message.try_set(Some(format!("{label} is loaded as the second model: the Probe runner runs it beside the main model on any probe.")));
                             let _ = loaded.try_set(true);
                         }

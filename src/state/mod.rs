@@ -1,5 +1,8 @@
 //! App-wide state shared through Leptos context: the loaded dataset and the last load problems,
-//! the work item with the editors' unsaved drafts, and what the browser keeps of them.
+//! the work item with the editors' unsaved drafts, and what the browser keeps of them; the
+//! scoring speeds measured per model ([`pace`]).
+
+pub mod pace;
 
 use std::sync::Arc;
 
@@ -12,6 +15,8 @@ use tabprobe_core::run::models_manifest::ModelsManifest;
 use tabprobe_core::{Dataset, DatasetError, Label, Table};
 
 use tabprobe_worker::protocol::{BackendChoice, ModelInfo, PrecisionChoice, Slot};
+
+use crate::worker::health::ModelSource;
 
 /// A dataset that passed validation, with the counts the browser shows.
 #[derive(Clone)]
@@ -119,7 +124,7 @@ pub struct AppState {
     /// The model worker's last crash and where each loaded model came from (to reload them).
     pub worker: crate::worker::health::WorkerHealth,
     /// Measured scoring speeds and the open table's scoring in progress.
-    pub pace: crate::runs::pace::PaceState,
+    pub pace: pace::PaceState,
     /// Where models run: the model bar's backend choice, kept in this browser
     /// ([`crate::models::device_choice`]).
     pub backend: RwSignal<BackendChoice>,
@@ -350,7 +355,7 @@ impl AppState {
                 others: RwSignal::new(Vec::new()),
             },
             worker: crate::worker::health::WorkerHealth::new(),
-            pace: crate::runs::pace::PaceState::new(),
+            pace: pace::PaceState::new(),
             // The kept choices are read by the app at start (`device_choice::kept_*`): the
             // browser's storage is not there in native tests of the state.
             backend: RwSignal::new(BackendChoice::default()),
@@ -394,6 +399,15 @@ impl AppState {
     /// Notes that the user started loading data (the demo or a restore under way gives way).
     pub fn user_load_started(&self) {
         self.load_generation_data.update_value(|g| *g += 1);
+    }
+
+    /// A load into `slot` completed with `info`: the slot holds the model, the worker's health
+    /// record books where it came from (`source`, for a reload after a crash), and the slot is
+    /// no longer listed as lost. The one place a completed load is booked.
+    pub fn model_loaded(&self, slot: Slot, info: ModelInfo, source: ModelSource) {
+        self.slot(slot).model.set(Some(info));
+        self.worker.record_source(slot, source);
+        self.worker.reloaded(slot);
     }
 
     /// The state of model slot `slot`.
