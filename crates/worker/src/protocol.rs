@@ -479,11 +479,14 @@ impl ModelInfo {
     /// worker addresses at most 4.29 GB; the weights file stays with the browser)`; under a
     /// gigabyte in MB (`21.3 MB`).
     pub fn memory_note(&self) -> Option<String> {
-        self.memory_bytes.map(|bytes| {
-            let held = tabprobe_core::display::bytes(bytes as u64);
+        use tabprobe_core::display::bytes;
+        // wasm32's address space: 4 GiB.
+        let most = bytes(4 << 30);
+        self.memory_bytes.map(|held| {
+            let held = bytes(held as u64);
             format!(
                 "the model worker holds {held} after loading (a worker addresses at most \
-                 4.29 GB; the weights file stays with the browser)"
+                 {most}; the weights file stays with the browser)"
             )
         })
     }
