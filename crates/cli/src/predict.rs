@@ -12,10 +12,10 @@ use std::time::Instant;
 use clap::Args;
 use serde::{Deserialize, Serialize};
 use tabprobe_core::linearize::LinearizeSettings;
-use tabprobe_core::scoring::{Pair, ScoreError};
+use tabprobe_core::scoring::{Pair, PairScore, ScoreError};
 use tabprobe_core::{Dataset, Label};
 use tabprobe_model::backend::device_by_name;
-use tabprobe_model::EncodedPair;
+use tabprobe_model::{EncodedPair, NliModel};
 
 /// Options of `tabprobe predict`.
 #[derive(Args, Debug)]
@@ -155,81 +155,13 @@ pub fn run(args: &PredictArgs) -> Result<(), String> {
         None => None,
     };
     let text = crate::io::read_text(&args.input)?;
-    let device = device_by_name(&args.backend).map_err(|e| format!("--backend: {e}"))?;
-    let mut model = crate::probe::load_model(&args.model, &device)?;
-    model
-        .set_precision(args.precision)
-        .map_err(|e| format!("--precision {}: {e}", args.precision))?;
-    model.set_batch_size(args.batch_size);
-    let shape = model.shape();
-    eprintln!(
-        "{}: {} ({}), {} parameters, {} layers, hidden {}, at most {} tokens",
-        model.id().name,
-        shape.family.display_name(),
-        shape.family.class_name(),
-        shape
-            .parameters
-            .map_or_else(|| "more than 2^64".to_string(), |n| n.to_string()),
-        shape.layers,
-        shape.hidden_size,
-        shape.max_tokens
-    );
-
-    let file = args.input.display().to_string();
-    let mut items = Vec::new();
-    let mut errors = Vec::new();
-    for (i, raw) in text.lines().enumerate() {
-        let line = i + 1;
-        if raw.trim().is_empty() {
-            continue;
-        }
-        let checked = parse_line(raw, dataset.as_ref(), &settings).and_then(|(pair, id)| {
-            model
-                .encode_pair(&pair)
-                .map(|encoded| Item {
-                    line,
-                    id,
-                    hypothesis: pair.hypothesis.clone(),
-                    encoded,
-                })
-                .map_err(|e| format!("cannot tokenize the pair: {e}"))
-        });
-        match checked {
-            Ok(item) => items.push(item),
-            Err(e) => errors.push(format!("{file}: line {line}: {e}")),
-        }
-    }
-    if !errors.is_empty() {
-        let n = errors.len();
-        let mut message = format!("{file}: {n} bad line(s):\n");
-        message.push_str(&errors[..n.min(MAX_LISTED_ERRORS)].join("\n"));
-        if n > MAX_LISTED_ERRORS {
-            message.push_str(&format!("\n… and {} more", n - MAX_LISTED_ERRORS));
-        }
-        return Err(message);
-    }
-    if items.is_empty() {
-        return Err(format!(
-            "{file}: no pairs to score (the file has no non-blank line)"
-        ));
-    }
-
-    let mut out: Box<dyn Write> = match &args.out {
-        Some(path) => {
-            if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
-                std::fs::create_dir_all(dir)
-                    .map_err(|e| format!("{}: cannot create folder: {e}", dir.display()))?;
-            }
-            let f = std::fs::File::create(path)
-                .map_err(|e| format!("{}: cannot write: {e}", path.display()))?;
-            Box::new(BufWriter::new(f))
-        }
-        None => Box::new(BufWriter::new(std::io::stdout().lock())),
-    };
+    let model = load_predictor(args)?;
+    let items = read_items(args, &text, &model, dataset.as_ref(), &settings)?;
     let out_name = args
         .out
         .as_deref()
         .map_or_else(|| "stdout".to_string(), |p: &Path| p.display().to_string());
+    let mut out = open_out(args.out.as_deref())?;
     let write_err = |e: std::io::Error| format!("{out_name}: cannot write: {e}");
 
     let started = Instant::now();
@@ -237,38 +169,12 @@ pub fn run(args: &PredictArgs) -> Result<(), String> {
     let mut truncated = 0;
     for chunk in items.chunks(CHUNK) {
         let encoded: Vec<EncodedPair> = chunk.iter().map(|it| it.encoded.clone()).collect();
-        let scores = model.score_encoded_blocking(&encoded).map_err(|e| {
-            // The model numbers a non-finite pair within the chunk: name it by its input line.
-            let e = match e {
-                ScoreError::NonFinite(nf) => {
-                    let item = &chunk[nf.index.min(chunk.len() - 1)];
-                    let owner = match &item.id {
-                        Some(id) => format!("{} line {}, id {id}", args.input.display(), item.line),
-                        None => format!("{} line {}", args.input.display(), item.line),
-                    };
-                    ScoreError::NonFinite(
-                        nf.offset(done)
-                            .owned_by(Some(owner))
-                            .with_hypothesis(Some(&item.hypothesis)),
-                    )
-                }
-                other => other,
-            };
-            format!("{}: {e}", args.model.display())
-        })?;
+        let scores = model
+            .score_encoded_blocking(&encoded)
+            .map_err(|e| placed_error(args, chunk, done, e))?;
         for (item, score) in chunk.iter().zip(&scores) {
             truncated += usize::from(score.truncated);
-            let line = OutputLine {
-                line: item.line,
-                id: item.id.as_ref(),
-                label: score.predicted(),
-                probs: score.probs,
-                logits: &score.logits,
-                truncated: score.truncated,
-                premise_tokens_dropped: score.premise_tokens_dropped,
-            };
-            let json = serde_json::to_string(&line)
-                .map_err(|e| format!("cannot serialise a prediction: {e}"))?;
+            let json = output_json(item, score)?;
             match writeln!(out, "{json}") {
                 // The reader (e.g. `head`) has seen enough.
                 Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => return Ok(()),
@@ -298,4 +204,130 @@ pub fn run(args: &PredictArgs) -> Result<(), String> {
         eprintln!("wrote {} predictions to {}", items.len(), path.display());
     }
     Ok(())
+}
+
+/// The model `--model` names on `--backend`, at `--precision` and `--batch-size`; says on
+/// stderr what it is.
+fn load_predictor(args: &PredictArgs) -> Result<NliModel, String> {
+    let device = device_by_name(&args.backend).map_err(|e| format!("--backend: {e}"))?;
+    let mut model = crate::probe::load_model(&args.model, &device)?;
+    model
+        .set_precision(args.precision)
+        .map_err(|e| format!("--precision {}: {e}", args.precision))?;
+    model.set_batch_size(args.batch_size);
+    let shape = model.shape();
+    eprintln!(
+        "{}: {} ({}), {} parameters, {} layers, hidden {}, at most {} tokens",
+        model.id().name,
+        shape.family.display_name(),
+        shape.family.class_name(),
+        shape
+            .parameters
+            .map_or_else(|| "more than 2^64".to_string(), |n| n.to_string()),
+        shape.layers,
+        shape.hidden_size,
+        shape.max_tokens
+    );
+    Ok(model)
+}
+
+/// Every non-blank line of the input `text`, checked and tokenized; all bad lines are named
+/// at once (the first [`MAX_LISTED_ERRORS`]), before anything is scored.
+fn read_items(
+    args: &PredictArgs,
+    text: &str,
+    model: &NliModel,
+    dataset: Option<&Dataset>,
+    settings: &LinearizeSettings,
+) -> Result<Vec<Item>, String> {
+    let file = args.input.display().to_string();
+    let mut items = Vec::new();
+    let mut errors = Vec::new();
+    for (i, raw) in text.lines().enumerate() {
+        let line = i + 1;
+        if raw.trim().is_empty() {
+            continue;
+        }
+        let checked = parse_line(raw, dataset, settings).and_then(|(pair, id)| {
+            model
+                .encode_pair(&pair)
+                .map(|encoded| Item {
+                    line,
+                    id,
+                    hypothesis: pair.hypothesis.clone(),
+                    encoded,
+                })
+                .map_err(|e| format!("cannot tokenize the pair: {e}"))
+        });
+        match checked {
+            Ok(item) => items.push(item),
+            Err(e) => errors.push(format!("{file}: line {line}: {e}")),
+        }
+    }
+    if !errors.is_empty() {
+        let n = errors.len();
+        let mut message = format!("{file}: {n} bad line(s):\n");
+        message.push_str(&errors[..n.min(MAX_LISTED_ERRORS)].join("\n"));
+        if n > MAX_LISTED_ERRORS {
+            message.push_str(&format!("\n… and {} more", n - MAX_LISTED_ERRORS));
+        }
+        return Err(message);
+    }
+    if items.is_empty() {
+        return Err(format!(
+            "{file}: no pairs to score (the file has no non-blank line)"
+        ));
+    }
+    Ok(items)
+}
+
+/// Where the predictions go: `path` (its folder made), else stdout.
+fn open_out(path: Option<&Path>) -> Result<Box<dyn Write>, String> {
+    Ok(match path {
+        Some(path) => {
+            if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
+                std::fs::create_dir_all(dir)
+                    .map_err(|e| format!("{}: cannot create folder: {e}", dir.display()))?;
+            }
+            let f = std::fs::File::create(path)
+                .map_err(|e| format!("{}: cannot write: {e}", path.display()))?;
+            Box::new(BufWriter::new(f))
+        }
+        None => Box::new(BufWriter::new(std::io::stdout().lock())),
+    })
+}
+
+/// A scoring error of `chunk` (whose first item is the `done`-th), named for the user: the
+/// model numbers a non-finite pair within the chunk, so it is named by its input line.
+fn placed_error(args: &PredictArgs, chunk: &[Item], done: usize, e: ScoreError) -> String {
+    let e = match e {
+        ScoreError::NonFinite(nf) => {
+            let item = &chunk[nf.index.min(chunk.len() - 1)];
+            let owner = match &item.id {
+                Some(id) => format!("{} line {}, id {id}", args.input.display(), item.line),
+                None => format!("{} line {}", args.input.display(), item.line),
+            };
+            ScoreError::NonFinite(
+                nf.offset(done)
+                    .owned_by(Some(owner))
+                    .with_hypothesis(Some(&item.hypothesis)),
+            )
+        }
+        other => other,
+    };
+    format!("{}: {e}", args.model.display())
+}
+
+/// The output line of `item` scored `score`, as JSON.
+fn output_json(item: &Item, score: &PairScore) -> Result<String, String> {
+    let line = OutputLine {
+        line: item.line,
+        id: item.id.as_ref(),
+        label: score.predicted(),
+        probs: score.probs,
+        logits: &score.logits,
+        truncated: score.truncated,
+        premise_tokens_dropped: score.premise_tokens_dropped,
+    };
+    serde_json::to_string(&line).map_err(|e| format!("cannot serialise a prediction: {e}"))
 }

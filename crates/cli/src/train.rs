@@ -7,8 +7,9 @@ use std::time::Instant;
 use tabprobe_core::checkpoint::{CheckpointFiles, TokenizerFiles, CONFIG_JSON, TOKENIZER_JSON};
 
 use clap::Args;
+use tabprobe_core::linearize::LinearizeSettings;
 use tabprobe_core::scoring::PairOrder;
-use tabprobe_model::train::{self, Event, LabelledPair, TrainOptions};
+use tabprobe_model::train::{self, Event, LabelledPair, TrainOptions, TrainOutcome};
 use tabprobe_model::{Device, PairTokenizer, RobertaConfig};
 
 use crate::infotabs_split::{parse_premise, read_split, TextPair};
@@ -180,38 +181,7 @@ fn cpu_seconds() -> Option<f64> {
 pub fn run_train(args: &TrainArgs) -> Result<(), String> {
     let wall = Instant::now();
     let premise = parse_premise(&args.linearization)?;
-    let (config, weights, tokenizer_json) = match &args.init_from {
-        Some(dir) => {
-            let CheckpointFiles {
-                config_json,
-                weights,
-                tokenizer: TokenizerFiles::Json(tokenizer_json),
-                ..
-            } = crate::probe::read_checkpoint(dir)?.files
-            else {
-                return Err(format!(
-                    "{}: --init-from needs tokenizer.json (the new folder gets a copy of it)",
-                    dir.display()
-                ));
-            };
-            let config = RobertaConfig::from_json_bytes(&config_json)
-                .map_err(|e| format!("{}: {e}", dir.join(CONFIG_JSON).display()))?;
-            (config, weights, tokenizer_json)
-        }
-        None => {
-            let path = args
-                .tokenizer
-                .as_ref()
-                .ok_or("--tokenizer is required for a new model")?;
-            // Held to a tokenizer.json's ceiling, whatever the file is called.
-            let bytes = crate::io::read_model_file(path, TOKENIZER_JSON)?;
-            let tok = PairTokenizer::from_json_bytes(&bytes, args.max_tokens)
-                .map_err(|e| format!("{}: {e}", path.display()))?;
-            let config = new_config(args, tok.vocab_size())?;
-            let weights = train::initial_weights(&config, args.seed)?;
-            (config, weights, bytes)
-        }
-    };
+    let (config, weights, tokenizer_json) = starting_point(args)?;
     let tokenizer = PairTokenizer::from_json_bytes(&tokenizer_json, config.max_tokens())
         .map_err(|e| format!("tokenizer: {e}"))?;
     let train_text = read_split(&args.infotabs, "train", premise, args.train_limit)?;
@@ -228,7 +198,81 @@ pub fn run_train(args: &TrainArgs) -> Result<(), String> {
         config.hidden_size,
         config.vocab_size
     );
-    let options = TrainOptions {
+    let outcome = train::train(
+        &config,
+        &weights,
+        &train_pairs,
+        &dev_pairs,
+        &train_options(args),
+        &Device::flex(),
+        &mut log_event,
+    )?;
+    let wall_seconds = wall.elapsed().as_secs_f64();
+    let config_text = config_json(&config)?;
+    io::write(&args.out.join("config.json"), &(config_text + "\n"))?;
+    let weights_path = args.out.join("model.safetensors");
+    std::fs::write(&weights_path, &outcome.weights)
+        .map_err(|e| format!("{}: cannot write: {e}", weights_path.display()))?;
+    let tok_path = args.out.join("tokenizer.json");
+    std::fs::write(&tok_path, &tokenizer_json)
+        .map_err(|e| format!("{}: cannot write: {e}", tok_path.display()))?;
+    let pairs = (train_pairs.len(), dev_pairs.len());
+    let record = training_record(args, premise, pairs, &outcome, wall_seconds);
+    let record_text = serde_json::to_string_pretty(&record).map_err(|e| e.to_string())?;
+    io::write(&args.out.join("training.json"), &(record_text + "\n"))?;
+    println!(
+        "wrote {}: best dev accuracy {:.2}% at step {} of {} ({}); {:.0} s wall, {} s CPU",
+        args.out.display(),
+        outcome.best_accuracy * 100.0,
+        outcome.best_step,
+        outcome.steps,
+        outcome.stopped,
+        wall_seconds,
+        record.cpu_seconds.map_or("?".into(), |c| format!("{c:.0}"))
+    );
+    Ok(())
+}
+
+/// What training starts from: the config, weights and tokenizer.json of `--init-from`, or a
+/// new model's config for `--tokenizer`'s vocabulary with seeded initial weights.
+fn starting_point(args: &TrainArgs) -> Result<(RobertaConfig, Vec<u8>, Vec<u8>), String> {
+    match &args.init_from {
+        Some(dir) => {
+            let CheckpointFiles {
+                config_json,
+                weights,
+                tokenizer: TokenizerFiles::Json(tokenizer_json),
+                ..
+            } = crate::probe::read_checkpoint(dir)?.files
+            else {
+                return Err(format!(
+                    "{}: --init-from needs tokenizer.json (the new folder gets a copy of it)",
+                    dir.display()
+                ));
+            };
+            let config = RobertaConfig::from_json_bytes(&config_json)
+                .map_err(|e| format!("{}: {e}", dir.join(CONFIG_JSON).display()))?;
+            Ok((config, weights, tokenizer_json))
+        }
+        None => {
+            let path = args
+                .tokenizer
+                .as_ref()
+                .ok_or("--tokenizer is required for a new model")?;
+            // Held to a tokenizer.json's ceiling, whatever the file is called.
+            let bytes = crate::io::read_model_file(path, TOKENIZER_JSON)?;
+            let tok = PairTokenizer::from_json_bytes(&bytes, args.max_tokens)
+                .map_err(|e| format!("{}: {e}", path.display()))?;
+            let config = new_config(args, tok.vocab_size())?;
+            let weights = train::initial_weights(&config, args.seed)?;
+            Ok((config, weights, bytes))
+        }
+    }
+}
+
+/// The training loop's options, from the command line.
+fn train_options(args: &TrainArgs) -> TrainOptions {
+    TrainOptions {
         epochs: args.epochs,
         batch_size: args.batch_size,
         learning_rate: args.lr,
@@ -240,9 +284,13 @@ pub fn run_train(args: &TrainArgs) -> Result<(), String> {
         seed: args.seed,
         max_steps: args.max_steps,
         log_every: args.log_every,
-    };
-    let mut on_event = |e: &Event| {
-        match e {
+    }
+}
+
+/// Says on stderr what the training loop reports: steps (loss, learning rate, speed) and dev
+/// evaluations.
+fn log_event(e: &Event) {
+    match e {
         Event::Step {
             step,
             total,
@@ -264,26 +312,18 @@ pub fn run_train(args: &TrainArgs) -> Result<(), String> {
             if *best { "  (best so far, kept)" } else { "" }
         ),
     }
-    };
-    let outcome = train::train(
-        &config,
-        &weights,
-        &train_pairs,
-        &dev_pairs,
-        &options,
-        &Device::flex(),
-        &mut on_event,
-    )?;
-    let wall_seconds = wall.elapsed().as_secs_f64();
-    let config_text = config_json(&config)?;
-    io::write(&args.out.join("config.json"), &(config_text + "\n"))?;
-    let weights_path = args.out.join("model.safetensors");
-    std::fs::write(&weights_path, &outcome.weights)
-        .map_err(|e| format!("{}: cannot write: {e}", weights_path.display()))?;
-    let tok_path = args.out.join("tokenizer.json");
-    std::fs::write(&tok_path, &tokenizer_json)
-        .map_err(|e| format!("{}: cannot write: {e}", tok_path.display()))?;
-    let record = crate::model_card::TrainingRecord {
+}
+
+/// The `training.json` record of a finished training: the command, its settings, the
+/// (train, dev) pair counts and what the loop reported.
+fn training_record(
+    args: &TrainArgs,
+    premise: LinearizeSettings,
+    (train_pairs, dev_pairs): (usize, usize),
+    outcome: &TrainOutcome,
+    wall_seconds: f64,
+) -> crate::model_card::TrainingRecord {
+    crate::model_card::TrainingRecord {
         // Named `tabprobe` whatever path ran it, so the record is the same on every machine.
         command: std::iter::once("tabprobe".to_string())
             .chain(std::env::args().skip(1))
@@ -291,8 +331,8 @@ pub fn run_train(args: &TrainArgs) -> Result<(), String> {
             .join(" "),
         init_from: args.init_from.as_ref().map(|p| p.display().to_string()),
         linearization: premise.name().to_string(),
-        train_pairs: train_pairs.len(),
-        dev_pairs: dev_pairs.len(),
+        train_pairs,
+        dev_pairs,
         seed: args.seed,
         epochs: args.epochs,
         batch_size: args.batch_size,
@@ -312,18 +352,5 @@ pub fn run_train(args: &TrainArgs) -> Result<(), String> {
         wall_seconds,
         cpu_seconds: cpu_seconds(),
         examples_per_second: outcome.examples_seen as f64 / wall_seconds.max(1e-9),
-    };
-    let record_text = serde_json::to_string_pretty(&record).map_err(|e| e.to_string())?;
-    io::write(&args.out.join("training.json"), &(record_text + "\n"))?;
-    println!(
-        "wrote {}: best dev accuracy {:.2}% at step {} of {} ({}); {:.0} s wall, {} s CPU",
-        args.out.display(),
-        outcome.best_accuracy * 100.0,
-        outcome.best_step,
-        outcome.steps,
-        outcome.stopped,
-        wall_seconds,
-        record.cpu_seconds.map_or("?".into(), |c| format!("{c:.0}"))
-    );
-    Ok(())
+    }
 }
