@@ -79,7 +79,7 @@ pub fn App() -> impl IntoView {
             <nav>
                 <a href=Route::Dataset.href() class:active=move || route.get() == Route::Dataset>"Dataset"</a>
                 <a href=Route::Runner.href() class:active=move || route.get() == Route::Runner data-testid="nav-runner">"Probe runner"</a>
-                <a href=Route::Results.href() class:active=move || route.get() == Route::Results data-testid="nav-results">"Results"</a>
+                <a href=Route::Results(None).href() class:active=move || route.with(|r| matches!(r, Route::Results(_))) data-testid="nav-results">"Results"</a>
                 <a href=Route::Editor.href() class:active=move || route.get() == Route::Editor data-testid="nav-editor">"Table editor"</a>
                 <a href=Route::Rewriter.href() class:active=move || route.get() == Route::Rewriter data-testid="nav-rewriter">"Rewriter"</a>
                 <a href=Route::Share(String::new()).href() class:active=move || route.with(Route::is_share) data-testid="nav-share">"Share"</a>
@@ -101,7 +101,7 @@ pub fn App() -> impl IntoView {
                 Route::Rewriter => view! { <RewriterView/> }.into_any(),
                 Route::Share(payload) => view! { <ShareView payload=payload/> }.into_any(),
                 Route::Runner => view! { <RunnerView/> }.into_any(),
-                Route::Results => view! { <ResultsView/> }.into_any(),
+                Route::Results(run) => view! { <ResultsView run=run/> }.into_any(),
             })}
         </main>
     }

@@ -19,8 +19,9 @@ pub enum Route {
     Share(String),
     /// The probe runner (`#/runner`).
     Runner,
-    /// Probe results: saved runs (`#/results`) or one run (`#/results/<run id>`).
-    Results,
+    /// Probe results: the saved runs (`#/results`, `None`) or one run, by its id
+    /// (`#/results/<run id>`).
+    Results(Option<String>),
 }
 
 impl Route {
@@ -36,21 +37,26 @@ impl Route {
             "editor" => Route::Editor,
             "rewriter" => Route::Rewriter,
             "runner" => Route::Runner,
-            r if r == "results" || r.starts_with("results/") => Route::Results,
+            "results" => Route::Results(None),
+            r if r.starts_with("results/") => {
+                let id = r.trim_start_matches("results/").trim_end_matches('/');
+                Route::Results((!id.is_empty()).then(|| id.to_string()))
+            }
             _ => Route::Dataset,
         }
     }
 
     /// The fragment that opens this route (a share route without its payload).
-    pub fn href(&self) -> &'static str {
+    pub fn href(&self) -> String {
         match self {
-            Route::Dataset => "#/",
-            Route::About => "#/about",
-            Route::Editor => "#/editor",
-            Route::Rewriter => "#/rewriter",
-            Route::Share(_) => "#/share",
-            Route::Runner => "#/runner",
-            Route::Results => "#/results",
+            Route::Dataset => "#/".into(),
+            Route::About => "#/about".into(),
+            Route::Editor => "#/editor".into(),
+            Route::Rewriter => "#/rewriter".into(),
+            Route::Share(_) => "#/share".into(),
+            Route::Runner => "#/runner".into(),
+            Route::Results(None) => "#/results".into(),
+            Route::Results(Some(id)) => format!("#/results/{id}"),
         }
     }
 
@@ -134,7 +140,7 @@ pub async fn read_share_link() -> String {
 
 /// Sends the page to `route` (a fixed route; share links are opened by their URL).
 pub fn navigate(route: Route) {
-    let _ = window().location().set_hash(route.href());
+    let _ = window().location().set_hash(&route.href());
 }
 
 /// The current route, kept in sync with `hashchange`.
@@ -178,12 +184,13 @@ mod tests {
             Route::Editor,
             Route::Rewriter,
             Route::Runner,
-            Route::Results,
+            Route::Results(None),
+            Route::Results(Some("run-1764000000000".into())),
         ] {
-            assert_eq!(Route::from_hash(r.href()), r, "{}", r.href());
+            assert_eq!(Route::from_hash(&r.href()), r, "{}", r.href());
         }
         assert_eq!(
-            Route::from_hash(Route::Share("x".into()).href()),
+            Route::from_hash(&Route::Share("x".into()).href()),
             Route::Share(String::new())
         );
     }
@@ -197,8 +204,9 @@ mod tests {
         assert_eq!(Route::from_hash("#/about/omega_max"), Route::About);
         assert_eq!(
             Route::from_hash("#/results/run-1764000000000"),
-            Route::Results
+            Route::Results(Some("run-1764000000000".into()))
         );
+        assert_eq!(Route::from_hash("#/results/"), Route::Results(None));
         // A share link keeps its payload, slashes and all.
         let r = Route::from_hash("#/share/v1.abc/def");
         assert_eq!(r, Route::Share("v1.abc/def".into()));

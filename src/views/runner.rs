@@ -467,7 +467,7 @@ fn RunnerStatus(runs: RunsState) -> impl IntoView {
                     {if cancelled { "Cancelled — the items scored so far are kept. " } else { "Finished. " }}
                     {format!("{pairs} forward passes in {}.", duration(elapsed_ms))}" "
                     {(resumed > 0).then(|| view! { <span data-testid="run-resumed">{format!("Resumed: {resumed} of them were scored before the interruption and kept. ")}</span> })}
-                    <a href=format!("#/results/{id}") data-testid="open-results">"Open the results →"</a>
+                    <a href=crate::route::Route::Results(Some(id)).href() data-testid="open-results">"Open the results →"</a>
                 </p>
             </div>
         }.into_any()),

@@ -31,6 +31,7 @@ use tabprobe_core::report::{has_score_tables, table1_section, transition_sets, S
 use tabprobe_core::run::RunResult;
 
 use crate::components::kept_note::local_time;
+use crate::route::Route;
 use crate::runs::store::{self, SavedRun};
 use crate::runs::RunsState;
 use crate::storage::download::download;
@@ -45,24 +46,16 @@ use scores_part::{ScoresPart, Table8Part};
 use section_tables::{all_tables_part, pick, section_table, Source};
 use word_order_view::WordOrderPart;
 
-fn hash_run_id() -> Option<String> {
-    let hash = web_sys::window()?.location().hash().ok()?;
-    hash.strip_prefix("#/results/")
-        .filter(|s| !s.is_empty())
-        .map(str::to_string)
-}
-
 /// Why the run asked for cannot be shown, and whether it is a stored entry that can be
 /// deleted (it does not read or check).
 type Problem = (String, bool);
 
-/// The results screen: `#/results` lists saved runs, `#/results/<id>` shows one.
+/// The results screen: `#/results` lists saved runs, `#/results/<id>` shows one (`run`, from
+/// the route; each navigation builds the screen again).
 #[component]
-pub fn ResultsView() -> impl IntoView {
+pub fn ResultsView(run: Option<String>) -> impl IntoView {
     let runs = expect_context::<RunsState>();
-    let id = RwSignal::new(hash_run_id());
-    let handle = window_event_listener(leptos::ev::hashchange, move |_| id.set(hash_run_id()));
-    on_cleanup(move || handle.remove());
+    let id = Signal::stored(run);
     // The run asked for, read from this browser unless it is already on screen; its value is
     // the problem with it, tagged with the id it was asked for, since a resource keeps its last
     // value while the next one loads.
@@ -124,7 +117,7 @@ pub fn ResultsView() -> impl IntoView {
 /// The runs saved in this browser, newest first, each a link to its report (the one on
 /// screen, `id`, marked) with a delete button.
 #[component]
-fn SavedRuns(runs: RunsState, id: RwSignal<Option<String>>) -> impl IntoView {
+fn SavedRuns(runs: RunsState, id: Signal<Option<String>>) -> impl IntoView {
     move || {
         let saved = runs.saved.get();
         if saved.is_empty() {
@@ -136,7 +129,7 @@ fn SavedRuns(runs: RunsState, id: RwSignal<Option<String>>) -> impl IntoView {
         let items = saved
             .into_iter()
             .map(|m| {
-                let href = format!("#/results/{}", m.id);
+                let href = Route::Results(Some(m.id.clone())).href();
                 let when = local_time(m.created_ms);
                 let mid = m.id.clone();
                 let selected = {
@@ -176,7 +169,7 @@ fn RunProblem(id: String, problem: Problem, runs: RunsState) -> impl IntoView {
                 spawn_local(async move {
                     match store::delete(&id).await {
                         // The route's change clears the problem: it was asked for this id.
-                        Ok(()) => crate::route::navigate(crate::route::Route::Results),
+                        Ok(()) => crate::route::navigate(Route::Results(None)),
                         Err(e) => runs.storage_error.set(Some(e)),
                     }
                     runs.refresh().await;
