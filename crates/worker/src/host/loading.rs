@@ -7,6 +7,7 @@ use std::rc::Rc;
 
 use js_sys::Date;
 use tabprobe_core::checkpoint::{CheckpointFiles, Reader, SmallFiles};
+use tabprobe_core::data::label::LabelSet;
 use tabprobe_core::scoring::Precision;
 use tabprobe_model::weight_file::weights_sha256_of;
 use tabprobe_model::{ModelFiles, ModelSources, NliModel};
@@ -29,110 +30,103 @@ use crate::protocol::{
 /// Answers the load requests ([`Request::LoadModel`], [`Request::MoveModel`],
 /// [`Request::LoadInoculated`], [`Request::ImportScores`]); other requests are not routed here.
 pub(super) fn handle(host: SharedHost, request: Request, parts: Vec<Vec<u8>>, blob: Option<Blob>) {
-    match request {
+    let network = |batch_size, backend, precision| LoadHow {
+        batch_size,
+        backend,
+        precision,
+        helper: false,
+    };
+    // Each load names its slot, its id, how to load, and the files (or why there are none).
+    let (slot, load_id, how, files) = match request {
         Request::LoadModel {
             slot,
             name,
             tokenizer,
             batch_size,
-            load: load_id,
+            load,
             backend,
             precision,
             helper,
         } => {
             let how = LoadHow {
-                batch_size,
-                backend,
-                precision,
                 helper,
+                ..network(batch_size, backend, precision)
             };
-            match received_files(name, tokenizer, parts, blob) {
-                Ok(files) => start_load(host, slot, load_id, how, Rc::new(files)),
-                Err(message) => post(&Response::LoadFailed {
-                    slot,
-                    load: load_id,
-                    message,
-                }),
-            }
+            let files = received_files(name, tokenizer, parts, blob).map(Rc::new);
+            (slot, load, how, files)
         }
         Request::MoveModel {
             slot,
             backend,
             precision,
             batch_size,
-            load: load_id,
+            load,
         } => {
-            let how = LoadHow {
-                batch_size,
-                backend,
-                precision,
-                helper: false,
-            };
             // Bound first: the borrow must end before the load borrows the host again.
-            let files = host.borrow().files.get(&slot).cloned();
-            match files {
-                Some(files) => start_load(host, slot, load_id, how, files),
-                None => post(&Response::LoadFailed {
-                    slot,
-                    load: load_id,
-                    message: format!("no model is loaded as the {slot}"),
-                }),
-            }
+            let kept = host.borrow().files.get(&slot).cloned();
+            let files = kept.ok_or_else(|| format!("no model is loaded as the {slot}"));
+            (slot, load, network(batch_size, backend, precision), files)
         }
         Request::LoadInoculated {
             job,
             size,
             slot,
             batch_size,
-            load: load_id,
+            load,
             backend,
             precision,
         } => {
-            let how = LoadHow {
-                batch_size,
-                backend,
-                precision,
-                helper: false,
-            };
-            match inoculated_files(&host, job, size) {
-                Ok(files) => start_load(host, slot, load_id, how, Rc::new(files)),
-                Err(message) => post(&Response::LoadFailed {
-                    slot,
-                    load: load_id,
-                    message,
-                }),
-            }
+            let files = inoculated_files(&host, job, size).map(Rc::new);
+            (slot, load, network(batch_size, backend, precision), files)
         }
         Request::ImportScores {
             slot,
-            load: load_id,
+            load,
             name,
             file,
             label_set,
-        } => {
-            let Some(blob) = blob else {
-                post(&Response::LoadFailed {
-                    slot,
-                    load: load_id,
-                    message: format!("{file}: the import came without the file (a Blob)"),
-                });
-                return;
-            };
-            host.borrow_mut().latest_load.insert(slot, load_id);
-            wasm_bindgen_futures::spawn_local(async move {
-                let read = ImportedScorer::read(name, file, &blob, label_set, Date::now()).await;
-                let latest = host.borrow().latest_load.get(&slot) == Some(&load_id);
-                let result = read.map(|(scorer, info)| {
-                    if latest {
-                        install_scores(&host, slot, scorer);
-                    }
-                    info
-                });
-                post(&load_response(slot, load_id, latest, result));
-            });
-        }
-        _ => {}
+        } => return import_scores(host, slot, load, (name, file, label_set), blob),
+        _ => return,
+    };
+    match files {
+        Ok(files) => start_load(host, slot, load_id, how, files),
+        Err(message) => post(&Response::LoadFailed {
+            slot,
+            load: load_id,
+            message,
+        }),
     }
+}
+
+/// Imports the scores file `file` (the trailing Blob) into `slot` as the model `name`, its
+/// scores over `label_set`; answered like a load.
+fn import_scores(
+    host: SharedHost,
+    slot: Slot,
+    load_id: u64,
+    (name, file, label_set): (String, String, LabelSet),
+    blob: Option<Blob>,
+) {
+    let Some(blob) = blob else {
+        post(&Response::LoadFailed {
+            slot,
+            load: load_id,
+            message: format!("{file}: the import came without the file (a Blob)"),
+        });
+        return;
+    };
+    host.borrow_mut().latest_load.insert(slot, load_id);
+    wasm_bindgen_futures::spawn_local(async move {
+        let read = ImportedScorer::read(name, file, &blob, label_set, Date::now()).await;
+        let latest = host.borrow().latest_load.get(&slot) == Some(&load_id);
+        let result = read.map(|(scorer, info)| {
+            if latest {
+                install_scores(&host, slot, scorer);
+            }
+            info
+        });
+        post(&load_response(slot, load_id, latest, result));
+    });
 }
 
 /// A load message's files: config and tokenizer as byte parts (each held to its kind's
