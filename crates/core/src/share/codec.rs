@@ -232,210 +232,260 @@ impl Decoding {
     }
 
     fn advance(&mut self) -> Result<Option<SharedResult>, ShareError> {
-        match std::mem::replace(&mut self.stage, Stage::Done) {
-            Stage::Characters { data, prefix, at } => {
-                let end = (at + STEP_BYTES).min(data.len());
-                if let Some(i) = data.as_bytes()[at..end]
-                    .iter()
-                    .position(|b| !(b.is_ascii_alphanumeric() || *b == b'-' || *b == b'_'))
-                {
-                    // Every byte before is ASCII, so a character starts here.
-                    let c = data[at + i..].chars().next().unwrap_or('?');
-                    let shown: String = c.escape_debug().collect();
-                    return Err(ShareError::Corrupted(format!(
-                        "character '{shown}' at position {} cannot occur in a link",
-                        // 1-based, after `v<digits>.`.
-                        prefix.saturating_add(at + i).saturating_add(1)
-                    )));
-                }
-                self.stage = if end < data.len() {
-                    Stage::Characters {
-                        data,
-                        prefix,
-                        at: end,
-                    }
-                } else {
-                    Stage::Base64 {
-                        data,
-                        at: 0,
-                        bytes: Vec::new(),
-                    }
-                };
+        match std::mem::replace(&mut self.stage, Stage::Done).step()? {
+            Stepped::Next(stage) => {
+                self.stage = stage;
+                Ok(None)
             }
-            Stage::Base64 {
-                data,
-                at,
-                mut bytes,
-            } => {
-                // A base64 string of length 4k+1 ends in a character that carries no whole
-                // byte: only a cut link looks like that. Drop it and let the length check
-                // report the truncation.
-                let usable = if data.len() % 4 == 1 {
-                    data.len() - 1
-                } else {
-                    data.len()
-                };
-                // Whole groups of four characters per step, so each decodes on its own.
-                let end = (at + STEP_BYTES / 4 * 4).min(usable);
-                B64.decode_vec(&data.as_bytes()[at..end], &mut bytes)
-                    .map_err(|e| ShareError::Corrupted(e.to_string()))?;
-                self.stage = if end < usable {
-                    Stage::Base64 {
-                        data,
-                        at: end,
-                        bytes,
-                    }
-                } else {
-                    checksum_stage(bytes)?
-                };
-            }
+            Stepped::Finished(result) => Ok(Some(result)),
+        }
+    }
+}
+
+/// What one step of decoding gives: the next stage, or the result.
+enum Stepped {
+    Next(Stage),
+    Finished(SharedResult),
+}
+
+impl Stage {
+    /// This stage's next slice of work (at most about [`STEP_BYTES`]).
+    fn step(self) -> Result<Stepped, ShareError> {
+        use Stepped::Next;
+        match self {
+            Stage::Characters { data, prefix, at } => check_characters(data, prefix, at).map(Next),
+            Stage::Base64 { data, at, bytes } => decode_base64(data, at, bytes).map(Next),
             Stage::Checksum {
                 bytes,
                 at,
-                mut hasher,
+                hasher,
                 crc,
-            } => {
-                let end = (at + STEP_BYTES).min(bytes.len());
-                hasher.update(&bytes[at..end]);
-                if end < bytes.len() {
-                    self.stage = Stage::Checksum {
-                        bytes,
-                        at: end,
-                        hasher,
-                        crc,
-                    };
-                } else if hasher.finalize() != crc {
-                    return Err(ShareError::ChecksumMismatch);
-                } else {
-                    self.stage = Stage::Inflate {
-                        bytes,
-                        at: HEADER_BYTES,
-                        inflater: Box::new(flate2::Decompress::new(false)),
-                        json: Vec::new(),
-                    };
-                }
-            }
+            } => checksum(bytes, at, hasher, crc).map(Next),
             Stage::Inflate {
                 bytes,
                 at,
-                mut inflater,
-                mut json,
-            } => {
-                let end = (at + STEP_BYTES).min(bytes.len());
-                let (taken, done) = inflate(&mut inflater, &bytes[at..end], &mut json)?;
-                let at = at + taken;
-                self.stage = if done {
-                    Stage::Scan {
-                        json,
-                        at: 0,
-                        scan: JsonScan::finding_rows(LINK_ROWS_PATH),
-                        of: Source::Link,
-                    }
-                } else if at >= bytes.len() {
-                    return Err(ShareError::Corrupted(
-                        "its data does not decompress (it ends before its last block)".into(),
-                    ));
-                } else {
-                    Stage::Inflate {
-                        bytes,
-                        at,
-                        inflater,
-                        json,
-                    }
-                };
-            }
-            Stage::Scan {
+                inflater,
                 json,
-                at,
-                mut scan,
-                of,
-            } => {
-                let end = (at + STEP_BYTES).min(json.len());
-                scan.feed(&json[at..end]);
-                let limit = match of {
-                    Source::Link => MAX_JSON_VALUES,
-                    Source::File(_) => MAX_FILE_JSON_VALUES,
-                };
-                if scan.values() > limit && end == json.len() {
-                    return Err(of.error(ShareError::TooManyValues {
-                        found: scan.values(),
-                        limit,
-                    }));
-                }
-                self.stage = if end < json.len() {
-                    Stage::Scan {
-                        json,
-                        at: end,
-                        scan,
-                        of,
-                    }
-                } else {
-                    Stage::Parse {
-                        json,
-                        rows: scan.rows_arrays(),
-                        of,
-                    }
-                };
-            }
-            Stage::Parse { json, rows, of } => {
-                // Without the rows: the tables' rows are read in the steps after.
-                let skeleton = without_rows(&json, &rows);
-                let result = Box::new(match &of {
-                    Source::Link => parse_link_json(&skeleton)?,
-                    Source::File(file) => parse_file_json(file, &skeleton)?,
-                });
-                self.stage = Stage::Rows {
-                    json,
-                    rows,
-                    array: 0,
-                    next: 0,
-                    result,
-                    of,
-                };
-            }
+            } => inflate_body(bytes, at, inflater, json).map(Next),
+            Stage::Scan { json, at, scan, of } => scan_json(json, at, scan, of).map(Next),
+            Stage::Parse { json, rows, of } => parse_skeleton(json, rows, of).map(Next),
             Stage::Rows {
                 json,
                 rows,
                 array,
                 next,
-                mut result,
+                result,
                 of,
-            } => {
-                let Some(found) = rows.get(array) else {
-                    self.stage = Stage::Check { result, of };
-                    return Ok(None);
-                };
-                let elements = found.elements(&json);
-                let mut read = 0;
-                let mut i = next;
-                while i < elements.len() && read < STEP_BYTES {
-                    let element = &json[elements[i].clone()];
-                    add_row(&mut result, found, i, element)
-                        .map_err(|(at, what)| of.bad_at(&at, &what))?;
-                    read += element.len();
-                    i += 1;
-                }
-                let (array, next) = match i < elements.len() {
-                    true => (array, i),
-                    false => (array + 1, 0),
-                };
-                self.stage = Stage::Rows {
-                    json,
-                    rows,
-                    array,
-                    next,
-                    result,
-                    of,
-                };
-            }
+            } => read_rows(json, rows, (array, next), result, of).map(Next),
             Stage::Check { result, of } => {
                 super::limits::check(&result).map_err(|e| of.error(e))?;
-                return Ok(Some(*result));
+                Ok(Stepped::Finished(*result))
             }
-            Stage::Done => return Ok(None),
+            Stage::Done => Ok(Next(Stage::Done)),
         }
-        Ok(None)
     }
+}
+
+/// Checks a link's characters from `at` on (base64url only); `prefix` is the length of what
+/// came before them, for the position an error names.
+fn check_characters(data: String, prefix: usize, at: usize) -> Result<Stage, ShareError> {
+    let end = (at + STEP_BYTES).min(data.len());
+    if let Some(i) = data.as_bytes()[at..end]
+        .iter()
+        .position(|b| !(b.is_ascii_alphanumeric() || *b == b'-' || *b == b'_'))
+    {
+        // Every byte before is ASCII, so a character starts here.
+        let c = data[at + i..].chars().next().unwrap_or('?');
+        let shown: String = c.escape_debug().collect();
+        return Err(ShareError::Corrupted(format!(
+            "character '{shown}' at position {} cannot occur in a link",
+            // 1-based, after `v<digits>.`.
+            prefix.saturating_add(at + i).saturating_add(1)
+        )));
+    }
+    Ok(if end < data.len() {
+        Stage::Characters {
+            data,
+            prefix,
+            at: end,
+        }
+    } else {
+        Stage::Base64 {
+            data,
+            at: 0,
+            bytes: Vec::new(),
+        }
+    })
+}
+
+/// Decodes a link's base64 text from `at` on into `bytes`.
+fn decode_base64(data: String, at: usize, mut bytes: Vec<u8>) -> Result<Stage, ShareError> {
+    // A base64 string of length 4k+1 ends in a character that carries no whole byte: only a
+    // cut link looks like that. Drop it and let the length check report the truncation.
+    let usable = if data.len() % 4 == 1 {
+        data.len() - 1
+    } else {
+        data.len()
+    };
+    // Whole groups of four characters per step, so each decodes on its own.
+    let end = (at + STEP_BYTES / 4 * 4).min(usable);
+    B64.decode_vec(&data.as_bytes()[at..end], &mut bytes)
+        .map_err(|e| ShareError::Corrupted(e.to_string()))?;
+    if end < usable {
+        Ok(Stage::Base64 {
+            data,
+            at: end,
+            bytes,
+        })
+    } else {
+        checksum_stage(bytes)
+    }
+}
+
+/// Checksums a link's body from `at` on; at its end, compares with the header's `crc`.
+fn checksum(
+    bytes: Vec<u8>,
+    at: usize,
+    mut hasher: crc32fast::Hasher,
+    crc: u32,
+) -> Result<Stage, ShareError> {
+    let end = (at + STEP_BYTES).min(bytes.len());
+    hasher.update(&bytes[at..end]);
+    if end < bytes.len() {
+        Ok(Stage::Checksum {
+            bytes,
+            at: end,
+            hasher,
+            crc,
+        })
+    } else if hasher.finalize() != crc {
+        Err(ShareError::ChecksumMismatch)
+    } else {
+        Ok(Stage::Inflate {
+            bytes,
+            at: HEADER_BYTES,
+            inflater: Box::new(flate2::Decompress::new(false)),
+            json: Vec::new(),
+        })
+    }
+}
+
+/// Inflates a link's body from `at` on into `json`.
+fn inflate_body(
+    bytes: Vec<u8>,
+    at: usize,
+    mut inflater: Box<flate2::Decompress>,
+    mut json: Vec<u8>,
+) -> Result<Stage, ShareError> {
+    let end = (at + STEP_BYTES).min(bytes.len());
+    let (taken, done) = inflate(&mut inflater, &bytes[at..end], &mut json)?;
+    let at = at + taken;
+    if done {
+        Ok(Stage::Scan {
+            json,
+            at: 0,
+            scan: JsonScan::finding_rows(LINK_ROWS_PATH),
+            of: Source::Link,
+        })
+    } else if at >= bytes.len() {
+        Err(ShareError::Corrupted(
+            "its data does not decompress (it ends before its last block)".into(),
+        ))
+    } else {
+        Ok(Stage::Inflate {
+            bytes,
+            at,
+            inflater,
+            json,
+        })
+    }
+}
+
+/// Counts the JSON's values from `at` on and finds its tables' rows; at its end, holds the
+/// count to the source's limit.
+fn scan_json(
+    json: Vec<u8>,
+    at: usize,
+    mut scan: JsonScan,
+    of: Source,
+) -> Result<Stage, ShareError> {
+    let end = (at + STEP_BYTES).min(json.len());
+    scan.feed(&json[at..end]);
+    let limit = match of {
+        Source::Link => MAX_JSON_VALUES,
+        Source::File(_) => MAX_FILE_JSON_VALUES,
+    };
+    if scan.values() > limit && end == json.len() {
+        return Err(of.error(ShareError::TooManyValues {
+            found: scan.values(),
+            limit,
+        }));
+    }
+    Ok(if end < json.len() {
+        Stage::Scan {
+            json,
+            at: end,
+            scan,
+            of,
+        }
+    } else {
+        Stage::Parse {
+            json,
+            rows: scan.rows_arrays(),
+            of,
+        }
+    })
+}
+
+/// Parses the JSON without its tables' rows (they are read in the steps after).
+fn parse_skeleton(json: Vec<u8>, rows: Vec<RowsArray>, of: Source) -> Result<Stage, ShareError> {
+    let skeleton = without_rows(&json, &rows);
+    let result = Box::new(match &of {
+        Source::Link => parse_link_json(&skeleton)?,
+        Source::File(file) => parse_file_json(file, &skeleton)?,
+    });
+    Ok(Stage::Rows {
+        json,
+        rows,
+        array: 0,
+        next: 0,
+        result,
+        of,
+    })
+}
+
+/// Reads a slice of the tables' rows into `result`, from element `next` of `rows[array]` on.
+fn read_rows(
+    json: Vec<u8>,
+    rows: Vec<RowsArray>,
+    (array, next): (usize, usize),
+    mut result: Box<SharedResult>,
+    of: Source,
+) -> Result<Stage, ShareError> {
+    let Some(found) = rows.get(array) else {
+        return Ok(Stage::Check { result, of });
+    };
+    let elements = found.elements(&json);
+    let mut read = 0;
+    let mut i = next;
+    while i < elements.len() && read < STEP_BYTES {
+        let element = &json[elements[i].clone()];
+        add_row(&mut result, found, i, element).map_err(|(at, what)| of.bad_at(&at, &what))?;
+        read += element.len();
+        i += 1;
+    }
+    let (array, next) = match i < elements.len() {
+        true => (array, i),
+        false => (array + 1, 0),
+    };
+    Ok(Stage::Rows {
+        json,
+        rows,
+        array,
+        next,
+        result,
+        of,
+    })
 }
 
 impl Source {
