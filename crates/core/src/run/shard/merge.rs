@@ -7,7 +7,7 @@ use std::collections::BTreeMap;
 use crate::probe::{ProbeExample, ProbeItem};
 use crate::run::{RunResult, ScoredPair};
 
-use super::split::ShardStamp;
+use super::split::{ShardPositions, ShardStamp};
 
 /// Why shards cannot be merged; every message names the file(s) and, where a field differs,
 /// its JSON path.
@@ -204,12 +204,54 @@ fn place<T>(
     Ok(())
 }
 
+/// Shard files by their shard number: (file name, run, its stamp).
+type ByIndex = BTreeMap<usize, (String, RunResult, ShardStamp)>;
+
 /// Merges shard run files (`(file name, run)`, in any order) into the whole run: every shard
 /// `1..=n` exactly once, all of one run (same tool, probe set, model, settings, rules), none
 /// partial. The result has no `shard` stamp and equals the unsharded run.
 pub fn merge_shards(shards: Vec<(String, RunResult)>) -> Result<RunResult, MergeError> {
-    let mut by_index: BTreeMap<usize, (String, RunResult, ShardStamp)> = BTreeMap::new();
-    // The first file's shard number: every other file is compared with it (no copy kept).
+    let (by_index, first) = index_shards(shards)?;
+    let Some((_, first_run, stamp)) = first.and_then(|i| by_index.get(&i)) else {
+        return Err(MergeError::Empty);
+    };
+    // Everything but the entries, which come from the shards below.
+    let header = RunResult {
+        format: first_run.format.clone(),
+        version: first_run.version,
+        model: first_run.model.clone(),
+        settings: first_run.settings.clone(),
+        rules: first_run.rules.clone(),
+        label_set: first_run.label_set,
+        examples: Vec::new(),
+        items: Vec::new(),
+        pairs: Vec::new(),
+        hypothesis_only_pairs: Vec::new(),
+        hypothesis_only_model: first_run.hypothesis_only_model.clone(),
+        skipped: first_run.skipped.clone(),
+        unapplied_reviews: first_run.unapplied_reviews.clone(),
+        cancelled_at: None,
+        shard: None,
+    };
+    let totals = stamp.totals;
+    check_all_there(&by_index, stamp.count)?;
+    let mut whole = Whole {
+        examples: vec![None; totals.examples],
+        items: vec![None; totals.items],
+        pairs: vec![None; totals.pairs],
+        hypothesis_only: vec![None; totals.examples],
+    };
+    for (file, run, stamp) in by_index.into_values() {
+        whole.place_shard(&file, run, &stamp.positions)?;
+    }
+    whole.into_run(header)
+}
+
+/// The shard files by shard number, and the first file's number (every other file is
+/// compared with it): each a complete shard of the same run, no number twice.
+fn index_shards(shards: Vec<(String, RunResult)>) -> Result<(ByIndex, Option<usize>), MergeError> {
+    let mut by_index = ByIndex::new();
+    // The first file's shard number (no copy of it kept).
     let mut first: Option<usize> = None;
     for (file, run) in shards {
         let Some(stamp) = run.shard.clone() else {
@@ -239,44 +281,21 @@ pub fn merge_shards(shards: Vec<(String, RunResult)>) -> Result<RunResult, Merge
         }
         by_index.insert(stamp.index, (file, run, stamp));
     }
-    let Some((_, first_run, first_stamp)) = first.and_then(|i| by_index.get(&i)) else {
-        return Err(MergeError::Empty);
-    };
-    let stamp = first_stamp.clone();
-    // Everything but the entries, which come from the shards below.
-    let template = RunResult {
-        format: first_run.format.clone(),
-        version: first_run.version,
-        model: first_run.model.clone(),
-        settings: first_run.settings.clone(),
-        rules: first_run.rules.clone(),
-        label_set: first_run.label_set,
-        examples: Vec::new(),
-        items: Vec::new(),
-        pairs: Vec::new(),
-        hypothesis_only_pairs: Vec::new(),
-        hypothesis_only_model: first_run.hypothesis_only_model.clone(),
-        skipped: first_run.skipped.clone(),
-        unapplied_reviews: first_run.unapplied_reviews.clone(),
-        cancelled_at: None,
-        shard: None,
-    };
-    let count = stamp.count;
-    let missing: Vec<String> = (1..=count)
-        .filter(|i| !by_index.contains_key(i))
-        .map(|i| i.to_string())
-        .collect();
-    let out_of_range: Vec<&String> = by_index
-        .iter()
-        .filter(|(&i, _)| i == 0 || i > count)
-        .map(|(_, (f, _, _))| f)
-        .collect();
-    if let Some(file) = out_of_range.first() {
+    Ok((by_index, first))
+}
+
+/// Every shard `1..=count` is there, and no other.
+fn check_all_there(by_index: &ByIndex, count: usize) -> Result<(), MergeError> {
+    if let Some((_, (file, _, _))) = by_index.iter().find(|(&i, _)| i == 0 || i > count) {
         return Err(MergeError::Inconsistent {
             file: file.to_string(),
             what: format!("$.shard.index is outside 1..={count}"),
         });
     }
+    let missing: Vec<String> = (1..=count)
+        .filter(|i| !by_index.contains_key(i))
+        .map(|i| i.to_string())
+        .collect();
     if !missing.is_empty() {
         return Err(MergeError::Missing {
             missing: missing.join(", "),
@@ -288,103 +307,106 @@ pub fn merge_shards(shards: Vec<(String, RunResult)>) -> Result<RunResult, Merge
                 .join(", "),
         });
     }
-    let totals = stamp.totals;
-    let mut examples: Vec<Option<ProbeExample>> = vec![None; totals.examples];
-    let mut items: Vec<Option<ProbeItem>> = vec![None; totals.items];
-    let mut pairs: Vec<Option<ScoredPair>> = vec![None; totals.pairs];
-    let mut hypothesis_only: Vec<Option<usize>> = vec![None; totals.examples];
-    for (file, run, stamp) in by_index.into_values() {
-        let pos = &stamp.positions;
-        let global_pair = |p: usize| pos.pairs.get(p).copied();
-        let bad_pair = |path: String, p: usize| MergeError::Inconsistent {
-            file: file.clone(),
-            what: format!("{path} is {p}, past $.shard.positions.pairs"),
+    Ok(())
+}
+
+/// The whole run's entries as the shards fill them, by their positions in the whole run.
+struct Whole {
+    examples: Vec<Option<ProbeExample>>,
+    items: Vec<Option<ProbeItem>>,
+    pairs: Vec<Option<ScoredPair>>,
+    hypothesis_only: Vec<Option<usize>>,
+}
+
+impl Whole {
+    /// Puts `run`'s entries (a shard's, from `file`) where `pos` says they go in the whole
+    /// run, their pair and example numbers turned into the whole run's.
+    fn place_shard(
+        &mut self,
+        file: &str,
+        run: RunResult,
+        pos: &ShardPositions,
+    ) -> Result<(), MergeError> {
+        let global_pair = |path: String, p: usize| {
+            pos.pairs
+                .get(p)
+                .copied()
+                .ok_or_else(|| MergeError::Inconsistent {
+                    file: file.to_string(),
+                    what: format!("{path} is {p}, past $.shard.positions.pairs"),
+                })
         };
-        let mut shard_examples = Vec::with_capacity(run.examples.len());
+        let mut examples = Vec::with_capacity(run.examples.len());
         for (k, mut ex) in run.examples.into_iter().enumerate() {
-            ex.pair = global_pair(ex.pair)
-                .ok_or_else(|| bad_pair(format!("$.examples[{k}].pair"), ex.pair))?;
-            shard_examples.push(ex);
+            ex.pair = global_pair(format!("$.examples[{k}].pair"), ex.pair)?;
+            examples.push(ex);
         }
-        let mut shard_items = Vec::with_capacity(run.items.len());
+        let mut items = Vec::with_capacity(run.items.len());
         for (k, mut it) in run.items.into_iter().enumerate() {
             it.example =
                 pos.examples
                     .get(it.example)
                     .copied()
                     .ok_or_else(|| MergeError::Inconsistent {
-                        file: file.clone(),
+                        file: file.to_string(),
                         what: format!(
                             "$.items[{k}].example is {}, past $.shard.positions.examples",
                             it.example
                         ),
                     })?;
-            it.original_pair = global_pair(it.original_pair)
-                .ok_or_else(|| bad_pair(format!("$.items[{k}].original_pair"), it.original_pair))?;
-            it.perturbed_pair = global_pair(it.perturbed_pair).ok_or_else(|| {
-                bad_pair(format!("$.items[{k}].perturbed_pair"), it.perturbed_pair)
-            })?;
+            it.original_pair =
+                global_pair(format!("$.items[{k}].original_pair"), it.original_pair)?;
+            it.perturbed_pair =
+                global_pair(format!("$.items[{k}].perturbed_pair"), it.perturbed_pair)?;
             it.hypothesis_only_pair = match it.hypothesis_only_pair {
-                Some(p) => Some(
-                    global_pair(p)
-                        .ok_or_else(|| bad_pair(format!("$.items[{k}].hypothesis_only_pair"), p))?,
-                ),
+                Some(p) => Some(global_pair(
+                    format!("$.items[{k}].hypothesis_only_pair"),
+                    p,
+                )?),
                 None => None,
             };
-            shard_items.push(it);
+            items.push(it);
         }
-        if run.hypothesis_only_pairs.len() == shard_examples.len() {
+        if run.hypothesis_only_pairs.len() == examples.len() {
             let mut global = Vec::with_capacity(run.hypothesis_only_pairs.len());
             for (k, &p) in run.hypothesis_only_pairs.iter().enumerate() {
-                global.push(
-                    global_pair(p)
-                        .ok_or_else(|| bad_pair(format!("$.hypothesis_only_pairs[{k}]"), p))?,
-                );
+                global.push(global_pair(format!("$.hypothesis_only_pairs[{k}]"), p)?);
             }
             place(
-                &file,
+                file,
                 "examples",
-                &mut hypothesis_only,
+                &mut self.hypothesis_only,
                 &pos.examples,
                 global,
             )?;
         }
         place(
-            &file,
+            file,
             "examples",
-            &mut examples,
+            &mut self.examples,
             &pos.examples,
-            shard_examples,
+            examples,
         )?;
-        place(&file, "items", &mut items, &pos.items, shard_items)?;
-        place(&file, "pairs", &mut pairs, &pos.pairs, run.pairs)?;
+        place(file, "items", &mut self.items, &pos.items, items)?;
+        place(file, "pairs", &mut self.pairs, &pos.pairs, run.pairs)
     }
-    let whole = |what: &str, n: usize| MergeError::Inconsistent {
-        file: "the shards".into(),
-        what: format!("{what} {n} of the whole run is in no shard"),
-    };
-    let examples = collect(examples).map_err(|n| whole("example", n))?;
-    let items = collect(items).map_err(|n| whole("item", n))?;
-    let pairs = collect(pairs).map_err(|n| whole("pair", n))?;
-    // Hypothesis-only pairs are all there or the run has none (as `finish` writes them).
-    let hypothesis_only_pairs = collect(hypothesis_only).unwrap_or_default();
-    Ok(RunResult {
-        format: template.format,
-        version: template.version,
-        model: template.model,
-        settings: template.settings,
-        rules: template.rules,
-        label_set: template.label_set,
-        examples,
-        items,
-        pairs,
-        hypothesis_only_pairs,
-        hypothesis_only_model: template.hypothesis_only_model,
-        skipped: template.skipped,
-        unapplied_reviews: template.unapplied_reviews,
-        cancelled_at: None,
-        shard: None,
-    })
+
+    /// The whole run: `header` with every entry, or the first entry no shard gave.
+    fn into_run(self, header: RunResult) -> Result<RunResult, MergeError> {
+        let whole = |what: &str, n: usize| MergeError::Inconsistent {
+            file: "the shards".into(),
+            what: format!("{what} {n} of the whole run is in no shard"),
+        };
+        Ok(RunResult {
+            examples: collect(self.examples).map_err(|n| whole("example", n))?,
+            items: collect(self.items).map_err(|n| whole("item", n))?,
+            pairs: collect(self.pairs).map_err(|n| whole("pair", n))?,
+            // Hypothesis-only pairs are all there or the run has none (as `finish` writes
+            // them).
+            hypothesis_only_pairs: collect(self.hypothesis_only).unwrap_or_default(),
+            ..header
+        })
+    }
 }
 
 /// All slots filled, or the position of the first empty one.
