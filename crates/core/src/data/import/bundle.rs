@@ -132,11 +132,12 @@ pub fn import_files(
     Ok((dataset, report))
 }
 
+/// What reading one file gave: its format, what it holds (none for a file passed over), and
+/// the detail of the summary's line.
+type ReadFile = (Format, Option<Piece>, String);
+
 /// Detects and parses one file.
-fn read_one(
-    f: &InputFile,
-    report: &mut ImportReport,
-) -> Result<(Format, Option<Piece>, String), ImportError> {
+fn read_one(f: &InputFile, report: &mut ImportReport) -> Result<ReadFile, ImportError> {
     let name = f.name.as_str();
     if detect::is_zip(name, &f.bytes) {
         report.skip("zip inside a zip is not opened", name.to_string());
@@ -156,76 +157,98 @@ fn read_one(
         }
         return Ok((Format::Unrecognised, None, "binary file".into()));
     };
-    if detect::looks_like_json(text) {
-        if detect::looks_like_jsonl(name, text) {
-            let split = stem(name).to_string();
-            let lines = nli_jsonl::parse(name, &split, text)?;
-            for n in &lines.no_majority {
-                report.skip(
-                    "gold label \"-\" (no annotator majority)",
-                    format!("{name}:line {n}"),
-                );
-            }
-            let detail = format!(
-                "{} examples, {} skipped for gold label \"-\"",
-                lines.examples.len(),
-                lines.no_majority.len()
-            );
-            return Ok((
-                Format::NliJsonl,
-                Some(Piece::Examples(lines.examples)),
-                detail,
-            ));
-        }
-        let value: Value = match serde_json::from_str(text) {
-            Ok(v) => v,
-            Err(e) if name.ends_with(".json") => return Err(ImportError::json_syntax(name, &e)),
-            Err(_) => return Ok((Format::Unrecognised, None, String::new())),
-        };
-        let format = detect::detect_json(name, &value);
-        let piece = match format {
-            Format::ProductJson => {
-                drop(value);
-                let d = parse_dataset(name, text).map_err(|e| {
-                    let p = e.problems.first();
-                    ImportError::new(
-                        name,
-                        p.map(|p| match p.line_column {
-                            Some((l, c)) => format!("line {l}, column {c}"),
-                            None => p.path.clone(),
-                        })
-                        .unwrap_or_else(|| "$".into()),
-                        format!(
-                            "{} ({} problem(s) in all; `tabprobe validate` lists them)",
-                            p.map(|p| p.message.clone()).unwrap_or_default(),
-                            e.problems.len()
-                        ),
-                    )
-                })?;
-                Piece::Product(d)
-            }
-            Format::InfotabsTable => Piece::Table(Table::KeyValue(infotabs::parse_table(
-                name,
-                stem(name),
-                text,
-            )?)),
-            Format::TabpertTable => Piece::Table(Table::KeyValue(tabpert::parse_table(
-                name,
-                stem(name),
-                &value,
-            )?)),
-            Format::TabfactStatements => {
-                Piece::Statements(tabfact::parse_statements(name, &value)?)
-            }
-            Format::TabfactSplitIds => Piece::SplitIds(
-                tabfact::split_of_id_file(name),
-                tabfact::parse_split_ids(name, &value)?,
-            ),
-            _ => return Ok((Format::Unrecognised, None, String::new())),
-        };
-        let detail = describe(&piece);
-        return Ok((format, Some(piece), detail));
+    if !detect::looks_like_json(text) {
+        return read_text(name, text);
     }
+    if detect::looks_like_jsonl(name, text) {
+        return read_nli_jsonl(name, text, report);
+    }
+    read_json(name, text)
+}
+
+/// An NLI JSON-lines file (SNLI, MNLI): its examples; those without a gold label are passed
+/// over and listed.
+fn read_nli_jsonl(
+    name: &str,
+    text: &str,
+    report: &mut ImportReport,
+) -> Result<ReadFile, ImportError> {
+    let split = stem(name).to_string();
+    let lines = nli_jsonl::parse(name, &split, text)?;
+    for n in &lines.no_majority {
+        report.skip(
+            "gold label \"-\" (no annotator majority)",
+            format!("{name}:line {n}"),
+        );
+    }
+    let detail = format!(
+        "{} examples, {} skipped for gold label \"-\"",
+        lines.examples.len(),
+        lines.no_majority.len()
+    );
+    Ok((
+        Format::NliJsonl,
+        Some(Piece::Examples(lines.examples)),
+        detail,
+    ))
+}
+
+/// A JSON file, by the format its content shows.
+fn read_json(name: &str, text: &str) -> Result<ReadFile, ImportError> {
+    let value: Value = match serde_json::from_str(text) {
+        Ok(v) => v,
+        Err(e) if name.ends_with(".json") => return Err(ImportError::json_syntax(name, &e)),
+        Err(_) => return Ok((Format::Unrecognised, None, String::new())),
+    };
+    let format = detect::detect_json(name, &value);
+    let piece = match format {
+        Format::ProductJson => {
+            drop(value);
+            Piece::Product(read_product(name, text)?)
+        }
+        Format::InfotabsTable => Piece::Table(Table::KeyValue(infotabs::parse_table(
+            name,
+            stem(name),
+            text,
+        )?)),
+        Format::TabpertTable => Piece::Table(Table::KeyValue(tabpert::parse_table(
+            name,
+            stem(name),
+            &value,
+        )?)),
+        Format::TabfactStatements => Piece::Statements(tabfact::parse_statements(name, &value)?),
+        Format::TabfactSplitIds => Piece::SplitIds(
+            tabfact::split_of_id_file(name),
+            tabfact::parse_split_ids(name, &value)?,
+        ),
+        _ => return Ok((Format::Unrecognised, None, String::new())),
+    };
+    let detail = describe(&piece);
+    Ok((format, Some(piece), detail))
+}
+
+/// A dataset in tabprobe's own format; its first problem becomes the import's error.
+fn read_product(name: &str, text: &str) -> Result<Dataset, ImportError> {
+    parse_dataset(name, text).map_err(|e| {
+        let p = e.problems.first();
+        ImportError::new(
+            name,
+            p.map(|p| match p.line_column {
+                Some((l, c)) => format!("line {l}, column {c}"),
+                None => p.path.clone(),
+            })
+            .unwrap_or_else(|| "$".into()),
+            format!(
+                "{} ({} problem(s) in all; `tabprobe validate` lists them)",
+                p.map(|p| p.message.clone()).unwrap_or_default(),
+                e.problems.len()
+            ),
+        )
+    })
+}
+
+/// A text file (TSV, CSV), by the format its name and header show.
+fn read_text(name: &str, text: &str) -> Result<ReadFile, ImportError> {
     let format = detect::detect_text(name, text);
     let piece = match format {
         Format::InfotabsSplitTsv => Piece::Examples(infotabs::parse_split_tsv(
