@@ -7,7 +7,7 @@
 use leptos::prelude::*;
 use tabprobe_core::probe::rules::{Operation, RuleSet};
 use tabprobe_core::probe::word_order::PermutationTarget;
-use tabprobe_core::probe::ProbeKind;
+use tabprobe_core::probe_kind::ProbeKind;
 use tabprobe_core::Label;
 use tabprobe_worker::protocol::Slot;
 

@@ -17,8 +17,9 @@ use tabprobe_core::metrics::{
     run_word_order_metrics_by_group, set_graph, set_invalid_table, set_invalid_tables_by_category,
     CounterfactualClass, MeanSd, SampleOptions, ScoreView, TransitionSet,
 };
+use tabprobe_core::probe::build_probe_set;
 use tabprobe_core::probe::rules::Operation;
-use tabprobe_core::probe::{build_probe_set, ProbeKind};
+use tabprobe_core::probe_kind::ProbeKind;
 use tabprobe_core::run::RunResult;
 use tabprobe_core::Label;
 

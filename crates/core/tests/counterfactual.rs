@@ -16,9 +16,8 @@ use tabprobe_core::metrics::{
 };
 use tabprobe_core::probe::review::ReviewState;
 use tabprobe_core::probe::rules::RuleSet;
-use tabprobe_core::probe::{
-    build_probe_set, Certainty, Edit, Expectation, Premise, ProbeKind, ProbeSettings,
-};
+use tabprobe_core::probe::{build_probe_set, Certainty, Edit, Expectation, Premise, ProbeSettings};
+use tabprobe_core::probe_kind::ProbeKind;
 use tabprobe_core::run::ProbeRun;
 
 #[test]

@@ -7,7 +7,8 @@ use tabprobe_core::metrics::{
     evidence_selection, incomplete_evidence_where, EvidenceUse, IncompleteEvidence,
 };
 use tabprobe_core::probe::rules::RuleSet;
-use tabprobe_core::probe::{build_probe_set, ProbeKind, ProbeSettings};
+use tabprobe_core::probe::{build_probe_set, ProbeSettings};
+use tabprobe_core::probe_kind::ProbeKind;
 use tabprobe_core::run::{ProbeRun, RunResult};
 use tabprobe_core::scoring::PairScorer;
 

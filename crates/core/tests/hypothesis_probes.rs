@@ -12,8 +12,9 @@ use tabprobe_core::probe::edit_table::KeyIndex;
 use tabprobe_core::probe::hypothesis::{self, HypothesisContext};
 use tabprobe_core::probe::rules::RuleSet;
 use tabprobe_core::probe::{
-    build_probe_set, Certainty, Edit, Expectation, Perturbation, Premise, ProbeKind, ProbeSettings,
+    build_probe_set, Certainty, Edit, Expectation, Perturbation, Premise, ProbeSettings,
 };
+use tabprobe_core::probe_kind::ProbeKind;
 use tabprobe_core::rng::Rng;
 use tabprobe_core::run::ProbeRun;
 use tabprobe_core::scoring::{ModelId, Pair, PairScore, PairScorer, ScoreError};

@@ -433,7 +433,8 @@ fn a_selector_matches_a_figure_worked_by_hand() {
     // (row 3) or Length (row 4) goes, so of its 7 row deletions 2 go ENTAIL → NEUTRAL, and 5
     // stay ENTAIL → ENTAIL.
     use tabprobe_core::metrics::TransitionSet;
-    use tabprobe_core::probe::{ProbeKind, ProbeSettings};
+    use tabprobe_core::probe::ProbeSettings;
+    use tabprobe_core::probe_kind::ProbeKind;
     let d = running_example();
     let set = build_probe_set(
         &d,
@@ -469,7 +470,7 @@ fn a_selector_matches_a_figure_worked_by_hand() {
 /// it must agree with the sections themselves, with and without score tables.
 #[test]
 fn has_score_tables_agrees_with_the_sections() {
-    use tabprobe_core::probe::ProbeKind;
+    use tabprobe_core::probe_kind::ProbeKind;
     use tabprobe_core::report::{has_score_tables, sections};
     let full = run();
     assert!(has_score_tables(&full));
@@ -642,7 +643,9 @@ fn check_figures(
         let permuted: BTreeSet<usize> = run
             .items
             .iter()
-            .filter(|it| it.probe == tabprobe_core::probe::ProbeKind::WordOrder && in_group(it))
+            .filter(|it| {
+                it.probe == tabprobe_core::probe_kind::ProbeKind::WordOrder && in_group(it)
+            })
             .map(|it| it.example)
             .collect();
         for p in &w.omega {

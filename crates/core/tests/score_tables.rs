@@ -16,7 +16,8 @@ use tabprobe_core::metrics::{
 };
 use tabprobe_core::probe::review::{set_review, Decision, ReviewState};
 use tabprobe_core::probe::rules::RuleSet;
-use tabprobe_core::probe::{build_probe_set, ProbeKind, ProbeSettings};
+use tabprobe_core::probe::{build_probe_set, ProbeSettings};
+use tabprobe_core::probe_kind::ProbeKind;
 use tabprobe_core::report::{sections, sections_with, table1_section, ReportOptions, Section};
 use tabprobe_core::run::{ProbeRun, RunResult};
 use tabprobe_core::scoring::{ModelId, Pair, PairScore, PairScorer, ScoreError};
@@ -522,7 +523,8 @@ fn the_run_table_counts_items_by_review_state() {
 fn a_hypothesis_only_probe_set_has_the_same_items_and_no_premise() {
     use tabprobe_core::linearize::PremiseMode;
     use tabprobe_core::probe::rules::RuleSet;
-    use tabprobe_core::probe::{build_probe_set, ProbeKind, ProbeSettings};
+    use tabprobe_core::probe::{build_probe_set, ProbeSettings};
+    use tabprobe_core::probe_kind::ProbeKind;
     let d = running_example();
     let mut s = ProbeSettings::new(vec![ProbeKind::RowDeletion, ProbeKind::Negation], 3);
     s.hypothesis_only = true;

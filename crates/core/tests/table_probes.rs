@@ -7,7 +7,8 @@ use tabprobe_core::data::label::Label::{self, Contradict as C, Entail as E, Neut
 use tabprobe_core::data::table::Table;
 use tabprobe_core::metrics::{invalid_table, invalid_tables_by_category, transition_graph};
 use tabprobe_core::probe::rules::{Operation, RuleSet};
-use tabprobe_core::probe::{build_probe_set, Caps, Edit, Premise, ProbeKind, ProbeSettings};
+use tabprobe_core::probe::{build_probe_set, Caps, Edit, Premise, ProbeSettings};
+use tabprobe_core::probe_kind::ProbeKind;
 use tabprobe_core::run::{ProbeRun, RunError, RunResult};
 use tabprobe_core::scoring::PairScorer;
 
@@ -460,7 +461,7 @@ fn step_api_matches_the_synchronous_run_and_the_file_recomputes_metrics() {
 /// hypothesis), each pair marked hypothesis-first.
 #[test]
 fn hypothesis_first_probe_set_keeps_premise_and_hypothesis_in_their_fields() {
-    use tabprobe_core::linearize::PairOrder;
+    use tabprobe_core::scoring::PairOrder;
     let d = running_example();
     let mut s = ProbeSettings::new(ProbeKind::all(), 7);
     s.hypothesis_only = true;

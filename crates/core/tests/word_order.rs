@@ -12,7 +12,8 @@ use tabprobe_core::metrics::{
 };
 use tabprobe_core::probe::rules::RuleSet;
 use tabprobe_core::probe::word_order::{PermutationTarget, WordOrderSettings};
-use tabprobe_core::probe::{build_probe_set, Edit, Premise, ProbeKind, ProbeSettings};
+use tabprobe_core::probe::{build_probe_set, Edit, Premise, ProbeSettings};
+use tabprobe_core::probe_kind::ProbeKind;
 use tabprobe_core::report::sections;
 use tabprobe_core::run::ProbeRun;
 use tabprobe_core::scoring::{ModelId, Pair, PairScore, PairScorer, ScoreError};

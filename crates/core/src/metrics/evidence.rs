@@ -14,7 +14,8 @@ use serde::{Deserialize, Serialize};
 
 use super::group::{groups, Group};
 use crate::data::label::Label;
-use crate::probe::{Edit, Premise, ProbeExample, ProbeItem, ProbeKind};
+use crate::probe::{Edit, Premise, ProbeExample, ProbeItem};
+use crate::probe_kind::ProbeKind;
 use crate::run::RunResult;
 
 /// How the model's evidence relates to the human's.

@@ -18,7 +18,8 @@ use super::group::{groups, Group};
 use super::transition_report::{counterfactual_table, expects_gold_label, trusted};
 use crate::data::label::Label;
 use crate::probe::review::ReviewState;
-use crate::probe::{Expectation, ProbeExample, ProbeItem, ProbeKind};
+use crate::probe::{Expectation, ProbeExample, ProbeItem};
+use crate::probe_kind::ProbeKind;
 use crate::run::RunResult;
 
 /// Which counterfactuals a Table 8 is over.

@@ -15,7 +15,8 @@ use serde::{Deserialize, Serialize};
 
 use crate::data::label::Label;
 use crate::probe::review::ReviewState;
-use crate::probe::{ProbeExample, ProbeItem, ProbeKind};
+use crate::probe::{ProbeExample, ProbeItem};
+use crate::probe_kind::ProbeKind;
 use crate::rng::Rng;
 use crate::run::RunResult;
 

@@ -17,7 +17,8 @@ use crate::data::label::Label;
 use crate::metrics::transitions::{TransitionEdge, TransitionMatrix};
 use crate::probe::review::ReviewState;
 use crate::probe::rules::Operation;
-use crate::probe::{Expectation, ProbeItem, ProbeKind};
+use crate::probe::{Expectation, ProbeItem};
+use crate::probe_kind::ProbeKind;
 use crate::run::RunResult;
 
 /// The items of one transition graph and invalid-transition table.

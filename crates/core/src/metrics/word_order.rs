@@ -14,7 +14,8 @@ use serde::{Deserialize, Serialize};
 
 use super::entropy::entropy;
 use super::group::{groups, Group};
-use crate::probe::{Edit, ProbeExample, ProbeItem, ProbeKind};
+use crate::probe::{Edit, ProbeExample, ProbeItem};
+use crate::probe_kind::ProbeKind;
 use crate::run::RunResult;
 
 /// One example's permutations as the metrics need them.

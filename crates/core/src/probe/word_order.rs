@@ -6,10 +6,11 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::{Basis, Certainty, Edit, Expectation, Perturbation, Premise, ProbeInput, ProbeKind};
+use super::{Basis, Certainty, Edit, Expectation, Perturbation, Premise, ProbeInput};
 use crate::data::label::Label;
 use crate::linearize::PremiseUnits;
 use crate::probe::permutation::{apply, bleu2, derangement};
+use crate::probe_kind::ProbeKind;
 use crate::rng::Rng;
 
 /// What to permute.

@@ -17,7 +17,8 @@ use crate::metrics::word_order::{
     omega_curve_x, permuted_examples_where, word_order_metrics, BleuBin, WordOrderMetrics,
 };
 use crate::metrics::{groups, set_graph_where, set_invalid_table_where, Group, TransitionSet};
-use crate::probe::{ProbeItem, ProbeKind};
+use crate::probe::ProbeItem;
+use crate::probe_kind::ProbeKind;
 use crate::run::RunResult;
 
 /// One mark of a figure (an edge, a cell, a point, a bar) and the items it counts.

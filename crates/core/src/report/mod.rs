@@ -43,7 +43,8 @@ use crate::metrics::{
 };
 use crate::probe::review::ReviewState;
 use crate::probe::rules::Operation;
-use crate::probe::{Expectation, ProbeKind};
+use crate::probe::Expectation;
+use crate::probe_kind::ProbeKind;
 use crate::run::RunResult;
 
 /// The group name of figures over every example.

@@ -21,7 +21,8 @@ use crate::metrics::{
     evidence_selection_where, paired_checks, CounterfactualClass, ExampleSet, Group, TransitionSet,
 };
 use crate::probe::review::ReviewState;
-use crate::probe::{ProbeExample, ProbeItem, ProbeKind};
+use crate::probe::{ProbeExample, ProbeItem};
+use crate::probe_kind::ProbeKind;
 use crate::run::RunResult;
 
 /// The items behind one figure of the report.
