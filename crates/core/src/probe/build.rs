@@ -281,7 +281,8 @@ fn generate(
             ex.gold,
             &settings.word_order,
             &mut rng,
-        );
+        )
+        .map_err(|e| e.to_string());
     }
     if ProbeKind::HYPOTHESIS.contains(&kind) {
         let ctx = HypothesisContext {
