@@ -62,7 +62,7 @@ fn run_json() -> String {
 fn word_order_figures() -> String {
     let run = run_result();
     let mut out =
-        serde_json::to_string(&run_word_order_metrics(&run, &omega_curve_x())).expect("json");
+        serde_json::to_string(&run_word_order_metrics(&run, &omega_curve_x(), None)).expect("json");
     for s in sections(&run)
         .iter()
         .filter(|s| s.file().starts_with("word_order"))

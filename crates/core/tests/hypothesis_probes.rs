@@ -7,7 +7,7 @@ use common::*;
 use tabprobe_core::data::label::Label::{self, Contradict as C, Entail as E};
 use tabprobe_core::data::label::LabelSet;
 use tabprobe_core::data::table::{KeyValueTable, Table};
-use tabprobe_core::metrics::{perturbation_scores, sampled_accuracy, SampleOptions};
+use tabprobe_core::metrics::{perturbation_scores, sampled_accuracy, SampleOptions, ScoreView};
 use tabprobe_core::probe::edit_table::KeyIndex;
 use tabprobe_core::probe::hypothesis::{self, HypothesisContext};
 use tabprobe_core::probe::rules::RuleSet;
@@ -296,7 +296,8 @@ fn table4_scores_on_the_running_example() {
             one_per_example: false,
             ..SampleOptions::default()
         },
-        |_| true,
+        ScoreView::PremiseAndHypothesis,
+        None,
     );
     assert_eq!(by_default.left_out.heuristic_unreviewed, 2);
     assert_eq!(by_default.original.unwrap().n, 1);
@@ -309,7 +310,8 @@ fn table4_scores_on_the_running_example() {
         &run,
         &[ProbeKind::PlainNumber, ProbeKind::Negation],
         &opts,
-        |_| true,
+        ScoreView::PremiseAndHypothesis,
+        None,
     );
     // Originals H1 (E ✓) and H2 (1979 → C ✓).
     assert_eq!(
@@ -337,7 +339,8 @@ fn table4_scores_on_the_running_example() {
             one_per_example: false,
             ..SampleOptions::default()
         },
-        |_| true,
+        ScoreView::PremiseAndHypothesis,
+        None,
     );
     assert_eq!(certain.label_flipped.unwrap().mean, 100.0);
     assert!(certain.label_preserved.is_none());

@@ -161,7 +161,7 @@ fn bag_of_words_model_has_pc_one_and_no_rescues() {
     let mut run = ProbeRun::new(set, 16);
     run.run(&mut BagOfWords, |_| {}, || false).unwrap();
     let run = run.finish(BagOfWords.model_id()).unwrap();
-    let m = run_word_order_metrics(&run, &[]);
+    let m = run_word_order_metrics(&run, &[], None);
     assert_eq!((m.examples, m.skipped), (5, 1));
     // The report lists the Ω_x curve the site plots: four examples accept all their
     // permutations, one none, so Ω_x = 4/5 = 80% at every x of the curve (x < 1); the

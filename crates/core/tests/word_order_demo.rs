@@ -85,7 +85,7 @@ fn measure(set: &ProbeSet, scorer: &mut impl PairScorer) {
     let mut run = ProbeRun::new(set.clone(), 64);
     run.run(scorer, |_| {}, || false).unwrap();
     let run = run.finish(id.clone()).unwrap();
-    let m = serde_json::to_value(run_word_order_metrics(&run, &[])).unwrap();
+    let m = serde_json::to_value(run_word_order_metrics(&run, &[], None)).unwrap();
     eprintln!("    {:<9} {}", id.name, figures(&m));
 }
 

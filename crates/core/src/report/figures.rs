@@ -14,10 +14,9 @@ use crate::data::label::Label;
 use crate::metrics::invalid::InvalidTransitionTable;
 use crate::metrics::transitions::TransitionEdge;
 use crate::metrics::word_order::{
-    omega_curve_x, permuted_examples_where, word_order_metrics, BleuBin, WordOrderMetrics,
+    omega_curve_x, permuted_examples, word_order_metrics, BleuBin, WordOrderMetrics,
 };
-use crate::metrics::{groups, set_graph_where, set_invalid_table_where, Group, TransitionSet};
-use crate::probe::ProbeItem;
+use crate::metrics::{groups, set_graph, set_invalid_table, Group, TransitionSet};
 use crate::probe_kind::ProbeKind;
 use crate::run::RunResult;
 
@@ -186,11 +185,6 @@ pub fn transition_sets(run: &RunResult) -> Vec<TransitionSet> {
         .collect()
 }
 
-/// Whether an item's example is in `group` (every item when `None`).
-fn in_group<'a>(run: &'a RunResult, group: Option<&'a Group>) -> impl Fn(&ProbeItem) -> bool + 'a {
-    move |it| group.is_none_or(|g| run.example_of(it).is_some_and(|e| g.contains(e)))
-}
-
 /// The figures of `set` over `group`, counting heuristic items nobody reviewed as `run` does
 /// (`include_heuristic` only marks the selectors so that they select the same way).
 pub fn set_figures(
@@ -199,7 +193,6 @@ pub fn set_figures(
     group: Option<&Group>,
     include_heuristic: bool,
 ) -> SetFigures {
-    let keep = in_group(run, group);
     let category = match group {
         Some(Group::Category(c)) => Some(c.clone()),
         _ => None,
@@ -210,7 +203,7 @@ pub fn set_figures(
         Some(Group::Split(s)) => Some(s.clone()),
         _ => None,
     };
-    let graph = set_graph_where(run, set, &keep);
+    let graph = set_graph(run, set, group);
     let figure = |split: Option<String>, edges: &[TransitionEdge]| GraphFigure {
         edges: edges
             .iter()
@@ -235,7 +228,7 @@ pub fn set_figures(
             .collect()
     });
     let pooled = graph.as_ref().map(|g| figure(None, &g.pooled));
-    let table = set_invalid_table_where(run, set, &keep).map(|table| {
+    let table = set_invalid_table(run, set, group).map(|table| {
         let cells = |before: Option<Label>| -> Vec<ItemSelector> {
             let splits = table.splits.iter().map(|s| Some(s.clone()));
             splits
@@ -285,7 +278,8 @@ pub fn word_order_figures(run: &RunResult, group: Option<&Group>) -> Option<Word
     if !run.items.iter().any(|it| it.probe == ProbeKind::WordOrder) {
         return None;
     }
-    let (examples, skipped) = permuted_examples_where(run, |e| group.is_none_or(|g| g.contains(e)));
+    let (examples, skipped) = permuted_examples(run, group);
+    let examples: Vec<_> = examples.into_iter().map(|(_, e)| e).collect();
     if examples.is_empty() {
         return None;
     }

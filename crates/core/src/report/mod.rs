@@ -30,16 +30,13 @@ pub use select::ItemSelector;
 
 use crate::data::label::Label;
 use crate::metrics::invalid::NOT_APPLICABLE_TWO_WAY;
-use crate::metrics::scores::perturbation_scores_by_group_in;
 use crate::metrics::transition_report::heuristic_left_out;
 use crate::metrics::Group;
 use crate::metrics::{
-    evidence_selection, evidence_selection_where, groups, incomplete_evidence_where, omega_curve_x,
-    paired_table, paired_tables_by_group, perturbation_scores_in, relevance_agreement,
-    relevance_agreement_by_group, run_word_order_metrics, run_word_order_metrics_by_group,
-    CounterfactualClass, EvidenceSelection, ExampleSet, LeftOut, MeanSd, PairedError, PairedRow,
-    PerturbationScores, RelevanceAgreement, SampleOptions, ScoreView, TransitionSet,
-    WordOrderMetrics,
+    evidence_selection, groups, incomplete_evidence, omega_curve_x, paired_table,
+    perturbation_scores, relevance_agreement, run_word_order_metrics, CounterfactualClass,
+    EvidenceSelection, ExampleSet, LeftOut, MeanSd, PairedError, PairedRow, PerturbationScores,
+    RelevanceAgreement, SampleOptions, ScoreView, TransitionSet, WordOrderMetrics,
 };
 use crate::probe::review::ReviewState;
 use crate::probe::rules::Operation;
@@ -267,7 +264,7 @@ fn table8_sections_in(run: &RunResult, judged: &RunResult, ropts: &ReportOptions
         {
             let mut s = paired_section(judged, class, ropts.include_heuristic);
             if ropts.include_heuristic {
-                let included = paired_table(run, class)
+                let included = paired_table(run, class, None)
                     .map(|t| t.heuristic_left_out)
                     .unwrap_or(0);
                 s.notes.extend(included_note(included));
@@ -453,10 +450,8 @@ fn scores_section(
             opts.seed
         )
     });
-    let total = perturbation_scores_in(run, probes, &opts, ScoreView::PremiseAndHypothesis, |_| {
-        true
-    })
-    .left_out;
+    let total =
+        perturbation_scores(run, probes, &opts, ScoreView::PremiseAndHypothesis, None).left_out;
     s.notes.push(review_note(&total, ropts));
     s.notes.push(format!(
         "w/o NEUTRAL, as the paper: {} item(s) of NEUTRAL examples left out",
@@ -471,6 +466,10 @@ fn scores_section(
     if hypo_only {
         s.notes.push(hypothesis_only_note(run, probes));
     }
+    // The score tables list their groups by name (`category:…` before `split:…`), as their
+    // CSV always has.
+    let mut by_label = groups(run);
+    by_label.sort_by_key(Group::label);
     let mut rows_for = |probe_name: &str, kinds: &[ProbeKind]| {
         let mut views = vec![(ScoreView::PremiseAndHypothesis, PREM_HYPO)];
         if hypo_only {
@@ -483,7 +482,7 @@ fn scores_section(
                 include_heuristic: ropts.include_heuristic,
                 hypothesis_only: view == ScoreView::HypothesisOnly,
             };
-            let all = perturbation_scores_in(run, kinds, &opts, view, |_| true);
+            let all = perturbation_scores(run, kinds, &opts, view, None);
             s.rows
                 .push(Row::new(score_row(ALL, probe_name, model, &all)).counting(items(None)));
             s.bars.push(ScoreBars {
@@ -491,12 +490,10 @@ fn scores_section(
                 model: model.to_string(),
                 accuracy: [all.original, all.label_preserved, all.label_flipped],
             });
-            for (g, sc) in perturbation_scores_by_group_in(run, kinds, &opts, view) {
-                let row = Row::new(score_row(&g, probe_name, model, &sc));
-                s.rows.push(match group_named(run, &g) {
-                    Some(group) => row.counting(items(Some(group))),
-                    None => row,
-                });
+            for g in &by_label {
+                let sc = perturbation_scores(run, kinds, &opts, view, Some(g));
+                let row = Row::new(score_row(&g.label(), probe_name, model, &sc));
+                s.rows.push(row.counting(items(Some(g.clone()))));
             }
         }
     };
@@ -504,11 +501,6 @@ fn scores_section(
         rows_for(name, kinds);
     }
     s
-}
-
-/// The split or category group a report row names (`split:<name>`, `category:<name>`).
-fn group_named(run: &RunResult, name: &str) -> Option<Group> {
-    groups(run).into_iter().find(|g| g.label() == name)
 }
 
 /// What the score table did with items by review state.
@@ -912,10 +904,10 @@ fn evidence_sections(run: &RunResult) -> Vec<Section> {
             "correct_none",
         ],
     );
-    let all = evidence_selection(run);
+    let all = evidence_selection(run, None);
     let incomplete = match &all {
         Some(e) => e.incomplete.clone(),
-        None => incomplete_evidence_where(run, |_| true),
+        None => incomplete_evidence(run, None),
     };
     if !incomplete.is_empty() {
         s.notes.push(format!(
@@ -940,14 +932,14 @@ fn evidence_sections(run: &RunResult) -> Vec<Section> {
         }
     }
     for g in groups(run) {
-        match evidence_selection_where(run, |ex| g.contains(ex)) {
+        match evidence_selection(run, Some(&g)) {
             Some(e) => s.rows.push(Row::new(evidence_row(&g.label(), &e)).counting(
                 ItemSelector::EvidenceCompared {
                     group: Some(g.clone()),
                 },
             )),
             None => {
-                let n = incomplete_evidence_where(run, |ex| g.contains(ex)).len();
+                let n = incomplete_evidence(run, Some(&g)).len();
                 if n > 0 {
                     s.push(evidence_row_incomplete(&g.label(), n));
                 }
@@ -1063,7 +1055,7 @@ fn agreement_row(group: &str, a: &RelevanceAgreement) -> Vec<String> {
 /// Agreement of the relevant-row annotations (§5.2), when the run's examples carry each
 /// annotator's ballot: over every example, then per split and category.
 fn agreement_section(run: &RunResult) -> Option<Section> {
-    let all = relevance_agreement(run)?;
+    let all = relevance_agreement(run, None)?;
     let mut s = Section::new(
         SectionId::Agreement,
         "Relevant-row annotations (§5.2) — inter-annotator agreement",
@@ -1087,8 +1079,11 @@ fn agreement_section(run: &RunResult) -> Option<Section> {
         "same_rows_3plus: % of examples with ≥ 3 annotators where ≥ 3 of them marked exactly the same set of rows (paper: \"at least 3 out of 5 annotators marked the same relevant rows\", 82.4%); annotators: examples by number of ballots (n×examples)".to_string(),
     );
     s.push(agreement_row(ALL, &all));
-    for (g, a) in relevance_agreement_by_group(run) {
-        s.push(agreement_row(&g.label(), &a));
+    // Groups without ballots are left out.
+    for g in groups(run) {
+        if let Some(a) = relevance_agreement(run, Some(&g)) {
+            s.push(agreement_row(&g.label(), &a));
+        }
     }
     Some(s)
 }
@@ -1199,9 +1194,13 @@ fn word_order_sections(run: &RunResult) -> Vec<Section> {
         }
     };
     let xs = omega_curve_x();
-    add(ALL, None, &run_word_order_metrics(run, &xs));
-    for (g, m) in run_word_order_metrics_by_group(run, &xs) {
-        add(&g.label(), Some(g.clone()), &m);
+    add(ALL, None, &run_word_order_metrics(run, &xs, None));
+    // Groups with neither permuted nor skipped examples are left out.
+    for g in groups(run) {
+        let m = run_word_order_metrics(run, &xs, Some(&g));
+        if m.examples > 0 || m.skipped > 0 {
+            add(&g.label(), Some(g), &m);
+        }
     }
     vec![s, bleu, curve]
 }
@@ -1275,7 +1274,7 @@ fn paired_section(run: &RunResult, class: CounterfactualClass, include_heuristic
                 .to_string(),
         );
     }
-    match paired_table(run, class) {
+    match paired_table(run, class, None) {
         Ok(t) => {
             if t.heuristic_left_out > 0 {
                 s.notes.push(format!(
@@ -1304,8 +1303,10 @@ fn paired_section(run: &RunResult, class: CounterfactualClass, include_heuristic
             return s;
         }
     }
-    if let Ok(groups) = paired_tables_by_group(run, class) {
-        for (g, t) in groups {
+    // The run has hypothesis-only scores (or it would have returned above), so a group fails
+    // only for having no item of the class, and is then left out.
+    for g in groups(run) {
+        if let Ok(t) = paired_table(run, class, Some(&g)) {
             s.rows
                 .extend(paired_rows(Some(&g), &t.rows, class, include_heuristic));
         }

@@ -14,14 +14,12 @@ use serde::{Deserialize, Serialize};
 use crate::data::label::Label;
 use crate::metrics::scores::{score_use, ScoreUse};
 use crate::metrics::transition_report::split_of;
-use crate::metrics::word_order::{
-    bleu_bin, permutation_bleu, permuted_examples_indexed, BLEU_EDGES,
-};
+use crate::metrics::word_order::{bleu_bin, permutation_bleu, permuted_examples, BLEU_EDGES};
 use crate::metrics::{
-    evidence_selection_where, paired_checks, CounterfactualClass, ExampleSet, Group, TransitionSet,
+    evidence_selection, paired_checks, CounterfactualClass, ExampleSet, Group, TransitionSet,
 };
 use crate::probe::review::ReviewState;
-use crate::probe::{ProbeExample, ProbeItem};
+use crate::probe::ProbeItem;
 use crate::probe_kind::ProbeKind;
 use crate::run::RunResult;
 
@@ -208,8 +206,7 @@ impl ItemSelector {
                 }) && in_group(it, group)
             }),
             ItemSelector::EvidenceCompared { group } => {
-                let keep_ex = |e: &ProbeExample| group.as_ref().is_none_or(|g| g.contains(e));
-                let ids: BTreeSet<String> = evidence_selection_where(run, keep_ex)
+                let ids: BTreeSet<String> = evidence_selection(run, group.as_ref())
                     .map(|s| s.per_example.into_iter().map(|e| e.example).collect())
                     .unwrap_or_default();
                 of_examples(ProbeKind::RowDeletion, &example_positions(run, &ids))
@@ -220,9 +217,7 @@ impl ItemSelector {
             }
             ItemSelector::WordOrder { group, set } => {
                 let labels = run.model.label_set.labels().len();
-                let (examples, _) = permuted_examples_indexed(run, |e| {
-                    group.as_ref().is_none_or(|g| g.contains(e))
-                });
+                let (examples, _) = permuted_examples(run, group.as_ref());
                 let picked = examples
                     .into_iter()
                     .filter(|(_, e)| set.contains(e, labels))
@@ -231,9 +226,7 @@ impl ItemSelector {
                 of_examples(ProbeKind::WordOrder, &picked)
             }
             ItemSelector::Omega { group, x } => {
-                let (examples, _) = permuted_examples_indexed(run, |e| {
-                    group.as_ref().is_none_or(|g| g.contains(e))
-                });
+                let (examples, _) = permuted_examples(run, group.as_ref());
                 let picked = examples
                     .into_iter()
                     .filter(|(_, e)| e.share_accepted() > *x)
