@@ -3,13 +3,13 @@
 //! examples. Every mark carries the [`ItemSelector`] of the items it counts, built here from
 //! the predicate the metric counts with, so the site draws figures and opens their items
 //! without computing either. The report's sections lay out the same figures as rows
-//! ([`super::graph_section`], [`super::invalid_section`], the word-order sections), so a drawn
+//! (`sections/graphs.rs`, `sections/invalid.rs`, `sections/word_order.rs`), so a drawn
 //! mark, its table row and its item list cannot disagree; `tests/report_selectors.rs` checks
 //! every mark against the items it selects.
 
 use serde::{Deserialize, Serialize};
 
-use super::{rule_note, ItemSelector, POOLED};
+use super::{operation_name, ItemSelector};
 use crate::data::label::Label;
 use crate::metrics::invalid::InvalidTransitionTable;
 use crate::metrics::transitions::TransitionEdge;
@@ -17,8 +17,31 @@ use crate::metrics::word_order::{
     omega_curve_x, permuted_examples, word_order_metrics, BleuBin, WordOrderMetrics,
 };
 use crate::metrics::{groups, set_graph, set_invalid_table, Group, TransitionSet};
+use crate::probe::rules::Operation;
 use crate::probe_kind::ProbeKind;
 use crate::run::RunResult;
+
+/// The `split` cell of a graph's edge rows over every split.
+pub const POOLED: &str = "pooled";
+
+/// The rule's valid transitions in one line: `ENTAIL→{NEUTRAL} … (source)`.
+pub(crate) fn rule_note(run: &RunResult, op: Operation) -> Option<String> {
+    let rule = run.rules.get(op)?;
+    let valid: Vec<String> = rule
+        .valid
+        .iter()
+        .map(|(b, a)| {
+            let a: Vec<&str> = a.iter().map(|l| l.as_str()).collect();
+            format!("{b}→{{{}}}", a.join(","))
+        })
+        .collect();
+    Some(format!(
+        "valid ({} rule): {} ({})",
+        operation_name(op),
+        valid.join(" "),
+        rule.source
+    ))
+}
 
 /// One mark of a figure (an edge, a cell, a point, a bar) and the items it counts.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

@@ -16,7 +16,8 @@ use crate::metrics::scores::{score_use, ScoreUse};
 use crate::metrics::transition_report::split_of;
 use crate::metrics::word_order::{bleu_bin, permutation_bleu, permuted_examples, BLEU_EDGES};
 use crate::metrics::{
-    evidence_selection, paired_checks, CounterfactualClass, ExampleSet, Group, TransitionSet,
+    evidence_selection, paired_checks, CounterfactualClass, ExampleSet, Group, PermutedExample,
+    TransitionSet,
 };
 use crate::probe::review::ReviewState;
 use crate::probe::ProbeItem;
@@ -122,6 +123,20 @@ pub enum ItemSelector {
     Truncated,
 }
 
+/// The positions of the permuted examples of `group` that pass `keep`.
+fn permuted_where(
+    run: &RunResult,
+    group: &Option<Group>,
+    keep: impl Fn(&PermutedExample) -> bool,
+) -> BTreeSet<usize> {
+    let (examples, _) = permuted_examples(run, group.as_ref());
+    examples
+        .into_iter()
+        .filter(|(_, e)| keep(e))
+        .map(|(p, _)| p)
+        .collect()
+}
+
 impl ItemSelector {
     /// The indices (into `run.items`) of the items behind the figure, in run order.
     pub fn select(&self, run: &RunResult) -> Vec<usize> {
@@ -217,21 +232,11 @@ impl ItemSelector {
             }
             ItemSelector::WordOrder { group, set } => {
                 let labels = run.model.label_set.labels().len();
-                let (examples, _) = permuted_examples(run, group.as_ref());
-                let picked = examples
-                    .into_iter()
-                    .filter(|(_, e)| set.contains(e, labels))
-                    .map(|(p, _)| p)
-                    .collect();
+                let picked = permuted_where(run, group, |e| set.contains(e, labels));
                 of_examples(ProbeKind::WordOrder, &picked)
             }
             ItemSelector::Omega { group, x } => {
-                let (examples, _) = permuted_examples(run, group.as_ref());
-                let picked = examples
-                    .into_iter()
-                    .filter(|(_, e)| e.share_accepted() > *x)
-                    .map(|(p, _)| p)
-                    .collect();
+                let picked = permuted_where(run, group, |e| e.share_accepted() > *x);
                 of_examples(ProbeKind::WordOrder, &picked)
             }
             ItemSelector::BleuBin { group, bin } => keep(&|it| {
