@@ -13,7 +13,7 @@ use tabprobe_core::metrics::invalid::InvalidTransitionTable;
 use tabprobe_core::metrics::{
     evidence_selection, groups, paired_checks, paired_table, perturbation_scores,
     run_word_order_metrics, set_graph, set_invalid_table, CounterfactualClass, Group, MeanSd,
-    SampleOptions, ScoreView, TransitionSet,
+    SampleOptions, ScoreView, SplitColumn, TransitionSet,
 };
 use tabprobe_core::probe::build_probe_set;
 use tabprobe_core::probe::rules::Operation;
@@ -274,10 +274,10 @@ fn check_report_equals_core(run: &RunResult, dir: &Path) {
             continue;
         };
         let table = csv(dir, &format!("invalid_{name}"));
-        let check = |group: &str, t: &InvalidTransitionTable, splits: &[String]| {
+        let check = |group: &str, t: &InvalidTransitionTable, splits: &[SplitColumn]| {
             let got = rows(&table, group);
             assert_eq!(got.len(), t.rows.len() + 1, "{name} {group}");
-            let cell = |per: &[Option<f64>], sp: &str| {
+            let cell = |per: &[Option<f64>], sp: &SplitColumn| {
                 t.splits
                     .iter()
                     .position(|x| x == sp)
@@ -314,7 +314,7 @@ fn check_report_equals_core(run: &RunResult, dir: &Path) {
         for (split, edges) in g
             .splits
             .iter()
-            .map(|(s, e)| (s.as_str(), e))
+            .map(|(s, e)| (s.name(), e))
             .chain([("pooled", &g.pooled)])
         {
             for e in edges {

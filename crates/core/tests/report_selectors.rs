@@ -13,6 +13,7 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use common::*;
 use tabprobe_core::data::label::Label;
+use tabprobe_core::metrics::SplitColumn;
 use tabprobe_core::probe::rules::RuleSet;
 use tabprobe_core::probe::{build_probe_set, ProbeItem};
 use tabprobe_core::report::{
@@ -73,7 +74,17 @@ fn check_graph(run: &RunResult, s: &Section) -> usize {
 
 fn check_invalid(run: &RunResult, s: &Section) -> usize {
     let mut checked = 0;
-    let splits: Vec<String> = s.header[2..s.header.len() - 1].to_vec();
+    // A header names a split, or reads `all` for the examples without one.
+    let splits: Vec<SplitColumn> = s.header[2..s.header.len() - 1]
+        .iter()
+        .map(|name| {
+            SplitColumn::of(
+                run.examples
+                    .iter()
+                    .find_map(|e| e.split.as_deref().filter(|s| s == name)),
+            )
+        })
+        .collect();
     let mut label_rows: BTreeMap<String, usize> = BTreeMap::new();
     for row in &s.rows {
         let Some(ItemSelector::Invalid {
@@ -449,7 +460,7 @@ fn a_selector_matches_a_figure_worked_by_hand() {
     let h1 = |from: Label, to: Label| {
         let sel = ItemSelector::Edge {
             set: TransitionSet::RowDeletion,
-            split: Some("a1".into()),
+            split: Some(SplitColumn::Named("a1".into())),
             category: Some("numerical".into()),
             from,
             to,

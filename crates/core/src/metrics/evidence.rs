@@ -18,6 +18,56 @@ use crate::probe::{Edit, Premise, ProbeExample, ProbeItem};
 use crate::probe_kind::ProbeKind;
 use crate::run::RunResult;
 
+/// Whose evidence one row of an example's table is: the human annotators' (a relevant row),
+/// the model's (deleting it changed the prediction, [`changes_prediction`]), both or neither.
+/// The site's evidence table marks each row with it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum EvidenceMark {
+    /// Relevant to the annotators and to the model.
+    Both,
+    /// Annotated relevant; its deletion changed nothing.
+    Human,
+    /// Not annotated; its deletion changed the prediction.
+    Model,
+    /// Neither.
+    Neither,
+}
+
+impl EvidenceMark {
+    /// The mark of a row the annotators marked relevant (`human`) and whose deletion changed
+    /// the model's prediction (`model`).
+    pub fn of(human: bool, model: bool) -> EvidenceMark {
+        match (human, model) {
+            (true, true) => EvidenceMark::Both,
+            (true, false) => EvidenceMark::Human,
+            (false, true) => EvidenceMark::Model,
+            (false, false) => EvidenceMark::Neither,
+        }
+    }
+
+    /// `both`, `human`, `model` or `neither`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            EvidenceMark::Both => "both",
+            EvidenceMark::Human => "human",
+            EvidenceMark::Model => "model",
+            EvidenceMark::Neither => "neither",
+        }
+    }
+
+    /// How the table reads the mark: `human + model`, `human only`, `model only`, nothing for
+    /// neither.
+    pub fn words(self) -> &'static str {
+        match self {
+            EvidenceMark::Both => "human + model",
+            EvidenceMark::Human => "human only",
+            EvidenceMark::Model => "model only",
+            EvidenceMark::Neither => "",
+        }
+    }
+}
+
 /// How the model's evidence relates to the human's.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]

@@ -17,10 +17,11 @@ pub mod word_order;
 
 pub use agreement::{fleiss_kappa, relevance_agreement, RelevanceAgreement};
 pub use evidence::{
-    evidence_selection, incomplete_evidence, EvidenceSelection, EvidenceUse, IncompleteEvidence,
+    evidence_selection, incomplete_evidence, EvidenceMark, EvidenceSelection, EvidenceUse,
+    IncompleteEvidence,
 };
 pub use group::{groups, in_group, item_in_group, Group};
-pub use invalid::{InvalidTransitionTable, SplitTransitions};
+pub use invalid::{InvalidTransitionTable, SplitColumn, SplitTransitions};
 pub use paired::{
     paired_checks, paired_table, CounterfactualClass, PairedChecks, PairedError, PairedRow,
     PairedTable,

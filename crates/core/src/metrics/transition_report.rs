@@ -11,7 +11,7 @@
 use serde::{Deserialize, Serialize};
 
 use super::group::{item_in_group, Group};
-use super::invalid::{group_by_split, InvalidTransitionTable, SplitTransitions};
+use super::invalid::{group_by_split, InvalidTransitionTable, SplitColumn, SplitTransitions};
 use crate::data::label::Label;
 use crate::metrics::transitions::{TransitionEdge, TransitionMatrix};
 use crate::probe::review::ReviewState;
@@ -251,15 +251,10 @@ pub fn heuristic_left_out(run: &RunResult, set: TransitionSet) -> usize {
         .count()
 }
 
-/// The split name used for examples without one.
-pub const NO_SPLIT: &str = "all";
-
-/// The split an item is counted in (its example's, or [`NO_SPLIT`]): the column of the
-/// invalid-transition tables and the graph an item enters.
-pub fn split_of<'a>(run: &'a RunResult, item: &ProbeItem) -> &'a str {
-    run.example_of(item)
-        .and_then(|e| e.split.as_deref())
-        .unwrap_or(NO_SPLIT)
+/// The split an item is counted in (its example's; `None` when it has none): which
+/// [`SplitColumn`] of the invalid-transition tables and which graph the item enters.
+pub fn split_of<'a>(run: &'a RunResult, item: &ProbeItem) -> Option<&'a str> {
+    run.example_of(item).and_then(|e| e.split.as_deref())
 }
 
 fn judged_by(item: &ProbeItem, operation: Operation) -> bool {
@@ -272,8 +267,8 @@ fn judged_by(item: &ProbeItem, operation: Operation) -> bool {
 pub struct TransitionGraph {
     /// The operation whose rule judges the set.
     pub operation: Operation,
-    /// Per split: its matrix and edges.
-    pub splits: Vec<(String, Vec<TransitionEdge>)>,
+    /// Per split: its edges.
+    pub splits: Vec<(SplitColumn, Vec<TransitionEdge>)>,
     /// All splits pooled.
     pub pooled: Vec<TransitionEdge>,
     /// Labels of the model from which the rule cannot be met by it (a two-way model and a

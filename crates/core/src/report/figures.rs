@@ -11,7 +11,7 @@ use serde::{Deserialize, Serialize};
 
 use super::{operation_name, ItemSelector};
 use crate::data::label::Label;
-use crate::metrics::invalid::InvalidTransitionTable;
+use crate::metrics::invalid::{InvalidTransitionTable, SplitColumn};
 use crate::metrics::transitions::TransitionEdge;
 use crate::metrics::word_order::{
     omega_curve_x, permuted_examples, word_order_metrics, BleuBin, WordOrderMetrics,
@@ -56,7 +56,7 @@ pub struct Marked<T> {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct GraphFigure {
     /// The split (`None` = pooled over the splits).
-    pub split: Option<String>,
+    pub split: Option<SplitColumn>,
     /// Its edges, each with its items.
     pub edges: Vec<Marked<TransitionEdge>>,
 }
@@ -64,7 +64,7 @@ pub struct GraphFigure {
 impl GraphFigure {
     /// The caption: the split's name, or `pooled`.
     pub fn caption(&self) -> &str {
-        self.split.as_deref().unwrap_or(POOLED)
+        self.split.as_ref().map_or(POOLED, SplitColumn::name)
     }
 }
 
@@ -93,6 +93,18 @@ impl InvalidFigure {
     /// The items of a whole row (its mean column): what the report's table row lists.
     pub fn row_items(&self, row: Option<usize>) -> Option<&ItemSelector> {
         self.cell_items(row, self.table.splits.len())
+    }
+
+    /// Whether the drawn table has the mean column: with one split, that split's column and
+    /// the mean over splits are the same numbers, so the site draws them once (the report's
+    /// CSV keeps both, so its columns are the same for every table).
+    pub fn draws_mean(&self) -> bool {
+        self.table.splits.len() > 1
+    }
+
+    /// The drawn table's value columns: one per split, then the mean when it is drawn.
+    pub fn drawn_columns(&self) -> usize {
+        self.table.splits.len() + usize::from(self.draws_mean())
     }
 }
 
@@ -223,11 +235,11 @@ pub fn set_figures(
     // Pooled marks and the mean column select every split of the group: in a split's group,
     // that split alone.
     let all_splits = match group {
-        Some(Group::Split(s)) => Some(s.clone()),
+        Some(Group::Split(s)) => Some(SplitColumn::Named(s.clone())),
         _ => None,
     };
     let graph = set_graph(run, set, group);
-    let figure = |split: Option<String>, edges: &[TransitionEdge]| GraphFigure {
+    let figure = |split: Option<SplitColumn>, edges: &[TransitionEdge]| GraphFigure {
         edges: edges
             .iter()
             .map(|e| Marked {

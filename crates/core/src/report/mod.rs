@@ -31,8 +31,7 @@ pub use score_plot::ScoreBars;
 pub use section::{csv_text, neutralised, render_csv, render_text, Row, Section, SectionId};
 pub use sections::invalid::NOT_APPLICABLE_CELL;
 pub use sections::scores::{
-    has_score_tables, score_sections, HYPO_ONLY_MODEL, HYPO_ONLY_VIEW,
-    LABEL_PRESERVING_COUNTERFACTUAL, PREM_HYPO, SCORE_COLUMNS,
+    has_score_tables, score_sections, LABEL_PRESERVING_COUNTERFACTUAL, SCORE_COLUMNS,
 };
 pub use sections::table1::table1_section;
 pub use sections::table8::table8_sections;

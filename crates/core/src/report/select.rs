@@ -17,7 +17,7 @@ use crate::metrics::transition_report::split_of;
 use crate::metrics::word_order::{bleu_bin, permutation_bleu, permuted_examples, BLEU_EDGES};
 use crate::metrics::{
     evidence_selection, paired_checks, CounterfactualClass, ExampleSet, Group, PermutedExample,
-    TransitionSet,
+    SplitColumn, TransitionSet,
 };
 use crate::probe::review::ReviewState;
 use crate::probe::ProbeItem;
@@ -33,7 +33,7 @@ pub enum ItemSelector {
         /// The transition set (its rule judges the items).
         set: TransitionSet,
         /// The split (`None` = pooled).
-        split: Option<String>,
+        split: Option<SplitColumn>,
         /// Restrict to a reasoning category.
         category: Option<String>,
         /// Before.
@@ -50,7 +50,7 @@ pub enum ItemSelector {
         /// The transition set.
         set: TransitionSet,
         /// The split (`None` = every split).
-        split: Option<String>,
+        split: Option<SplitColumn>,
         /// Restrict to a reasoning category.
         category: Option<String>,
         /// The label predicted before (`None` = any: the Average row).
@@ -145,8 +145,8 @@ impl ItemSelector {
                 .is_some_and(|e| g.as_ref().is_none_or(|g| g.contains(e)))
         };
         let in_split_and_category =
-            |it: &ProbeItem, split: &Option<String>, cat: &Option<String>| {
-                split.as_ref().is_none_or(|s| split_of(run, it) == s)
+            |it: &ProbeItem, split: &Option<SplitColumn>, cat: &Option<String>| {
+                split.as_ref().is_none_or(|s| s.holds(split_of(run, it)))
                     && cat.as_ref().is_none_or(|c| {
                         run.example_of(it)
                             .is_some_and(|e| e.categories.iter().any(|x| x == c))
@@ -261,7 +261,10 @@ impl ItemSelector {
             .filter_map(|&i| run.items.get(i).map(|it| it.example))
             .collect::<BTreeSet<usize>>()
             .len();
-        let split = |s: &Option<String>| s.clone().unwrap_or_else(|| "all splits".into());
+        let split = |s: &Option<SplitColumn>| {
+            s.as_ref()
+                .map_or_else(|| "all splits".to_string(), SplitColumn::to_string)
+        };
         let cat = |c: &Option<String>| {
             c.as_ref()
                 .map(|c| format!(", category {c}"))

@@ -1,5 +1,5 @@
 //! The transition graphs as edge rows: per split, then every split pooled, one section per
-//! [`TransitionSet`] (the site draws the same figures, `super::super::figures`).
+//! [`TransitionSet`] (the site draws the same figures, [`crate::report::set_figures`]).
 
 use super::invalid::{set_notes, NOT_APPLICABLE_CELL};
 use crate::metrics::invalid::NOT_APPLICABLE_TWO_WAY;
@@ -9,7 +9,7 @@ use crate::run::RunResult;
 
 /// The transition graph of a [`TransitionSet`] as edge rows (per split, then pooled); an
 /// edge out of a label a two-way model cannot meet the rule from reads `n/a`, not `INVALID`.
-/// `include_heuristic` as for [`invalid_section`].
+/// `include_heuristic` as for [`invalid_section`](super::invalid::invalid_section).
 pub(crate) fn graph_section(
     run: &RunResult,
     set: TransitionSet,

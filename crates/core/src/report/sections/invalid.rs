@@ -3,7 +3,7 @@
 //! sets leave out.
 
 use crate::metrics::transition_report::heuristic_left_out;
-use crate::metrics::{groups, Group, TransitionSet};
+use crate::metrics::{groups, Group, SplitColumn, TransitionSet};
 use crate::report::figures::rule_note;
 use crate::report::{
     num, opt, set_figures, InvalidFigure, ItemSelector, Row, Section, SectionId, ALL,
@@ -87,7 +87,7 @@ pub(crate) fn invalid_section(
     let t = &f.table;
     let name = set.as_str();
     let mut header = vec!["group", "before"];
-    header.extend(t.splits.iter().map(String::as_str));
+    header.extend(t.splits.iter().map(SplitColumn::name));
     header.push("mean");
     let mut s = Section::new(
         SectionId::Invalid(set),

@@ -10,8 +10,8 @@ use crate::metrics::{
 use crate::probe::Expectation;
 use crate::probe_kind::ProbeKind;
 use crate::report::{
-    num, sample_options_with, ItemSelector, ReportOptions, Row, ScoreBars, Section, SectionId, ALL,
-    COUNTERFACTUAL,
+    num, sample_options_with, score_plot::ModelView, ItemSelector, ReportOptions, Row, ScoreBars,
+    Section, SectionId, ALL, COUNTERFACTUAL,
 };
 use crate::run::RunResult;
 
@@ -19,8 +19,8 @@ use crate::run::RunResult;
 pub const LABEL_PRESERVING_COUNTERFACTUAL: [ProbeKind; 2] =
     [ProbeKind::RowSwap, ProbeKind::TitleSwap];
 
-/// The probes among `kinds` whose items have an expected label: the rows of a score table
-/// (Table 4 for the hypothesis probes, Table 7 for the counterfactual ones).
+/// The probes among `kinds` whose items have an expected label: the rows of a score table (Table 4
+/// for the hypothesis probes, Table 7 for the counterfactual ones).
 fn score_table_probes(run: &RunResult, kinds: &[ProbeKind]) -> Vec<ProbeKind> {
     kinds
         .iter()
@@ -33,16 +33,16 @@ fn score_table_probes(run: &RunResult, kinds: &[ProbeKind]) -> Vec<ProbeKind> {
         .collect()
 }
 
-/// Whether [`sections_with`] gives `run` a score table (Table 4 or 7), without computing
-/// them.
+/// Whether [`sections_with`](crate::report::sections_with) gives `run` a score table (Table 4 or
+/// 7), without computing them.
 pub fn has_score_tables(run: &RunResult) -> bool {
     !score_table_probes(run, &ProbeKind::HYPOTHESIS).is_empty()
         || !score_table_probes(run, &COUNTERFACTUAL).is_empty()
 }
 
 /// The score tables of the report (Table 4 for the hypothesis probes, Table 7 for the
-/// counterfactual ones; none when no probe of theirs ran): what [`sections_with`] holds of
-/// them, without computing the rest.
+/// counterfactual ones; none when no probe of theirs ran): what
+/// [`sections_with`](crate::report::sections_with) holds of them, without computing the rest.
 pub fn score_sections(run: &RunResult, ropts: &ReportOptions) -> Vec<Section> {
     let mut out = Vec::new();
     let label_probes = |kinds: &[ProbeKind]| score_table_probes(run, kinds);
@@ -102,7 +102,7 @@ fn mean_sd_cells(m: &Option<MeanSd>) -> [String; 3] {
     }
 }
 
-fn score_row(group: &str, probe: &str, model: &str, s: &PerturbationScores) -> Vec<String> {
+fn score_row(group: &str, probe: &str, model: ModelView, s: &PerturbationScores) -> Vec<String> {
     let mut row = vec![group.to_string(), probe.to_string(), model.to_string()];
     for m in [&s.original, &s.label_preserved, &s.label_flipped] {
         row.extend(mean_sd_cells(m));
@@ -117,18 +117,8 @@ fn score_row(group: &str, probe: &str, model: &str, s: &PerturbationScores) -> V
     row
 }
 
-/// The `model` cell of a Prem+Hypo row of Tables 4 and 7.
-pub const PREM_HYPO: &str = "prem+hypo";
-
-/// The `model` cell of a hypothesis-only row read from the same model with an empty premise.
-pub const HYPO_ONLY_VIEW: &str = "hypo-only view";
-
-/// The `model` cell of a hypothesis-only row read from a second (hypothesis-only) model.
-pub const HYPO_ONLY_MODEL: &str = "hypo-only model";
-
-/// The columns of Tables 4 and 7 (and their CSV): per group, probe and model view, the
-/// originals', label-preserving and label-flipping items' count, mean and sd, then the items
-/// left out.
+/// The columns of Tables 4 and 7 (and their CSV): per group, probe and model view, the originals',
+/// label-preserving and label-flipping items' count, mean and sd, then the items left out.
 pub const SCORE_COLUMNS: [&str; 15] = [
     "group",
     "probe",
@@ -147,10 +137,10 @@ pub const SCORE_COLUMNS: [&str; 15] = [
     "neutral_left_out",
 ];
 
-/// Rows `(group, probe, model)`: one block per entry of `rows` (the `probe` cell and the
-/// probes it pools), over every example, then per split and category; each first with the
-/// full model, then — when the run has hypothesis-only scores — with the hypothesis alone.
-/// `probes` are all the table's probes (for its notes).
+/// Rows `(group, probe, model)`: one block per entry of `rows` (the `probe` cell and the probes it
+/// pools), over every example, then per split and category; each first with the full model, then —
+/// when the run has hypothesis-only scores — with the hypothesis alone. `probes` are all the
+/// table's probes (for its notes).
 fn scores_section(
     run: &RunResult,
     ropts: &ReportOptions,
@@ -192,9 +182,9 @@ fn scores_section(
     ));
     let hypo_only = !run.hypothesis_only_pairs.is_empty();
     let hypo_label = if run.hypothesis_only_model.is_some() {
-        HYPO_ONLY_MODEL
+        ModelView::HypothesisOnlyModel
     } else {
-        HYPO_ONLY_VIEW
+        ModelView::HypothesisOnlyView
     };
     if hypo_only {
         s.notes.push(hypothesis_only_note(run, probes));
@@ -204,11 +194,12 @@ fn scores_section(
     let mut by_label = groups(run);
     by_label.sort_by_key(Group::label);
     let mut rows_for = |probe_name: &str, kinds: &[ProbeKind]| {
-        let mut views = vec![(ScoreView::PremiseAndHypothesis, PREM_HYPO)];
+        let mut models = vec![ModelView::PremiseAndHypothesis];
         if hypo_only {
-            views.push((ScoreView::HypothesisOnly, hypo_label));
+            models.push(hypo_label);
         }
-        for (view, model) in views {
+        for model in models {
+            let view = model.score_view();
             let items = |group: Option<Group>| ItemSelector::Scored {
                 probes: kinds.to_vec(),
                 group,
@@ -220,7 +211,7 @@ fn scores_section(
                 .push(Row::new(score_row(ALL, probe_name, model, &all)).counting(items(None)));
             s.bars.push(ScoreBars {
                 probe: probe_name.to_string(),
-                model: model.to_string(),
+                model,
                 accuracy: [all.original, all.label_preserved, all.label_flipped],
             });
             for g in &by_label {
@@ -259,11 +250,13 @@ fn review_note(total: &LeftOut, ropts: &ReportOptions) -> String {
 fn hypothesis_only_note(run: &RunResult, probes: &[ProbeKind]) -> String {
     let source = match &run.hypothesis_only_model {
         Some(m) => format!(
-            "{HYPO_ONLY_MODEL} rows: {}, a second model's run on the same items (its scores of each hypothesis alone)",
+            "{} rows: {}, a second model's run on the same items (its scores of each hypothesis alone)",
+            ModelView::HypothesisOnlyModel,
             m.name
         ),
         None => format!(
-            "{HYPO_ONLY_VIEW} rows: {} itself with an empty premise (docs/probes-and-metrics.md#models-compared-the-hypothesis-only-view), not a separately trained hypothesis-only model",
+            "{} rows: {} itself with an empty premise (docs/probes-and-metrics.md#models-compared-the-hypothesis-only-view), not a separately trained hypothesis-only model",
+            ModelView::HypothesisOnlyView,
             run.model.name
         ),
     };

@@ -9,14 +9,15 @@ use crate::report::{
 use crate::run::RunResult;
 
 /// The Table 8 sections of the report (one per class of counterfactuals the run has): what
-/// [`sections_with`] holds of them, without computing the rest.
+/// [`sections_with`](crate::report::sections_with) holds of them, without computing the rest.
 pub fn table8_sections(run: &RunResult, ropts: &ReportOptions) -> Vec<Section> {
     let counted = ropts.include_heuristic.then(|| heuristic_counted(run));
     table8_sections_in(run, counted.as_ref().unwrap_or(run), ropts)
 }
 
-/// Table 8 of `run`, judged on `judged` (`run` itself, or [`heuristic_counted`] of it when
-/// heuristic items are included).
+/// Table 8 of `run`, judged on `judged` (`run` itself, or
+/// [`heuristic_counted`](crate::report::heuristic_counted) of it when heuristic items are
+/// included).
 pub(crate) fn table8_sections_in(
     run: &RunResult,
     judged: &RunResult,
@@ -77,8 +78,8 @@ fn paired_rows(
 
 /// Table 8 of one class of counterfactuals (`table8_paired_label_flipping`, the paper's, and
 /// `table8_paired_label_preserving`), overall then per split and category; NEUTRAL left out.
-/// `include_heuristic`: whether `run` counts heuristic items nobody reviewed (the rows' items
-/// are then selected the same way).
+/// `include_heuristic`: whether `run` counts heuristic items nobody reviewed (the rows' items are
+/// then selected the same way).
 fn paired_section(run: &RunResult, class: CounterfactualClass, include_heuristic: bool) -> Section {
     let what = match class {
         CounterfactualClass::LabelFlipping => {
