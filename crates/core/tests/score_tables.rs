@@ -11,7 +11,9 @@ mod common;
 use common::*;
 use tabprobe_core::data::label::Label::{Contradict as C, Entail as E};
 use tabprobe_core::data::label::LabelSet;
-use tabprobe_core::metrics::{perturbation_scores, LeftOut, MeanSd, SampleOptions, ScoreView};
+use tabprobe_core::metrics::{
+    perturbation_scores, LeftOut, MeanSd, PerturbationScores, SampleOptions, ScoreView,
+};
 use tabprobe_core::probe::review::{set_review, Decision, ReviewState};
 use tabprobe_core::probe::rules::RuleSet;
 use tabprobe_core::probe::{build_probe_set, ProbeSettings};
@@ -49,6 +51,11 @@ impl PairScorer for Fake {
     }
 }
 
+/// The negation rows' scores over every example, as the full model sees them.
+fn neg_scores(run: &RunResult, opts: &SampleOptions) -> PerturbationScores {
+    perturbation_scores(run, &NEG, opts, ScoreView::PremiseAndHypothesis, None)
+}
+
 fn run_of(d: &Dataset, s: &ProbeSettings, clear_premises: bool) -> RunResult {
     let mut set = build_probe_set(d, s, &RuleSet::default()).unwrap();
     if clear_premises {
@@ -81,7 +88,7 @@ fn table4_counts_certain_items_and_says_how_many_heuristic_ones_it_left_out() {
     // H1/negation/0 (certain, E→C) predicted C ✓; H2/negation/0 (heuristic, C→E) predicted C ✗.
     let run = negation_run(&running_example(), false);
     let opts = SampleOptions::default();
-    let t = perturbation_scores(&run, &NEG, &opts, ScoreView::PremiseAndHypothesis, None);
+    let t = neg_scores(&run, &opts);
     assert_eq!(
         (t.original, t.label_preserved, t.label_flipped),
         (ms(100.0, 1), None, ms(100.0, 1))
@@ -98,7 +105,7 @@ fn table4_counts_certain_items_and_says_how_many_heuristic_ones_it_left_out() {
         include_heuristic: true,
         ..opts
     };
-    let t = perturbation_scores(&run, &NEG, &with, ScoreView::PremiseAndHypothesis, None);
+    let t = neg_scores(&run, &with);
     assert_eq!((t.original, t.label_flipped), (ms(100.0, 2), ms(50.0, 2)));
     assert_eq!(t.left_out.heuristic_unreviewed, 0);
     assert_eq!(t.left_out.heuristic_included, 1);
@@ -110,13 +117,7 @@ fn accepted_items_are_scored_against_the_reviewers_label_and_rejected_ones_never
     // The reviewer confirms ENTAIL for H2's negation: it counts as a flip, predicted C ✗.
     let mut d = running_example();
     set_review(&mut d, "H2/negation/0", H2_NOT, Decision::Accept(E)).unwrap();
-    let t = perturbation_scores(
-        &negation_run(&d, false),
-        &NEG,
-        &opts,
-        ScoreView::PremiseAndHypothesis,
-        None,
-    );
+    let t = neg_scores(&negation_run(&d, false), &opts);
     assert_eq!(
         (t.original, t.label_preserved, t.label_flipped),
         (ms(100.0, 2), None, ms(50.0, 2))
@@ -124,13 +125,7 @@ fn accepted_items_are_scored_against_the_reviewers_label_and_rejected_ones_never
     assert_eq!(t.left_out, LeftOut::default());
     // The reviewer asserts CONTRADICT instead: now label-preserving, and predicted C ✓.
     set_review(&mut d, "H2/negation/0", H2_NOT, Decision::Accept(C)).unwrap();
-    let t = perturbation_scores(
-        &negation_run(&d, false),
-        &NEG,
-        &opts,
-        ScoreView::PremiseAndHypothesis,
-        None,
-    );
+    let t = neg_scores(&negation_run(&d, false), &opts);
     assert_eq!(
         (t.original, t.label_preserved, t.label_flipped),
         (ms(100.0, 2), ms(100.0, 1), ms(100.0, 1))
@@ -141,13 +136,7 @@ fn accepted_items_are_scored_against_the_reviewers_label_and_rejected_ones_never
         include_heuristic: true,
         ..opts
     };
-    let t = perturbation_scores(
-        &negation_run(&d, false),
-        &NEG,
-        &with,
-        ScoreView::PremiseAndHypothesis,
-        None,
-    );
+    let t = neg_scores(&negation_run(&d, false), &with);
     assert_eq!((t.original, t.label_flipped), (ms(100.0, 1), ms(100.0, 1)));
     assert_eq!(
         t.left_out,
