@@ -11,7 +11,7 @@
 //! | 4. editing | [`edit`] | the editor's and rewriter's pure logic: drafts, history, diffs, hand-made examples |
 //! | 5. running | [`run`] | the step-wise run and its file, shards, pace, aligning runs, the bundled models' manifest |
 //! | 6. metrics | [`metrics`] | every figure: transitions, invalid tables, scores, evidence, word order, Table 8, agreement |
-//! | 7. report | [`report`] | the paper-style sections with their item selectors, the score plot, the glossary |
+//! | 7. report | [`report`] | the paper-style sections (one file each in `report/sections/`) with their item selectors, the drawn figures, the score plot, the glossary |
 //! | 8. sharing | [`share`] | share links for one probe result |
 //! | 9. inoculation | [`inoculation`] | fine-tuning plans, progress and Tables 9–12 |
 //! | — | [`checkpoint`] | a Hugging Face checkpoint folder's files: one type and one rule for the page, the worker and the CLI |
