@@ -9,7 +9,8 @@ use libfuzzer_sys::arbitrary::{Result, Unstructured};
 use libfuzzer_sys::fuzz_target;
 use tabprobe_core::linearize::Linearization;
 use tabprobe_core::probe::word_order::PermutationTarget;
-use tabprobe_core::probe::{build_probe_set, ProbeKind, ProbeSettings};
+use tabprobe_core::probe::{build_probe_set, ProbeSettings};
+use tabprobe_core::probe_kind::ProbeKind;
 use tabprobe_core::probe::rules::RuleSet;
 use tabprobe_core::{Dataset, Example, KeyValueRow, KeyValueTable, Label, RelationalTable, Table};
 

@@ -6,7 +6,8 @@
 
 use leptos::prelude::*;
 use leptos::task::spawn_local;
-use tabprobe_core::linearize::{Linearization, LinearizeSettings, PairOrder};
+use tabprobe_core::linearize::{Linearization, LinearizeSettings};
+use tabprobe_core::scoring::PairOrder;
 use wasm_bindgen::JsCast;
 
 use tabprobe_core::run::models_manifest::ModelRole;

@@ -9,11 +9,11 @@ use leptos::task::spawn_local;
 use tabprobe_worker::protocol::{ModelInfo, Slot};
 
 use crate::components::progress_bar::duration;
-use crate::models::load::DEFAULT_BATCH_SIZE;
 use crate::runs::{probe_set_head, run_estimate_s, run_models, RunsState};
 use crate::state::pace::{backend_short, rate_key, Measuring};
 use crate::state::AppState;
 use crate::worker::client::client;
+use tabprobe_core::scoring::DEFAULT_BATCH_SIZE;
 
 /// Pairs a speed measurement scores: two batches, so one slow first batch does not decide.
 pub const MEASURE_PAIRS: usize = 2 * DEFAULT_BATCH_SIZE;

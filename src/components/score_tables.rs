@@ -170,12 +170,12 @@ pub fn InvalidTable(
 ) -> impl IntoView {
     let table = &figure.table;
     let splits = table.splits.clone();
-    // With one split its column and the mean over splits are the same numbers: shown once.
-    let many = splits.len() > 1;
+    // Core's layout: with one split, no mean column.
+    let many = figure.draws_mean();
     let mean_head = many.then(|| view! { <th scope="col"><TermText text="mean".to_string() key="mean".to_string()/></th> });
     let head = splits
         .iter()
-        .map(|s| view! { <th scope="col">{s.clone()}</th> })
+        .map(|s| view! { <th scope="col">{s.name().to_string()}</th> })
         .collect::<Vec<_>>();
     let cell = |v: Option<f64>, items: Option<&ItemSelector>| match (v, items.cloned()) {
         (Some(x), Some(items)) => {
@@ -201,7 +201,7 @@ pub fn InvalidTable(
             if r.not_applicable {
                 // A two-way model cannot meet a rule whose only valid target is NEUTRAL: no
                 // percentage (it would read 100% invalid).
-                let span = (splits.len() + usize::from(many)).to_string();
+                let span = figure.drawn_columns().to_string();
                 return view! {
                     <tr class="not-applicable"><th scope="row">{r.label.as_str()}</th>
                         <td colspan=span class="muted" data-testid="invalid-na" title=NOT_APPLICABLE_TWO_WAY>{format!("n/a — {NOT_APPLICABLE_TWO_WAY}")}</td></tr>

@@ -18,12 +18,10 @@ pub const WORKER_MEMORY_BYTES: u64 = 4 << 30;
 /// batch 8 and 512 tokens: about 0.2 GB of attention scores and feed-forward activations).
 pub const WORKING_BYTES: u64 = 512 << 20;
 
-pub use tabprobe_core::checkpoint::{
-    SAFETENSORS_LENGTH_BYTES as LENGTH_BYTES, SAFETENSORS_MAX_HEADER_BYTES as MAX_HEADER_BYTES,
-};
+use tabprobe_core::checkpoint::SAFETENSORS_LENGTH_BYTES;
 
-/// The header's length from the file's first [`LENGTH_BYTES`] bytes, checked against the
-/// file's size and [`MAX_HEADER_BYTES`] (core's reading, named by the file).
+/// The header's length from the file's first [`SAFETENSORS_LENGTH_BYTES`] bytes, checked against the
+/// file's size and [`SAFETENSORS_MAX_HEADER_BYTES`](tabprobe_core::checkpoint::SAFETENSORS_MAX_HEADER_BYTES) (core's reading, named by the file).
 pub fn header_len(name: &str, first: &[u8], file_bytes: u64) -> Result<u64, String> {
     tabprobe_core::checkpoint::safetensors_header_len(first, file_bytes)
         .map_err(|e| format!("{name}: not a safetensors file: {e}"))
@@ -36,7 +34,7 @@ pub fn widened_bytes(name: &str, header: &[u8], file_bytes: u64) -> Result<u64, 
     let metadata: Metadata = serde_json::from_slice(header)
         .map_err(|e| format!("{name}: the safetensors header does not read: {e}"))?;
     let data = metadata.data_len() as u64;
-    let expected = LENGTH_BYTES + header.len() as u64 + data;
+    let expected = SAFETENSORS_LENGTH_BYTES + header.len() as u64 + data;
     if expected != file_bytes {
         return Err(format!(
             "{name}: the safetensors header describes {expected} bytes, but the file has {file_bytes} (cut short or padded?)"
@@ -79,6 +77,7 @@ pub fn check_fits(name: &str, file_bytes: u64, widened: u64) -> Result<(), Strin
 #[cfg(test)]
 mod tests {
     use super::*;
+    use tabprobe_core::checkpoint::SAFETENSORS_MAX_HEADER_BYTES;
 
     /// A safetensors file of the given tensors (name, dtype, element count), data zeros.
     fn file(tensors: &[(&str, &str, u64, u64)]) -> (Vec<u8>, u64) {
@@ -133,7 +132,7 @@ mod tests {
             .unwrap_err()
             .contains("but the file has"));
         let mut huge = bytes;
-        huge[..8].copy_from_slice(&(MAX_HEADER_BYTES + 1).to_le_bytes());
+        huge[..8].copy_from_slice(&(SAFETENSORS_MAX_HEADER_BYTES + 1).to_le_bytes());
         assert!(header_len("m", &huge, u64::MAX)
             .unwrap_err()
             .contains("at most"));

@@ -20,7 +20,8 @@ use leptos::prelude::*;
 use tabprobe_core::checkpoint::{
     ceiling, check_size, checkpoint_name, marks_checkpoint, CheckpointFiles, Found, HubName,
     PytorchBin, Reader, SmallFiles, TokenizerFiles, BROWSER_MAX_WEIGHTS_BYTES, CONFIG_JSON,
-    MERGES_TXT, PYTORCH_BIN, SAFETENSORS, TOKENIZER_CONFIG_JSON, TOKENIZER_JSON, VOCAB_JSON,
+    MERGES_TXT, PYTORCH_BIN, SAFETENSORS, SAFETENSORS_LENGTH_BYTES, TOKENIZER_CONFIG_JSON,
+    TOKENIZER_JSON, VOCAB_JSON,
 };
 use tabprobe_core::run::models_manifest::BundledModel;
 use tabprobe_worker::protocol::{Backend, BackendChoice, Slot};
@@ -39,8 +40,8 @@ pub const STALL_MS: u32 = 20_000;
 /// How often a download in progress looks for a cancel or a stall (milliseconds).
 const DOWNLOAD_TICK_MS: u32 = 250;
 
-/// Pairs per forward pass in the browser: core's, as in the CLI.
-pub use tabprobe_core::scoring::DEFAULT_BATCH_SIZE;
+// Pairs per forward pass in the browser: core's, as in the CLI.
+use tabprobe_core::scoring::DEFAULT_BATCH_SIZE;
 
 /// The Cache API bucket for downloaded checkpoint files (bump the suffix to drop old entries).
 pub const MODEL_CACHE: &str = "tabprobe-models-v1";
@@ -290,9 +291,9 @@ async fn fits(weights: &web_sys::Blob, name: &str) -> Result<(), String> {
                 .map_err(|e| format!("{name}: cannot read: {e}"))
         }
     };
-    let first = read(0, fit::LENGTH_BYTES.min(size)).await?;
+    let first = read(0, SAFETENSORS_LENGTH_BYTES.min(size)).await?;
     let n = fit::header_len(name, &first, size)?;
-    let header = read(fit::LENGTH_BYTES, fit::LENGTH_BYTES + n).await?;
+    let header = read(SAFETENSORS_LENGTH_BYTES, SAFETENSORS_LENGTH_BYTES + n).await?;
     fit::check_fits(name, size, fit::widened_bytes(name, &header, size)?)
 }
 

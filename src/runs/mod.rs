@@ -21,7 +21,8 @@ use std::sync::Arc;
 use leptos::prelude::*;
 use leptos::task::spawn_local;
 use tabprobe_core::probe::rules::RuleSet;
-use tabprobe_core::probe::{ProbeCounts, ProbeKind, ProbeSet, ProbeSettings};
+use tabprobe_core::probe::{ProbeCounts, ProbeSet, ProbeSettings};
+use tabprobe_core::probe_kind::ProbeKind;
 use tabprobe_core::run::pace::{estimate_seconds, RemainingClock};
 
 use crate::runs::keep::KeptRun;

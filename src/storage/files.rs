@@ -123,7 +123,8 @@ impl PendingImport {
                     c.get(tabprobe_core::Label::Neutral),
                     c.get(tabprobe_core::Label::Contradict),
                 ];
-                (split.clone(), n)
+                let name = tabprobe_core::data::summary::split_name(split.as_deref());
+                (name.to_string(), n)
             })
             .collect();
         let report = ImportReport {

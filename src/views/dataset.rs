@@ -2,7 +2,7 @@
 //! list, and the chosen table with its hypotheses and gold labels.
 
 use leptos::prelude::*;
-use tabprobe_core::data::summary::{LabelCounts, TableSummary};
+use tabprobe_core::data::summary::{split_name, LabelCounts, TableSummary};
 use tabprobe_core::{Label, LabelSet};
 
 use tabprobe_core::data::export::to_infotabs_tsv;
@@ -77,7 +77,7 @@ fn Browser(loaded: LoadedDataset) -> impl IntoView {
                                     <span class="id">{t.id.clone()}</span>
                                     <span class="n">{format!("{} hyp.", t.labels.total())}</span>
                                     <Counts counts=t.labels set=label_set/>
-                                    <span class="splits">{t.splits.join(", ")}</span>
+                                    <span class="splits">{t.splits.iter().map(|s| split_name(s.as_deref())).collect::<Vec<_>>().join(", ")}</span>
                                 </span>
                             </button>
                         </li>
@@ -141,7 +141,7 @@ fn Browser(loaded: LoadedDataset) -> impl IntoView {
         .map(|(split, c)| {
             view! {
                 <tr>
-                    <th scope="row">{split.clone()}</th>
+                    <th scope="row">{split_name(split.as_deref()).to_string()}</th>
                     {label_set.labels().iter().map(|l| view! { <td>{c.get(*l)}</td> }).collect::<Vec<_>>()}
                     <td>{c.total()}</td>
                 </tr>

@@ -11,7 +11,8 @@ use tabprobe_core::edit::{
 };
 use tabprobe_core::probe::edit_table::KeyIndex;
 use tabprobe_core::probe::review::Decision as ReviewDecision;
-use tabprobe_core::probe::{Basis, Certainty, Edit, Expectation, Perturbation, Premise, ProbeKind};
+use tabprobe_core::probe::{Basis, Certainty, Edit, Expectation, Perturbation, Premise};
+use tabprobe_core::probe_kind::ProbeKind;
 use tabprobe_core::share::{SharedInput, SharedResult};
 use tabprobe_core::{Label, LabelSet};
 

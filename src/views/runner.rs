@@ -7,7 +7,7 @@
 use leptos::prelude::*;
 use tabprobe_core::probe::rules::{Operation, RuleSet};
 use tabprobe_core::probe::word_order::PermutationTarget;
-use tabprobe_core::probe::ProbeKind;
+use tabprobe_core::probe_kind::ProbeKind;
 use tabprobe_core::Label;
 use tabprobe_worker::protocol::Slot;
 
@@ -267,8 +267,8 @@ fn RunnerSplits(state: AppState, form: RwSignal<RunnerForm>) -> impl IntoView {
                     d.summary
                         .by_split
                         .iter()
-                        .filter(|(s, _)| s.as_str() != tabprobe_core::data::summary::NO_SPLIT)
-                        .map(|(s, c)| (s.clone(), c.total()))
+                        // Examples without a split cannot be picked by split.
+                        .filter_map(|(s, c)| Some((s.clone()?, c.total())))
                         .collect::<Vec<_>>()
                 })
                 .unwrap_or_default()

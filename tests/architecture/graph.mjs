@@ -1,7 +1,8 @@
 // The module graph of a crate's `src/`: which files name which (through `crate::…` and
 // `super::…` paths; comments and `#[cfg(test)] mod tests` left out; a file naming its own
 // parent or child module, as a mod.rs re-exporting its children does, is not counted). Read by
-// circles.test.mjs (no import circles) and page_order.test.mjs (the page's rooms in order).
+// circles.test.mjs (no import circles) and page_order.test.mjs (the page's rooms in order);
+// stages.test.mjs reads the files itself (it counts test modules too).
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, relative, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -10,7 +11,7 @@ import { fileURLToPath } from 'node:url';
 export const root = fileURLToPath(new URL('../..', import.meta.url));
 
 /** Every `.rs` file under `dir`. */
-function rustFiles(dir) {
+export function rustFiles(dir) {
   return readdirSync(dir).flatMap((name) => {
     const p = join(dir, name);
     if (statSync(p).isDirectory()) return rustFiles(p);

@@ -16,7 +16,7 @@
 
 use std::path::{Path, PathBuf};
 
-pub use tabprobe_core::checkpoint::HubName;
+use tabprobe_core::checkpoint::HubName;
 
 /// The cache folders to look in, first first, from the environment `var` reads.
 pub fn cache_roots(var: impl Fn(&str) -> Option<String>) -> Vec<PathBuf> {

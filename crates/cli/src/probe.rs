@@ -9,12 +9,14 @@ use std::time::{Duration, Instant};
 
 use clap::Args;
 use tabprobe_core::checkpoint::{CheckpointFiles, PytorchBin, PYTORCH_BIN};
-use tabprobe_core::linearize::{LinearizeSettings, PairOrder};
+use tabprobe_core::linearize::LinearizeSettings;
 use tabprobe_core::probe::rules::RuleSet;
 use tabprobe_core::probe::word_order::PermutationTarget;
-use tabprobe_core::probe::{build_probe_set, Caps, ProbeKind, ProbeSettings};
+use tabprobe_core::probe::{build_probe_set, Caps, ProbeSettings};
+use tabprobe_core::probe_kind::ProbeKind;
 use tabprobe_core::run::shard::ShardSpec;
 use tabprobe_core::run::{ProbeRun, Progress, RunResult};
+use tabprobe_core::scoring::PairOrder;
 use tabprobe_core::scoring::{PairScorer, Precision};
 use tabprobe_model::backend::device_by_name;
 use tabprobe_model::{Device, ModelFiles, NliModel};
@@ -260,7 +262,9 @@ impl Checkpoint {
 /// ([`crate::hub_cache`]) and named as given.
 pub fn read_checkpoint(dir: &Path) -> Result<Checkpoint, String> {
     if !dir.is_dir() {
-        let hub = dir.to_str().and_then(crate::hub_cache::HubName::parse);
+        let hub = dir
+            .to_str()
+            .and_then(tabprobe_core::checkpoint::HubName::parse);
         let Some(hub) = hub.filter(|_| !dir.exists()) else {
             return Err(format!(
                 "{}: not a folder; --model expects a checkpoint folder with config.json, \

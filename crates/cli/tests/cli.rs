@@ -10,15 +10,14 @@ use std::process::{Command, Output};
 use sha2::{Digest, Sha256};
 use tabprobe_core::linearize::{linearize, Linearization};
 use tabprobe_core::metrics::invalid::InvalidTransitionTable;
-use tabprobe_core::metrics::scores::perturbation_scores_by_group_in;
 use tabprobe_core::metrics::{
-    evidence_selection, evidence_selection_by_group, paired_checks, paired_table,
-    paired_tables_by_group, perturbation_scores_in, run_word_order_metrics,
-    run_word_order_metrics_by_group, set_graph, set_invalid_table, set_invalid_tables_by_category,
-    CounterfactualClass, MeanSd, SampleOptions, ScoreView, TransitionSet,
+    evidence_selection, groups, paired_checks, paired_table, perturbation_scores,
+    run_word_order_metrics, set_graph, set_invalid_table, CounterfactualClass, Group, MeanSd,
+    SampleOptions, ScoreView, SplitColumn, TransitionSet,
 };
+use tabprobe_core::probe::build_probe_set;
 use tabprobe_core::probe::rules::Operation;
-use tabprobe_core::probe::{build_probe_set, ProbeKind};
+use tabprobe_core::probe_kind::ProbeKind;
 use tabprobe_core::run::RunResult;
 use tabprobe_core::Label;
 
@@ -270,15 +269,15 @@ fn check_report_equals_core(run: &RunResult, dir: &Path) {
     // deletions apart; the label-preserving rule's hypothesis and counterfactual sets).
     for set in TransitionSet::ALL {
         let name = set.as_str();
-        let Some(t) = set_invalid_table(run, set) else {
+        let Some(t) = set_invalid_table(run, set, None) else {
             assert!(!dir.join(format!("invalid_{name}.csv")).exists());
             continue;
         };
         let table = csv(dir, &format!("invalid_{name}"));
-        let check = |group: &str, t: &InvalidTransitionTable, splits: &[String]| {
+        let check = |group: &str, t: &InvalidTransitionTable, splits: &[SplitColumn]| {
             let got = rows(&table, group);
             assert_eq!(got.len(), t.rows.len() + 1, "{name} {group}");
-            let cell = |per: &[Option<f64>], sp: &str| {
+            let cell = |per: &[Option<f64>], sp: &SplitColumn| {
                 t.splits
                     .iter()
                     .position(|x| x == sp)
@@ -297,19 +296,25 @@ fn check_report_equals_core(run: &RunResult, dir: &Path) {
             assert_eq!(*got[t.rows.len()], avg, "{name} {group}");
         };
         check("all", &t, &t.splits);
-        let cats = set_invalid_tables_by_category(run, set);
+        let cats: Vec<(String, InvalidTransitionTable)> = groups(run)
+            .into_iter()
+            .filter_map(|g| {
+                let Group::Category(c) = &g else { return None };
+                Some((c.clone(), set_invalid_table(run, set, Some(&g))?))
+            })
+            .collect();
         assert!(!cats.is_empty(), "{name}: the fixture has categories");
         for (c, ct) in &cats {
             check(&format!("category:{c}"), ct, &t.splits);
         }
 
-        let g = set_graph(run, set).unwrap();
+        let g = set_graph(run, set, None).unwrap();
         let graph = csv(dir, &format!("graph_{name}"));
         let mut want: Vec<Vec<String>> = Vec::new();
         for (split, edges) in g
             .splits
             .iter()
-            .map(|(s, e)| (s.as_str(), e))
+            .map(|(s, e)| (s.name(), e))
             .chain([("pooled", &g.pooled)])
         {
             for e in edges {
@@ -387,9 +392,17 @@ fn check_report_equals_core(run: &RunResult, dir: &Path) {
                     one_per_example: file == "table4_scores",
                     ..opts
                 };
-                let sc = perturbation_scores_in(run, ks, &opts, view, |_| true);
+                let sc = perturbation_scores(run, ks, &opts, view, None);
                 let mut groups = vec![("all".to_string(), sc)];
-                groups.extend(perturbation_scores_by_group_in(run, ks, &opts, view));
+                // The score tables list their groups by name.
+                let mut by_label = tabprobe_core::metrics::groups(run);
+                by_label.sort_by_key(Group::label);
+                groups.extend(by_label.iter().map(|g| {
+                    (
+                        g.label(),
+                        perturbation_scores(run, ks, &opts, view, Some(g)),
+                    )
+                }));
                 for (g, sc) in groups {
                     let mut row = vec![g, name.clone(), model.to_string()];
                     for m in [&sc.original, &sc.label_preserved, &sc.label_flipped] {
@@ -452,12 +465,12 @@ fn check_report_equals_core(run: &RunResult, dir: &Path) {
 
     // Evidence selection, overall and per group.
     let ev = csv(dir, "evidence");
-    let all = evidence_selection(run).unwrap();
+    let all = evidence_selection(run, None).unwrap();
     let mut groups = vec![("all".to_string(), all.clone())];
     groups.extend(
-        evidence_selection_by_group(run)
+        tabprobe_core::metrics::groups(run)
             .into_iter()
-            .map(|(g, e)| (g.label(), e)),
+            .filter_map(|g| Some((g.label(), evidence_selection(run, Some(&g))?))),
     );
     let want: Vec<Vec<String>> = groups
         .iter()
@@ -486,11 +499,12 @@ fn check_report_equals_core(run: &RunResult, dir: &Path) {
 
     // Word order, overall and per group.
     let wo = csv(dir, "word_order");
-    let mut groups = vec![("all".to_string(), run_word_order_metrics(run, &[]))];
+    let mut groups = vec![("all".to_string(), run_word_order_metrics(run, &[], None))];
     groups.extend(
-        run_word_order_metrics_by_group(run, &[])
+        tabprobe_core::metrics::groups(run)
             .into_iter()
-            .map(|(g, m)| (g.label(), m)),
+            .map(|g| (g.label(), run_word_order_metrics(run, &[], Some(&g))))
+            .filter(|(_, m)| m.examples > 0 || m.skipped > 0),
     );
     let want: Vec<Vec<String>> = groups
         .iter()
@@ -529,17 +543,16 @@ fn check_report_equals_core(run: &RunResult, dir: &Path) {
     let mut counted = 0;
     for class in CounterfactualClass::ALL {
         let file = format!("table8_paired_{}", class.as_str());
-        let Ok(t) = paired_table(run, class) else {
+        let Ok(t) = paired_table(run, class, None) else {
             assert!(!dir.join(format!("{file}.csv")).exists(), "{file}");
             continue;
         };
         let t8 = csv(dir, &file);
         let mut groups = vec![("all".to_string(), t.rows.clone())];
         groups.extend(
-            paired_tables_by_group(run, class)
-                .unwrap()
+            tabprobe_core::metrics::groups(run)
                 .into_iter()
-                .map(|(g, t)| (g.label(), t.rows)),
+                .filter_map(|g| Some((g.label(), paired_table(run, class, Some(&g)).ok()?.rows))),
         );
         let want: Vec<Vec<String>> = groups
             .iter()

@@ -13,7 +13,8 @@ use serde_json::json;
 use tabprobe_core::data::import::{import_files, ImportOptions, InputFile};
 use tabprobe_core::data::table::Table;
 use tabprobe_core::probe::rules::RuleSet;
-use tabprobe_core::probe::{build_probe_set, Edit, Expectation, Premise, ProbeKind, ProbeSettings};
+use tabprobe_core::probe::{build_probe_set, Edit, Expectation, Premise, ProbeSettings};
+use tabprobe_core::probe_kind::ProbeKind;
 
 fn walk(base: &Path, p: &Path, out: &mut Vec<InputFile>) -> std::io::Result<()> {
     if p.is_dir() {

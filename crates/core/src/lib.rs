@@ -11,15 +11,20 @@
 //! | 4. editing | [`edit`] | the editor's and rewriter's pure logic: drafts, history, diffs, hand-made examples |
 //! | 5. running | [`run`] | the step-wise run and its file, shards, pace, aligning runs, the bundled models' manifest |
 //! | 6. metrics | [`metrics`] | every figure: transitions, invalid tables, scores, evidence, word order, Table 8, agreement |
-//! | 7. report | [`report`] | the paper-style sections with their item selectors, the score plot, the glossary |
+//! | 7. report | [`report`] | the paper-style sections (one file each in `report/sections/`) with their item selectors, the drawn figures, the score plot, the glossary |
 //! | 8. sharing | [`share`] | share links for one probe result |
 //! | 9. inoculation | [`inoculation`] | fine-tuning plans, progress and Tables 9–12 |
 //! | — | [`checkpoint`] | a Hugging Face checkpoint folder's files: one type and one rule for the page, the worker and the CLI |
 //! | — | [`scoring`] | the seam to the model crate: pairs, scores, the `PairScorer` trait (docs/ARCHITECTURE.md#the-seam-between-core-and-model) |
 //! | — | [`rng`] | the one seeded random generator |
+//! | — | [`probe_kind`] | which probe made an item: the probes' names, for the dataset's reviews as for probe sets and run files |
+//! | — | [`display`] | how names and sizes read to people |
 //!
-//! A stage's code uses only the stages above it (and the unnumbered ones), with one exception: the
-//! dataset keeps reviewers' decisions on probe items, so [`data`] reads [`probe::review`].
+//! A stage's code uses only the stages above it and the unnumbered modules, never a later
+//! stage: the dataset keeps reviewers' decisions keyed by item id, so the item id's format
+//! ([`data::review::item_id`]) is the dataset's and the probes' names are unnumbered; what
+//! reviews do to probe sets is [`probe::review`]'s. `tests/architecture/stages.test.mjs` reads
+//! this table and fails on a `crate::` path that names a later stage.
 
 pub mod checkpoint;
 pub mod data;
@@ -29,6 +34,7 @@ pub mod inoculation;
 pub mod linearize;
 pub mod metrics;
 pub mod probe;
+pub mod probe_kind;
 pub mod report;
 pub mod rng;
 pub mod run;

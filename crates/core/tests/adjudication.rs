@@ -26,7 +26,8 @@ use std::collections::{BTreeMap, HashMap};
 use serde::Deserialize;
 use tabprobe_core::data::import::{import_files, ImportOptions, InputFile};
 use tabprobe_core::probe::rules::RuleSet;
-use tabprobe_core::probe::{build_probe_set, Certainty, Expectation, ProbeKind, ProbeSettings};
+use tabprobe_core::probe::{build_probe_set, Certainty, Expectation, ProbeSettings};
+use tabprobe_core::probe_kind::ProbeKind;
 
 #[derive(Deserialize)]
 struct Judged {

@@ -8,7 +8,8 @@ use std::cell::Cell;
 
 use common::*;
 use tabprobe_core::probe::rules::RuleSet;
-use tabprobe_core::probe::{build_probe_set, ProbeKind, ProbeSettings};
+use tabprobe_core::probe::{build_probe_set, ProbeSettings};
+use tabprobe_core::probe_kind::ProbeKind;
 use tabprobe_core::run::align::align_by_id;
 use tabprobe_core::run::ProbeRun;
 use tabprobe_core::scoring::PairScorer;

@@ -9,13 +9,13 @@ use tabprobe_core::data::dataset::Example;
 use tabprobe_core::data::label::Label;
 use tabprobe_core::data::table::Table;
 use tabprobe_core::metrics::{
-    evidence_selection_by_group, groups, paired_counterfactual_by_group, run_word_order_metrics,
-    run_word_order_metrics_by_group, transition_graphs_by_category, EvidenceUse, Group,
+    evidence_selection, groups, paired_table, run_word_order_metrics, set_graph,
+    CounterfactualClass, EvidenceUse, Group, TransitionSet,
 };
-use tabprobe_core::probe::rules::Operation;
 use tabprobe_core::probe::rules::RuleSet;
 use tabprobe_core::probe::word_order::PermutationTarget;
-use tabprobe_core::probe::{build_probe_set, ProbeKind, ProbeSettings};
+use tabprobe_core::probe::{build_probe_set, ProbeSettings};
+use tabprobe_core::probe_kind::ProbeKind;
 use tabprobe_core::run::{ProbeRun, RunResult};
 use tabprobe_core::scoring::{ModelId, Pair, PairScore, PairScorer, ScoreError};
 use tabprobe_core::{Dataset, LabelSet};
@@ -66,7 +66,11 @@ fn evidence_selection_per_split_and_category_by_hand() {
         &ProbeSettings::new(vec![ProbeKind::RowDeletion], 1),
         &mut EvidenceFake::new(),
     );
-    let by = evidence_selection_by_group(&r);
+    // Groups with no qualifying example are left out (none here).
+    let by: Vec<(Group, _)> = groups(&r)
+        .into_iter()
+        .filter_map(|g| Some((g.clone(), evidence_selection(&r, Some(&g))?)))
+        .collect();
     assert_eq!(
         names(&by.iter().map(|(g, _)| g.clone()).collect::<Vec<_>>()),
         [
@@ -152,7 +156,7 @@ fn word_order_metrics_per_split_and_category_by_hand() {
     let r = run_with(&d, &s, &mut FirstWordFake);
     // Originals: H1 E right; H2 (gold C) E wrong; H3 (gold N) E wrong; H5 C right.
     // Permutations are all C: accepted for H2 and H5 (gold C), never for H1 and H3.
-    let all = run_word_order_metrics(&r, &[]);
+    let all = run_word_order_metrics(&r, &[], None);
     assert_eq!((all.examples, all.skipped), (4, 1));
     assert_eq!(
         (all.accuracy, all.omega_max, all.omega_rand),
@@ -165,7 +169,12 @@ fn word_order_metrics_per_split_and_category_by_hand() {
         (Some(0.5), Some(1.0), Some(1.0))
     );
 
-    let by = run_word_order_metrics_by_group(&r, &[]);
+    // Groups with neither permuted nor skipped examples are left out.
+    let by: Vec<(Group, _)> = groups(&r)
+        .into_iter()
+        .map(|g| (g.clone(), run_word_order_metrics(&r, &[], Some(&g))))
+        .filter(|(_, m)| m.examples > 0 || m.skipped > 0)
+        .collect();
     let get = |name: &str| {
         by.iter()
             .find(|(g, _)| g.label() == name)
@@ -254,16 +263,33 @@ fn table8_per_split_and_category_by_hand() {
     let r = run_with(&d, &s, &mut EvidenceFake::new());
     // The evidence fake: H1-cf lacks "46:06" → NEUTRAL (✗ C-THP); H1 original ✓; with an
     // empty premise NEUTRAL (✗ O-Hypo). H2-cf still has "29 March 1979" → C (✓); H2 ✓; ✗.
-    let by = paired_counterfactual_by_group(&r, &[ProbeKind::Counterfactual]).unwrap();
-    let pct = |rows: &[tabprobe_core::metrics::PairedRow], c, o, h| {
-        rows.iter()
-            .find(|r| (r.c_thp, r.o_thp, r.o_hypo) == (c, o, h))
-            .map(|r| (r.count, r.percent))
-            .unwrap()
+    // H1-cf flips H1's label, H2-cf keeps H2's: a group's items are in its label-flipping and
+    // its label-preserving Table 8 (a group without items of a class has no table of it).
+    let tables = |g: &Group| -> Vec<tabprobe_core::metrics::PairedTable> {
+        CounterfactualClass::ALL
+            .iter()
+            .filter_map(|&c| paired_table(&r, c, Some(g)).ok())
+            .collect()
+    };
+    // One combination's items over both tables, and their share of the group's items.
+    let pct = |g: &Group, c, o, h| {
+        let ts = tables(g);
+        let items: usize = ts.iter().map(|t| t.items).sum();
+        let count: usize = ts
+            .iter()
+            .flat_map(|t| &t.rows)
+            .filter(|r| (r.c_thp, r.o_thp, r.o_hypo) == (c, o, h))
+            .map(|r| r.count)
+            .sum();
+        (count, 100.0 * count as f64 / items as f64)
     };
     // Groups with counterfactual items only: a1 (both), lexical/numerical (H1), temporal (H2).
+    let by: Vec<Group> = groups(&r)
+        .into_iter()
+        .filter(|g| !tables(g).is_empty())
+        .collect();
     assert_eq!(
-        names(&by.iter().map(|(g, _)| g.clone()).collect::<Vec<_>>()),
+        names(&by),
         [
             "split:a1",
             "category:lexical",
@@ -271,19 +297,20 @@ fn table8_per_split_and_category_by_hand() {
             "category:temporal"
         ]
     );
-    let a1 = &by[0].1;
+    let a1 = &by[0];
     assert_eq!(pct(a1, false, true, false), (1, 50.0));
     assert_eq!(pct(a1, true, true, false), (1, 50.0));
-    let lexical = &by[1].1;
+    let lexical = &by[1];
     assert_eq!(pct(lexical, false, true, false), (1, 100.0));
     assert!(
-        lexical
+        tables(lexical)[0]
+            .rows
             .iter()
             .find(|r| !r.c_thp && r.o_thp && !r.o_hypo)
             .unwrap()
             .in_paper
     );
-    let temporal = &by[3].1;
+    let temporal = &by[3];
     assert_eq!(pct(temporal, true, true, false), (1, 100.0));
     assert_eq!(pct(temporal, false, true, false), (0, 0.0));
 }
@@ -299,7 +326,15 @@ fn transition_graphs_per_category_by_hand() {
         &ProbeSettings::new(vec![ProbeKind::RowDeletion], 1),
         &mut EvidenceFake::new(),
     );
-    let by = transition_graphs_by_category(&r, Operation::RowDeletion);
+    // One graph per category whose examples have row-deletion items.
+    let by: Vec<(String, tabprobe_core::metrics::TransitionGraph)> = groups(&r)
+        .into_iter()
+        .filter_map(|g| {
+            let Group::Category(c) = &g else { return None };
+            let graph = set_graph(&r, TransitionSet::RowDeletion, Some(&g))?;
+            (!graph.splits.is_empty()).then(|| (c.clone(), graph))
+        })
+        .collect();
     let cats: Vec<&str> = by.iter().map(|(c, _)| c.as_str()).collect();
     assert_eq!(cats, ["lexical", "numerical", "temporal"]);
     let edge = |g: &tabprobe_core::metrics::TransitionGraph, from: Label, to: Label| {

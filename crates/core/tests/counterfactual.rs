@@ -12,13 +12,12 @@ use tabprobe_core::data::import::infotabs::parse_table;
 use tabprobe_core::data::label::Label::{self, Contradict as C, Entail as E, Neutral as N};
 use tabprobe_core::data::table::Table;
 use tabprobe_core::metrics::{
-    paired_counterfactual, perturbation_scores, PairedError, SampleOptions,
+    paired_table, perturbation_scores, CounterfactualClass, PairedError, SampleOptions, ScoreView,
 };
 use tabprobe_core::probe::review::ReviewState;
 use tabprobe_core::probe::rules::RuleSet;
-use tabprobe_core::probe::{
-    build_probe_set, Certainty, Edit, Expectation, Premise, ProbeKind, ProbeSettings,
-};
+use tabprobe_core::probe::{build_probe_set, Certainty, Edit, Expectation, Premise, ProbeSettings};
+use tabprobe_core::probe_kind::ProbeKind;
 use tabprobe_core::run::ProbeRun;
 
 #[test]
@@ -134,12 +133,16 @@ fn label_flip_pairs_and_tables_7_and_8() {
         &r,
         &[ProbeKind::Counterfactual],
         &SampleOptions::default(),
-        |_| true,
+        ScoreView::PremiseAndHypothesis,
+        None,
     );
     assert_eq!(t7.original.unwrap().mean, 100.0);
     assert_eq!(t7.label_flipped.unwrap().mean, 0.0);
     assert!(t7.label_preserved.is_none());
-    let t8 = paired_counterfactual(&r, &[ProbeKind::Counterfactual]).unwrap();
+    // H1-cf asserts CONTRADICT against H1's ENTAIL: a label-flipping counterfactual.
+    let t8 = paired_table(&r, CounterfactualClass::LabelFlipping, None)
+        .unwrap()
+        .rows;
     // The evidence fake with an empty premise says NEUTRAL for H1, so O-Hypo is wrong:
     // ✗ C-THP, ✓ O-THP, ✗ O-Hypo — the paper's second row — 100%.
     assert_eq!(
@@ -157,7 +160,7 @@ fn label_flip_pairs_and_tables_7_and_8() {
         .finish(tabprobe_core::scoring::PairScorer::model_id(&fake))
         .unwrap();
     assert_eq!(
-        paired_counterfactual(&r, &[ProbeKind::Counterfactual]),
+        paired_table(&r, CounterfactualClass::LabelFlipping, None),
         Err(PairedError::NoHypothesisOnly)
     );
 }
@@ -343,10 +346,10 @@ fn table8_leaves_neutral_out_and_splits_flipping_from_preserving() {
     assert_eq!(row.cells[4..6], ["1", "25.00"]);
     assert!(get("table8_paired").is_none());
     // The same through the API.
-    use tabprobe_core::metrics::{paired_checks, paired_table, CounterfactualClass};
-    let t = paired_table(&r, CounterfactualClass::LabelFlipping).unwrap();
+    use tabprobe_core::metrics::paired_checks;
+    let t = paired_table(&r, CounterfactualClass::LabelFlipping, None).unwrap();
     assert_eq!((t.items, t.neutral_left_out), (1, 1));
-    let t = paired_table(&r, CounterfactualClass::LabelPreserving).unwrap();
+    let t = paired_table(&r, CounterfactualClass::LabelPreserving, None).unwrap();
     assert_eq!((t.items, t.neutral_left_out), (4, 1));
     let counted = r
         .items
@@ -354,10 +357,12 @@ fn table8_leaves_neutral_out_and_splits_flipping_from_preserving() {
         .filter(|it| paired_checks(&r, it).is_some())
         .count();
     assert_eq!(counted, 5);
-    // The pooled, rule-free API leaves NEUTRAL out as well: 5 items, ✗✓✗ 4 of them.
-    let pooled = paired_counterfactual(&r, &tabprobe_core::report::COUNTERFACTUAL).unwrap();
-    assert_eq!(pooled.iter().map(|r| r.count).sum::<usize>(), 5);
-    assert_eq!(pooled[1].count, 4);
+    // Both classes together leave NEUTRAL out as well: 5 items, ✗✓✗ 4 of them.
+    let both = CounterfactualClass::ALL.map(|c| paired_table(&r, c, None).unwrap());
+    let count =
+        |t: &tabprobe_core::metrics::PairedTable| t.rows.iter().map(|r| r.count).sum::<usize>();
+    assert_eq!(both.iter().map(count).sum::<usize>(), 5);
+    assert_eq!(both.iter().map(|t| t.rows[1].count).sum::<usize>(), 4);
     // A heuristic item (its expected label unreviewed) is left out and counted: with H2-cf
     // heuristic, the label-preserving table holds the three swaps, all ✗✓✗.
     let mut r = r;
@@ -371,7 +376,7 @@ fn table8_leaves_neutral_out_and_splits_flipping_from_preserving() {
             it.review = ReviewState::HeuristicUnreviewed;
         }
     }
-    let t = paired_table(&r, CounterfactualClass::LabelPreserving).unwrap();
+    let t = paired_table(&r, CounterfactualClass::LabelPreserving, None).unwrap();
     assert_eq!(
         (t.items, t.heuristic_left_out, t.neutral_left_out),
         (3, 1, 1)
@@ -429,7 +434,7 @@ fn table8_leaves_neutral_out_and_splits_flipping_from_preserving() {
     for it in r.items.iter_mut().filter(|it| h2(it)) {
         it.review = ReviewState::Accepted { label: C };
     }
-    let t = paired_table(&r, CounterfactualClass::LabelPreserving).unwrap();
+    let t = paired_table(&r, CounterfactualClass::LabelPreserving, None).unwrap();
     assert_eq!((t.items, t.heuristic_left_out), (4, 0));
     let swap = r
         .items
@@ -437,14 +442,14 @@ fn table8_leaves_neutral_out_and_splits_flipping_from_preserving() {
         .position(|it| it.probe == ProbeKind::TitleSwap && paired_checks(&r, it).is_some())
         .expect("a counted title swap");
     r.items[swap].review = ReviewState::Rejected;
-    let t = paired_table(&r, CounterfactualClass::LabelPreserving).unwrap();
+    let t = paired_table(&r, CounterfactualClass::LabelPreserving, None).unwrap();
     assert_eq!((t.items, t.heuristic_left_out), (3, 0));
     // The same item accepted as NEUTRAL: the reviewer's label is the one scored, so it is no
     // longer label-preserving and is left out with the NEUTRAL items.
     r.items[swap].review = ReviewState::Accepted { label: N };
-    let t = paired_table(&r, CounterfactualClass::LabelPreserving).unwrap();
+    let t = paired_table(&r, CounterfactualClass::LabelPreserving, None).unwrap();
     assert_eq!(t.items, 3);
-    let t = paired_table(&r, CounterfactualClass::LabelFlipping).unwrap();
+    let t = paired_table(&r, CounterfactualClass::LabelFlipping, None).unwrap();
     assert_eq!((t.items, t.neutral_left_out), (1, 2));
 }
 
@@ -453,7 +458,7 @@ fn table8_leaves_neutral_out_and_splits_flipping_from_preserving() {
 /// edits, in no Table 8 (no counterfactual table was made).
 #[test]
 fn derived_hypothesis_rewrite_is_a_hypothesis_edit_not_a_counterfactual() {
-    use tabprobe_core::metrics::{paired_table, CounterfactualClass, PairedError, TransitionSet};
+    use tabprobe_core::metrics::TransitionSet;
     let mut d = running_example();
     let mut rw = d.examples[0].clone();
     rw.id = Some("H1~hand1".into());
@@ -475,7 +480,7 @@ fn derived_hypothesis_rewrite_is_a_hypothesis_edit_not_a_counterfactual() {
     assert!(!TransitionSet::LabelPreservingCounterfactual.contains(&r, it));
     assert_eq!(CounterfactualClass::of(&r, it), None);
     assert_eq!(
-        paired_table(&r, CounterfactualClass::LabelPreserving),
+        paired_table(&r, CounterfactualClass::LabelPreserving, None),
         Err(PairedError::NoItems)
     );
     let files: Vec<String> = tabprobe_core::report::sections(&r)

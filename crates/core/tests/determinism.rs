@@ -18,8 +18,9 @@ mod common;
 use common::*;
 use sha2::{Digest, Sha256};
 use tabprobe_core::metrics::{omega_curve_x, run_word_order_metrics};
+use tabprobe_core::probe::build_probe_set;
 use tabprobe_core::probe::rules::RuleSet;
-use tabprobe_core::probe::{build_probe_set, ProbeKind};
+use tabprobe_core::probe_kind::ProbeKind;
 use tabprobe_core::report::{render_csv, sections};
 use tabprobe_core::run::ProbeRun;
 use tabprobe_core::run::RunResult;
@@ -61,7 +62,7 @@ fn run_json() -> String {
 fn word_order_figures() -> String {
     let run = run_result();
     let mut out =
-        serde_json::to_string(&run_word_order_metrics(&run, &omega_curve_x())).expect("json");
+        serde_json::to_string(&run_word_order_metrics(&run, &omega_curve_x(), None)).expect("json");
     for s in sections(&run)
         .iter()
         .filter(|s| s.file().starts_with("word_order"))

@@ -4,10 +4,11 @@ mod common;
 
 use common::*;
 use tabprobe_core::metrics::{
-    evidence_selection, incomplete_evidence_where, EvidenceUse, IncompleteEvidence,
+    evidence_selection, incomplete_evidence, EvidenceUse, IncompleteEvidence,
 };
 use tabprobe_core::probe::rules::RuleSet;
-use tabprobe_core::probe::{build_probe_set, ProbeKind, ProbeSettings};
+use tabprobe_core::probe::{build_probe_set, ProbeSettings};
+use tabprobe_core::probe_kind::ProbeKind;
 use tabprobe_core::run::{ProbeRun, RunResult};
 use tabprobe_core::scoring::PairScorer;
 
@@ -25,7 +26,7 @@ fn run(d: &tabprobe_core::Dataset, scorer: &mut impl PairScorer) -> RunResult {
 
 #[test]
 fn evidence_grounded_model_uses_all_relevant_rows() {
-    let e = evidence_selection(&run(&running_example(), &mut EvidenceFake::new())).unwrap();
+    let e = evidence_selection(&run(&running_example(), &mut EvidenceFake::new()), None).unwrap();
     // H1 (Genre, Length), H2 (Released), H5 (Length); H3 is NEUTRAL and left out.
     assert_eq!(e.examples, 3);
     assert_eq!(
@@ -42,7 +43,7 @@ fn evidence_grounded_model_uses_all_relevant_rows() {
 fn the_per_example_view_and_the_figures_share_one_rule() {
     use tabprobe_core::metrics::evidence::row_deletions;
     let r = run(&running_example(), &mut EvidenceFake::new());
-    let e = evidence_selection(&r).unwrap();
+    let e = evidence_selection(&r, None).unwrap();
     let per_row = row_deletions(&r);
     for ex in &e.per_example {
         let pos = r.examples.iter().position(|x| x.id == ex.example).unwrap();
@@ -67,7 +68,7 @@ fn partial_and_ignored_evidence_by_hand() {
     let mut d = running_example();
     // Annotators also marked Label (row 5) for H1: the model uses 2 of 3 rows.
     d.examples[0].relevant_rows = Some(vec![3, 4, 5]);
-    let e = evidence_selection(&run(&d, &mut EvidenceFake::new())).unwrap();
+    let e = evidence_selection(&run(&d, &mut EvidenceFake::new()), None).unwrap();
     let h1 = &e.per_example[0];
     assert_eq!((h1.precision, h1.uses), (1.0, EvidenceUse::Some));
     assert!((h1.recall - 2.0 / 3.0).abs() < 1e-12);
@@ -75,7 +76,7 @@ fn partial_and_ignored_evidence_by_hand() {
     assert!((e.recall - 800.0 / 9.0).abs() < 1e-9);
     assert!((e.some - 100.0 / 3.0).abs() < 1e-9);
     // A model that ignores the premise: nothing is model-relevant.
-    let e = evidence_selection(&run(&running_example(), &mut HypothesisOnlyFake)).unwrap();
+    let e = evidence_selection(&run(&running_example(), &mut HypothesisOnlyFake), None).unwrap();
     assert_eq!(
         (e.none, e.ignores_premise, e.precision, e.recall),
         (100.0, 100.0, 0.0, 0.0)
@@ -107,7 +108,7 @@ fn example_missing_a_row_deletion_is_incomplete_not_partial() {
         !(r.examples[it.example].id == "H1"
             && matches!(&it.edit, tabprobe_core::probe::Edit::RowsDeleted { rows, .. } if rows == &[4]))
     });
-    let e = evidence_selection(&r).unwrap();
+    let e = evidence_selection(&r, None).unwrap();
     // H2 and H5 are compared (complete); H1 is incomplete: 6 of its 7 rows deleted.
     assert_eq!(e.examples, 2);
     assert_eq!((e.precision, e.recall, e.all), (100.0, 100.0, 100.0));
@@ -130,7 +131,7 @@ fn per_example_cap_leaves_only_complete_examples() {
     let mut s = ProbeSettings::new(vec![ProbeKind::RowDeletion], 1);
     s.caps.per_example = Some(4);
     let r = run_with(&running_example(), &s, &mut EvidenceFake::new());
-    let e = evidence_selection(&r).unwrap();
+    let e = evidence_selection(&r, None).unwrap();
     assert_eq!(e.examples, 1);
     assert_eq!(e.per_example[0].example, "H5");
     let inc: Vec<(&str, usize, usize)> = e
@@ -179,8 +180,8 @@ fn per_example_cap_leaves_only_complete_examples() {
     // With a cap of 2, no example is complete: no figure, but the count is still there.
     s.caps.per_example = Some(2);
     let r = run_with(&running_example(), &s, &mut EvidenceFake::new());
-    assert!(evidence_selection(&r).is_none());
-    assert_eq!(incomplete_evidence_where(&r, |_| true).len(), 3);
+    assert!(evidence_selection(&r, None).is_none());
+    assert_eq!(incomplete_evidence(&r, None).len(), 3);
     let sec = tabprobe_core::report::sections(&r)
         .into_iter()
         .find(|s| s.file() == "evidence")

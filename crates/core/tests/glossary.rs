@@ -6,7 +6,8 @@ mod common;
 
 use common::*;
 use tabprobe_core::probe::rules::RuleSet;
-use tabprobe_core::probe::{build_probe_set, ProbeKind, ProbeSettings};
+use tabprobe_core::probe::{build_probe_set, ProbeSettings};
+use tabprobe_core::probe_kind::ProbeKind;
 use tabprobe_core::report::glossary::{term, unit, with_unit, Unit, GLOSSARY, PLAIN};
 use tabprobe_core::report::{sections, Section};
 use tabprobe_core::run::{ProbeRun, RunResult};

@@ -7,13 +7,14 @@ use common::*;
 use tabprobe_core::data::label::Label::{self, Contradict as C, Entail as E};
 use tabprobe_core::data::label::LabelSet;
 use tabprobe_core::data::table::{KeyValueTable, Table};
-use tabprobe_core::metrics::{perturbation_scores, sampled_accuracy, SampleOptions};
+use tabprobe_core::metrics::{perturbation_scores, sampled_accuracy, SampleOptions, ScoreView};
 use tabprobe_core::probe::edit_table::KeyIndex;
 use tabprobe_core::probe::hypothesis::{self, HypothesisContext};
 use tabprobe_core::probe::rules::RuleSet;
 use tabprobe_core::probe::{
-    build_probe_set, Certainty, Edit, Expectation, Perturbation, Premise, ProbeKind, ProbeSettings,
+    build_probe_set, Certainty, Edit, Expectation, Perturbation, Premise, ProbeSettings,
 };
+use tabprobe_core::probe_kind::ProbeKind;
 use tabprobe_core::rng::Rng;
 use tabprobe_core::run::ProbeRun;
 use tabprobe_core::scoring::{ModelId, Pair, PairScore, PairScorer, ScoreError};
@@ -295,7 +296,8 @@ fn table4_scores_on_the_running_example() {
             one_per_example: false,
             ..SampleOptions::default()
         },
-        |_| true,
+        ScoreView::PremiseAndHypothesis,
+        None,
     );
     assert_eq!(by_default.left_out.heuristic_unreviewed, 2);
     assert_eq!(by_default.original.unwrap().n, 1);
@@ -308,7 +310,8 @@ fn table4_scores_on_the_running_example() {
         &run,
         &[ProbeKind::PlainNumber, ProbeKind::Negation],
         &opts,
-        |_| true,
+        ScoreView::PremiseAndHypothesis,
+        None,
     );
     // Originals H1 (E ✓) and H2 (1979 → C ✓).
     assert_eq!(
@@ -336,7 +339,8 @@ fn table4_scores_on_the_running_example() {
             one_per_example: false,
             ..SampleOptions::default()
         },
-        |_| true,
+        ScoreView::PremiseAndHypothesis,
+        None,
     );
     assert_eq!(certain.label_flipped.unwrap().mean, 100.0);
     assert!(certain.label_preserved.is_none());

@@ -13,7 +13,8 @@ use tabprobe_core::inoculation::{
     InoculationSettings, ItemClass, ModelEvaluation, INOCULATION_FORMAT,
 };
 use tabprobe_core::probe::rules::RuleSet;
-use tabprobe_core::probe::{build_probe_set, ProbeKind, ProbeSettings};
+use tabprobe_core::probe::{build_probe_set, ProbeSettings};
+use tabprobe_core::probe_kind::ProbeKind;
 use tabprobe_core::run::{ProbeRun, RunResult};
 use tabprobe_core::scoring::ModelId;
 

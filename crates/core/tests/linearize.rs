@@ -7,8 +7,9 @@ use std::path::PathBuf;
 use tabprobe_core::data::import::infotabs::parse_table;
 use tabprobe_core::data::table::{KeyValueRow, KeyValueTable, RelationalTable, Table};
 use tabprobe_core::linearize::{
-    linearize, linearize_units, Linearization, LinearizeError, LinearizeSettings, PairOrder,
+    linearize, linearize_units, Linearization, LinearizeError, LinearizeSettings,
 };
+use tabprobe_core::scoring::PairOrder;
 
 fn breakfast() -> KeyValueTable {
     let row = |k: &str, v: &[&str]| KeyValueRow {

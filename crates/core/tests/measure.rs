@@ -8,7 +8,8 @@ use tabprobe_core::data::dataset::Dataset;
 use tabprobe_core::data::import::infotabs::{parse_split_tsv, parse_table};
 use tabprobe_core::data::table::Table;
 use tabprobe_core::probe::rules::RuleSet;
-use tabprobe_core::probe::{build_probe_set, ProbeKind, ProbeSettings};
+use tabprobe_core::probe::{build_probe_set, ProbeSettings};
+use tabprobe_core::probe_kind::ProbeKind;
 
 #[test]
 #[ignore]

@@ -14,7 +14,8 @@ use tabprobe_core::data::table::{KeyValueRow, KeyValueTable, RelationalTable, Ta
 use tabprobe_core::linearize::Linearization;
 use tabprobe_core::probe::rules::RuleSet;
 use tabprobe_core::probe::word_order::PermutationTarget;
-use tabprobe_core::probe::{build_probe_set, ProbeKind, ProbeSettings};
+use tabprobe_core::probe::{build_probe_set, ProbeSettings};
+use tabprobe_core::probe_kind::ProbeKind;
 
 /// Tokens that exercise every branch of the hypothesis probes and every case-mapping quirk.
 const VOCAB: &[&str] = &[

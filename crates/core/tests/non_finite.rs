@@ -7,7 +7,8 @@ mod common;
 
 use common::*;
 use tabprobe_core::probe::rules::RuleSet;
-use tabprobe_core::probe::{build_probe_set, ProbeKind, ProbeSettings};
+use tabprobe_core::probe::{build_probe_set, ProbeSettings};
+use tabprobe_core::probe_kind::ProbeKind;
 use tabprobe_core::run::{parse_run, ProbeRun, RunCheckError, RunError, RunFileError};
 use tabprobe_core::scoring::{ModelId, NonFinite, Pair, PairScore, PairScorer, ScoreError};
 

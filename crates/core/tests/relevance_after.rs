@@ -8,7 +8,8 @@ use common::*;
 use tabprobe_core::data::table::Table;
 use tabprobe_core::probe::relevance::relevant_rows_after;
 use tabprobe_core::probe::rules::RuleSet;
-use tabprobe_core::probe::{build_probe_set, Edit, Premise, ProbeKind, ProbeSettings};
+use tabprobe_core::probe::{build_probe_set, Edit, Premise, ProbeSettings};
+use tabprobe_core::probe_kind::ProbeKind;
 
 fn keys(t: &Table, rows: &[usize]) -> Vec<String> {
     match t {

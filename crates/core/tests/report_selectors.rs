@@ -13,6 +13,7 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use common::*;
 use tabprobe_core::data::label::Label;
+use tabprobe_core::metrics::SplitColumn;
 use tabprobe_core::probe::rules::RuleSet;
 use tabprobe_core::probe::{build_probe_set, ProbeItem};
 use tabprobe_core::report::{
@@ -73,7 +74,17 @@ fn check_graph(run: &RunResult, s: &Section) -> usize {
 
 fn check_invalid(run: &RunResult, s: &Section) -> usize {
     let mut checked = 0;
-    let splits: Vec<String> = s.header[2..s.header.len() - 1].to_vec();
+    // A header names a split, or reads `all` for the examples without one.
+    let splits: Vec<SplitColumn> = s.header[2..s.header.len() - 1]
+        .iter()
+        .map(|name| {
+            SplitColumn::of(
+                run.examples
+                    .iter()
+                    .find_map(|e| e.split.as_deref().filter(|s| s == name)),
+            )
+        })
+        .collect();
     let mut label_rows: BTreeMap<String, usize> = BTreeMap::new();
     for row in &s.rows {
         let Some(ItemSelector::Invalid {
@@ -433,7 +444,8 @@ fn a_selector_matches_a_figure_worked_by_hand() {
     // (row 3) or Length (row 4) goes, so of its 7 row deletions 2 go ENTAIL → NEUTRAL, and 5
     // stay ENTAIL → ENTAIL.
     use tabprobe_core::metrics::TransitionSet;
-    use tabprobe_core::probe::{ProbeKind, ProbeSettings};
+    use tabprobe_core::probe::ProbeSettings;
+    use tabprobe_core::probe_kind::ProbeKind;
     let d = running_example();
     let set = build_probe_set(
         &d,
@@ -448,7 +460,7 @@ fn a_selector_matches_a_figure_worked_by_hand() {
     let h1 = |from: Label, to: Label| {
         let sel = ItemSelector::Edge {
             set: TransitionSet::RowDeletion,
-            split: Some("a1".into()),
+            split: Some(SplitColumn::Named("a1".into())),
             category: Some("numerical".into()),
             from,
             to,
@@ -469,7 +481,7 @@ fn a_selector_matches_a_figure_worked_by_hand() {
 /// it must agree with the sections themselves, with and without score tables.
 #[test]
 fn has_score_tables_agrees_with_the_sections() {
-    use tabprobe_core::probe::ProbeKind;
+    use tabprobe_core::probe_kind::ProbeKind;
     use tabprobe_core::report::{has_score_tables, sections};
     let full = run();
     assert!(has_score_tables(&full));
@@ -642,7 +654,9 @@ fn check_figures(
         let permuted: BTreeSet<usize> = run
             .items
             .iter()
-            .filter(|it| it.probe == tabprobe_core::probe::ProbeKind::WordOrder && in_group(it))
+            .filter(|it| {
+                it.probe == tabprobe_core::probe_kind::ProbeKind::WordOrder && in_group(it)
+            })
             .map(|it| it.example)
             .collect();
         for p in &w.omega {

@@ -9,14 +9,16 @@ use common::*;
 use tabprobe_core::data::import::merge::merge;
 use tabprobe_core::data::label::Label::{Contradict as C, Entail as E, Neutral as N};
 use tabprobe_core::data::label::LabelSet;
+use tabprobe_core::data::review::{Review, ReviewDecision};
 use tabprobe_core::data::validate::ProblemKind;
 use tabprobe_core::edit::{hypothesis_suggestions, review_suggestion, suggestion_item_ids};
 use tabprobe_core::probe::edit_table::KeyIndex;
 use tabprobe_core::probe::review::{
-    set_item_review, set_review, Decision, Review, ReviewDecision, ReviewError, ReviewState,
+    set_item_review, set_review, Decision, ReviewError, ReviewState,
 };
 use tabprobe_core::probe::rules::RuleSet;
-use tabprobe_core::probe::{build_probe_set, Certainty, Edit, Premise, ProbeKind, ProbeSettings};
+use tabprobe_core::probe::{build_probe_set, Certainty, Edit, Premise, ProbeSettings};
+use tabprobe_core::probe_kind::ProbeKind;
 use tabprobe_core::run::{parse_run, ProbeRun};
 use tabprobe_core::{parse_dataset, Dataset};
 

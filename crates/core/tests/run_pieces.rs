@@ -144,7 +144,9 @@ fn piece_ranges_cut_at_the_lengths_and_refuse_wrong_ones() {
         vec![0..3, 3..3, 3..8]
     );
     assert_eq!(piece_ranges("x", &[], 0).unwrap(), vec![]);
-    let short = piece_ranges("saved run r", &[3, 4], 8).unwrap_err();
+    let short = piece_ranges("saved run r", &[3, 4], 8)
+        .unwrap_err()
+        .to_string();
     assert!(
         short.starts_with("saved run r: its pieces hold 8 bytes"),
         "{short}"

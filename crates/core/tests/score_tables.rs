@@ -12,11 +12,12 @@ use common::*;
 use tabprobe_core::data::label::Label::{Contradict as C, Entail as E};
 use tabprobe_core::data::label::LabelSet;
 use tabprobe_core::metrics::{
-    perturbation_scores, perturbation_scores_in, LeftOut, MeanSd, SampleOptions, ScoreView,
+    perturbation_scores, LeftOut, MeanSd, PerturbationScores, SampleOptions, ScoreView,
 };
 use tabprobe_core::probe::review::{set_review, Decision, ReviewState};
 use tabprobe_core::probe::rules::RuleSet;
-use tabprobe_core::probe::{build_probe_set, ProbeKind, ProbeSettings};
+use tabprobe_core::probe::{build_probe_set, ProbeSettings};
+use tabprobe_core::probe_kind::ProbeKind;
 use tabprobe_core::report::{sections, sections_with, table1_section, ReportOptions, Section};
 use tabprobe_core::run::{ProbeRun, RunResult};
 use tabprobe_core::scoring::{ModelId, Pair, PairScore, PairScorer, ScoreError};
@@ -48,6 +49,11 @@ impl PairScorer for Fake {
             scores_file: false,
         }
     }
+}
+
+/// The negation rows' scores over every example, as the full model sees them.
+fn neg_scores(run: &RunResult, opts: &SampleOptions) -> PerturbationScores {
+    perturbation_scores(run, &NEG, opts, ScoreView::PremiseAndHypothesis, None)
 }
 
 fn run_of(d: &Dataset, s: &ProbeSettings, clear_premises: bool) -> RunResult {
@@ -82,7 +88,7 @@ fn table4_counts_certain_items_and_says_how_many_heuristic_ones_it_left_out() {
     // H1/negation/0 (certain, E→C) predicted C ✓; H2/negation/0 (heuristic, C→E) predicted C ✗.
     let run = negation_run(&running_example(), false);
     let opts = SampleOptions::default();
-    let t = perturbation_scores(&run, &NEG, &opts, |_| true);
+    let t = neg_scores(&run, &opts);
     assert_eq!(
         (t.original, t.label_preserved, t.label_flipped),
         (ms(100.0, 1), None, ms(100.0, 1))
@@ -99,7 +105,7 @@ fn table4_counts_certain_items_and_says_how_many_heuristic_ones_it_left_out() {
         include_heuristic: true,
         ..opts
     };
-    let t = perturbation_scores(&run, &NEG, &with, |_| true);
+    let t = neg_scores(&run, &with);
     assert_eq!((t.original, t.label_flipped), (ms(100.0, 2), ms(50.0, 2)));
     assert_eq!(t.left_out.heuristic_unreviewed, 0);
     assert_eq!(t.left_out.heuristic_included, 1);
@@ -111,7 +117,7 @@ fn accepted_items_are_scored_against_the_reviewers_label_and_rejected_ones_never
     // The reviewer confirms ENTAIL for H2's negation: it counts as a flip, predicted C ✗.
     let mut d = running_example();
     set_review(&mut d, "H2/negation/0", H2_NOT, Decision::Accept(E)).unwrap();
-    let t = perturbation_scores(&negation_run(&d, false), &NEG, &opts, |_| true);
+    let t = neg_scores(&negation_run(&d, false), &opts);
     assert_eq!(
         (t.original, t.label_preserved, t.label_flipped),
         (ms(100.0, 2), None, ms(50.0, 2))
@@ -119,7 +125,7 @@ fn accepted_items_are_scored_against_the_reviewers_label_and_rejected_ones_never
     assert_eq!(t.left_out, LeftOut::default());
     // The reviewer asserts CONTRADICT instead: now label-preserving, and predicted C ✓.
     set_review(&mut d, "H2/negation/0", H2_NOT, Decision::Accept(C)).unwrap();
-    let t = perturbation_scores(&negation_run(&d, false), &NEG, &opts, |_| true);
+    let t = neg_scores(&negation_run(&d, false), &opts);
     assert_eq!(
         (t.original, t.label_preserved, t.label_flipped),
         (ms(100.0, 2), ms(100.0, 1), ms(100.0, 1))
@@ -130,7 +136,7 @@ fn accepted_items_are_scored_against_the_reviewers_label_and_rejected_ones_never
         include_heuristic: true,
         ..opts
     };
-    let t = perturbation_scores(&negation_run(&d, false), &NEG, &with, |_| true);
+    let t = neg_scores(&negation_run(&d, false), &with);
     assert_eq!((t.original, t.label_flipped), (ms(100.0, 1), ms(100.0, 1)));
     assert_eq!(
         t.left_out,
@@ -310,7 +316,7 @@ fn hypothesis_only_rows_from_a_second_hypothesis_only_model_are_labelled_so() {
         include_heuristic: true,
         ..SampleOptions::default()
     };
-    let t = perturbation_scores_in(&combined, &NEG, &with, ScoreView::HypothesisOnly, |_| true);
+    let t = perturbation_scores(&combined, &NEG, &with, ScoreView::HypothesisOnly, None);
     // The second model says ENTAIL to everything: originals H1 ✓ H2 ✗; flips H1 ✗ H2 ✓.
     assert_eq!((t.original, t.label_flipped), (ms(50.0, 2), ms(50.0, 2)));
     let secs = sections(&combined);
@@ -522,7 +528,8 @@ fn the_run_table_counts_items_by_review_state() {
 fn a_hypothesis_only_probe_set_has_the_same_items_and_no_premise() {
     use tabprobe_core::linearize::PremiseMode;
     use tabprobe_core::probe::rules::RuleSet;
-    use tabprobe_core::probe::{build_probe_set, ProbeKind, ProbeSettings};
+    use tabprobe_core::probe::{build_probe_set, ProbeSettings};
+    use tabprobe_core::probe_kind::ProbeKind;
     let d = running_example();
     let mut s = ProbeSettings::new(vec![ProbeKind::RowDeletion, ProbeKind::Negation], 3);
     s.hypothesis_only = true;
@@ -583,7 +590,13 @@ fn table4_draws_one_item_per_gold_example() {
     examples.sort();
     examples.dedup();
     let n = |m: &Option<MeanSd>| m.map_or(0, |m| m.n);
-    let paper = perturbation_scores(&run, &kinds, &SampleOptions::default(), |_| true);
+    let paper = perturbation_scores(
+        &run,
+        &kinds,
+        &SampleOptions::default(),
+        ScoreView::PremiseAndHypothesis,
+        None,
+    );
     // Certain items: negation H1; modifiers H1, H2, H5 — three gold examples, so n = 3.
     assert_eq!(examples.len(), 3);
     assert_eq!(n(&paper.label_preserved) + n(&paper.label_flipped), 3);
@@ -591,7 +604,13 @@ fn table4_draws_one_item_per_gold_example() {
         per_column: true,
         ..SampleOptions::default()
     };
-    let old = perturbation_scores(&run, &kinds, &per_column, |_| true);
+    let old = perturbation_scores(
+        &run,
+        &kinds,
+        &per_column,
+        ScoreView::PremiseAndHypothesis,
+        None,
+    );
     // Per column: every example with a modifier is in the preserved column, every one with a
     // negation in the flipped one (all golds here are ENTAIL or CONTRADICT with one item
     // each per probe), so H1 counts twice.

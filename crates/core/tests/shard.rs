@@ -7,7 +7,8 @@ mod common;
 
 use common::*;
 use tabprobe_core::probe::rules::RuleSet;
-use tabprobe_core::probe::{build_probe_set, ProbeKind, ProbeSet, ProbeSettings};
+use tabprobe_core::probe::{build_probe_set, ProbeSet, ProbeSettings};
+use tabprobe_core::probe_kind::ProbeKind;
 use tabprobe_core::run::shard::{
     fnv1a64, merge_shards, restrict, shard_of, MergeError, ProbeSetDigest, ShardSpec, ShardStamp,
     ShardTotals,

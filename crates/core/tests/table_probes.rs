@@ -5,9 +5,10 @@ mod common;
 use common::*;
 use tabprobe_core::data::label::Label::{self, Contradict as C, Entail as E, Neutral as N};
 use tabprobe_core::data::table::Table;
-use tabprobe_core::metrics::{invalid_table, invalid_tables_by_category, transition_graph};
+use tabprobe_core::metrics::{groups, set_graph, set_invalid_table, Group, TransitionSet};
 use tabprobe_core::probe::rules::{Operation, RuleSet};
-use tabprobe_core::probe::{build_probe_set, Caps, Edit, Premise, ProbeKind, ProbeSettings};
+use tabprobe_core::probe::{build_probe_set, Caps, Edit, Premise, ProbeSettings};
+use tabprobe_core::probe_kind::ProbeKind;
 use tabprobe_core::run::{ProbeRun, RunError, RunResult};
 use tabprobe_core::scoring::PairScorer;
 
@@ -323,8 +324,9 @@ fn evidence_grounded_model_has_no_invalid_relevant_deletions() {
         ],
         &mut fake,
     );
-    let t = invalid_table(&run, Operation::RelevantRowDeletion).unwrap();
-    assert_eq!(t.splits, ["a1", "a2"]);
+    let t = set_invalid_table(&run, TransitionSet::RelevantRowDeletion, None).unwrap();
+    let names: Vec<&str> = t.splits.iter().map(|s| s.name()).collect();
+    assert_eq!(names, ["a1", "a2"]);
     assert_eq!(t.average, [Some(0.0), Some(0.0)]);
 }
 
@@ -337,8 +339,8 @@ fn hypothesis_only_model_fails_every_relevant_deletion() {
         ],
         &mut HypothesisOnlyFake,
     );
-    let t = invalid_table(&run, Operation::RelevantRowDeletion).unwrap();
-    // a1: H1 (E) 3 items all stay E → 100%; H2 (C) 1 item stays C → 100%; no NEUTRAL.
+    let t = set_invalid_table(&run, TransitionSet::RelevantRowDeletion, None).unwrap();
+    // a1: H1 (E) 2 items all stay E → 100%; H2 (C) 1 item stays C → 100%; no NEUTRAL.
     assert_eq!(t.rows[0].per_split, [Some(100.0), None]);
     assert_eq!(t.rows[1].per_split, [None, Some(0.0)]); // H3 N→N is valid
     assert_eq!(t.rows[2].per_split, [Some(100.0), Some(100.0)]);
@@ -349,10 +351,10 @@ fn hypothesis_only_model_fails_every_relevant_deletion() {
 #[test]
 fn row_deletion_graph_for_the_evidence_fake() {
     let run = run_with(&[ProbeKind::RowDeletion], &mut EvidenceFake::new());
-    let g = transition_graph(&run, Operation::RowDeletion).unwrap();
+    let g = set_graph(&run, TransitionSet::RowDeletion, None).unwrap();
     // a1: H1 (E) 7 deletions, 2 hit evidence (Genre, Length) → E→N 2/7; H2 (C) 1 of 7 → C→N.
     let (name, edges) = &g.splits[0];
-    assert_eq!(name, "a1");
+    assert_eq!(name.name(), "a1");
     let pct = |f: Label, t: Label| {
         edges
             .iter()
@@ -363,10 +365,19 @@ fn row_deletion_graph_for_the_evidence_fake() {
     assert_eq!(pct(E, E), Some(500.0 / 7.0));
     assert_eq!(pct(C, N), Some(100.0 / 7.0));
     assert!(edges.iter().all(|e| e.valid));
-    let t = invalid_table(&run, Operation::RowDeletion).unwrap();
+    let t = set_invalid_table(&run, TransitionSet::RowDeletion, None).unwrap();
     assert_eq!(t.mean_average, Some(0.0));
     // Category breakdown: H1 is "numerical" and "lexical", H2 "temporal".
-    let cats = invalid_tables_by_category(&run, Operation::RowDeletion);
+    let cats: Vec<(String, _)> = groups(&run)
+        .into_iter()
+        .filter_map(|g| {
+            let Group::Category(c) = &g else { return None };
+            Some((
+                c.clone(),
+                set_invalid_table(&run, TransitionSet::RowDeletion, Some(&g))?,
+            ))
+        })
+        .collect();
     let names: Vec<&str> = cats.iter().map(|(c, _)| c.as_str()).collect();
     assert_eq!(names, ["lexical", "numerical", "temporal"]);
     assert_eq!(cats[2].1.rows[2].per_split, [Some(0.0)]);
@@ -445,8 +456,8 @@ fn step_api_matches_the_synchronous_run_and_the_file_recomputes_metrics() {
     let json = serde_json::to_string(&a).unwrap();
     let back: RunResult = serde_json::from_str(&json).unwrap();
     assert_eq!(
-        invalid_table(&back, Operation::RowDeletion),
-        invalid_table(&a, Operation::RowDeletion)
+        set_invalid_table(&back, TransitionSet::RowDeletion, None),
+        set_invalid_table(&a, TransitionSet::RowDeletion, None)
     );
     assert!(
         json.contains("\"seed\":42")
@@ -460,7 +471,7 @@ fn step_api_matches_the_synchronous_run_and_the_file_recomputes_metrics() {
 /// hypothesis), each pair marked hypothesis-first.
 #[test]
 fn hypothesis_first_probe_set_keeps_premise_and_hypothesis_in_their_fields() {
-    use tabprobe_core::linearize::PairOrder;
+    use tabprobe_core::scoring::PairOrder;
     let d = running_example();
     let mut s = ProbeSettings::new(ProbeKind::all(), 7);
     s.hypothesis_only = true;

@@ -12,7 +12,8 @@ use tabprobe_core::metrics::{
 };
 use tabprobe_core::probe::rules::RuleSet;
 use tabprobe_core::probe::word_order::{PermutationTarget, WordOrderSettings};
-use tabprobe_core::probe::{build_probe_set, Edit, Premise, ProbeKind, ProbeSettings};
+use tabprobe_core::probe::{build_probe_set, Edit, Premise, ProbeSettings};
+use tabprobe_core::probe_kind::ProbeKind;
 use tabprobe_core::report::sections;
 use tabprobe_core::run::ProbeRun;
 use tabprobe_core::scoring::{ModelId, Pair, PairScore, PairScorer, ScoreError};
@@ -160,7 +161,7 @@ fn bag_of_words_model_has_pc_one_and_no_rescues() {
     let mut run = ProbeRun::new(set, 16);
     run.run(&mut BagOfWords, |_| {}, || false).unwrap();
     let run = run.finish(BagOfWords.model_id()).unwrap();
-    let m = run_word_order_metrics(&run, &[]);
+    let m = run_word_order_metrics(&run, &[], None);
     assert_eq!((m.examples, m.skipped), (5, 1));
     // The report lists the Ω_x curve the site plots: four examples accept all their
     // permutations, one none, so Ω_x = 4/5 = 80% at every x of the curve (x < 1); the

@@ -12,7 +12,8 @@ use common::{fnv, HashFake};
 use tabprobe_core::linearize::Linearization;
 use tabprobe_core::metrics::run_word_order_metrics;
 use tabprobe_core::probe::rules::RuleSet;
-use tabprobe_core::probe::{build_probe_set, ProbeKind, ProbeSet, ProbeSettings};
+use tabprobe_core::probe::{build_probe_set, ProbeSet, ProbeSettings};
+use tabprobe_core::probe_kind::ProbeKind;
 use tabprobe_core::run::ProbeRun;
 use tabprobe_core::scoring::{ModelId, Pair, PairScore, PairScorer, ScoreError};
 use tabprobe_core::LabelSet;
@@ -84,7 +85,7 @@ fn measure(set: &ProbeSet, scorer: &mut impl PairScorer) {
     let mut run = ProbeRun::new(set.clone(), 64);
     run.run(scorer, |_| {}, || false).unwrap();
     let run = run.finish(id.clone()).unwrap();
-    let m = serde_json::to_value(run_word_order_metrics(&run, &[])).unwrap();
+    let m = serde_json::to_value(run_word_order_metrics(&run, &[], None)).unwrap();
     eprintln!("    {:<9} {}", id.name, figures(&m));
 }
 

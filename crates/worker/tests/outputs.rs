@@ -6,7 +6,8 @@ use std::path::PathBuf;
 
 use tabprobe_core::data::validate::parse_dataset;
 use tabprobe_core::probe::rules::RuleSet;
-use tabprobe_core::probe::{build_probe_set, ProbeKind, ProbeSettings};
+use tabprobe_core::probe::{build_probe_set, ProbeSettings};
+use tabprobe_core::probe_kind::ProbeKind;
 use tabprobe_core::scoring::{Pair, PairOrder, PairScore, ScoreError};
 use tabprobe_worker::outputs::{
     check_scores, first_non_finite, locate, pair_owner, test_panic_requested,

@@ -9,7 +9,7 @@ use std::sync::Arc;
 
 use leptos::prelude::*;
 use leptos::task::spawn_local;
-use tabprobe_core::metrics::evidence::{row_deletions, RowDeletion};
+use tabprobe_core::metrics::evidence::{row_deletions, EvidenceMark, RowDeletion};
 use tabprobe_core::probe::edit_table::row_name;
 use tabprobe_core::probe::Premise;
 use tabprobe_core::run::RunResult;
@@ -206,18 +206,7 @@ fn indexed_view(runs: Vec<Arc<RunResult>>, ix: Arc<EvidenceIndex>) -> AnyView {
                     })
                     .collect();
                 let is_model = matches!(afters.first(), Some(After::Deleted(_, true)));
-                let mark = match (is_human, is_model) {
-                    (true, true) => "both",
-                    (true, false) => "human",
-                    (false, true) => "model",
-                    (false, false) => "neither",
-                };
-                let mark_text = match mark {
-                    "both" => "human + model",
-                    "human" => "human only",
-                    "model" => "model only",
-                    _ => "",
-                };
+                let mark = EvidenceMark::of(is_human, is_model);
                 // The main run's deletion of this row, shared with every other model's scores.
                 let shared = ix
                     .per_model
@@ -245,10 +234,10 @@ fn indexed_view(runs: Vec<Arc<RunResult>>, ix: Arc<EvidenceIndex>) -> AnyView {
                     })
                     .collect::<Vec<_>>();
                 view! {
-                    <tr class=format!("evidence-row {mark}") data-testid="evidence-row" data-mark=mark>
+                    <tr class=format!("evidence-row {}", mark.as_str()) data-testid="evidence-row" data-mark=mark.as_str()>
                         <th scope="row">{row_name(&key, i)}</th>
                         <td>{values}</td>
-                        <td class="mark">{mark_text}</td>
+                        <td class="mark">{mark.words()}</td>
                         {cells}
                         <td class="actions">{share}</td>
                     </tr>

@@ -8,7 +8,7 @@ use std::sync::Arc;
 
 use leptos::prelude::*;
 use tabprobe_core::inoculation::{InoculationError, InoculationPlan, InoculationSettings};
-use tabprobe_core::probe::ProbeKind;
+use tabprobe_core::probe_kind::ProbeKind;
 use tabprobe_core::run::RunResult;
 
 use super::inoculation_result::InoculationResultView;

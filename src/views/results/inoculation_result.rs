@@ -15,13 +15,13 @@ use tabprobe_core::inoculation::tables::{
 use tabprobe_core::inoculation::{Cell, Column, InoculationResult};
 use tabprobe_worker::protocol::Slot;
 
-use crate::models::load::DEFAULT_BATCH_SIZE;
 use crate::runs::inoculation_jobs::session_job;
 use crate::state::AppState;
 use crate::storage::download::{download, download_bytes};
 use crate::storage::inoculation_store::SavedInoculation;
 use crate::worker::client::client;
 use crate::worker::health::ModelSource;
+use tabprobe_core::scoring::DEFAULT_BATCH_SIZE;
 
 /// Items listed under a figure at most (the count says how many there are).
 const DRILL_LIMIT: usize = 200;

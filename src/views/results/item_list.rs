@@ -352,7 +352,8 @@ fn ReviewControls(item: ProbeItem, state: AppState, set: LabelSet) -> impl IntoV
 mod tests {
     use super::*;
     use tabprobe_core::probe::rules::RuleSet;
-    use tabprobe_core::probe::{build_probe_set, ProbeKind, ProbeSettings};
+    use tabprobe_core::probe::{build_probe_set, ProbeSettings};
+    use tabprobe_core::probe_kind::ProbeKind;
     use tabprobe_core::run::ProbeRun;
     use tabprobe_core::scoring::{ModelId, Pair, PairScore, PairScorer, ScoreError};
 

@@ -26,7 +26,7 @@ use std::sync::Arc;
 
 use leptos::prelude::*;
 use leptos::task::spawn_local;
-use tabprobe_core::probe::ProbeKind;
+use tabprobe_core::probe_kind::ProbeKind;
 use tabprobe_core::report::{has_score_tables, table1_section, transition_sets, SectionId};
 use tabprobe_core::run::RunResult;
 

@@ -3,16 +3,14 @@
 //! coordinate comes from core's `score_plot` (tested by hand there); this only draws them.
 
 use leptos::prelude::*;
-use tabprobe_core::report::score_plot::{score_plot, BOTTOM, HEIGHT, LEFT, RIGHT, WIDTH};
+use tabprobe_core::report::score_plot::{
+    score_plot, BarKind, ModelView, BOTTOM, HEIGHT, LEFT, RIGHT, WIDTH,
+};
 use tabprobe_core::report::Section;
 
-/// The CSS class of a bar: its kind, and whether it is a hypothesis-only view (lighter).
-fn bar_class(kind: &str, model: &str) -> String {
-    let view = if model.starts_with("hypo") {
-        " hypo"
-    } else {
-        ""
-    };
+/// The CSS class of a bar: its kind, and whether it reads the hypothesis alone (lighter).
+fn bar_class(kind: BarKind, model: ModelView) -> String {
+    let view = if model.hypothesis_only() { " hypo" } else { "" };
     format!("plot-bar {kind}{view}")
 }
 
@@ -46,10 +44,10 @@ pub fn ScorePlot(
                 b.group, b.kind, b.model, b.mean, b.sd
             );
             view! {
-                <g data-testid="plot-bar" data-group=b.group.clone() data-kind=b.kind data-model=b.model.clone()
+                <g data-testid="plot-bar" data-group=b.group.clone() data-kind=b.kind.as_str() data-model=b.model.as_str()
                     data-mean=format!("{:.2}", b.mean) data-sd=format!("{:.2}", b.sd)>
                     <title>{title}</title>
-                    <rect class=bar_class(b.kind, &b.model) x=b.x y=b.y width=b.width height=b.height/>
+                    <rect class=bar_class(b.kind, b.model) x=b.x y=b.y width=b.width height=b.height/>
                     <g class="err" data-testid="plot-err" data-top=format!("{:.2}", b.err_top) data-bottom=format!("{:.2}", b.err_bottom)>
                         <line x1=cx x2=cx y1=b.err_top y2=b.err_bottom/>
                         <line x1=cx - cap x2=cx + cap y1=b.err_top y2=b.err_top/>
@@ -69,7 +67,7 @@ pub fn ScorePlot(
     let legend = plot
         .series
         .iter()
-        .map(|(kind, model)| {
+        .map(|&(kind, model)| {
             view! { <li><span class=format!("swatch {}", bar_class(kind, model))></span>{format!("{kind} · {model}")}</li> }
         })
         .collect::<Vec<_>>();

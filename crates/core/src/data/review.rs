@@ -1,11 +1,14 @@
 //! A review decision as the dataset file saves it (`reviews`): which generated probe item, accept or
-//! reject, and the label the reviewer asserts. What reviews do to probe sets is in
-//! `probe::review`.
+//! reject, and the label the reviewer asserts, and the item id's format that keys it
+//! ([`item_id`], [`parse_item_id`]): the dataset's validator and merge read item ids, so the
+//! format lives with the dataset, not with the probes that make the items. What reviews do to
+//! probe sets is in `probe::review`.
 
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use crate::data::label::Label;
+use crate::probe_kind::ProbeKind;
 
 /// A reviewer's verdict on an item.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
@@ -36,4 +39,19 @@ pub struct Review {
     /// move a decision onto a different item.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub hypothesis: Option<String>,
+}
+
+/// The stable id of the `n`-th perturbation `probe` made of example `example`.
+pub fn item_id(example: &str, probe: ProbeKind, n: usize) -> String {
+    format!("{example}/{}/{n}", probe.as_str())
+}
+
+/// Splits an item id into example id, probe and position. Example ids may themselves hold
+/// `/`, so the id is split at its last two slashes.
+pub fn parse_item_id(id: &str) -> Option<(&str, ProbeKind, usize)> {
+    let mut parts = id.rsplitn(3, '/');
+    let n = parts.next()?.parse().ok()?;
+    let probe = ProbeKind::from_name(parts.next()?)?;
+    let example = parts.next().filter(|e| !e.is_empty())?;
+    Some((example, probe, n))
 }

@@ -53,8 +53,9 @@ pub struct TableSummary {
     pub title: String,
     /// Labels of the examples on this table.
     pub labels: LabelCounts,
-    /// The distinct splits of those examples, sorted.
-    pub splits: Vec<String>,
+    /// The distinct splits of those examples, sorted (`None`, for examples without a split,
+    /// first).
+    pub splits: Vec<Option<String>>,
 }
 
 /// Whole-dataset counts.
@@ -62,14 +63,17 @@ pub struct TableSummary {
 pub struct DatasetSummary {
     /// One entry per table, in dataset order.
     pub tables: Vec<TableSummary>,
-    /// Label counts per split (`(none)` for examples without a split), sorted by split name.
-    pub by_split: BTreeMap<String, LabelCounts>,
+    /// Label counts per split (`None` for examples without a split, first), sorted by split
+    /// name.
+    pub by_split: BTreeMap<Option<String>, LabelCounts>,
     /// Examples with a plain-text premise (no table).
     pub text_premise_examples: usize,
 }
 
-/// The split name used for examples that have none.
-pub const NO_SPLIT: &str = "(none)";
+/// How the dataset's lists name a split: its name, or `(none)` for examples without one.
+pub fn split_name(split: Option<&str>) -> &str {
+    split.unwrap_or("(none)")
+}
 
 impl DatasetSummary {
     /// Summarises a validated dataset.
@@ -92,10 +96,10 @@ impl DatasetSummary {
             .enumerate()
             .map(|(i, t)| (t.id(), i))
             .collect();
-        let mut by_split: BTreeMap<String, LabelCounts> = BTreeMap::new();
+        let mut by_split: BTreeMap<Option<String>, LabelCounts> = BTreeMap::new();
         let mut text_premise_examples = 0;
         for ex in &dataset.examples {
-            let split = ex.split.clone().unwrap_or_else(|| NO_SPLIT.to_string());
+            let split = ex.split.clone();
             by_split.entry(split.clone()).or_default().add(ex.label);
             match ex.table.as_deref().and_then(|id| position.get(id)) {
                 Some(&i) => {

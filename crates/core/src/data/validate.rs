@@ -460,7 +460,7 @@ impl Validator {
     /// Each review names an item `<example id>/<probe>/<n>` of an example the dataset holds
     /// (its `id`, or `#<index>`), once; an accept carries an allowed label, a reject none.
     fn check_reviews(&mut self, d: &Dataset, example_ids: &[Option<String>]) {
-        use crate::probe::review::{parse_item_id, ReviewDecision};
+        use crate::data::review::{parse_item_id, ReviewDecision};
         let known: std::collections::BTreeSet<String> = example_ids
             .iter()
             .enumerate()

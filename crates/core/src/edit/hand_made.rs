@@ -7,7 +7,7 @@ use crate::data::dataset::{Dataset, Example};
 use crate::data::label::Label;
 use crate::data::table::Table;
 use crate::edit::draft::table_problems;
-use crate::probe::ProbeKind;
+use crate::probe_kind::ProbeKind;
 
 /// How a hand-made item was made; becomes the example's `operation`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

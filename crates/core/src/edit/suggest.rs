@@ -8,9 +8,10 @@
 
 use crate::data::dataset::Dataset;
 use crate::data::label::Label;
+use crate::data::review::item_id;
 use crate::probe::edit_table::KeyIndex;
 use crate::probe::hypothesis::{self, HypothesisContext};
-use crate::probe::review::{item_id, set_review, Decision, ReviewError};
+use crate::probe::review::{set_review, Decision, ReviewError};
 use crate::probe::{Perturbation, Premise};
 use crate::rng::Rng;
 
@@ -87,7 +88,8 @@ pub fn review_suggestion(
 mod tests {
     use super::*;
     use crate::data::table::{KeyValueRow, KeyValueTable, Table};
-    use crate::probe::{Certainty, Edit, Expectation, ProbeKind};
+    use crate::probe::{Certainty, Edit, Expectation};
+    use crate::probe_kind::ProbeKind;
 
     #[test]
     fn the_running_example_gets_negation_and_a_modifier() {

@@ -17,7 +17,7 @@ pub mod tables;
 
 use serde::{Deserialize, Serialize};
 
-use crate::probe::ProbeKind;
+use crate::probe_kind::ProbeKind;
 
 pub use error::InoculationError;
 pub use outcome::{outcome, Outcome};

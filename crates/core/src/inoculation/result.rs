@@ -8,7 +8,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::data::label::Label;
 use crate::inoculation::{InoculationPlan, InoculationSettings};
-use crate::probe::ProbeKind;
+use crate::probe_kind::ProbeKind;
 use crate::run::RunResult;
 use crate::scoring::ModelId;
 

@@ -10,10 +10,7 @@ mod units;
 use serde::{Deserialize, Serialize};
 
 use crate::data::table::Table;
-use crate::scoring::Pair;
-
-/// Defined with [`Pair`], which records it; re-exported here beside the strategies.
-pub use crate::scoring::PairOrder;
+use crate::scoring::{Pair, PairOrder};
 
 pub use infotabs_compat::{infotabs_compat_paragraph, infotabs_compat_units};
 pub use paragraph::{paragraph, paragraph_units};

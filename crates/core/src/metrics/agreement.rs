@@ -21,8 +21,8 @@ use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 
-use super::group::{groups, Group};
-use crate::data::dataset::{Dataset, RelevanceBallot};
+use super::group::{in_group, Group};
+use crate::data::dataset::RelevanceBallot;
 use crate::probe::{Premise, ProbeExample};
 use crate::run::RunResult;
 
@@ -155,15 +155,6 @@ fn agreement_of<'a>(
     })
 }
 
-/// Agreement over a dataset's examples that carry ballots; `None` when none has two or more.
-pub fn relevance_agreement_dataset(dataset: &Dataset) -> Option<RelevanceAgreement> {
-    agreement_of(dataset.examples.iter().filter_map(|e| {
-        let ballots = e.relevance_votes.as_deref()?;
-        let table = dataset.table(e.table.as_deref()?)?;
-        Some((table.row_count(), ballots))
-    }))
-}
-
 fn run_example(e: &ProbeExample) -> Option<(usize, &[RelevanceBallot])> {
     let ballots = e.relevance_votes.as_deref()?;
     let Premise::Table(t) = &e.input.premise else {
@@ -172,36 +163,15 @@ fn run_example(e: &ProbeExample) -> Option<(usize, &[RelevanceBallot])> {
     Some((t.row_count(), ballots))
 }
 
-/// Agreement over a run's examples that pass `keep`; `None` when none has two or more ballots.
-pub fn relevance_agreement_where(
-    run: &RunResult,
-    keep: impl Fn(&ProbeExample) -> bool,
-) -> Option<RelevanceAgreement> {
+/// Agreement over the run's examples in `group` (`None` = every example); `None` when none of
+/// them has two or more ballots.
+pub fn relevance_agreement(run: &RunResult, group: Option<&Group>) -> Option<RelevanceAgreement> {
     agreement_of(
         run.examples
             .iter()
-            .filter(|e| keep(e))
+            .filter(|e| in_group(group, e))
             .filter_map(run_example),
     )
-}
-
-/// Agreement over every example of a run.
-pub fn relevance_agreement(run: &RunResult) -> Option<RelevanceAgreement> {
-    relevance_agreement_where(run, |_| true)
-}
-
-/// [`relevance_agreement`] per split and per reasoning category (docs/probes-and-metrics.md#breakdown-by-split-and-category); groups without
-/// ballots left out.
-pub fn relevance_agreement_by_group(run: &RunResult) -> Vec<(Group, RelevanceAgreement)> {
-    groups(run)
-        .into_iter()
-        .filter_map(|g| {
-            Some((
-                g.clone(),
-                relevance_agreement_where(run, |e| g.contains(e))?,
-            ))
-        })
-        .collect()
 }
 
 #[cfg(test)]

@@ -12,10 +12,61 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use serde::{Deserialize, Serialize};
 
-use super::group::{groups, Group};
+use super::group::{in_group, Group};
 use crate::data::label::Label;
-use crate::probe::{Edit, Premise, ProbeExample, ProbeItem, ProbeKind};
+use crate::probe::{Edit, Premise, ProbeExample, ProbeItem};
+use crate::probe_kind::ProbeKind;
 use crate::run::RunResult;
+
+/// Whose evidence one row of an example's table is: the human annotators' (a relevant row),
+/// the model's (deleting it changed the prediction, [`changes_prediction`]), both or neither.
+/// The site's evidence table marks each row with it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum EvidenceMark {
+    /// Relevant to the annotators and to the model.
+    Both,
+    /// Annotated relevant; its deletion changed nothing.
+    Human,
+    /// Not annotated; its deletion changed the prediction.
+    Model,
+    /// Neither.
+    Neither,
+}
+
+impl EvidenceMark {
+    /// The mark of a row the annotators marked relevant (`human`) and whose deletion changed
+    /// the model's prediction (`model`).
+    pub fn of(human: bool, model: bool) -> EvidenceMark {
+        match (human, model) {
+            (true, true) => EvidenceMark::Both,
+            (true, false) => EvidenceMark::Human,
+            (false, true) => EvidenceMark::Model,
+            (false, false) => EvidenceMark::Neither,
+        }
+    }
+
+    /// `both`, `human`, `model` or `neither`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            EvidenceMark::Both => "both",
+            EvidenceMark::Human => "human",
+            EvidenceMark::Model => "model",
+            EvidenceMark::Neither => "neither",
+        }
+    }
+
+    /// How the table reads the mark: `human + model`, `human only`, `model only`, nothing for
+    /// neither.
+    pub fn words(self) -> &'static str {
+        match self {
+            EvidenceMark::Both => "human + model",
+            EvidenceMark::Human => "human only",
+            EvidenceMark::Model => "model only",
+            EvidenceMark::Neither => "",
+        }
+    }
+}
 
 /// How the model's evidence relates to the human's.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -172,10 +223,10 @@ fn deletions(run: &RunResult) -> Option<Deletions> {
 }
 
 /// The examples evidence selection is about: ENTAIL/CONTRADICT, at least one relevant row,
-/// a table premise, passing `keep`. Yields `(position, example, table rows, human rows)`.
+/// a table premise, in `group`. Yields `(position, example, table rows, human rows)`.
 fn qualifying<'a>(
     run: &'a RunResult,
-    keep: &'a impl Fn(&ProbeExample) -> bool,
+    group: Option<&'a Group>,
 ) -> impl Iterator<Item = (usize, &'a ProbeExample, usize, Vec<usize>)> + 'a {
     run.examples
         .iter()
@@ -185,7 +236,7 @@ fn qualifying<'a>(
             let Premise::Table(table) = &ex.input.premise else {
                 return None;
             };
-            if ex.gold == Label::Neutral || !keep(ex) {
+            if ex.gold == Label::Neutral || !in_group(group, ex) {
                 return None;
             }
             let mut human = human.clone();
@@ -195,14 +246,11 @@ fn qualifying<'a>(
         })
 }
 
-/// The qualifying examples (see [`evidence_selection_where`]) that pass `keep` but whose rows
-/// were not all deleted, so they are left out of evidence selection; empty when the run has
-/// no row-deletion item at all.
-pub fn incomplete_evidence_where(
-    run: &RunResult,
-    keep: impl Fn(&ProbeExample) -> bool,
-) -> Vec<IncompleteEvidence> {
-    compare(run, keep).map(|(_, inc)| inc).unwrap_or_default()
+/// The qualifying examples (see [`evidence_selection`]) in `group` whose rows were not all
+/// deleted, so they are left out of evidence selection; empty when the run has no
+/// row-deletion item at all.
+pub fn incomplete_evidence(run: &RunResult, group: Option<&Group>) -> Vec<IncompleteEvidence> {
+    compare(run, group).map(|(_, inc)| inc).unwrap_or_default()
 }
 
 /// How many of rows `0..rows` are in `deleted`.
@@ -210,22 +258,16 @@ fn complete_count(deleted: &BTreeSet<usize>, rows: usize) -> usize {
     deleted.range(..rows).count()
 }
 
-/// Evidence selection from the run's row-deletion items; `None` when no qualifying example
-/// has complete evidence (see the module documentation).
-pub fn evidence_selection(run: &RunResult) -> Option<EvidenceSelection> {
-    evidence_selection_where(run, |_| true)
-}
-
 /// The comparisons of the qualifying examples with complete evidence, and the qualifying
 /// examples without it; `None` when the run has no row-deletion item.
 fn compare(
     run: &RunResult,
-    keep: impl Fn(&ProbeExample) -> bool,
+    group: Option<&Group>,
 ) -> Option<(Vec<EvidenceExample>, Vec<IncompleteEvidence>)> {
     let d = deletions(run)?;
     let mut per_example = Vec::new();
     let mut incomplete = Vec::new();
-    for (pos, ex, rows, human) in qualifying(run, &keep) {
+    for (pos, ex, rows, human) in qualifying(run, group) {
         let deleted = d.deleted.get(&pos).map_or(0, |s| complete_count(s, rows));
         if deleted < rows {
             incomplete.push(IncompleteEvidence {
@@ -266,13 +308,11 @@ fn compare(
     Some((per_example, incomplete))
 }
 
-/// [`evidence_selection`] over the examples that pass `keep` (all shares are then of those
-/// examples); `None` when none of them qualifies with complete evidence.
-pub fn evidence_selection_where(
-    run: &RunResult,
-    keep: impl Fn(&ProbeExample) -> bool,
-) -> Option<EvidenceSelection> {
-    let (per_example, incomplete) = compare(run, keep)?;
+/// Evidence selection from the row-deletion items of the run's examples in `group` (`None` =
+/// every example; all shares are then of the group's examples); `None` when none of them
+/// qualifies with complete evidence (see the module documentation).
+pub fn evidence_selection(run: &RunResult, group: Option<&Group>) -> Option<EvidenceSelection> {
+    let (per_example, incomplete) = compare(run, group)?;
     if per_example.is_empty() {
         return None;
     }
@@ -306,16 +346,4 @@ pub fn evidence_selection_where(
         per_example,
         incomplete,
     })
-}
-
-/// [`evidence_selection`] per split and per reasoning category (docs/probes-and-metrics.md#breakdown-by-split-and-category), groups with no
-/// qualifying example left out.
-pub fn evidence_selection_by_group(run: &RunResult) -> Vec<(Group, EvidenceSelection)> {
-    groups(run)
-        .into_iter()
-        .filter_map(|g| {
-            let e = evidence_selection_where(run, |ex| g.contains(ex))?;
-            Some((g, e))
-        })
-        .collect()
 }

@@ -1,10 +1,14 @@
 //! Groups of examples for the breakdowns of docs/probes-and-metrics.md#breakdown-by-split-and-category: one group per split and one per
 //! reasoning category. An example with several categories belongs to each of them, so
 //! category groups may overlap (as in INFOTABS' per-category analysis).
+//!
+//! Every metric has one form, taking `group: Option<&Group>` (`None` = every example): a
+//! breakdown is the same call once per group of [`groups`], so a figure over a group and its
+//! row in the report cannot be computed two ways.
 
 use serde::{Deserialize, Serialize};
 
-use crate::probe::ProbeExample;
+use crate::probe::{ProbeExample, ProbeItem};
 use crate::run::RunResult;
 
 /// A split or a reasoning category.
@@ -18,8 +22,7 @@ pub enum Group {
 }
 
 impl Group {
-    /// `split:<name>` or `category:<name>`: the name used in reports and CSV files (the same
-    /// as [`crate::metrics::scores::perturbation_scores_by_group`] uses).
+    /// `split:<name>` or `category:<name>`: the name used in reports and CSV files.
     pub fn label(&self) -> String {
         match self {
             Group::Split(s) => format!("split:{s}"),
@@ -34,6 +37,18 @@ impl Group {
             Group::Category(c) => example.categories.iter().any(|x| x == c),
         }
     }
+}
+
+/// Whether `example` is in `group` (every example when `None`): what a metric's group
+/// argument means.
+pub fn in_group(group: Option<&Group>, example: &ProbeExample) -> bool {
+    group.is_none_or(|g| g.contains(example))
+}
+
+/// Whether `item`'s original example is in `group`; with `None` every item is, even one whose
+/// example the run lacks.
+pub fn item_in_group(run: &RunResult, group: Option<&Group>, item: &ProbeItem) -> bool {
+    group.is_none_or(|g| run.example_of(item).is_some_and(|e| g.contains(e)))
 }
 
 /// The split every example of the run is in, when there is exactly one such split (and no

@@ -9,11 +9,57 @@ use crate::metrics::transitions::TransitionMatrix;
 use crate::probe::rules::ValidityRule;
 use crate::run::Transition;
 
+/// The split an item is counted in: a column of the invalid-transition tables, and a graph of
+/// its own. Examples without a split are a column of their own, not a split named `all` (a
+/// dataset may name a split `all`), and not "every example" (the report's `all` row); the
+/// column is printed `all` ([`SplitColumn::name`]), as INFOTABS' unsplit files have always read.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum SplitColumn {
+    /// Examples whose `split` is this name.
+    Named(String),
+    /// Examples without a split.
+    Unsplit,
+}
+
+impl SplitColumn {
+    /// The column of an example whose `split` is `split`.
+    pub fn of(split: Option<&str>) -> SplitColumn {
+        match split {
+            Some(s) => SplitColumn::Named(s.to_string()),
+            None => SplitColumn::Unsplit,
+        }
+    }
+
+    /// Whether an example whose `split` is `split` is in this column.
+    pub fn holds(&self, split: Option<&str>) -> bool {
+        match (self, split) {
+            (SplitColumn::Named(name), Some(s)) => name == s,
+            (SplitColumn::Unsplit, None) => true,
+            _ => false,
+        }
+    }
+
+    /// The column's heading: the split's name, or `all` for examples without one.
+    pub fn name(&self) -> &str {
+        match self {
+            SplitColumn::Named(name) => name,
+            SplitColumn::Unsplit => "all",
+        }
+    }
+}
+
+impl std::fmt::Display for SplitColumn {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
 /// One split's transitions.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct SplitTransitions {
-    /// Split name (e.g. `alpha1`), or `all`.
-    pub split: String,
+    /// The split.
+    pub split: SplitColumn,
     /// Its transition counts.
     pub matrix: TransitionMatrix,
 }
@@ -37,8 +83,8 @@ pub struct InvalidRow {
 /// A paper-shaped invalid-transition table.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct InvalidTransitionTable {
-    /// Column names.
-    pub splits: Vec<String>,
+    /// The columns, one per split.
+    pub splits: Vec<SplitColumn>,
     /// One row per label of the label set.
     pub rows: Vec<InvalidRow>,
     /// Per split: the mean over the labels present (the paper's "Average" row).
@@ -136,29 +182,33 @@ impl InvalidTransitionTable {
         }
     }
 
-    /// Builds per-split matrices from `(split, transition)` pairs, splits in first-seen order.
-    pub fn from_transitions<'a, I>(items: I, rule: &ValidityRule, label_set: LabelSet) -> Self
+    /// Builds per-split matrices from `(split, transition)` pairs (a split's name, or an
+    /// `Option<&str>` with `None` for examples without one), splits in first-seen order.
+    pub fn from_transitions<'a, I, S>(items: I, rule: &ValidityRule, label_set: LabelSet) -> Self
     where
-        I: IntoIterator<Item = (&'a str, Transition)>,
+        I: IntoIterator<Item = (S, Transition)>,
+        S: Into<Option<&'a str>>,
     {
         Self::new(&group_by_split(items), rule, label_set)
     }
 }
 
-/// Groups transitions by split name, keeping first-seen order.
-pub fn group_by_split<'a, I>(items: I) -> Vec<SplitTransitions>
+/// Groups transitions by split (`None`: the example has none), keeping first-seen order.
+pub fn group_by_split<'a, I, S>(items: I) -> Vec<SplitTransitions>
 where
-    I: IntoIterator<Item = (&'a str, Transition)>,
+    I: IntoIterator<Item = (S, Transition)>,
+    S: Into<Option<&'a str>>,
 {
     let mut out: Vec<SplitTransitions> = Vec::new();
     for (split, t) in items {
-        match out.iter_mut().find(|s| s.split == split) {
+        let split = split.into();
+        match out.iter_mut().find(|s| s.split.holds(split)) {
             Some(s) => s.matrix.add(t),
             None => {
                 let mut matrix = TransitionMatrix::default();
                 matrix.add(t);
                 out.push(SplitTransitions {
-                    split: split.to_string(),
+                    split: SplitColumn::of(split),
                     matrix,
                 });
             }

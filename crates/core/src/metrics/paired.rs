@@ -14,11 +14,11 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::group::{groups, Group};
+use super::group::{in_group, Group};
 use super::transition_report::{counterfactual_table, expects_gold_label, trusted};
 use crate::data::label::Label;
 use crate::probe::review::ReviewState;
-use crate::probe::{Expectation, ProbeExample, ProbeItem, ProbeKind};
+use crate::probe::{ProbeExample, ProbeItem};
 use crate::run::RunResult;
 
 /// Which counterfactuals a Table 8 is over.
@@ -144,7 +144,7 @@ pub enum PairedError {
 pub struct PairedTable {
     /// Label-flipping or label-preserving counterfactuals.
     pub class: CounterfactualClass,
-    /// All eight combinations, the paper's four first (see [`paired_counterfactual`]).
+    /// All eight combinations, the paper's four first, then the other four.
     pub rows: Vec<PairedRow>,
     /// Items counted.
     pub items: usize,
@@ -155,15 +155,18 @@ pub struct PairedTable {
     pub heuristic_left_out: usize,
 }
 
-/// Table 8 over the counterfactual items of `class` whose original example passes `keep`.
-pub fn paired_table_where(
+/// Table 8 over the counterfactual items of `class` whose original example is in `group`
+/// (`None` = every example). Fails when the run has no hypothesis-only scores, or when the
+/// group has no item of the class (a breakdown leaves such a group out).
+pub fn paired_table(
     run: &RunResult,
     class: CounterfactualClass,
-    keep: impl Fn(&ProbeExample) -> bool,
+    group: Option<&Group>,
 ) -> Result<PairedTable, PairedError> {
     let member = |it: &ProbeItem| CounterfactualClass::of(run, it) == Some(class);
+    let keep = |ex: &ProbeExample| in_group(group, ex);
     let (rows, items) = table_of(run, class, member, &keep)?;
-    let kept = |it: &&ProbeItem| member(it) && run.example_of(it).is_some_and(&keep);
+    let kept = |it: &&ProbeItem| member(it) && run.example_of(it).is_some_and(keep);
     let neutral_left_out = run
         .items
         .iter()
@@ -186,54 +189,6 @@ pub fn paired_table_where(
         neutral_left_out,
         heuristic_left_out,
     })
-}
-
-/// Table 8 over every counterfactual item of `class`.
-pub fn paired_table(
-    run: &RunResult,
-    class: CounterfactualClass,
-) -> Result<PairedTable, PairedError> {
-    paired_table_where(run, class, |_| true)
-}
-
-/// Table 8 of `class` per split and per reasoning category (docs/probes-and-metrics.md#breakdown-by-split-and-category); groups without items
-/// of the class are left out. Fails only when the run has no hypothesis-only scores at all.
-pub fn paired_tables_by_group(
-    run: &RunResult,
-    class: CounterfactualClass,
-) -> Result<Vec<(Group, PairedTable)>, PairedError> {
-    let mut out = Vec::new();
-    for g in groups(run) {
-        match paired_table_where(run, class, |ex| g.contains(ex)) {
-            Ok(t) => out.push((g, t)),
-            Err(PairedError::NoItems) => {}
-            Err(e) => return Err(e),
-        }
-    }
-    Ok(out)
-}
-
-/// Table 8 over the items of `probes` (e.g. row swap, title swap, shipped counterfactuals),
-/// both classes pooled, NEUTRAL left out: all eight combinations, the paper's four flagged, in
-/// the paper's order first. The report uses [`paired_table`], one table per class.
-pub fn paired_counterfactual(
-    run: &RunResult,
-    probes: &[ProbeKind],
-) -> Result<Vec<PairedRow>, PairedError> {
-    paired_counterfactual_where(run, probes, |_| true)
-}
-
-/// [`paired_counterfactual`] over the items whose original example passes `keep`.
-pub fn paired_counterfactual_where(
-    run: &RunResult,
-    probes: &[ProbeKind],
-    keep: impl Fn(&ProbeExample) -> bool,
-) -> Result<Vec<PairedRow>, PairedError> {
-    let member = |it: &ProbeItem| {
-        probes.contains(&it.probe) && matches!(it.expectation, Expectation::Label { .. })
-    };
-    // The class only labels the checks here; both are pooled.
-    table_of(run, CounterfactualClass::LabelFlipping, member, &keep).map(|(rows, _)| rows)
 }
 
 /// The eight rows over the items that pass `member` and whose example passes `keep`, and the
@@ -293,21 +248,4 @@ fn table_of(
         })
         .collect();
     Ok((rows, total))
-}
-
-/// Table 8 per split and per reasoning category (docs/probes-and-metrics.md#breakdown-by-split-and-category); groups without counterfactual
-/// items are left out. Fails only when the run has no hypothesis-only scores at all.
-pub fn paired_counterfactual_by_group(
-    run: &RunResult,
-    probes: &[ProbeKind],
-) -> Result<Vec<(Group, Vec<PairedRow>)>, PairedError> {
-    let mut out = Vec::new();
-    for g in groups(run) {
-        match paired_counterfactual_where(run, probes, |ex| g.contains(ex)) {
-            Ok(rows) => out.push((g, rows)),
-            Err(PairedError::NoItems) => {}
-            Err(e) => return Err(e),
-        }
-    }
-    Ok(out)
 }

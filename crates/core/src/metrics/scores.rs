@@ -13,9 +13,11 @@ use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 
+use super::group::{item_in_group, Group};
 use crate::data::label::Label;
 use crate::probe::review::ReviewState;
-use crate::probe::{ProbeExample, ProbeItem, ProbeKind};
+use crate::probe::{ProbeExample, ProbeItem};
+use crate::probe_kind::ProbeKind;
 use crate::rng::Rng;
 use crate::run::RunResult;
 
@@ -138,7 +140,7 @@ pub enum ScoreView {
 }
 
 /// What the score tables (Tables 4 and 7) do with one item: count it, or leave it out and
-/// why. [`perturbation_scores_in`] counts with it and the report's item selectors list with
+/// why. [`perturbation_scores`] counts with it and the report's item selectors list with
 /// it, so a row and the items it drills to are the same set.
 #[derive(Debug, Clone, PartialEq)]
 pub enum ScoreUse<'r> {
@@ -179,25 +181,16 @@ pub fn score_use<'r>(
     }
 }
 
-/// Table 4's row for the items of `probes` that pass `keep` (label-expectation items only),
-/// as the full model sees them.
+/// A row of Tables 4 and 7: the scores of the items of `probes` (label-expectation items
+/// only) whose example is in `group` (`None` = every example), in `view`. Both views sample
+/// the same items (the same one-per-example picks), so a Prem+Hypo row and its Hypo-Only row
+/// compare like with like.
 pub fn perturbation_scores(
     run: &RunResult,
     probes: &[ProbeKind],
     opts: &SampleOptions,
-    keep: impl Fn(&ProbeItem) -> bool,
-) -> PerturbationScores {
-    perturbation_scores_in(run, probes, opts, ScoreView::PremiseAndHypothesis, keep)
-}
-
-/// [`perturbation_scores`] in either view. Both views sample the same items (the same
-/// one-per-example picks), so a Prem+Hypo row and its Hypo-Only row compare like with like.
-pub fn perturbation_scores_in(
-    run: &RunResult,
-    probes: &[ProbeKind],
-    opts: &SampleOptions,
     view: ScoreView,
-    keep: impl Fn(&ProbeItem) -> bool,
+    group: Option<&Group>,
 ) -> PerturbationScores {
     let mut pick = Rng::derive(opts.seed, "pick-one-per-example");
     let mut left_out = LeftOut::default();
@@ -207,7 +200,7 @@ pub fn perturbation_scores_in(
     for it in run
         .items
         .iter()
-        .filter(|it| probes.contains(&it.probe) && keep(it))
+        .filter(|it| probes.contains(&it.probe) && item_in_group(run, group, it))
     {
         let (ex, labels) = match score_use(run, it, opts.include_heuristic) {
             ScoreUse::Unscored => continue,
@@ -295,52 +288,4 @@ pub fn perturbation_scores_in(
         label_flipped: sampled_accuracy(&flipped, opts, &mut rng),
         left_out,
     }
-}
-
-/// [`perturbation_scores`] per split and per category (docs/probes-and-metrics.md#breakdown-by-split-and-category): `(group name, scores)`;
-/// no split group when every example is in one split (as [`super::group::groups`]).
-pub fn perturbation_scores_by_group(
-    run: &RunResult,
-    probes: &[ProbeKind],
-    opts: &SampleOptions,
-) -> Vec<(String, PerturbationScores)> {
-    perturbation_scores_by_group_in(run, probes, opts, ScoreView::PremiseAndHypothesis)
-}
-
-/// [`perturbation_scores_by_group`] in either view.
-pub fn perturbation_scores_by_group_in(
-    run: &RunResult,
-    probes: &[ProbeKind],
-    opts: &SampleOptions,
-    view: ScoreView,
-) -> Vec<(String, PerturbationScores)> {
-    // One split holding every example would repeat the `all` row: no split group then.
-    let one_split = super::group::only_split(run).is_some();
-    let mut groups: Vec<String> = run
-        .examples
-        .iter()
-        .filter(|_| !one_split)
-        .filter_map(|e| e.split.as_ref().map(|s| format!("split:{s}")))
-        .chain(
-            run.examples
-                .iter()
-                .flat_map(|e| e.categories.iter().map(|c| format!("category:{c}"))),
-        )
-        .collect();
-    groups.sort();
-    groups.dedup();
-    groups
-        .into_iter()
-        .map(|g| {
-            let scores = perturbation_scores_in(run, probes, opts, view, |it| {
-                run.example_of(it).is_some_and(|e| {
-                    g.strip_prefix("split:")
-                        .is_some_and(|s| e.split.as_deref() == Some(s))
-                        || g.strip_prefix("category:")
-                            .is_some_and(|c| e.categories.iter().any(|x| x == c))
-                })
-            });
-            (g, scores)
-        })
-        .collect()
 }

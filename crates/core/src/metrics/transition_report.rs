@@ -7,17 +7,17 @@
 //! example with two relevant rows would count three times in one row). The label-preserving
 //! rule (docs/probes-and-metrics.md#transition-sets) judges two sets: hypothesis edits and counterfactual tables whose expected
 //! label is the original's gold label.
-//!
-//! The older functions keyed by [`Operation`] pool every item the rule judges.
 
 use serde::{Deserialize, Serialize};
 
-use super::invalid::{group_by_split, InvalidTransitionTable, SplitTransitions};
+use super::group::{item_in_group, Group};
+use super::invalid::{group_by_split, InvalidTransitionTable, SplitColumn, SplitTransitions};
 use crate::data::label::Label;
 use crate::metrics::transitions::{TransitionEdge, TransitionMatrix};
 use crate::probe::review::ReviewState;
 use crate::probe::rules::Operation;
-use crate::probe::{Expectation, ProbeItem, ProbeKind};
+use crate::probe::{Expectation, ProbeItem};
+use crate::probe_kind::ProbeKind;
 use crate::run::RunResult;
 
 /// The items of one transition graph and invalid-transition table.
@@ -251,59 +251,24 @@ pub fn heuristic_left_out(run: &RunResult, set: TransitionSet) -> usize {
         .count()
 }
 
-/// The split name used for examples without one.
-pub const NO_SPLIT: &str = "all";
-
-/// The split an item is counted in (its example's, or [`NO_SPLIT`]): the column of the
-/// invalid-transition tables and the graph an item enters.
-pub fn split_of<'a>(run: &'a RunResult, item: &ProbeItem) -> &'a str {
-    run.example_of(item)
-        .and_then(|e| e.split.as_deref())
-        .unwrap_or(NO_SPLIT)
+/// The split an item is counted in (its example's; `None` when it has none): which
+/// [`SplitColumn`] of the invalid-transition tables and which graph the item enters.
+pub fn split_of<'a>(run: &'a RunResult, item: &ProbeItem) -> Option<&'a str> {
+    run.example_of(item).and_then(|e| e.split.as_deref())
 }
 
 fn judged_by(item: &ProbeItem, operation: Operation) -> bool {
     matches!(item.expectation, Expectation::Transition { operation: o } if o == operation)
 }
 
-/// Whether `operation`'s rule judges `item`: items whose expectation names the operation, and
-/// for the label-preserving rule the items of both label-preserving [`TransitionSet`]s.
-pub fn judged_by_rule(run: &RunResult, item: &ProbeItem, operation: Operation) -> bool {
-    judged_by(item, operation)
-        || (operation == Operation::LabelPreserving
-            && (TransitionSet::LabelPreservingHypothesis.contains(run, item)
-                || TransitionSet::LabelPreservingCounterfactual.contains(run, item)))
-}
-
-/// Per-split transition matrices of the items judged by `operation` that pass `keep`.
-pub fn split_transitions(
-    run: &RunResult,
-    operation: Operation,
-    keep: impl Fn(&ProbeItem) -> bool,
-) -> Vec<SplitTransitions> {
-    split_transitions_of(run, |it| judged_by_rule(run, it, operation) && keep(it))
-}
-
-fn split_transitions_of(
-    run: &RunResult,
-    member: impl Fn(&ProbeItem) -> bool,
-) -> Vec<SplitTransitions> {
-    group_by_split(
-        run.items
-            .iter()
-            .filter(|it| member(it))
-            .map(|it| (split_of(run, it), run.transition(it))),
-    )
-}
-
-/// The transition graph of one operation: edges with percentages (one figure per split, as
+/// The transition graph of one transition set: edges with percentages (one figure per split, as
 /// the paper's number triples) and validity under the run's rule.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct TransitionGraph {
-    /// The operation.
+    /// The operation whose rule judges the set.
     pub operation: Operation,
-    /// Per split: its matrix and edges.
-    pub splits: Vec<(String, Vec<TransitionEdge>)>,
+    /// Per split: its edges.
+    pub splits: Vec<(SplitColumn, Vec<TransitionEdge>)>,
     /// All splits pooled.
     pub pooled: Vec<TransitionEdge>,
     /// Labels of the model from which the rule cannot be met by it (a two-way model and a
@@ -313,64 +278,24 @@ pub struct TransitionGraph {
     pub not_applicable: Vec<Label>,
 }
 
-/// The transition graph of `operation` in `run`; `None` if the run has no rule for it.
-pub fn transition_graph(run: &RunResult, operation: Operation) -> Option<TransitionGraph> {
-    transition_graph_where(run, operation, |_| true)
-}
-
-/// The run's reasoning categories, sorted and distinct.
-fn categories(run: &RunResult) -> Vec<&String> {
-    let mut cats: Vec<&String> = run.examples.iter().flat_map(|e| &e.categories).collect();
-    cats.sort();
-    cats.dedup();
-    cats
-}
-
-/// Keeps the items whose example carries `category`.
-fn in_category<'a>(run: &'a RunResult, category: &'a str) -> impl Fn(&ProbeItem) -> bool + 'a {
-    move |it| {
-        run.example_of(it)
-            .is_some_and(|e| e.categories.iter().any(|c| c == category))
-    }
-}
-
-/// One transition graph per reasoning category (docs/probes-and-metrics.md#breakdown-by-split-and-category), categories sorted; a category
-/// whose examples have no item judged by `operation` is left out.
-pub fn transition_graphs_by_category(
-    run: &RunResult,
-    operation: Operation,
-) -> Vec<(String, TransitionGraph)> {
-    categories(run)
-        .into_iter()
-        .filter_map(|c| {
-            let g = transition_graph_where(run, operation, in_category(run, c))?;
-            (!g.splits.is_empty()).then(|| (c.clone(), g))
-        })
-        .collect()
-}
-
-/// Like [`transition_graph`], restricted to items that pass `keep`.
-pub fn transition_graph_where(
-    run: &RunResult,
-    operation: Operation,
-    keep: impl Fn(&ProbeItem) -> bool,
-) -> Option<TransitionGraph> {
-    graph_of(run, operation, split_transitions(run, operation, keep))
-}
-
-/// The transition graph of `set` over its items that pass `keep`; `None` without a rule.
-pub fn set_graph_where(
+/// The transition graph of `set` over its items whose example is in `group` (`None` = every
+/// example); `None` when the run has no rule for the set.
+pub fn set_graph(
     run: &RunResult,
     set: TransitionSet,
-    keep: impl Fn(&ProbeItem) -> bool,
+    group: Option<&Group>,
 ) -> Option<TransitionGraph> {
-    let splits = split_transitions_of(run, |it| set.contains(run, it) && keep(it));
-    graph_of(run, set.operation(), splits)
+    graph_of(run, set.operation(), set_splits(run, set, group))
 }
 
-/// The transition graph of `set` over all its items.
-pub fn set_graph(run: &RunResult, set: TransitionSet) -> Option<TransitionGraph> {
-    set_graph_where(run, set, |_| true)
+/// Per split, the transitions of the items of `set` whose example is in `group`.
+fn set_splits(run: &RunResult, set: TransitionSet, group: Option<&Group>) -> Vec<SplitTransitions> {
+    group_by_split(
+        run.items
+            .iter()
+            .filter(|it| set.contains(run, it) && item_in_group(run, group, it))
+            .map(|it| (split_of(run, it), run.transition(it))),
+    )
 }
 
 fn graph_of(
@@ -404,80 +329,14 @@ fn graph_of(
     })
 }
 
-/// The invalid-transition table of `operation` (one column per split); `None` without a rule
-/// or without items.
-pub fn invalid_table(run: &RunResult, operation: Operation) -> Option<InvalidTransitionTable> {
-    invalid_table_where(run, operation, |_| true)
-}
-
-/// Like [`invalid_table`], restricted to items that pass `keep`.
-pub fn invalid_table_where(
-    run: &RunResult,
-    operation: Operation,
-    keep: impl Fn(&ProbeItem) -> bool,
-) -> Option<InvalidTransitionTable> {
-    let rule = run.rules.get(operation)?;
-    let splits = split_transitions(run, operation, keep);
-    (!splits.is_empty()).then(|| InvalidTransitionTable::new(&splits, rule, run.model.label_set))
-}
-
-/// The invalid-transition table of `set` over its items that pass `keep` (one column per
-/// split); `None` without a rule or without items.
-pub fn set_invalid_table_where(
+/// The invalid-transition table of `set` over its items whose example is in `group` (`None` =
+/// every example; one column per split); `None` without a rule or without items.
+pub fn set_invalid_table(
     run: &RunResult,
     set: TransitionSet,
-    keep: impl Fn(&ProbeItem) -> bool,
+    group: Option<&Group>,
 ) -> Option<InvalidTransitionTable> {
     let rule = run.rules.get(set.operation())?;
-    let splits = split_transitions_of(run, |it| set.contains(run, it) && keep(it));
+    let splits = set_splits(run, set, group);
     (!splits.is_empty()).then(|| InvalidTransitionTable::new(&splits, rule, run.model.label_set))
-}
-
-/// The invalid-transition table of `set` over all its items.
-pub fn set_invalid_table(run: &RunResult, set: TransitionSet) -> Option<InvalidTransitionTable> {
-    set_invalid_table_where(run, set, |_| true)
-}
-
-/// One invalid-transition table of `set` per reasoning category (docs/probes-and-metrics.md#breakdown-by-split-and-category), categories
-/// sorted; categories without items of the set left out.
-pub fn set_invalid_tables_by_category(
-    run: &RunResult,
-    set: TransitionSet,
-) -> Vec<(String, InvalidTransitionTable)> {
-    categories(run)
-        .into_iter()
-        .filter_map(|c| {
-            let t = set_invalid_table_where(run, set, in_category(run, c))?;
-            Some((c.clone(), t))
-        })
-        .collect()
-}
-
-/// One transition graph of `set` per reasoning category (docs/probes-and-metrics.md#breakdown-by-split-and-category), categories sorted;
-/// categories without items of the set left out.
-pub fn set_graphs_by_category(
-    run: &RunResult,
-    set: TransitionSet,
-) -> Vec<(String, TransitionGraph)> {
-    categories(run)
-        .into_iter()
-        .filter_map(|c| {
-            let g = set_graph_where(run, set, in_category(run, c))?;
-            (!g.splits.is_empty()).then(|| (c.clone(), g))
-        })
-        .collect()
-}
-
-/// One invalid-transition table per reasoning category (docs/probes-and-metrics.md#breakdown-by-split-and-category), categories sorted.
-pub fn invalid_tables_by_category(
-    run: &RunResult,
-    operation: Operation,
-) -> Vec<(String, InvalidTransitionTable)> {
-    categories(run)
-        .into_iter()
-        .filter_map(|c| {
-            let t = invalid_table_where(run, operation, in_category(run, c))?;
-            Some((c.clone(), t))
-        })
-        .collect()
 }

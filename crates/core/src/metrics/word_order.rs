@@ -13,8 +13,9 @@ use std::collections::BTreeMap;
 use serde::{Deserialize, Serialize};
 
 use super::entropy::entropy;
-use super::group::{groups, Group};
-use crate::probe::{Edit, ProbeExample, ProbeItem, ProbeKind};
+use super::group::{in_group, Group};
+use crate::probe::{Edit, ProbeItem};
+use crate::probe_kind::ProbeKind;
 use crate::run::RunResult;
 
 /// One example's permutations as the metrics need them.
@@ -296,26 +297,13 @@ pub fn word_order_metrics(
     }
 }
 
-/// The per-example view of a run's word-order items, with the number of skipped examples.
-pub fn permuted_examples(run: &RunResult) -> (Vec<PermutedExample>, usize) {
-    permuted_examples_where(run, |_| true)
-}
-
-/// [`permuted_examples`] restricted to the examples that pass `keep` (skips counted only for
-/// those examples).
-pub fn permuted_examples_where(
+/// The per-example view of the word-order items of the run's examples in `group` (`None` =
+/// every example), each with its position in `run.examples` (what the report's drill-down
+/// needs to find the items of the examples a figure counts), and the number of those examples
+/// skipped.
+pub fn permuted_examples(
     run: &RunResult,
-    keep: impl Fn(&ProbeExample) -> bool,
-) -> (Vec<PermutedExample>, usize) {
-    let (examples, skipped) = permuted_examples_indexed(run, keep);
-    (examples.into_iter().map(|(_, e)| e).collect(), skipped)
-}
-
-/// [`permuted_examples_where`] with each example's position in `run.examples`: what the
-/// report's drill-down needs to find the word-order items of the examples a figure counts.
-pub fn permuted_examples_indexed(
-    run: &RunResult,
-    keep: impl Fn(&ProbeExample) -> bool,
+    group: Option<&Group>,
 ) -> (Vec<(usize, PermutedExample)>, usize) {
     let mut by_ex: BTreeMap<usize, PermutedExample> = BTreeMap::new();
     for it in run
@@ -323,7 +311,7 @@ pub fn permuted_examples_indexed(
         .iter()
         .filter(|it| it.probe == ProbeKind::WordOrder)
     {
-        let Some(ex) = run.example_of(it).filter(|ex| keep(ex)) else {
+        let Some(ex) = run.example_of(it).filter(|ex| in_group(group, ex)) else {
             continue;
         };
         let entry = by_ex.entry(it.example).or_insert_with(|| PermutedExample {
@@ -351,15 +339,21 @@ pub fn permuted_examples_indexed(
             run.examples
                 .iter()
                 .find(|e| e.id == s.example)
-                .is_some_and(&keep)
+                .is_some_and(|e| in_group(group, e))
         })
         .count();
     (by_ex.into_iter().collect(), skipped)
 }
 
-/// Word-order metrics of a run.
-pub fn run_word_order_metrics(run: &RunResult, thresholds: &[f64]) -> WordOrderMetrics {
-    let (ex, skipped) = permuted_examples(run);
+/// Word-order metrics of the run's examples in `group` (`None` = every example); a group
+/// with neither permuted nor skipped examples has `examples` and `skipped` 0.
+pub fn run_word_order_metrics(
+    run: &RunResult,
+    thresholds: &[f64],
+    group: Option<&Group>,
+) -> WordOrderMetrics {
+    let (ex, skipped) = permuted_examples(run, group);
+    let ex: Vec<PermutedExample> = ex.into_iter().map(|(_, e)| e).collect();
     of_run(
         run,
         word_order_metrics(&ex, skipped, run.model.label_set.labels().len(), thresholds),
@@ -375,25 +369,4 @@ fn of_run(run: &RunResult, mut m: WordOrderMetrics) -> WordOrderMetrics {
         m.mean_entropy_f = None;
     }
     m
-}
-
-/// Word-order metrics per split and per reasoning category (docs/probes-and-metrics.md#breakdown-by-split-and-category); groups with neither
-/// permuted nor skipped examples are left out.
-pub fn run_word_order_metrics_by_group(
-    run: &RunResult,
-    thresholds: &[f64],
-) -> Vec<(Group, WordOrderMetrics)> {
-    let labels = run.model.label_set.labels().len();
-    groups(run)
-        .into_iter()
-        .filter_map(|g| {
-            let (ex, skipped) = permuted_examples_where(run, |e| g.contains(e));
-            (!ex.is_empty() || skipped > 0).then(|| {
-                (
-                    g,
-                    of_run(run, word_order_metrics(&ex, skipped, labels, thresholds)),
-                )
-            })
-        })
-        .collect()
 }

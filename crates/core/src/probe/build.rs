@@ -11,8 +11,7 @@ use super::hypothesis::{self, HypothesisContext};
 use super::table_probes::{self, TableContext};
 use super::word_order::{self, WordOrderSettings};
 use super::{
-    Basis, Certainty, Edit, Expectation, Perturbation, Premise, ProbeExample, ProbeInput,
-    ProbeItem, ProbeKind,
+    Basis, Certainty, Edit, Expectation, Perturbation, Premise, ProbeExample, ProbeInput, ProbeItem,
 };
 use crate::data::dataset::Dataset;
 use crate::data::label::LabelSet;
@@ -20,6 +19,7 @@ use crate::linearize::{linearize_units, LinearizeError, LinearizeSettings, Premi
 use crate::probe::counterfactual;
 use crate::probe::review::ReviewState;
 use crate::probe::rules::RuleSet;
+use crate::probe_kind::ProbeKind;
 use crate::rng::Rng;
 use crate::scoring::Pair;
 
@@ -281,7 +281,8 @@ fn generate(
             ex.gold,
             &settings.word_order,
             &mut rng,
-        );
+        )
+        .map_err(|e| e.to_string());
     }
     if ProbeKind::HYPOTHESIS.contains(&kind) {
         let ctx = HypothesisContext {
@@ -501,7 +502,7 @@ pub fn build_probe_set(
                 && matches!(p.expectation, Expectation::Label { .. }))
             .then(|| pairs.add(settings.linearization.pair("", &p.perturbed.hypothesis)));
             items.push(ProbeItem {
-                id: crate::probe::review::item_id(&ex.id, kind, n),
+                id: crate::data::review::item_id(&ex.id, kind, n),
                 example: pos,
                 probe: p.probe,
                 edit: p.edit,

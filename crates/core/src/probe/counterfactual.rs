@@ -5,9 +5,8 @@
 
 use crate::data::label::Label;
 use crate::data::table::{KeyValueTable, Table};
-use crate::probe::{
-    Basis, Certainty, Edit, Expectation, Perturbation, Premise, ProbeInput, ProbeKind,
-};
+use crate::probe::{Basis, Certainty, Edit, Expectation, Perturbation, Premise, ProbeInput};
+use crate::probe_kind::ProbeKind;
 use crate::rng::Rng;
 
 /// Replaces every occurrence of `from` in `h` with `to`; `None` when `h` never mentions it.

@@ -10,9 +10,8 @@ use serde::{Deserialize, Serialize};
 
 use crate::data::dataset::Dataset;
 use crate::data::label::Label;
-use crate::probe::{Certainty, ProbeExample, ProbeItem, ProbeKind};
-
-pub use crate::data::review::{Review, ReviewDecision};
+use crate::data::review::{parse_item_id, Review, ReviewDecision};
+use crate::probe::{Certainty, ProbeExample, ProbeItem};
 
 /// Where a generated item stands with respect to review.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -84,21 +83,6 @@ pub enum ReviewError {
     /// The asserted label is not one the dataset uses.
     #[error("the dataset's labels do not include {0} (a two-way dataset has no NEUTRAL)")]
     LabelNotAllowed(Label),
-}
-
-/// The stable id of the `n`-th perturbation `probe` made of example `example`.
-pub fn item_id(example: &str, probe: ProbeKind, n: usize) -> String {
-    format!("{example}/{}/{n}", probe.as_str())
-}
-
-/// Splits an item id into example id, probe and position. Example ids may themselves hold
-/// `/`, so the id is split at its last two slashes.
-pub fn parse_item_id(id: &str) -> Option<(&str, ProbeKind, usize)> {
-    let mut parts = id.rsplitn(3, '/');
-    let n = parts.next()?.parse().ok()?;
-    let probe = ProbeKind::from_name(parts.next()?)?;
-    let example = parts.next().filter(|e| !e.is_empty())?;
-    Some((example, probe, n))
 }
 
 /// The id a probe run gives a dataset example: its `id`, or `#<index>` when it has none.

@@ -7,6 +7,7 @@ use std::collections::BTreeMap;
 use serde::{Deserialize, Serialize};
 
 use crate::data::label::{Label, LabelSet};
+use crate::probe_kind::ProbeKind;
 
 /// A table operation whose effect on the label is given by a [`ValidityRule`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
@@ -35,6 +36,28 @@ pub enum Operation {
     LabelPreserving,
     /// Remove the whole premise (docs/probes-and-metrics.md#premise-removal): anything should become NEUTRAL.
     PremiseRemoval,
+}
+
+// The probes' vocabulary is unnumbered (`crate::probe_kind`); which rule judges a probe is
+// this stage's knowledge, so the method lives here, beside the rules.
+impl ProbeKind {
+    /// The validity rule that judges this probe's transitions; `None` for probes judged by
+    /// an expected label instead (hypothesis probes).
+    pub fn operation(self) -> Option<Operation> {
+        Some(match self {
+            ProbeKind::RowDeletion => Operation::RowDeletion,
+            ProbeKind::RowInsertion => Operation::RowInsertion,
+            ProbeKind::RowValueUpdate => Operation::RowValueUpdate,
+            ProbeKind::RowPermutation => Operation::RowPermutation,
+            ProbeKind::DeleteThenInsert => Operation::DeleteThenInsert,
+            ProbeKind::RelevantRowDeletion | ProbeKind::AllRelevantRowsDeletion => {
+                Operation::RelevantRowDeletion
+            }
+            ProbeKind::IrrelevantRowDeletion => Operation::IrrelevantRowDeletion,
+            ProbeKind::PremiseRemoval => Operation::PremiseRemoval,
+            _ => return None,
+        })
+    }
 }
 
 impl Operation {

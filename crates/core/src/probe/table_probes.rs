@@ -4,9 +4,10 @@
 use super::edit_table::{
     append_row, delete_rows, header_key, permute_rows, replace_value, row_key, KeyIndex,
 };
-use super::{Basis, Certainty, Edit, Expectation, Perturbation, Premise, ProbeInput, ProbeKind};
+use super::{Basis, Certainty, Edit, Expectation, Perturbation, Premise, ProbeInput};
 use crate::data::table::Table;
 use crate::probe::rules::Operation;
+use crate::probe_kind::ProbeKind;
 use crate::rng::Rng;
 
 /// One example's table, hypothesis and annotations, plus the dataset-wide key pool.

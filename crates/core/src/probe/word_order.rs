@@ -6,10 +6,11 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::{Basis, Certainty, Edit, Expectation, Perturbation, Premise, ProbeInput, ProbeKind};
+use super::{Basis, Certainty, Edit, Expectation, Perturbation, Premise, ProbeInput};
 use crate::data::label::Label;
 use crate::linearize::PremiseUnits;
 use crate::probe::permutation::{apply, bleu2, derangement};
+use crate::probe_kind::ProbeKind;
 use crate::rng::Rng;
 
 /// What to permute.
@@ -65,6 +66,32 @@ fn permutations_of(words: &[&str], q: usize, rng: &mut Rng) -> Vec<Vec<usize>> {
     out
 }
 
+/// Why an example gets no word-order items (its run records it as skipped, with this text).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum WordOrderSkip {
+    /// The hypothesis is too short to permute (UNLI drops such examples).
+    #[error("hypothesis has {words} words (≤ {short})")]
+    ShortHypothesis {
+        /// Its words.
+        words: usize,
+        /// The most words a skipped sentence has ([`WordOrderSettings::max_short_words`]).
+        short: usize,
+    },
+    /// The premise has no sentence to permute.
+    #[error("no premise to permute")]
+    NoPremise,
+    /// A premise sentence is too short to permute.
+    #[error("premise sentence {sentence:?} has {words} words (≤ {short})")]
+    ShortPremiseSentence {
+        /// The sentence, its words joined by spaces.
+        sentence: String,
+        /// Its words.
+        words: usize,
+        /// As for [`WordOrderSkip::ShortHypothesis`].
+        short: usize,
+    },
+}
+
 /// The word-order items of one example. `premise` is its premise as sentence units
 /// ([`crate::linearize::linearize_units`] for a table, [`PremiseUnits::plain`] for text):
 /// each unit's words are permuted in place, and the text between units (separators, the
@@ -75,7 +102,7 @@ pub fn word_order(
     gold: Label,
     settings: &WordOrderSettings,
     rng: &mut Rng,
-) -> Result<Vec<Perturbation>, String> {
+) -> Result<Vec<Perturbation>, WordOrderSkip> {
     let short = settings.max_short_words;
     let hyp_words: Vec<&str> = hypothesis.split_whitespace().collect();
     let prem_sents: Vec<Vec<&str>> = premise
@@ -86,21 +113,21 @@ pub fn word_order(
     let do_h = settings.target != PermutationTarget::Premise;
     let do_p = settings.target != PermutationTarget::Hypothesis;
     if do_h && hyp_words.len() <= short {
-        return Err(format!(
-            "hypothesis has {} words (≤ {short})",
-            hyp_words.len()
-        ));
+        return Err(WordOrderSkip::ShortHypothesis {
+            words: hyp_words.len(),
+            short,
+        });
     }
     if do_p {
         if prem_sents.is_empty() {
-            return Err("no premise to permute".to_string());
+            return Err(WordOrderSkip::NoPremise);
         }
         if let Some(s) = prem_sents.iter().find(|s| s.len() <= short) {
-            return Err(format!(
-                "premise sentence {:?} has {} words (≤ {short})",
-                s.join(" "),
-                s.len()
-            ));
+            return Err(WordOrderSkip::ShortPremiseSentence {
+                sentence: s.join(" "),
+                words: s.len(),
+                short,
+            });
         }
     }
     let h_perms = if do_h {

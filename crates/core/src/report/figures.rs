@@ -3,22 +3,45 @@
 //! examples. Every mark carries the [`ItemSelector`] of the items it counts, built here from
 //! the predicate the metric counts with, so the site draws figures and opens their items
 //! without computing either. The report's sections lay out the same figures as rows
-//! ([`super::graph_section`], [`super::invalid_section`], the word-order sections), so a drawn
+//! (`sections/graphs.rs`, `sections/invalid.rs`, `sections/word_order.rs`), so a drawn
 //! mark, its table row and its item list cannot disagree; `tests/report_selectors.rs` checks
 //! every mark against the items it selects.
 
 use serde::{Deserialize, Serialize};
 
-use super::{rule_note, ItemSelector, POOLED};
+use super::{operation_name, ItemSelector};
 use crate::data::label::Label;
-use crate::metrics::invalid::InvalidTransitionTable;
+use crate::metrics::invalid::{InvalidTransitionTable, SplitColumn};
 use crate::metrics::transitions::TransitionEdge;
 use crate::metrics::word_order::{
-    omega_curve_x, permuted_examples_where, word_order_metrics, BleuBin, WordOrderMetrics,
+    omega_curve_x, permuted_examples, word_order_metrics, BleuBin, WordOrderMetrics,
 };
-use crate::metrics::{groups, set_graph_where, set_invalid_table_where, Group, TransitionSet};
-use crate::probe::{ProbeItem, ProbeKind};
+use crate::metrics::{groups, set_graph, set_invalid_table, Group, TransitionSet};
+use crate::probe::rules::Operation;
+use crate::probe_kind::ProbeKind;
 use crate::run::RunResult;
+
+/// The `split` cell of a graph's edge rows over every split.
+pub const POOLED: &str = "pooled";
+
+/// The rule's valid transitions in one line: `ENTAIL→{NEUTRAL} … (source)`.
+pub(crate) fn rule_note(run: &RunResult, op: Operation) -> Option<String> {
+    let rule = run.rules.get(op)?;
+    let valid: Vec<String> = rule
+        .valid
+        .iter()
+        .map(|(b, a)| {
+            let a: Vec<&str> = a.iter().map(|l| l.as_str()).collect();
+            format!("{b}→{{{}}}", a.join(","))
+        })
+        .collect();
+    Some(format!(
+        "valid ({} rule): {} ({})",
+        operation_name(op),
+        valid.join(" "),
+        rule.source
+    ))
+}
 
 /// One mark of a figure (an edge, a cell, a point, a bar) and the items it counts.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -33,7 +56,7 @@ pub struct Marked<T> {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct GraphFigure {
     /// The split (`None` = pooled over the splits).
-    pub split: Option<String>,
+    pub split: Option<SplitColumn>,
     /// Its edges, each with its items.
     pub edges: Vec<Marked<TransitionEdge>>,
 }
@@ -41,7 +64,7 @@ pub struct GraphFigure {
 impl GraphFigure {
     /// The caption: the split's name, or `pooled`.
     pub fn caption(&self) -> &str {
-        self.split.as_deref().unwrap_or(POOLED)
+        self.split.as_ref().map_or(POOLED, SplitColumn::name)
     }
 }
 
@@ -70,6 +93,18 @@ impl InvalidFigure {
     /// The items of a whole row (its mean column): what the report's table row lists.
     pub fn row_items(&self, row: Option<usize>) -> Option<&ItemSelector> {
         self.cell_items(row, self.table.splits.len())
+    }
+
+    /// Whether the drawn table has the mean column: with one split, that split's column and
+    /// the mean over splits are the same numbers, so the site draws them once (the report's
+    /// CSV keeps both, so its columns are the same for every table).
+    pub fn draws_mean(&self) -> bool {
+        self.table.splits.len() > 1
+    }
+
+    /// The drawn table's value columns: one per split, then the mean when it is drawn.
+    pub fn drawn_columns(&self) -> usize {
+        self.table.splits.len() + usize::from(self.draws_mean())
     }
 }
 
@@ -185,11 +220,6 @@ pub fn transition_sets(run: &RunResult) -> Vec<TransitionSet> {
         .collect()
 }
 
-/// Whether an item's example is in `group` (every item when `None`).
-fn in_group<'a>(run: &'a RunResult, group: Option<&'a Group>) -> impl Fn(&ProbeItem) -> bool + 'a {
-    move |it| group.is_none_or(|g| run.example_of(it).is_some_and(|e| g.contains(e)))
-}
-
 /// The figures of `set` over `group`, counting heuristic items nobody reviewed as `run` does
 /// (`include_heuristic` only marks the selectors so that they select the same way).
 pub fn set_figures(
@@ -198,7 +228,6 @@ pub fn set_figures(
     group: Option<&Group>,
     include_heuristic: bool,
 ) -> SetFigures {
-    let keep = in_group(run, group);
     let category = match group {
         Some(Group::Category(c)) => Some(c.clone()),
         _ => None,
@@ -206,11 +235,11 @@ pub fn set_figures(
     // Pooled marks and the mean column select every split of the group: in a split's group,
     // that split alone.
     let all_splits = match group {
-        Some(Group::Split(s)) => Some(s.clone()),
+        Some(Group::Split(s)) => Some(SplitColumn::Named(s.clone())),
         _ => None,
     };
-    let graph = set_graph_where(run, set, &keep);
-    let figure = |split: Option<String>, edges: &[TransitionEdge]| GraphFigure {
+    let graph = set_graph(run, set, group);
+    let figure = |split: Option<SplitColumn>, edges: &[TransitionEdge]| GraphFigure {
         edges: edges
             .iter()
             .map(|e| Marked {
@@ -234,7 +263,7 @@ pub fn set_figures(
             .collect()
     });
     let pooled = graph.as_ref().map(|g| figure(None, &g.pooled));
-    let table = set_invalid_table_where(run, set, &keep).map(|table| {
+    let table = set_invalid_table(run, set, group).map(|table| {
         let cells = |before: Option<Label>| -> Vec<ItemSelector> {
             let splits = table.splits.iter().map(|s| Some(s.clone()));
             splits
@@ -284,7 +313,8 @@ pub fn word_order_figures(run: &RunResult, group: Option<&Group>) -> Option<Word
     if !run.items.iter().any(|it| it.probe == ProbeKind::WordOrder) {
         return None;
     }
-    let (examples, skipped) = permuted_examples_where(run, |e| group.is_none_or(|g| g.contains(e)));
+    let (examples, skipped) = permuted_examples(run, group);
+    let examples: Vec<_> = examples.into_iter().map(|(_, e)| e).collect();
     if examples.is_empty() {
         return None;
     }

@@ -7,17 +7,94 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::metrics::MeanSd;
+use crate::metrics::{MeanSd, ScoreView};
 use crate::report::Section;
+
+/// Which predictions a row of Tables 4 and 7 reads: its `model` cell, and a series of the plot.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub enum ModelView {
+    /// The model on premise and hypothesis.
+    #[serde(rename = "prem+hypo")]
+    PremiseAndHypothesis,
+    /// The same model on the hypothesis with an empty premise.
+    #[serde(rename = "hypo-only view")]
+    HypothesisOnlyView,
+    /// A second, hypothesis-only model on the hypothesis.
+    #[serde(rename = "hypo-only model")]
+    HypothesisOnlyModel,
+}
+
+impl ModelView {
+    /// The `model` cell: `prem+hypo`, `hypo-only view` or `hypo-only model`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ModelView::PremiseAndHypothesis => "prem+hypo",
+            ModelView::HypothesisOnlyView => "hypo-only view",
+            ModelView::HypothesisOnlyModel => "hypo-only model",
+        }
+    }
+
+    /// Whether the row reads the hypothesis alone (the plot draws its bars lighter).
+    pub fn hypothesis_only(self) -> bool {
+        self != ModelView::PremiseAndHypothesis
+    }
+
+    /// The predictions the row's scores are computed from.
+    pub fn score_view(self) -> ScoreView {
+        if self.hypothesis_only() {
+            ScoreView::HypothesisOnly
+        } else {
+            ScoreView::PremiseAndHypothesis
+        }
+    }
+}
+
+impl std::fmt::Display for ModelView {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// The three kinds of accuracy a row of Table 4 / 7 reports, in column order.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum BarKind {
+    /// Accuracy on the original examples.
+    Original,
+    /// On the label-preserving items.
+    Preserved,
+    /// On the label-flipping items.
+    Flipped,
+}
+
+impl BarKind {
+    /// Every kind, in column order.
+    pub const ALL: [BarKind; 3] = [BarKind::Original, BarKind::Preserved, BarKind::Flipped];
+
+    /// `original`, `preserved` or `flipped`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            BarKind::Original => "original",
+            BarKind::Preserved => "preserved",
+            BarKind::Flipped => "flipped",
+        }
+    }
+}
+
+impl std::fmt::Display for BarKind {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
 
 /// One row of a score table over every example, as numbers: what the plot draws.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct ScoreBars {
     /// The row's `probe` cell.
     pub probe: String,
-    /// The row's `model` cell (`prem+hypo`, `hypo-only view`, …).
-    pub model: String,
-    /// Accuracy on the originals, label-preserving and label-flipping items ([`KINDS`]'s
+    /// The row's `model` cell.
+    pub model: ModelView,
+    /// Accuracy on the originals, label-preserving and label-flipping items ([`BarKind::ALL`]'s
     /// order); `None` where the row has no such items.
     pub accuracy: [Option<MeanSd>; 3],
 }
@@ -35,18 +112,15 @@ pub const TOP: f64 = 10.0;
 /// Bottom margin (group names).
 pub const BOTTOM: f64 = 36.0;
 
-/// The three kinds of accuracy a row of Table 4 / 7 reports, in column order.
-pub const KINDS: [&str; 3] = ["original", "preserved", "flipped"];
-
 /// One bar: an accuracy (mean ± sd, in %) of one kind, one model view, one probe.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Bar {
     /// The probe (the table row's `probe` cell).
     pub group: String,
-    /// `original`, `preserved` or `flipped`.
-    pub kind: &'static str,
-    /// The model view (the row's `model` cell: `prem+hypo`, `hypo-only view`, …).
-    pub model: String,
+    /// Which accuracy.
+    pub kind: BarKind,
+    /// The model view (the row's `model` cell).
+    pub model: ModelView,
     /// Mean accuracy, %.
     pub mean: f64,
     /// Standard deviation, % points.
@@ -85,7 +159,7 @@ pub struct BarPlot {
     /// Ticks of the y axis: (value %, y).
     pub ticks: Vec<(f64, f64)>,
     /// The series in their order within a group.
-    pub series: Vec<(&'static str, String)>,
+    pub series: Vec<(BarKind, ModelView)>,
 }
 
 /// The y coordinate of `percent` (0 at the bottom of the drawing area, 100 at its top).
@@ -105,25 +179,25 @@ pub fn score_plot(section: &Section) -> Option<BarPlot> {
 /// The plot of score rows (see [`score_plot`]).
 pub fn bar_plot(rows: &[ScoreBars]) -> Option<BarPlot> {
     let mut probes: Vec<String> = Vec::new();
-    let mut models: Vec<String> = Vec::new();
+    let mut models: Vec<ModelView> = Vec::new();
     for r in rows {
         push_new(&mut probes, &r.probe);
         push_new(&mut models, &r.model);
     }
-    let series: Vec<(&'static str, String)> = KINDS
+    let series: Vec<(BarKind, ModelView)> = BarKind::ALL
         .iter()
-        .flat_map(|&k| models.iter().map(move |mo| (k, mo.clone())))
+        .flat_map(|&k| models.iter().map(move |&mo| (k, mo)))
         .collect();
     let slot = (WIDTH - LEFT - RIGHT) / probes.len().max(1) as f64;
     let bar_w = 0.8 * slot / series.len().max(1) as f64;
     let mut bars = Vec::new();
     for r in rows {
         let gi = probes.iter().position(|x| *x == r.probe)?;
-        for (si, (kind, model)) in series.iter().enumerate() {
-            if r.model != *model {
+        for (si, &(kind, model)) in series.iter().enumerate() {
+            if r.model != model {
                 continue;
             }
-            let k = KINDS.iter().position(|x| x == kind)?;
+            let k = BarKind::ALL.iter().position(|&x| x == kind)?;
             let Some(MeanSd { mean, sd, .. }) = r.accuracy[k] else {
                 continue;
             };
@@ -132,7 +206,7 @@ pub fn bar_plot(rows: &[ScoreBars]) -> Option<BarPlot> {
             bars.push(Bar {
                 group: probes[gi].clone(),
                 kind,
-                model: model.clone(),
+                model,
                 mean,
                 sd,
                 x,
@@ -169,9 +243,9 @@ pub fn bar_plot(rows: &[ScoreBars]) -> Option<BarPlot> {
     })
 }
 
-fn push_new(v: &mut Vec<String>, x: &str) {
-    if !v.iter().any(|y| y == x) {
-        v.push(x.to_string());
+fn push_new<T: PartialEq + Clone>(v: &mut Vec<T>, x: &T) {
+    if !v.contains(x) {
+        v.push(x.clone());
     }
 }
 
@@ -188,9 +262,17 @@ mod tests {
     }
 
     fn row(probe: &str, model: &str, o: Option<(f64, f64)>, f: Option<(f64, f64)>) -> ScoreBars {
+        let model = [
+            ModelView::PremiseAndHypothesis,
+            ModelView::HypothesisOnlyView,
+            ModelView::HypothesisOnlyModel,
+        ]
+        .into_iter()
+        .find(|v| v.as_str() == model)
+        .unwrap();
         ScoreBars {
             probe: probe.into(),
-            model: model.into(),
+            model,
             accuracy: [o.and_then(ms), None, f.and_then(ms)],
         }
     }
@@ -221,9 +303,10 @@ mod tests {
         // Two probes, so two slots of (640 − 44 − 8) / 2 = 294; series: 3 kinds × 2 views,
         // each bar 0.8 × 294 / 6 = 39.2 wide, starting 0.1 × 294 = 29.4 into the slot.
         assert_eq!(p.series.len(), 6);
-        assert_eq!(p.series[0], ("original", "prem+hypo".to_string()));
-        assert_eq!(p.series[1], ("original", "hypo-only view".to_string()));
-        assert_eq!(p.series[4], ("flipped", "prem+hypo".to_string()));
+        let named = |(k, m): (BarKind, ModelView)| (k.as_str(), m.as_str());
+        assert_eq!(named(p.series[0]), ("original", "prem+hypo"));
+        assert_eq!(named(p.series[1]), ("original", "hypo-only view"));
+        assert_eq!(named(p.series[4]), ("flipped", "prem+hypo"));
         assert_eq!(p.groups.len(), 2);
         assert!((p.groups[0].x - (44.0 + 147.0)).abs() < 1e-9);
         assert!((p.groups[1].x - (44.0 + 294.0 + 147.0)).abs() < 1e-9);
@@ -232,7 +315,7 @@ mod tests {
         assert_eq!(p.bars.len(), 4);
         let b = &p.bars[0];
         assert_eq!(
-            (b.group.as_str(), b.kind, b.model.as_str()),
+            (b.group.as_str(), b.kind.as_str(), b.model.as_str()),
             ("negation", "original", "prem+hypo")
         );
         assert!((b.x - 73.4).abs() < 1e-9);
@@ -243,10 +326,10 @@ mod tests {
         assert!((b.err_top - (10.0 + 214.0 * 0.15)).abs() < 1e-9);
         assert!((b.err_bottom - (10.0 + 214.0 * 0.25)).abs() < 1e-9);
         let h = &p.bars[1];
-        assert_eq!(h.model, "hypo-only view");
+        assert_eq!(h.model.as_str(), "hypo-only view");
         assert!((h.x - (73.4 + 39.2)).abs() < 1e-9, "the next series slot");
         let f = &p.bars[2];
-        assert_eq!(f.kind, "flipped");
+        assert_eq!(f.kind.as_str(), "flipped");
         // Series 4 of the first group: 73.4 + 4 × 39.2 = 230.2; 40% ± 10.
         assert!((f.x - 230.2).abs() < 1e-9);
         assert!((f.y - 138.4).abs() < 1e-9);

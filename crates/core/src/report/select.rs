@@ -14,14 +14,14 @@ use serde::{Deserialize, Serialize};
 use crate::data::label::Label;
 use crate::metrics::scores::{score_use, ScoreUse};
 use crate::metrics::transition_report::split_of;
-use crate::metrics::word_order::{
-    bleu_bin, permutation_bleu, permuted_examples_indexed, BLEU_EDGES,
-};
+use crate::metrics::word_order::{bleu_bin, permutation_bleu, permuted_examples, BLEU_EDGES};
 use crate::metrics::{
-    evidence_selection_where, paired_checks, CounterfactualClass, ExampleSet, Group, TransitionSet,
+    evidence_selection, paired_checks, CounterfactualClass, ExampleSet, Group, PermutedExample,
+    SplitColumn, TransitionSet,
 };
 use crate::probe::review::ReviewState;
-use crate::probe::{ProbeExample, ProbeItem, ProbeKind};
+use crate::probe::ProbeItem;
+use crate::probe_kind::ProbeKind;
 use crate::run::RunResult;
 
 /// The items behind one figure of the report.
@@ -33,7 +33,7 @@ pub enum ItemSelector {
         /// The transition set (its rule judges the items).
         set: TransitionSet,
         /// The split (`None` = pooled).
-        split: Option<String>,
+        split: Option<SplitColumn>,
         /// Restrict to a reasoning category.
         category: Option<String>,
         /// Before.
@@ -50,7 +50,7 @@ pub enum ItemSelector {
         /// The transition set.
         set: TransitionSet,
         /// The split (`None` = every split).
-        split: Option<String>,
+        split: Option<SplitColumn>,
         /// Restrict to a reasoning category.
         category: Option<String>,
         /// The label predicted before (`None` = any: the Average row).
@@ -123,6 +123,20 @@ pub enum ItemSelector {
     Truncated,
 }
 
+/// The positions of the permuted examples of `group` that pass `keep`.
+fn permuted_where(
+    run: &RunResult,
+    group: &Option<Group>,
+    keep: impl Fn(&PermutedExample) -> bool,
+) -> BTreeSet<usize> {
+    let (examples, _) = permuted_examples(run, group.as_ref());
+    examples
+        .into_iter()
+        .filter(|(_, e)| keep(e))
+        .map(|(p, _)| p)
+        .collect()
+}
+
 impl ItemSelector {
     /// The indices (into `run.items`) of the items behind the figure, in run order.
     pub fn select(&self, run: &RunResult) -> Vec<usize> {
@@ -131,8 +145,8 @@ impl ItemSelector {
                 .is_some_and(|e| g.as_ref().is_none_or(|g| g.contains(e)))
         };
         let in_split_and_category =
-            |it: &ProbeItem, split: &Option<String>, cat: &Option<String>| {
-                split.as_ref().is_none_or(|s| split_of(run, it) == s)
+            |it: &ProbeItem, split: &Option<SplitColumn>, cat: &Option<String>| {
+                split.as_ref().is_none_or(|s| s.holds(split_of(run, it)))
                     && cat.as_ref().is_none_or(|c| {
                         run.example_of(it)
                             .is_some_and(|e| e.categories.iter().any(|x| x == c))
@@ -207,8 +221,7 @@ impl ItemSelector {
                 }) && in_group(it, group)
             }),
             ItemSelector::EvidenceCompared { group } => {
-                let keep_ex = |e: &ProbeExample| group.as_ref().is_none_or(|g| g.contains(e));
-                let ids: BTreeSet<String> = evidence_selection_where(run, keep_ex)
+                let ids: BTreeSet<String> = evidence_selection(run, group.as_ref())
                     .map(|s| s.per_example.into_iter().map(|e| e.example).collect())
                     .unwrap_or_default();
                 of_examples(ProbeKind::RowDeletion, &example_positions(run, &ids))
@@ -219,25 +232,11 @@ impl ItemSelector {
             }
             ItemSelector::WordOrder { group, set } => {
                 let labels = run.model.label_set.labels().len();
-                let (examples, _) = permuted_examples_indexed(run, |e| {
-                    group.as_ref().is_none_or(|g| g.contains(e))
-                });
-                let picked = examples
-                    .into_iter()
-                    .filter(|(_, e)| set.contains(e, labels))
-                    .map(|(p, _)| p)
-                    .collect();
+                let picked = permuted_where(run, group, |e| set.contains(e, labels));
                 of_examples(ProbeKind::WordOrder, &picked)
             }
             ItemSelector::Omega { group, x } => {
-                let (examples, _) = permuted_examples_indexed(run, |e| {
-                    group.as_ref().is_none_or(|g| g.contains(e))
-                });
-                let picked = examples
-                    .into_iter()
-                    .filter(|(_, e)| e.share_accepted() > *x)
-                    .map(|(p, _)| p)
-                    .collect();
+                let picked = permuted_where(run, group, |e| e.share_accepted() > *x);
                 of_examples(ProbeKind::WordOrder, &picked)
             }
             ItemSelector::BleuBin { group, bin } => keep(&|it| {
@@ -262,7 +261,10 @@ impl ItemSelector {
             .filter_map(|&i| run.items.get(i).map(|it| it.example))
             .collect::<BTreeSet<usize>>()
             .len();
-        let split = |s: &Option<String>| s.clone().unwrap_or_else(|| "all splits".into());
+        let split = |s: &Option<SplitColumn>| {
+            s.as_ref()
+                .map_or_else(|| "all splits".to_string(), SplitColumn::to_string)
+        };
         let cat = |c: &Option<String>| {
             c.as_ref()
                 .map(|c| format!(", category {c}"))

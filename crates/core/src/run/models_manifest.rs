@@ -120,7 +120,8 @@ pub fn parse_models_manifest(file: &str, text: &str) -> Result<ModelsManifest, F
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::linearize::{Linearization, PairOrder, PremiseMode};
+    use crate::linearize::{Linearization, PremiseMode};
+    use crate::scoring::PairOrder;
 
     #[test]
     fn reads_roles_linearizations_and_cards() {

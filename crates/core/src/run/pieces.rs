@@ -84,6 +84,27 @@ pub fn runs_pieces(runs: &[RunResult]) -> impl Iterator<Item = Vec<u8>> + '_ {
     runs.iter().flat_map(run_pieces)
 }
 
+/// Pieces whose stored lengths do not add up to the bytes stored (or overflow): the saved
+/// lengths and the Blob beside them disagree, so no piece can be cut safely.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{name}: its pieces hold {total} bytes; the lengths of its {pieces} pieces do not add up to that")]
+pub struct PieceLengthsError {
+    /// The source, as the caller named it.
+    pub name: String,
+    /// The bytes the pieces hold.
+    pub total: usize,
+    /// How many lengths were given.
+    pub pieces: usize,
+}
+
+// The worker's and the page's loaders report errors as the text they show; this keeps their
+// `?` working while core's own signature stays typed.
+impl From<PieceLengthsError> for String {
+    fn from(e: PieceLengthsError) -> String {
+        e.to_string()
+    }
+}
+
 /// Where each piece lies in `total` bytes of pieces stored one after the other, given their
 /// `lengths` (as the page stores them beside the Blob); `name` names the source in the error
 /// when the lengths do not add up to `total` (or overflow).
@@ -91,15 +112,16 @@ pub fn piece_ranges(
     name: &str,
     lengths: &[usize],
     total: usize,
-) -> Result<Vec<std::ops::Range<usize>>, String> {
+) -> Result<Vec<std::ops::Range<usize>>, PieceLengthsError> {
     let sum = lengths
         .iter()
         .try_fold(0usize, |sum, &n| sum.checked_add(n));
     if sum != Some(total) {
-        return Err(format!(
-            "{name}: its pieces hold {total} bytes; the lengths of its {} pieces do not add up to that",
-            lengths.len()
-        ));
+        return Err(PieceLengthsError {
+            name: name.to_string(),
+            total,
+            pieces: lengths.len(),
+        });
     }
     let mut start = 0;
     Ok(lengths

@@ -5,7 +5,8 @@
 use tabprobe_core::data::dataset::{Dataset, Example};
 use tabprobe_core::data::label::{Label, LabelSet};
 use tabprobe_core::data::table::{KeyValueRow, KeyValueTable, Table};
-use tabprobe_core::probe::{ProbeKind, ProbeSettings};
+use tabprobe_core::probe::ProbeSettings;
+use tabprobe_core::probe_kind::ProbeKind;
 use tabprobe_core::scoring::{ModelId, Pair, PairScore, PairScorer, ScoreError};
 
 pub fn row(k: &str, v: &[&str]) -> KeyValueRow {

@@ -56,9 +56,9 @@ pub fn merge(base: &Dataset, add: Dataset, add_name: &str) -> Result<Dataset, Im
     // which moves up by the examples already loaded.
     let offset = out.examples.len();
     out.reviews.extend(add.reviews.into_iter().map(|mut r| {
-        if let Some((ex, probe, n)) = crate::probe::review::parse_item_id(&r.item) {
+        if let Some((ex, probe, n)) = crate::data::review::parse_item_id(&r.item) {
             if let Some(i) = ex.strip_prefix('#').and_then(|i| i.parse::<usize>().ok()) {
-                r.item = crate::probe::review::item_id(&format!("#{}", i + offset), probe, n);
+                r.item = crate::data::review::item_id(&format!("#{}", i + offset), probe, n);
             }
         }
         r

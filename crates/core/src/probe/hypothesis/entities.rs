@@ -9,7 +9,8 @@ use crate::probe::phrase::{overlaps_as_words, phrase_matches};
 use crate::probe::scope::negations_around;
 use crate::probe::sentence::{is_name_key, is_subject, key_echoed, same_shape, shares_a_stem};
 use crate::probe::words::{parse_number, words};
-use crate::probe::{Basis, Perturbation, ProbeKind};
+use crate::probe::{Basis, Perturbation};
+use crate::probe_kind::ProbeKind;
 use crate::rng::Rng;
 
 /// One matched span of a named-entity swap, before its replacement is drawn.

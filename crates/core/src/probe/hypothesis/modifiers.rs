@@ -6,7 +6,8 @@ use crate::data::table::Table;
 use crate::probe::phrase::find_phrase;
 use crate::probe::sentence::{modifier_slot, noun_key, plain_value, shares_a_stem};
 use crate::probe::words::words;
-use crate::probe::{Basis, Perturbation, ProbeKind};
+use crate::probe::{Basis, Perturbation};
+use crate::probe_kind::ProbeKind;
 use crate::rng::Rng;
 
 /// Nominal modifiers: a true single-valued fact of the table attached to the title mention

@@ -5,7 +5,8 @@ use crate::data::label::Label;
 use crate::probe::scope::{lower, negations_around};
 use crate::probe::sentence::{count_after, second_verb_after};
 use crate::probe::words::words;
-use crate::probe::{Basis, Perturbation, ProbeKind};
+use crate::probe::{Basis, Perturbation};
+use crate::probe_kind::ProbeKind;
 
 const AUXILIARIES: [&str; 16] = [
     "is", "was", "are", "were", "has", "have", "had", "did", "does", "do", "can", "could", "will",

@@ -9,7 +9,8 @@ use crate::probe::scope::{
 };
 use crate::probe::sentence::{over_a_duration, restricts_subject};
 use crate::probe::words::{format_number, numbers_in, parse_number, words, Word};
-use crate::probe::{Basis, Perturbation, ProbeKind};
+use crate::probe::{Basis, Perturbation};
+use crate::probe_kind::ProbeKind;
 
 /// Whether increasing the number keeps `gold` under `m`.
 fn larger_keeps(m: Monotone, gold: Label) -> bool {

@@ -4,7 +4,8 @@ use super::{flip, span_item, HypothesisContext};
 use crate::data::label::Label;
 use crate::probe::scope::{joined, lower, negations_around, number_role, NumberRole};
 use crate::probe::words::{parse_number, words, Word};
-use crate::probe::{Basis, Perturbation, ProbeKind};
+use crate::probe::{Basis, Perturbation};
+use crate::probe_kind::ProbeKind;
 
 /// Comparatives and other words after which `no` is not a determiner (`no more than`, `no
 /// longer`, `no one`): `no` → `some` would not be English there.
