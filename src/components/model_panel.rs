@@ -49,13 +49,33 @@ fn offer_bundled(state: AppState, slot: Slot, path: &str) -> bool {
 #[component]
 pub fn ModelPanel() -> impl IntoView {
     let state = expect_context::<AppState>();
-    let on_pick = move |ev: leptos::ev::Event| {
-        let files = picked_files(&ev);
-        if !files.is_empty() {
-            spawn_local(load_model_files(state, files));
-        }
-    };
-    let info = move || {
+    view! {
+        <WorkerSilentNotice/>
+        <WorkerCrashNotice/>
+        <section class="model-panel" data-testid="model-panel">
+            <strong>"Model"</strong>
+            {move || state.slot(Slot::Main).model.with(|m| m.is_none()).then(|| view! { <span class="muted">"none loaded"</span> })}
+            <MainModelInfo/>
+            <MainModelStatus/>
+            {move || state.pace.live.get().map(|(done, total)| view! {
+                <span class="model-status scoring" data-testid="model-scoring">{format!("scoring {done} / {total} hypotheses")}</span>
+            })}
+            <span class="spacer"></span>
+            <ModelPickers/>
+            <HubLoad/>
+            <ScoresImport into=Slot::Main/>
+            <ModelSettings/>
+            {bundled_button(state, Slot::Main, ModelRole::Default, "load-bundled-default", |name| format!("Load bundled {name}"))}
+        </section>
+        <SecondModelPanel/>
+    }
+}
+
+/// The main model's name, weight hash, backend, precision, workers, size and labels.
+#[component]
+fn MainModelInfo() -> impl IntoView {
+    let state = expect_context::<AppState>();
+    move || {
         state.slot(Slot::Main).model.get().map(|m| {
             let short = m.id.weights_sha256.chars().take(12).collect::<String>();
             view! {
@@ -70,8 +90,14 @@ pub fn ModelPanel() -> impl IntoView {
                 <span class="model-labels" data-testid="model-labels">{m.labels.join(" · ")}</span>
             }
         })
-    };
-    let status = move || {
+    }
+}
+
+/// The main model's load in progress (with Cancel), its failure or a note.
+#[component]
+fn MainModelStatus() -> impl IntoView {
+    let state = expect_context::<AppState>();
+    move || {
         match state.slot(Slot::Main).status.get() {
         ModelStatus::Idle => None,
         ModelStatus::Loading(s) => Some(view! {
@@ -89,7 +115,56 @@ pub fn ModelPanel() -> impl IntoView {
         ),
         ModelStatus::Note(s) => Some(view! { <span class="model-status note" data-testid="model-note">{s}</span> }.into_any()),
     }
+    }
+}
+
+/// Loading the main model from picked files, a picked folder or a URL.
+#[component]
+fn ModelPickers() -> impl IntoView {
+    let state = expect_context::<AppState>();
+    let on_pick = move |ev: leptos::ev::Event| {
+        let files = picked_files(&ev);
+        if !files.is_empty() {
+            spawn_local(load_model_files(state, files));
+        }
     };
+    let url_input = NodeRef::<leptos::html::Input>::new();
+    let on_url = move |ev: leptos::ev::SubmitEvent| {
+        ev.prevent_default();
+        if let Some(input) = url_input.get() {
+            let url = input.value().trim().to_string();
+            if !url.is_empty() {
+                spawn_local(load_model_url(state, url));
+            }
+        }
+    };
+    // `webkitdirectory` has no typed attribute in Leptos: set it once the input exists.
+    let folder_input = NodeRef::<leptos::html::Input>::new();
+    Effect::new(move |_| {
+        if let Some(input) = folder_input.get() {
+            let _ = input.set_attribute("webkitdirectory", "");
+        }
+    });
+    view! {
+        <label class="file-picker small">
+            "Load model files…"
+            <input type="file" multiple data-testid="model-input" on:change=on_pick/>
+        </label>
+        <label class="file-picker small">
+            "Load model folder…"
+            <input type="file" node_ref=folder_input data-testid="model-folder-input" on:change=on_pick/>
+        </label>
+        <form class="model-url" on:submit=on_url>
+            <input type="url" placeholder="…or the base URL of a checkpoint folder" data-testid="model-url" node_ref=url_input/>
+            <button type="submit" data-testid="model-url-load">"Load URL"</button>
+        </form>
+    }
+}
+
+/// The backend, precision, linearization and pair-order choices.
+#[component]
+fn ModelSettings() -> impl IntoView {
+    let state = expect_context::<AppState>();
     let strategy_options = Linearization::ALL
         .into_iter()
         .map(|l| view! { <option value=l.as_str() selected=move || state.linearization.get().strategy == l>{l.display_name()}</option> })
@@ -127,77 +202,51 @@ pub fn ModelPanel() -> impl IntoView {
             crate::models::device_choice::choose_precision(state, choice);
         }
     };
-    let url_input = NodeRef::<leptos::html::Input>::new();
-    let on_url = move |ev: leptos::ev::SubmitEvent| {
-        ev.prevent_default();
-        if let Some(input) = url_input.get() {
-            let url = input.value().trim().to_string();
-            if !url.is_empty() {
-                spawn_local(load_model_url(state, url));
-            }
-        }
-    };
-    // `webkitdirectory` has no typed attribute in Leptos: set it once the input exists.
-    let folder_input = NodeRef::<leptos::html::Input>::new();
-    Effect::new(move |_| {
-        if let Some(input) = folder_input.get() {
-            let _ = input.set_attribute("webkitdirectory", "");
-        }
-    });
     view! {
-        <WorkerSilentNotice/>
-        <WorkerCrashNotice/>
-        <section class="model-panel" data-testid="model-panel">
-            <strong>"Model"</strong>
-            {move || state.slot(Slot::Main).model.with(|m| m.is_none()).then(|| view! { <span class="muted">"none loaded"</span> })}
-            {info}
-            {status}
-            {move || state.pace.live.get().map(|(done, total)| view! {
-                <span class="model-status scoring" data-testid="model-scoring">{format!("scoring {done} / {total} hypotheses")}</span>
-            })}
-            <span class="spacer"></span>
-            <label class="file-picker small">
-                "Load model files…"
-                <input type="file" multiple data-testid="model-input" on:change=on_pick/>
-            </label>
-            <label class="file-picker small">
-                "Load model folder…"
-                <input type="file" node_ref=folder_input data-testid="model-folder-input" on:change=on_pick/>
-            </label>
-            <form class="model-url" on:submit=on_url>
-                <input type="url" placeholder="…or the base URL of a checkpoint folder" data-testid="model-url" node_ref=url_input/>
-                <button type="submit" data-testid="model-url-load">"Load URL"</button>
-            </form>
-            <HubLoad/>
-            <ScoresImport into=Slot::Main/>
-            <label class="select" title="Where the model runs. The faster: the worker times one matrix product on WebGPU and on the CPU and takes the faster (a software WebGPU adapter is often far slower than the CPU). Changing it moves the loaded models.">
-                <select data-testid="backend-choice" on:change=on_backend>{backend_options}</select>
-            </label>
-            <label class="select" title="f16-mixed: the transformer body's weights and the inputs of its matrix products in f16, accumulated in f32; embeddings, softmax, layer norms, the head and the logits in f32. Used only on a WebGPU adapter with shader-f16 (the model bar then says f16-mixed); labels match f32 and probabilities stay within 1e-3 on the tested checkpoints. Results, run files and shares say which precision made them. Changing it loads the models again.">
-                <select data-testid="precision-choice" on:change=on_precision>{precision_options}</select>
-            </label>
-            <label class="select">
-                "Premise text "
-                <select data-testid="linearization" on:change=on_strategy>{strategy_options}</select>
-            </label>
-            <label class="select">
-                <select data-testid="pair-order" on:change=on_order>
-                    <option value="premise_first" selected=move || state.linearization.get().order == PairOrder::PremiseFirst>"premise first"</option>
-                    <option value="hypothesis_first" selected=move || state.linearization.get().order == PairOrder::HypothesisFirst>"hypothesis first"</option>
-                </select>
-            </label>
-            {move || state.bundled.get().and_then(|m| m.with_role(ModelRole::Default).cloned()).filter(|b| offer_bundled(state, Slot::Main, &b.path)).map(|b| {
+        <label class="select" title="Where the model runs. The faster: the worker times one matrix product on WebGPU and on the CPU and takes the faster (a software WebGPU adapter is often far slower than the CPU). Changing it moves the loaded models.">
+            <select data-testid="backend-choice" on:change=on_backend>{backend_options}</select>
+        </label>
+        <label class="select" title="f16-mixed: the transformer body's weights and the inputs of its matrix products in f16, accumulated in f32; embeddings, softmax, layer norms, the head and the logits in f32. Used only on a WebGPU adapter with shader-f16 (the model bar then says f16-mixed); labels match f32 and probabilities stay within 1e-3 on the tested checkpoints. Results, run files and shares say which precision made them. Changing it loads the models again.">
+            <select data-testid="precision-choice" on:change=on_precision>{precision_options}</select>
+        </label>
+        <label class="select">
+            "Premise text "
+            <select data-testid="linearization" on:change=on_strategy>{strategy_options}</select>
+        </label>
+        <label class="select">
+            <select data-testid="pair-order" on:change=on_order>
+                <option value="premise_first" selected=move || state.linearization.get().order == PairOrder::PremiseFirst>"premise first"</option>
+                <option value="hypothesis_first" selected=move || state.linearization.get().order == PairOrder::HypothesisFirst>"hypothesis first"</option>
+            </select>
+        </label>
+    }
+}
+
+/// The button that loads the site's bundled model of `role` into `slot`, while it is offered
+/// there (see [`offer_bundled`]); `text` words it from the model's name.
+fn bundled_button(
+    state: AppState,
+    slot: Slot,
+    role: ModelRole,
+    testid: &'static str,
+    text: fn(&str) -> String,
+) -> impl IntoView {
+    move || {
+        state
+            .bundled
+            .get()
+            .and_then(|m| m.with_role(role).cloned())
+            .filter(|b| offer_bundled(state, slot, &b.path))
+            .map(|b| {
                 let title = b.card_text();
                 let b2 = b.clone();
                 view! {
-                    <button class="small" title=title data-testid="load-bundled-default"
-                        on:click=move |_| spawn_local(load_bundled_into(state, Slot::Main, b2.clone()))>
-                        {format!("Load bundled {}", b.name)}
+                    <button class="small" title=title data-testid=testid
+                        on:click=move |_| spawn_local(load_bundled_into(state, slot, b2.clone()))>
+                        {text(&b.name)}
                     </button>
                 }
-            })}
-        </section>
-        <SecondModelPanel/>
+            })
     }
 }
 
@@ -239,23 +288,13 @@ fn SecondModelPanel() -> impl IntoView {
         ModelStatus::Note(s) => Some(view! { <span class="model-status note" data-testid="model2-note">{s}</span> }.into_any()),
     }
     };
-    let bundled = move || {
-        state
-            .bundled
-            .get()
-            .and_then(|m| m.with_role(ModelRole::Second).cloned())
-            .filter(|b| offer_bundled(state, Slot::Second, &b.path))
-            .map(|b| {
-                let title = b.card_text();
-                let b2 = b.clone();
-                view! {
-                    <button class="small" title=title data-testid="load-bundled-second"
-                        on:click=move |_| spawn_local(load_bundled_into(state, Slot::Second, b2.clone()))>
-                        {format!("Load the bundled hypothesis-only model ({}) as second model", b.name)}
-                    </button>
-                }
-            })
-    };
+    let bundled = bundled_button(
+        state,
+        Slot::Second,
+        ModelRole::Second,
+        "load-bundled-second",
+        |name| format!("Load the bundled hypothesis-only model ({name}) as second model"),
+    );
     view! {
         <section class="model-panel second" data-testid="model2-panel">
             <strong>"Second model"</strong>

@@ -88,47 +88,9 @@ pub fn RowEditor(
         // in a later frame, or a quick second Alt+↑ would land on the old position.
         focus_handle(to);
     };
-    let on_key = move |ev: leptos::ev::KeyboardEvent| {
-        if !ev.alt_key() {
-            return;
-        }
-        match ev.key().as_str() {
-            "ArrowUp" if i > 0 => {
-                ev.prevent_default();
-                move_to(i - 1);
-            }
-            "ArrowDown" if i + 1 < count.get_untracked() => {
-                ev.prevent_default();
-                move_to(i + 1);
-            }
-            _ => {}
-        }
-    };
-    let header_for_values = header.clone();
     let values = move || {
         (0..n_values.get())
-            .map(|j| {
-                let value = move || data.with(|d| d.values.get(j).cloned().unwrap_or_default());
-                let label = header_for_values
-                    .get(j)
-                    .cloned()
-                    .unwrap_or_else(|| format!("value {}", j + 1));
-                let removable = key_value && n_values.get() > 1;
-                view! {
-                    <li class="value-item">
-                        <input class="value" data-testid="value-input" aria-label=label.clone() placeholder=label
-                            prop:value=value
-                            on:input=move |ev| {
-                                let v = event_target_value(&ev);
-                                edit_draft(history, Some(format!("value {i} {j}")), |d| d.set_value(i, j, &v));
-                            }/>
-                        {removable.then(|| view! {
-                            <button class="icon small" title="Remove this value" aria-label="remove value" data-testid="remove-value"
-                                on:click=move |_| edit_draft(history, None, |d| d.remove_value(i, j))>"×"</button>
-                        })}
-                    </li>
-                }
-            })
+            .map(|j| value_item(i, j, &header, key_value, history, data, n_values))
             .collect::<Vec<_>>()
     };
     view! {
@@ -144,18 +106,7 @@ pub fn RowEditor(
                 dragging.set(None);
             }
         >
-            <button class="handle" draggable="true" data-testid="row-handle" data-row=i
-                title="Drag to reorder, or Alt+↑ / Alt+↓" aria-label=format!("row {}: move with Alt+arrow keys", i + 1)
-                on:keydown=on_key
-                on:dragstart=move |ev| {
-                    if let Some(dt) = ev.data_transfer() {
-                        let _ = dt.set_data("text/plain", &i.to_string());
-                        dt.set_effect_allowed("move");
-                    }
-                    dragging.set(Some(i));
-                }
-                on:dragend=move |_| dragging.set(None)
-            >"⋮⋮"</button>
+            {row_handle(i, count, dragging, move_to)}
             <label class="relevant-mark" title="Mark as relevant evidence for the hypothesis">
                 <input type="checkbox" data-testid="relevant-toggle" prop:checked=move || data.with(|d| d.relevant)
                     on:change=move |_| edit_draft(history, None, |d| d.toggle_relevant(i))/>
@@ -175,16 +126,99 @@ pub fn RowEditor(
                     <li><button class="link-button" data-testid="add-value" on:click=move |_| edit_draft(history, None, |d| d.add_value(i))>"+ value"</button></li>
                 })}
             </ul>
-            <span class="row-actions">
-                <button class="icon" title="Move up" aria-label="move row up" data-testid="row-up" disabled=move || i == 0
-                    on:click=move |_| move_to(i.saturating_sub(1))>"↑"</button>
-                <button class="icon" title="Move down" aria-label="move row down" data-testid="row-down" disabled=move || { count.get() <= i + 1 }
-                    on:click=move |_| move_to(i + 1)>"↓"</button>
-                <button class="icon" title="Insert an empty row below" aria-label="insert row below" data-testid="row-insert"
-                    on:click=move |_| edit_draft(history, None, |d| d.insert_row(i + 1))>"+"</button>
-                <button class="icon danger" title="Delete this row" aria-label="delete row" data-testid="row-delete"
-                    on:click=move |_| edit_draft(history, None, |d| d.delete_row(i))>"✕"</button>
-            </span>
+            {row_actions(i, count, history, move_to)}
         </li>
+    }
+}
+
+/// The handle of row `i`: dragged to reorder, or moved with Alt+↑ / Alt+↓ (`move_to`).
+fn row_handle(
+    i: usize,
+    count: Memo<usize>,
+    dragging: RwSignal<Option<usize>>,
+    move_to: impl Fn(usize) + Copy + 'static,
+) -> impl IntoView {
+    let on_key = move |ev: leptos::ev::KeyboardEvent| {
+        if !ev.alt_key() {
+            return;
+        }
+        match ev.key().as_str() {
+            "ArrowUp" if i > 0 => {
+                ev.prevent_default();
+                move_to(i - 1);
+            }
+            "ArrowDown" if i + 1 < count.get_untracked() => {
+                ev.prevent_default();
+                move_to(i + 1);
+            }
+            _ => {}
+        }
+    };
+    view! {
+        <button class="handle" draggable="true" data-testid="row-handle" data-row=i
+            title="Drag to reorder, or Alt+↑ / Alt+↓" aria-label=format!("row {}: move with Alt+arrow keys", i + 1)
+            on:keydown=on_key
+            on:dragstart=move |ev| {
+                if let Some(dt) = ev.data_transfer() {
+                    let _ = dt.set_data("text/plain", &i.to_string());
+                    dt.set_effect_allowed("move");
+                }
+                dragging.set(Some(i));
+            }
+            on:dragend=move |_| dragging.set(None)
+        >"⋮⋮"</button>
+    }
+}
+
+/// Value `j` of row `i`: its field, and a remove button on a multi-valued key–value row.
+fn value_item(
+    i: usize,
+    j: usize,
+    header: &[String],
+    key_value: bool,
+    history: DraftHistory,
+    data: Memo<RowData>,
+    n_values: Memo<usize>,
+) -> impl IntoView {
+    let value = move || data.with(|d| d.values.get(j).cloned().unwrap_or_default());
+    let label = header
+        .get(j)
+        .cloned()
+        .unwrap_or_else(|| format!("value {}", j + 1));
+    let removable = key_value && n_values.get() > 1;
+    view! {
+        <li class="value-item">
+            <input class="value" data-testid="value-input" aria-label=label.clone() placeholder=label
+                prop:value=value
+                on:input=move |ev| {
+                    let v = event_target_value(&ev);
+                    edit_draft(history, Some(format!("value {i} {j}")), |d| d.set_value(i, j, &v));
+                }/>
+            {removable.then(|| view! {
+                <button class="icon small" title="Remove this value" aria-label="remove value" data-testid="remove-value"
+                    on:click=move |_| edit_draft(history, None, |d| d.remove_value(i, j))>"×"</button>
+            })}
+        </li>
+    }
+}
+
+/// Row `i`'s buttons: move up and down (`move_to`), insert below, delete.
+fn row_actions(
+    i: usize,
+    count: Memo<usize>,
+    history: DraftHistory,
+    move_to: impl Fn(usize) + Copy + 'static,
+) -> impl IntoView {
+    view! {
+        <span class="row-actions">
+            <button class="icon" title="Move up" aria-label="move row up" data-testid="row-up" disabled=move || i == 0
+                on:click=move |_| move_to(i.saturating_sub(1))>"↑"</button>
+            <button class="icon" title="Move down" aria-label="move row down" data-testid="row-down" disabled=move || { count.get() <= i + 1 }
+                on:click=move |_| move_to(i + 1)>"↓"</button>
+            <button class="icon" title="Insert an empty row below" aria-label="insert row below" data-testid="row-insert"
+                on:click=move |_| edit_draft(history, None, |d| d.insert_row(i + 1))>"+"</button>
+            <button class="icon danger" title="Delete this row" aria-label="delete row" data-testid="row-delete"
+                on:click=move |_| edit_draft(history, None, |d| d.delete_row(i))>"✕"</button>
+        </span>
     }
 }

@@ -59,64 +59,7 @@ pub fn ShareButton(
     // really changes, not each time a signal it derives from fires with the same value (live
     // scores arriving after the click cleared a freshly made link).
     let made_from = StoredValue::new(None::<SharedResult>);
-    let copy = move || {
-        let Some(r) = result.get_untracked() else {
-            return;
-        };
-        made_from.set_value(Some(r.clone()));
-        let r = r.compact();
-        let payload = match encode(&r) {
-            Ok(payload) => payload,
-            Err(e) => {
-                shared.set(Shared::Failed(e.to_string()));
-                return;
-            }
-        };
-        // Counted with checked arithmetic (core `share::link_chars`): the release build has
-        // no overflow checks.
-        let chars = link_chars(&page_base(), &payload);
-        if !fits_in_link(chars) {
-            match to_file(&r) {
-                Ok(json) => {
-                    let href = format!(
-                        "data:application/json;charset=utf-8,{}",
-                        js_sys::encode_uri_component(&json)
-                    );
-                    shared.set(Shared::File {
-                        href,
-                        chars: chars.unwrap_or(usize::MAX),
-                    })
-                }
-                Err(e) => shared.set(Shared::Failed(e.to_string())),
-            }
-            return;
-        }
-        let url = share_url(&payload);
-        shared.set(Shared::Link {
-            url: url.clone(),
-            copied: None,
-        });
-        // `navigator.clipboard` exists only in secure contexts (https, localhost): elsewhere
-        // it is undefined and writing to it would throw, so the link is shown as not copied.
-        let clipboard = window()
-            .is_secure_context()
-            .then(|| window().navigator().clipboard());
-        spawn_local(async move {
-            let ok = match clipboard {
-                Some(clipboard) => wasm_bindgen_futures::JsFuture::from(clipboard.write_text(&url))
-                    .await
-                    .is_ok(),
-                None => false,
-            };
-            shared.update(|s| {
-                if let Shared::Link { url: u, copied } = s {
-                    if *u == url {
-                        *copied = Some(ok);
-                    }
-                }
-            });
-        });
-    };
+    let copy = move || copy_result(result, shared, made_from);
     // A new result makes the old link stale; a click that waited copies once the scores
     // are in.
     Effect::new(move |_| {
@@ -143,54 +86,7 @@ pub fn ShareButton(
             copy();
         }
     };
-    let outcome = move || {
-        match shared.get() {
-        Shared::Nothing => None,
-        Shared::Waiting => Some(
-            view! { <span class="muted" data-testid="share-note" role="status">"The link is copied as soon as the predictions are in."</span> }
-                .into_any(),
-        ),
-        Shared::Link { url, copied } => {
-            let no_predictions = result.with_untracked(|r| r.as_ref().is_some_and(|r| r.predictions.is_none()));
-            let note = match copied {
-                None => "copying…",
-                Some(true) => "Link copied. Anyone who opens it sees this result, no dataset needed.",
-                Some(false) => "Copy the link below (the browser did not allow copying).",
-            };
-            Some(
-                view! {
-                    <div class="share-outcome">
-                        <span class="muted" data-testid="share-note">{note}</span>
-                        <input class="share-link" readonly data-testid="share-link" prop:value=url.clone()
-                            aria-label="share link"
-                            on:focus=move |ev| {
-                                use wasm_bindgen::JsCast;
-                                if let Some(i) = ev.target().and_then(|t| t.dyn_into::<web_sys::HtmlInputElement>().ok()) {
-                                    i.select();
-                                }
-                            }/>
-                        <span class="muted">{format!("{} characters", url.chars().count())}</span>
-                        {no_predictions.then(|| view! { <span class="muted" data-testid="share-no-predictions">" The link carries no predictions: no model had scored this item."</span> })}
-                    </div>
-                }
-                .into_any(),
-            )
-        }
-        Shared::File { href, chars } => Some(
-            view! {
-                <div class="share-outcome" data-testid="share-too-long">
-                    <span>
-                        {format!("This result is too large for a link ({chars} characters; links stay under {MAX_LINK_CHARS}). ")}
-                        "Download it as a result file; the recipient opens it under Share → “Open a result file”."
-                    </span>
-                    <a class="button" href=href download="tabprobe-result.json" data-testid="share-file">"Download result file"</a>
-                </div>
-            }
-            .into_any(),
-        ),
-        Shared::Failed(e) => Some(view! { <p class="error" role="alert">{e}</p> }.into_any()),
-    }
-    };
+    let outcome = move || outcome_view(shared.get(), result);
     view! {
         <div class="share-button">
             <button class="button" data-testid="copy-link" on:click=on_click
@@ -201,4 +97,137 @@ pub fn ShareButton(
             {outcome}
         </div>
     }
+}
+
+/// Encodes the current `result` into a link (or, too long for one, a result file), records
+/// it in `shared` and copies the link to the clipboard.
+fn copy_result(
+    result: Signal<Option<SharedResult>>,
+    shared: RwSignal<Shared>,
+    made_from: StoredValue<Option<SharedResult>>,
+) {
+    let Some(r) = result.get_untracked() else {
+        return;
+    };
+    made_from.set_value(Some(r.clone()));
+    let r = r.compact();
+    let payload = match encode(&r) {
+        Ok(payload) => payload,
+        Err(e) => {
+            shared.set(Shared::Failed(e.to_string()));
+            return;
+        }
+    };
+    // Counted with checked arithmetic (core `share::link_chars`): the release build has
+    // no overflow checks.
+    let chars = link_chars(&page_base(), &payload);
+    if !fits_in_link(chars) {
+        shared.set(as_file(&r, chars));
+        return;
+    }
+    let url = share_url(&payload);
+    shared.set(Shared::Link {
+        url: url.clone(),
+        copied: None,
+    });
+    write_clipboard(url, shared);
+}
+
+/// `r` as a downloadable result file, for a link of `chars` characters (`None`: past
+/// `usize`) that would be too long.
+fn as_file(r: &SharedResult, chars: Option<usize>) -> Shared {
+    match to_file(r) {
+        Ok(json) => {
+            let href = format!(
+                "data:application/json;charset=utf-8,{}",
+                js_sys::encode_uri_component(&json)
+            );
+            Shared::File {
+                href,
+                chars: chars.unwrap_or(usize::MAX),
+            }
+        }
+        Err(e) => Shared::Failed(e.to_string()),
+    }
+}
+
+/// Writes `url` to the clipboard and records in `shared` whether it took it (when `shared`
+/// still shows that link).
+fn write_clipboard(url: String, shared: RwSignal<Shared>) {
+    // `navigator.clipboard` exists only in secure contexts (https, localhost): elsewhere
+    // it is undefined and writing to it would throw, so the link is shown as not copied.
+    let clipboard = window()
+        .is_secure_context()
+        .then(|| window().navigator().clipboard());
+    spawn_local(async move {
+        let ok = match clipboard {
+            Some(clipboard) => wasm_bindgen_futures::JsFuture::from(clipboard.write_text(&url))
+                .await
+                .is_ok(),
+            None => false,
+        };
+        shared.update(|s| {
+            if let Shared::Link { url: u, copied } = s {
+                if *u == url {
+                    *copied = Some(ok);
+                }
+            }
+        });
+    });
+}
+
+/// What the last click produced, under the button (`result` is read untracked).
+fn outcome_view(shared: Shared, result: Signal<Option<SharedResult>>) -> Option<AnyView> {
+    match shared {
+        Shared::Nothing => None,
+        Shared::Waiting => Some(
+            view! { <span class="muted" data-testid="share-note" role="status">"The link is copied as soon as the predictions are in."</span> }
+                .into_any(),
+        ),
+        Shared::Link { url, copied } => {
+            let no_predictions = result.with_untracked(|r| r.as_ref().is_some_and(|r| r.predictions.is_none()));
+            Some(link_outcome(url, copied, no_predictions))
+        }
+        Shared::File { href, chars } => Some(file_outcome(href, chars)),
+        Shared::Failed(e) => Some(view! { <p class="error" role="alert">{e}</p> }.into_any()),
+    }
+}
+
+/// The link made, whether it was copied, and its length.
+fn link_outcome(url: String, copied: Option<bool>, no_predictions: bool) -> AnyView {
+    let note = match copied {
+        None => "copying…",
+        Some(true) => "Link copied. Anyone who opens it sees this result, no dataset needed.",
+        Some(false) => "Copy the link below (the browser did not allow copying).",
+    };
+    view! {
+        <div class="share-outcome">
+            <span class="muted" data-testid="share-note">{note}</span>
+            <input class="share-link" readonly data-testid="share-link" prop:value=url.clone()
+                aria-label="share link"
+                on:focus=move |ev| {
+                    use wasm_bindgen::JsCast;
+                    if let Some(i) = ev.target().and_then(|t| t.dyn_into::<web_sys::HtmlInputElement>().ok()) {
+                        i.select();
+                    }
+                }/>
+            <span class="muted">{format!("{} characters", url.chars().count())}</span>
+            {no_predictions.then(|| view! { <span class="muted" data-testid="share-no-predictions">" The link carries no predictions: no model had scored this item."</span> })}
+        </div>
+    }
+    .into_any()
+}
+
+/// A result too large for a link: its file to download.
+fn file_outcome(href: String, chars: usize) -> AnyView {
+    view! {
+        <div class="share-outcome" data-testid="share-too-long">
+            <span>
+                {format!("This result is too large for a link ({chars} characters; links stay under {MAX_LINK_CHARS}). ")}
+                "Download it as a result file; the recipient opens it under Share → “Open a result file”."
+            </span>
+            <a class="button" href=href download="tabprobe-result.json" data-testid="share-file">"Download result file"</a>
+        </div>
+    }
+    .into_any()
 }

@@ -123,69 +123,7 @@ pub fn TransitionGraphSvg(
         .collect::<Vec<_>>();
     let drawn = edges
         .into_iter()
-        .map(|e| {
-            let (d, (lx, ly)) = geometry(e.from, e.to);
-            // Out of a label whose rule a two-way model cannot meet, no edge is valid or
-            // invalid: it is drawn grey, "n/a".
-            let class = if e.not_applicable {
-                "edge not-applicable"
-            } else if e.valid {
-                "edge valid"
-            } else {
-                "edge invalid"
-            };
-            let marker = if e.valid || e.not_applicable {
-                "url(#arrow-valid)"
-            } else {
-                "url(#arrow-invalid)"
-            };
-            let verdict = if e.not_applicable {
-                "n/a: not applicable to a two-way model"
-            } else if e.valid {
-                "valid"
-            } else {
-                "INVALID"
-            };
-            let (from, to) = (e.from, e.to);
-            let text = if one_item {
-                match (e.not_applicable, e.valid) {
-                    (true, _) => "not judged".to_string(),
-                    (false, true) => "valid".to_string(),
-                    (false, false) => "invalid".to_string(),
-                }
-            } else {
-                format!("{:.1}%", e.percent)
-            };
-            let title = if one_item {
-                format!("{} → {}: {text}", short(from, set), short(to, set))
-            } else { format!(
-                "{} → {}: {} of the items predicted {} before ({:.2}%), {} — click for the items",
-                short(from, set),
-                short(to, set),
-                e.count,
-                short(from, set),
-                e.percent,
-                verdict
-            ) };
-            view! {
-                <g class=class role=(!one_item).then_some("button") tabindex=(!one_item).then_some("0") data-testid="edge"
-                    data-from=from.as_str() data-to=to.as_str()
-                    data-count=e.count.to_string() data-percent=format!("{:.4}", e.percent)
-                    data-valid=e.valid.to_string() data-not-applicable=e.not_applicable.to_string()
-                    on:click=move |_| on_edge.run((from, to))
-                    on:keydown=move |ev: leptos::ev::KeyboardEvent| {
-                        if ev.key() == "Enter" || ev.key() == " " {
-                            ev.prevent_default();
-                            on_edge.run((from, to));
-                        }
-                    }>
-                    <title>{title}</title>
-                    <path d=d.clone() class="hit"/>
-                    <path d=d marker-end=marker/>
-                    <text x=lx y=ly text-anchor="middle" data-testid="edge-label">{text}</text>
-                </g>
-            }
-        })
+        .map(|e| edge_view(e, set, on_edge, one_item))
         .collect::<Vec<_>>();
     let aria = format!("transition graph, {caption}");
     let data_caption = caption.clone();
@@ -205,5 +143,78 @@ pub fn TransitionGraphSvg(
             </svg>
             <figcaption>{caption}</figcaption>
         </figure>
+    }
+}
+
+/// One edge of the graph: its arrow, its percentage (or verdict, for `one_item`) and a title
+/// saying what it counts; a click or Enter opens its items.
+fn edge_view(
+    e: TransitionEdge,
+    set: LabelSet,
+    on_edge: Callback<(Label, Label)>,
+    one_item: bool,
+) -> impl IntoView {
+    let (d, (lx, ly)) = geometry(e.from, e.to);
+    // Out of a label whose rule a two-way model cannot meet, no edge is valid or
+    // invalid: it is drawn grey, "n/a".
+    let class = if e.not_applicable {
+        "edge not-applicable"
+    } else if e.valid {
+        "edge valid"
+    } else {
+        "edge invalid"
+    };
+    let marker = if e.valid || e.not_applicable {
+        "url(#arrow-valid)"
+    } else {
+        "url(#arrow-invalid)"
+    };
+    let verdict = if e.not_applicable {
+        "n/a: not applicable to a two-way model"
+    } else if e.valid {
+        "valid"
+    } else {
+        "INVALID"
+    };
+    let (from, to) = (e.from, e.to);
+    let text = if one_item {
+        match (e.not_applicable, e.valid) {
+            (true, _) => "not judged".to_string(),
+            (false, true) => "valid".to_string(),
+            (false, false) => "invalid".to_string(),
+        }
+    } else {
+        format!("{:.1}%", e.percent)
+    };
+    let title = if one_item {
+        format!("{} → {}: {text}", short(from, set), short(to, set))
+    } else {
+        format!(
+            "{} → {}: {} of the items predicted {} before ({:.2}%), {} — click for the items",
+            short(from, set),
+            short(to, set),
+            e.count,
+            short(from, set),
+            e.percent,
+            verdict
+        )
+    };
+    view! {
+        <g class=class role=(!one_item).then_some("button") tabindex=(!one_item).then_some("0") data-testid="edge"
+            data-from=from.as_str() data-to=to.as_str()
+            data-count=e.count.to_string() data-percent=format!("{:.4}", e.percent)
+            data-valid=e.valid.to_string() data-not-applicable=e.not_applicable.to_string()
+            on:click=move |_| on_edge.run((from, to))
+            on:keydown=move |ev: leptos::ev::KeyboardEvent| {
+                if ev.key() == "Enter" || ev.key() == " " {
+                    ev.prevent_default();
+                    on_edge.run((from, to));
+                }
+            }>
+            <title>{title}</title>
+            <path d=d.clone() class="hit"/>
+            <path d=d marker-end=marker/>
+            <text x=lx y=ly text-anchor="middle" data-testid="edge-label">{text}</text>
+        </g>
     }
 }

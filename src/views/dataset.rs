@@ -1,9 +1,11 @@
 //! The dataset browser (docs/using-the-site.md#the-dataset-browser): counts per split and label, a searchable table
 //! list, and the chosen table with its hypotheses and gold labels.
 
+use std::sync::Arc;
+
 use leptos::prelude::*;
-use tabprobe_core::data::summary::{split_name, LabelCounts, TableSummary};
-use tabprobe_core::{Label, LabelSet};
+use tabprobe_core::data::summary::{split_name, DatasetSummary, LabelCounts, TableSummary};
+use tabprobe_core::{Dataset, Label, LabelSet};
 
 use tabprobe_core::data::export::to_infotabs_tsv;
 
@@ -53,87 +55,48 @@ fn Browser(loaded: LoadedDataset) -> impl IntoView {
     };
     let selected = RwSignal::new(first);
     let label_set = loaded.dataset.label_set;
+    view! {
+        <div class="dataset-view">
+        {guidance(&loaded)}
+        <SummarySection loaded=loaded.clone()/>
+        <ModelPanel/>
+        <div class="browser">
+            <aside class="tables">
+                <input
+                    type="search"
+                    placeholder="Search titles…"
+                    data-testid="search"
+                    prop:value=move || query.get()
+                    on:input=move |ev| query.set(event_target_value(&ev))
+                />
+                <TableList summary=loaded.summary.clone() query=query selected=selected set=label_set/>
+            </aside>
+            <section class="detail" data-testid="table-detail">
+                <SelectionDetail dataset=loaded.dataset.clone() selected=selected set=label_set/>
+            </section>
+        </div>
+        </div>
+    }
+}
+
+/// First visit (the bundled demo on screen): what this is and what to try, where the eye lands.
+fn guidance(loaded: &LoadedDataset) -> Option<impl IntoView> {
+    (loaded.file == crate::storage::files::DEMO_URL).then(|| {
+        view! {
+            <p class="guidance" data-testid="guidance">
+                "This is the INFOTABS demo: Wikipedia infobox tables with hypotheses a model must judge from them. Pick a hypothesis to see its evidence rows and the model's prediction, then open the "
+                <a href=crate::route::Route::Runner.href()>"Probe runner"</a>
+                " to test whether the model really uses those rows."
+            </p>
+        }
+    })
+}
+
+/// The dataset's name, counts, exports and label counts per split.
+#[component]
+fn SummarySection(loaded: LoadedDataset) -> impl IntoView {
     let summary = loaded.summary.clone();
-    let list = {
-        let summary = summary.clone();
-        move || {
-            let q = query.get();
-            let hits: Vec<TableSummary> = summary.search(&q).into_iter().cloned().collect();
-            let count = hits.len();
-            let items = hits
-                .into_iter()
-                .map(|t| {
-                    let index = t.index;
-                    view! {
-                        <li>
-                            <button
-                                class="table-item"
-                                class:selected=move || selected.get() == Some(Selection::Table(index))
-                                data-testid="table-item"
-                                on:click=move |_| selected.set(Some(Selection::Table(index)))
-                            >
-                                <span class="title">{t.title.clone()}</span>
-                                <span class="meta">
-                                    <span class="id">{t.id.clone()}</span>
-                                    <span class="n">{format!("{} hyp.", t.labels.total())}</span>
-                                    <Counts counts=t.labels set=label_set/>
-                                    <span class="splits">{t.splits.iter().map(|s| split_name(s.as_deref())).collect::<Vec<_>>().join(", ")}</span>
-                                </span>
-                            </button>
-                        </li>
-                    }
-                })
-                .collect::<Vec<_>>();
-            let text_count = summary.text_premise_examples;
-            let text_entry = (text_count > 0).then(|| {
-                view! {
-                    <li>
-                        <button
-                            class="table-item"
-                            class:selected=move || selected.get() == Some(Selection::TextPremises)
-                            data-testid="text-premises-item"
-                            on:click=move |_| selected.set(Some(Selection::TextPremises))
-                        >
-                            <span class="title">"Plain-text premises"</span>
-                            <span class="meta"><span class="n">{format!("{text_count} examples")}</span></span>
-                        </button>
-                    </li>
-                }
-            });
-            view! {
-                <p class="hits" data-testid="table-count">{format!("{count} of {} tables", summary.tables.len())}</p>
-                <ul class="table-list">{items}{text_entry}</ul>
-            }
-        }
-    };
-    let dataset = loaded.dataset.clone();
-    let detail = move || match selected.get()? {
-        Selection::Table(i) => dataset.tables.get(i).cloned().map(|table| {
-            let examples: Vec<_> = dataset
-                .examples
-                .iter()
-                .filter(|e| e.table.as_deref() == Some(table.id()))
-                .cloned()
-                .collect();
-            view! { <TableDetail table=table examples=examples set=label_set/> }.into_any()
-        }),
-        Selection::TextPremises => {
-            let examples: Vec<_> = dataset
-                .examples
-                .iter()
-                .filter(|e| e.table.is_none())
-                .cloned()
-                .collect();
-            let chosen = RwSignal::new(None);
-            Some(
-                view! {
-                    <div class="table-pane"><p class="hint">"Each example below carries its own premise."</p></div>
-                    <HypothesisList examples=examples source=PremiseSource::Text set=label_set chosen=chosen/>
-                }
-                .into_any(),
-            )
-        }
-    };
+    let label_set = loaded.dataset.label_set;
     let totals = summary.totals();
     let split_rows = summary
         .by_split
@@ -148,19 +111,7 @@ fn Browser(loaded: LoadedDataset) -> impl IntoView {
             }
         })
         .collect::<Vec<_>>();
-    // First visit (the bundled demo on screen): what this is and what to try, where the eye lands.
-    let guidance = (loaded.file == crate::storage::files::DEMO_URL).then(|| {
-        view! {
-            <p class="guidance" data-testid="guidance">
-                "This is the INFOTABS demo: Wikipedia infobox tables with hypotheses a model must judge from them. Pick a hypothesis to see its evidence rows and the model's prediction, then open the "
-                <a href=crate::route::Route::Runner.href()>"Probe runner"</a>
-                " to test whether the model really uses those rows."
-            </p>
-        }
-    });
     view! {
-        <div class="dataset-view">
-        {guidance}
         <section class="dataset-summary" data-testid="dataset-summary">
             <h1>{loaded.dataset.name.clone()}</h1>
             <p class="counts">
@@ -179,21 +130,108 @@ fn Browser(loaded: LoadedDataset) -> impl IntoView {
                 <tbody>{split_rows}</tbody>
             </table>
         </section>
-        <ModelPanel/>
-        <div class="browser">
-            <aside class="tables">
-                <input
-                    type="search"
-                    placeholder="Search titles…"
-                    data-testid="search"
-                    prop:value=move || query.get()
-                    on:input=move |ev| query.set(event_target_value(&ev))
-                />
-                {list}
-            </aside>
-            <section class="detail" data-testid="table-detail">{detail}</section>
-        </div>
-        </div>
+    }
+}
+
+/// The tables whose titles match `query`, and the plain-text premises entry; a click selects.
+#[component]
+fn TableList(
+    summary: Arc<DatasetSummary>,
+    query: RwSignal<String>,
+    selected: RwSignal<Option<Selection>>,
+    set: LabelSet,
+) -> impl IntoView {
+    move || {
+        let q = query.get();
+        let hits: Vec<TableSummary> = summary.search(&q).into_iter().cloned().collect();
+        let count = hits.len();
+        let items = hits
+            .into_iter()
+            .map(|t| table_entry(t, selected, set))
+            .collect::<Vec<_>>();
+        let text_count = summary.text_premise_examples;
+        let text_entry = (text_count > 0).then(|| {
+            view! {
+                <li>
+                    <button
+                        class="table-item"
+                        class:selected=move || selected.get() == Some(Selection::TextPremises)
+                        data-testid="text-premises-item"
+                        on:click=move |_| selected.set(Some(Selection::TextPremises))
+                    >
+                        <span class="title">"Plain-text premises"</span>
+                        <span class="meta"><span class="n">{format!("{text_count} examples")}</span></span>
+                    </button>
+                </li>
+            }
+        });
+        view! {
+            <p class="hits" data-testid="table-count">{format!("{count} of {} tables", summary.tables.len())}</p>
+            <ul class="table-list">{items}{text_entry}</ul>
+        }
+    }
+}
+
+/// One table of the list: title, id, hypothesis and label counts, splits.
+fn table_entry(
+    t: TableSummary,
+    selected: RwSignal<Option<Selection>>,
+    label_set: LabelSet,
+) -> impl IntoView {
+    let index = t.index;
+    view! {
+        <li>
+            <button
+                class="table-item"
+                class:selected=move || selected.get() == Some(Selection::Table(index))
+                data-testid="table-item"
+                on:click=move |_| selected.set(Some(Selection::Table(index)))
+            >
+                <span class="title">{t.title.clone()}</span>
+                <span class="meta">
+                    <span class="id">{t.id.clone()}</span>
+                    <span class="n">{format!("{} hyp.", t.labels.total())}</span>
+                    <Counts counts=t.labels set=label_set/>
+                    <span class="splits">{t.splits.iter().map(|s| split_name(s.as_deref())).collect::<Vec<_>>().join(", ")}</span>
+                </span>
+            </button>
+        </li>
+    }
+}
+
+/// The detail pane: the selected table with its hypotheses, or the plain-text premises.
+#[component]
+fn SelectionDetail(
+    dataset: Arc<Dataset>,
+    selected: RwSignal<Option<Selection>>,
+    set: LabelSet,
+) -> impl IntoView {
+    move || match selected.get()? {
+        Selection::Table(i) => dataset.tables.get(i).cloned().map(|table| {
+            let examples: Vec<_> = dataset
+                .examples
+                .iter()
+                .filter(|e| e.table.as_deref() == Some(table.id()))
+                .cloned()
+                .collect();
+            view! { <TableDetail table=table examples=examples set=set/> }.into_any()
+        }),
+        Selection::TextPremises => {
+            let examples: Vec<_> = dataset
+                .examples
+                .iter()
+                .filter(|e| e.table.is_none())
+                .cloned()
+                .collect();
+            let chosen = RwSignal::new(None);
+            Some(
+                view! {
+                    <div class="table-pane"><p class="hint">"Each example below carries its own premise."</p></div>
+                    <HypothesisList examples=examples source=PremiseSource::Text set=set chosen=chosen/>
+                }
+                .into_any(),
+            )
+        }
     }
 }
 

@@ -8,11 +8,11 @@ use tabprobe_core::edit::{
     diff_with_origin, HandMadeItem, HandMadeOperation, History, TableDiff, TableDraft,
 };
 use tabprobe_core::share::{SharedInput, SharedResult};
-use tabprobe_core::{Label, Table};
+use tabprobe_core::{Label, LabelSet, Table};
 
 use crate::components::evidence_marks::EvidenceMarks;
 use crate::components::label_badge::LabelBadge;
-use crate::components::live_prediction::use_live_score;
+use crate::components::live_prediction::{use_live_score, LiveScore};
 use crate::components::model_panel::ModelPanel;
 use crate::components::row_editor::{edit_draft, RowEditor};
 use crate::components::save_item::CHOOSE_LABEL;
@@ -34,6 +34,8 @@ pub fn EditorView() -> impl IntoView {
     }
 }
 
+/// The editor for one work item: its table to edit, and beside it the live predictions,
+/// save, share, evidence rows and changes.
 #[component]
 fn Editor(item: WorkItem) -> impl IntoView {
     let state = expect_context::<AppState>();
@@ -72,13 +74,7 @@ fn Editor(item: WorkItem) -> impl IntoView {
     let before = use_live_score(original_pair);
     let after = use_live_score(edited_pair);
     let asserted = RwSignal::new(start_label);
-    {
-        let item = item.clone();
-        Effect::new(move |_| {
-            let d = EditorDraft::new(item.clone(), &draft.get(), asserted.get());
-            state.editor_draft.set(Some(d));
-        });
-    }
+    keep_draft(state, item.clone(), draft, asserted);
 
     let save_item = edit_to_save(&item, original.clone(), draft, asserted);
     // A probe item stays itself until its table is edited: its link is the probe result.
@@ -86,44 +82,17 @@ fn Editor(item: WorkItem) -> impl IntoView {
         let original = original.clone();
         Signal::derive(move || edited_table.with(|t| *t != original))
     };
-    let shared: Signal<Option<SharedResult>> = {
-        let (item, h) = (item.clone(), hypothesis.clone());
-        Signal::derive(move || {
-            if let (Some(r), false) = (&item.probe_result, edited.get()) {
-                return Some(r.clone());
-            }
-            let after_input = SharedInput {
-                table: Some(edited_table.get()),
-                premise: None,
-                hypothesis: h.clone(),
-            };
-            Some(work_result(
-                state,
-                &item,
-                if item.probe_result.is_some() {
-                    "hand edit of the probe item's table"
-                } else {
-                    "table edited by hand"
-                },
-                HandMadeOperation::EditTable.as_str(),
-                after_input,
-                asserted.get(),
-                &before.get(),
-                &after.get(),
-            ))
-        })
-    };
+    let shared = edit_shared(
+        state,
+        &item,
+        edited_table,
+        edited,
+        asserted,
+        (before, after),
+    );
 
     let share_waiting = share_waits(before, after, &item, edited);
-    let go_rewriter = {
-        let item = item.clone();
-        move |_| {
-            let mut it = item.clone();
-            it.table = edited_table.get_untracked();
-            state.work_item.set(Some(it));
-            crate::route::navigate(Route::Rewriter);
-        }
-    };
+    let go_rewriter = open_in_rewriter(state, &item, edited_table);
 
     view! {
         <section class="workbench editor" data-testid="editor">
@@ -133,23 +102,14 @@ fn Editor(item: WorkItem) -> impl IntoView {
             <ModelPanel/>
             <div class="wb-grid">
                 <div class="wb-main">
-                    <div class="hypothesis-box">
-                        <span class="muted">"Hypothesis "</span>
-                        {item.label.map(|l| view! { <LabelBadge label=l set=set/> })}
-                        <p class="hypothesis-text" data-testid="work-hypothesis">{hypothesis.clone()}</p>
-                    </div>
+                    {hypothesis_box(item.label, set, hypothesis.clone())}
                     <TableEditor history=history edited_table=edited_table diff=diff header=header/>
                 </div>
                 <WorkbenchSide titles=("Original table", "Edited table") before=before after=after gold=item.label
                     asserted=asserted set=set save_item=save_item shared=shared share_waiting=share_waiting
                     save_hint="Assert the label the edited table gives the hypothesis (a label-flipping counterfactual if it differs from the original's).">
                     <ProbeItemPanel item=item.clone() edited=edited/>
-                    {item.example_id.clone().map(|id| view! {
-                        <div class="panel">
-                            <h2>"Evidence rows"</h2>
-                            <EvidenceMarks example_id=id draft=draft table=item.table.clone()/>
-                        </div>
-                    })}
+                    {evidence_panel(&item, draft)}
                     <div class="panel">
                         <h2>"Changes"</h2>
                         <TableDiffView original=original_signal edited=edited_table diff=diff/>
@@ -158,6 +118,97 @@ fn Editor(item: WorkItem) -> impl IntoView {
             </div>
         </section>
     }
+}
+
+/// "Rewrite hypothesis →": the work item with the edited table, opened in the rewriter.
+fn open_in_rewriter(
+    state: AppState,
+    item: &WorkItem,
+    edited_table: Memo<Table>,
+) -> impl Fn(leptos::ev::MouseEvent) + 'static {
+    let item = item.clone();
+    move |_| {
+        let mut it = item.clone();
+        it.table = edited_table.get_untracked();
+        state.work_item.set(Some(it));
+        crate::route::navigate(Route::Rewriter);
+    }
+}
+
+/// The hypothesis the table is edited against, with its gold label.
+fn hypothesis_box(label: Option<Label>, set: LabelSet, hypothesis: String) -> impl IntoView {
+    view! {
+        <div class="hypothesis-box">
+            <span class="muted">"Hypothesis "</span>
+            {label.map(|l| view! { <LabelBadge label=l set=set/> })}
+            <p class="hypothesis-text" data-testid="work-hypothesis">{hypothesis}</p>
+        </div>
+    }
+}
+
+/// The evidence rows of the item's dataset example against the draft; none without an
+/// example.
+fn evidence_panel(item: &WorkItem, draft: Memo<TableDraft>) -> Option<impl IntoView> {
+    let table = item.table.clone();
+    item.example_id.clone().map(|id| {
+        view! {
+            <div class="panel">
+                <h2>"Evidence rows"</h2>
+                <EvidenceMarks example_id=id draft=draft table=table/>
+            </div>
+        }
+    })
+}
+
+/// Keeps the draft of `item` in the state (kept across navigation and reloads) as it
+/// changes.
+fn keep_draft(
+    state: AppState,
+    item: WorkItem,
+    draft: Memo<TableDraft>,
+    asserted: RwSignal<Option<Label>>,
+) {
+    Effect::new(move |_| {
+        let d = EditorDraft::new(item.clone(), &draft.get(), asserted.get());
+        state.editor_draft.set(Some(d));
+    });
+}
+
+/// The share link's result: the probe item's own while its table is as it was, else the
+/// edited table with the asserted label and the `(before, after)` live scores.
+fn edit_shared(
+    state: AppState,
+    item: &WorkItem,
+    edited_table: Memo<Table>,
+    edited: Signal<bool>,
+    asserted: RwSignal<Option<Label>>,
+    (before, after): (ReadSignal<LiveScore>, ReadSignal<LiveScore>),
+) -> Signal<Option<SharedResult>> {
+    let (item, h) = (item.clone(), item.hypothesis.clone());
+    Signal::derive(move || {
+        if let (Some(r), false) = (&item.probe_result, edited.get()) {
+            return Some(r.clone());
+        }
+        let after_input = SharedInput {
+            table: Some(edited_table.get()),
+            premise: None,
+            hypothesis: h.clone(),
+        };
+        Some(work_result(
+            state,
+            &item,
+            if item.probe_result.is_some() {
+                "hand edit of the probe item's table"
+            } else {
+                "table edited by hand"
+            },
+            HandMadeOperation::EditTable.as_str(),
+            after_input,
+            asserted.get(),
+            &before.get(),
+            &after.get(),
+        ))
+    })
 }
 
 /// The hand-made item the edited table saves, or what to fix before it can.

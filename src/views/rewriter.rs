@@ -96,6 +96,8 @@ fn suggestions_for(state: AppState, item: &WorkItem) -> Result<Vec<Perturbation>
     ))
 }
 
+/// The rewriter for one work item: its hypothesis to rewrite, the suggestions, the table,
+/// and beside them the live predictions, save and share.
 #[component]
 fn Rewriter(item: WorkItem) -> impl IntoView {
     let state = expect_context::<AppState>();
@@ -114,17 +116,7 @@ fn Rewriter(item: WorkItem) -> impl IntoView {
     // item's operation.
     let applied = RwSignal::new(None::<(ProbeKind, String)>);
     let asserted = RwSignal::new(start_label);
-    {
-        let item = item.clone();
-        Effect::new(move |_| {
-            let d = RewriterDraft {
-                item: item.clone(),
-                text: text.get(),
-                asserted: asserted.get(),
-            };
-            state.rewriter_draft.set(Some(d));
-        });
-    }
+    keep_draft(state, item.clone(), text, asserted);
 
     let table = item.table.clone();
     let fixed_table = Signal::stored(table.clone());
@@ -152,54 +144,23 @@ fn Rewriter(item: WorkItem) -> impl IntoView {
         Signal::derive(move || text.with(|t| *t != h))
     };
     let share_waiting = share_waits(before, after, &item, edited);
-    let shared: Signal<Option<SharedResult>> = {
-        let item = item.clone();
-        Signal::derive(move || {
-            if let (Some(r), false) = (&item.probe_result, edited.get()) {
-                return Some(r.clone());
-            }
-            let after_input = SharedInput {
-                table: None,
-                premise: None,
-                hypothesis: text.get(),
-            };
-            Some(work_result(
-                state,
-                &item,
-                "hypothesis rewritten",
-                operation.get().as_str(),
-                after_input,
-                asserted.get(),
-                &before.get(),
-                &after.get(),
-            ))
-        })
-    };
+    let shared = rewrite_shared(
+        state,
+        &item,
+        text,
+        edited,
+        operation,
+        asserted,
+        (before, after),
+    );
 
-    let original_hypothesis = item.hypothesis.clone();
     view! {
         <section class="workbench rewriter" data-testid="rewriter">
             <WorkbenchHeader title="Hypothesis rewriter" origin=item.origin.clone() history=history/>
             <ModelPanel/>
             <div class="wb-grid">
                 <div class="wb-main">
-                    <div class="hypothesis-box">
-                        <span class="muted">"Original hypothesis "</span>
-                        {item.label.map(|l| view! { <LabelBadge label=l set=set/> })}
-                        <p class="hypothesis-text" data-testid="work-hypothesis">{original_hypothesis.clone()}</p>
-                        <label class="rewrite-field">
-                            <span>"Rewritten"</span>
-                            <textarea data-testid="hypothesis-input" rows="2" prop:value=move || text.get()
-                                on:input=move |ev| {
-                                    let v = event_target_value(&ev);
-                                    history.update(|h| { h.apply_grouped(v, "hypothesis"); });
-                                }></textarea>
-                        </label>
-                        <button class="link-button" data-testid="reset-hypothesis" on:click={
-                            let h = original_hypothesis.clone();
-                            move |_| history.update(|x| { x.apply(h.clone()); })
-                        }>"reset to the original"</button>
-                    </div>
+                    <HypothesisBox hypothesis=item.hypothesis.clone() label=item.label set=set text=text history=history/>
                     <div class="panel">
                         <h2>"Suggested perturbations (§4.4)"</h2>
                         <p class="muted">"Generated from the hypothesis and the table. “certain” follows from the rule; “heuristic” needs your review. Try one to see the model's prediction, then accept it as is, edit it, or reject it."</p>
@@ -216,6 +177,89 @@ fn Rewriter(item: WorkItem) -> impl IntoView {
                 </WorkbenchSide>
             </div>
         </section>
+    }
+}
+
+/// Keeps the rewrite of `item` in the state's draft (kept across navigation and reloads) as
+/// it changes.
+fn keep_draft(
+    state: AppState,
+    item: WorkItem,
+    text: Memo<String>,
+    asserted: RwSignal<Option<Label>>,
+) {
+    Effect::new(move |_| {
+        let d = RewriterDraft {
+            item: item.clone(),
+            text: text.get(),
+            asserted: asserted.get(),
+        };
+        state.rewriter_draft.set(Some(d));
+    });
+}
+
+/// The share link's result: the probe item's own while its hypothesis is as it was, else the
+/// rewrite with the asserted label and the `(before, after)` live scores.
+fn rewrite_shared(
+    state: AppState,
+    item: &WorkItem,
+    text: Memo<String>,
+    edited: Signal<bool>,
+    operation: Signal<HandMadeOperation>,
+    asserted: RwSignal<Option<Label>>,
+    (before, after): (ReadSignal<LiveScore>, ReadSignal<LiveScore>),
+) -> Signal<Option<SharedResult>> {
+    let item = item.clone();
+    Signal::derive(move || {
+        if let (Some(r), false) = (&item.probe_result, edited.get()) {
+            return Some(r.clone());
+        }
+        let after_input = SharedInput {
+            table: None,
+            premise: None,
+            hypothesis: text.get(),
+        };
+        Some(work_result(
+            state,
+            &item,
+            "hypothesis rewritten",
+            operation.get().as_str(),
+            after_input,
+            asserted.get(),
+            &before.get(),
+            &after.get(),
+        ))
+    })
+}
+
+/// The original hypothesis with its gold label, the field to rewrite it in and a reset.
+#[component]
+fn HypothesisBox(
+    /// The work item's hypothesis.
+    hypothesis: String,
+    label: Option<Label>,
+    set: LabelSet,
+    text: Memo<String>,
+    history: RwSignal<History<String>>,
+) -> impl IntoView {
+    view! {
+        <div class="hypothesis-box">
+            <span class="muted">"Original hypothesis "</span>
+            {label.map(|l| view! { <LabelBadge label=l set=set/> })}
+            <p class="hypothesis-text" data-testid="work-hypothesis">{hypothesis.clone()}</p>
+            <label class="rewrite-field">
+                <span>"Rewritten"</span>
+                <textarea data-testid="hypothesis-input" rows="2" prop:value=move || text.get()
+                    on:input=move |ev| {
+                        let v = event_target_value(&ev);
+                        history.update(|h| { h.apply_grouped(v, "hypothesis"); });
+                    }></textarea>
+            </label>
+            <button class="link-button" data-testid="reset-hypothesis" on:click={
+                let h = hypothesis.clone();
+                move |_| history.update(|x| { x.apply(h.clone()); })
+            }>"reset to the original"</button>
+        </div>
     }
 }
 
@@ -369,11 +413,6 @@ fn suggestion_view(
     rewrite: Rewrite,
     state: AppState,
 ) -> impl IntoView {
-    let Rewrite {
-        history,
-        applied,
-        asserted,
-    } = rewrite;
     let shown = suggestion_text(&item.hypothesis, &p);
     let share = suggestion_share(state, item, &p);
     let expected = expected_label(&p);
@@ -389,62 +428,19 @@ fn suggestion_view(
             }
         })
     };
-    let try_it = {
-        let t = new_text.clone();
-        move |_| {
-            history.update(|x| {
-                x.apply(t.clone());
-            });
-            applied.set(Some((kind, t.clone())));
-            if let Some(l) = expected {
-                asserted.set(Some(l));
-            }
-        }
-    };
-    // On a dataset example as it stands, a suggestion is the item a probe run generates for
-    // it: Accept and Reject record a review of that item in the dataset (issue 11 §4), so runs
-    // score it by the reviewer's decision. On anything else (a probe item, an edited table)
-    // Accept saves it as a hand-made item, as before.
-    let reviewable = dataset_example_as_is(state, item);
-    let review = {
-        let all = all.clone();
-        let reviewable = reviewable.clone();
-        move |decision: ReviewDecision| -> Option<Result<String, String>> {
-            let example_id = reviewable.clone()?;
-            state.change_dataset(|ds| {
-                review_suggestion(ds, &example_id, &all, k, decision).map_err(|e| e.to_string())
-            })
-        }
-    };
+    let try_it = try_suggestion(rewrite, kind, new_text.clone(), expected);
+    let review = review_suggestion_with(state, item, all, k);
     let accept = {
-        let (t, item) = (new_text.clone(), item.clone());
-        let relevant = annotated_rows(state, &item);
+        let save = HandMade {
+            text: new_text,
+            relevant: annotated_rows(state, item),
+            item: item.clone(),
+            kind,
+        };
         let review = review.clone();
         move |_| {
             let Some(label) = expected else { return };
-            match review(ReviewDecision::Accept(label)) {
-                Some(Ok(id)) => {
-                    return set_decision(Decision::Accepted(format!(
-                        "Accepted: probe item {id} is reviewed as {}; probe runs on this dataset score it against that label.",
-                        set.display_name(label)
-                    )))
-                }
-                Some(Err(e)) => return set_decision(Decision::Failed(e)),
-                None => {}
-            }
-            let it = HandMadeItem {
-                derived_from: item.example_id.clone(),
-                table: Some(item.table.clone()),
-                premise: None,
-                hypothesis: t.clone(),
-                label,
-                relevant_rows: Some(relevant.clone()),
-                operation: HandMadeOperation::Suggestion(kind),
-            };
-            match save_hand_made(state, it) {
-                Ok(added) => set_decision(Decision::Accepted(saved_message(&added, label, set))),
-                Err(e) => set_decision(Decision::Failed(e)),
-            }
+            set_decision(accept_suggestion(state, &review, &save, label, set))
         }
     };
     let reject = {
@@ -485,6 +481,96 @@ fn suggestion_view(
             </div>
             <ShareButton result=Signal::stored(Some(share))/>
         </li>
+    }
+}
+
+/// "Try": puts the suggestion's text `t` in the editor, remembers which probe made it, and
+/// asserts its expected label.
+fn try_suggestion(
+    rewrite: Rewrite,
+    kind: ProbeKind,
+    t: String,
+    expected: Option<Label>,
+) -> impl Fn(leptos::ev::MouseEvent) + Clone + 'static {
+    let Rewrite {
+        history,
+        applied,
+        asserted,
+    } = rewrite;
+    move |_| {
+        history.update(|x| {
+            x.apply(t.clone());
+        });
+        applied.set(Some((kind, t.clone())));
+        if let Some(l) = expected {
+            asserted.set(Some(l));
+        }
+    }
+}
+
+/// Records a review decision on suggestion `k` of `all` in the loaded dataset: the id of the
+/// probe item reviewed, or why it could not; `None` when the suggestion is not reviewable.
+fn review_suggestion_with(
+    state: AppState,
+    item: &WorkItem,
+    all: Arc<Vec<Perturbation>>,
+    k: usize,
+) -> impl Fn(ReviewDecision) -> Option<Result<String, String>> + Clone + 'static {
+    // On a dataset example as it stands, a suggestion is the item a probe run generates for
+    // it: Accept and Reject record a review of that item in the dataset (issue 11 §4), so runs
+    // score it by the reviewer's decision. On anything else (a probe item, an edited table)
+    // Accept saves it as a hand-made item, as before.
+    let reviewable = dataset_example_as_is(state, item);
+    move |decision: ReviewDecision| -> Option<Result<String, String>> {
+        let example_id = reviewable.clone()?;
+        state.change_dataset(|ds| {
+            review_suggestion(ds, &example_id, &all, k, decision).map_err(|e| e.to_string())
+        })
+    }
+}
+
+/// What an accepted suggestion saves as a hand-made item when it is not reviewable.
+#[derive(Clone)]
+struct HandMade {
+    /// The suggestion's hypothesis.
+    text: String,
+    /// The item's evidence rows.
+    relevant: Vec<usize>,
+    item: WorkItem,
+    kind: ProbeKind,
+}
+
+/// Accepts a suggestion with its expected `label`: a review of the probe item when
+/// `review` records one, else the hand-made item `save` added to the dataset.
+fn accept_suggestion(
+    state: AppState,
+    review: &impl Fn(ReviewDecision) -> Option<Result<String, String>>,
+    save: &HandMade,
+    label: Label,
+    set: LabelSet,
+) -> Decision {
+    match review(ReviewDecision::Accept(label)) {
+        Some(Ok(id)) => {
+            return Decision::Accepted(format!(
+                "Accepted: probe item {id} is reviewed as {}; probe runs on this dataset score it against that label.",
+                set.display_name(label)
+            ))
+        }
+        Some(Err(e)) => return Decision::Failed(e),
+        None => {}
+    }
+    let it = HandMadeItem {
+        derived_from: save.item.example_id.clone(),
+        table: Some(save.item.table.clone()),
+        premise: None,
+        hypothesis: save.text.clone(),
+        label,
+        relevant_rows: Some(save.relevant.clone()),
+        operation: HandMadeOperation::Suggestion(save.kind),
+    };
+    match save_hand_made(state, it) {
+        Ok(added) => Decision::Accepted(saved_message(&added, label, set)),
+        Err(e) => Decision::Failed(e),
     }
 }
 

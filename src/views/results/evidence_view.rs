@@ -13,7 +13,7 @@ use tabprobe_core::metrics::evidence::{row_deletions, EvidenceMark, RowDeletion}
 use tabprobe_core::probe::edit_table::row_name;
 use tabprobe_core::probe::Premise;
 use tabprobe_core::run::RunResult;
-use tabprobe_core::{Label, Table};
+use tabprobe_core::{Label, LabelSet, Table};
 
 use crate::components::in_chunks::in_chunks;
 use crate::components::label_badge::LabelBadge;
@@ -135,126 +135,8 @@ fn indexed_view(runs: Vec<Arc<RunResult>>, ix: Arc<EvidenceIndex>) -> AnyView {
         return view! { <p class="muted">"Run the row-deletion probe to see which rows the model uses."</p> }.into_any();
     };
     let chosen = RwSignal::new(first);
-    // The dev split has 1,800 examples: their options are added a few hundred per task.
-    let options = {
-        let main = main.clone();
-        let ix = ix.clone();
-        in_chunks(ix.order.len(), OPTIONS_PER_TASK, move |range| {
-            ix.order[range]
-                .iter()
-                .filter_map(|&p| Some((p, main.examples.get(p)?)))
-                .map(|(p, ex)| {
-                    let mark = if ex.relevant_rows.as_ref().is_some_and(|r| !r.is_empty()) {
-                        " (annotated)"
-                    } else {
-                        ""
-                    };
-                    view! { <option value=p.to_string()>{format!("{}{mark} — {}", ex.id, ex.input.hypothesis)}</option> }
-                })
-                .collect::<Vec<_>>()
-        })
-    };
-    let body = move || {
-        let p = chosen.get();
-        let ex = main.examples.get(p)?.clone();
-        let Premise::Table(table) = &ex.input.premise else {
-            return None;
-        };
-        let set = main.label_set;
-        let human = ex.relevant_rows.clone().unwrap_or_default();
-        // The example's position in each run, `None` where that run never scored it.
-        let at: Vec<Option<usize>> = ix
-            .aligned
-            .iter()
-            .map(|a| a.get(p).copied().flatten())
-            .collect();
-        let heads = runs
-            .iter()
-            .zip(&at)
-            .map(|(r, q)| {
-                let label = r.model.label();
-                match q.and_then(|q| r.examples.get(q)) {
-                    Some(e) => {
-                        let before = r.original_prediction(e);
-                        view! { <th scope="col">{label}" (original: "<LabelBadge label=before set=set/>")"</th> }.into_any()
-                    }
-                    None => view! { <th scope="col">{label}" (not run on this example)"</th> }.into_any(),
-                }
-            })
-            .collect::<Vec<_>>();
-        let rows = row_cells(table)
-            .into_iter()
-            .enumerate()
-            .map(|(i, (key, values))| {
-                let is_human = human.contains(&i);
-                let afters: Vec<After> = runs
-                    .iter()
-                    .zip(&ix.per_model)
-                    .zip(&at)
-                    .map(|((r, d), q)| {
-                        let Some(q) = q.filter(|&q| q < r.examples.len()) else {
-                            return After::NotRun;
-                        };
-                        // Core's rule: the row is model-relevant when its deletion changed
-                        // the prediction, as the evidence-selection figures count it.
-                        match d.get(&q).and_then(|rows| rows.get(&i)) {
-                            Some(del) => After::Deleted(del.after, del.changed),
-                            // A cancelled run may hold the example without all its rows.
-                            None if r.cancelled_at.is_some() => After::NotRun,
-                            None => After::NotDeleted,
-                        }
-                    })
-                    .collect();
-                let is_model = matches!(afters.first(), Some(After::Deleted(_, true)));
-                let mark = EvidenceMark::of(is_human, is_model);
-                // The main run's deletion of this row, shared with every other model's scores.
-                let shared = ix
-                    .per_model
-                    .first()
-                    .and_then(|d| d.get(&p)?.get(&i))
-                    .and_then(|del| main.items.get(del.item))
-                    .and_then(|it| {
-                        let others: Vec<&RunResult> =
-                            runs.iter().skip(1).map(|r| r.as_ref()).collect();
-                        from_run_item(&main, it, &others)
-                    });
-                let share = shared.map(|s| view! { <ShareButton result=Signal::stored(Some(s)) label="Share"/> });
-                let cells = afters
-                    .into_iter()
-                    .map(|a| match a {
-                        After::Deleted(after, changed) => view! {
-                            <td class:changed=changed>
-                                <LabelBadge label=after set=set/>
-                                {changed.then_some(" changed")}
-                            </td>
-                        }
-                        .into_any(),
-                        After::NotDeleted => view! { <td class="muted">"not deleted"</td> }.into_any(),
-                        After::NotRun => view! { <td class="muted" data-testid="evidence-not-run">"not run"</td> }.into_any(),
-                    })
-                    .collect::<Vec<_>>();
-                view! {
-                    <tr class=format!("evidence-row {}", mark.as_str()) data-testid="evidence-row" data-mark=mark.as_str()>
-                        <th scope="row">{row_name(&key, i)}</th>
-                        <td>{values}</td>
-                        <td class="mark">{mark.words()}</td>
-                        {cells}
-                        <td class="actions">{share}</td>
-                    </tr>
-                }
-            })
-            .collect::<Vec<_>>();
-        Some(view! {
-            <p class="evidence-hyp"><span class="muted">"Hypothesis: "</span>{ex.input.hypothesis.clone()}" "<span class="muted">"gold "</span><LabelBadge label=ex.gold set=set/></p>
-            <div class="table-scroll">
-                <table class="evidence" data-testid="evidence-table">
-                    <caption>{table.title().to_string()}</caption>
-                    <thead><tr><th scope="col">"row"</th><th scope="col">"value"</th><th scope="col">"relevant to"</th>{heads}<th scope="col"><span class="visually-hidden">"share"</span></th></tr></thead>
-                    <tbody>{rows}</tbody>
-                </table>
-            </div>
-        })
-    };
+    let options = example_options(main.clone(), ix.clone());
+    let body = move || example_body(&runs, &main, &ix, chosen.get());
     view! {
         <div class="evidence-view" data-testid="evidence-view">
             <p class="legend">
@@ -272,4 +154,186 @@ fn indexed_view(runs: Vec<Arc<RunResult>>, ix: Arc<EvidenceIndex>) -> AnyView {
         </div>
     }
     .into_any()
+}
+
+/// The example select's options, annotated examples first.
+fn example_options(main: Arc<RunResult>, ix: Arc<EvidenceIndex>) -> impl IntoView {
+    // The dev split has 1,800 examples: their options are added a few hundred per task.
+    in_chunks(ix.order.len(), OPTIONS_PER_TASK, move |range| {
+        ix.order[range]
+            .iter()
+            .filter_map(|&p| Some((p, main.examples.get(p)?)))
+            .map(|(p, ex)| {
+                let mark = if ex.relevant_rows.as_ref().is_some_and(|r| !r.is_empty()) {
+                    " (annotated)"
+                } else {
+                    ""
+                };
+                view! { <option value=p.to_string()>{format!("{}{mark} — {}", ex.id, ex.input.hypothesis)}</option> }
+            })
+            .collect::<Vec<_>>()
+    })
+}
+
+/// Example `p` of the main run: its hypothesis, and its table with each row's marks and
+/// every model's prediction after deleting it; `None` without a table premise.
+fn example_body(
+    runs: &[Arc<RunResult>],
+    main: &Arc<RunResult>,
+    ix: &EvidenceIndex,
+    p: usize,
+) -> Option<impl IntoView> {
+    let ex = main.examples.get(p)?.clone();
+    let Premise::Table(table) = &ex.input.premise else {
+        return None;
+    };
+    let set = main.label_set;
+    let human = ex.relevant_rows.clone().unwrap_or_default();
+    // The example's position in each run, `None` where that run never scored it.
+    let at: Vec<Option<usize>> = ix
+        .aligned
+        .iter()
+        .map(|a| a.get(p).copied().flatten())
+        .collect();
+    let heads = model_heads(runs, &at, set);
+    let rows = row_cells(table)
+        .into_iter()
+        .enumerate()
+        .map(|(i, (key, values))| {
+            let row = EvidenceRow {
+                i,
+                key,
+                values,
+                is_human: human.contains(&i),
+            };
+            evidence_row(runs, main, ix, &at, p, row)
+        })
+        .collect::<Vec<_>>();
+    Some(view! {
+        <p class="evidence-hyp"><span class="muted">"Hypothesis: "</span>{ex.input.hypothesis.clone()}" "<span class="muted">"gold "</span><LabelBadge label=ex.gold set=set/></p>
+        <div class="table-scroll">
+            <table class="evidence" data-testid="evidence-table">
+                <caption>{table.title().to_string()}</caption>
+                <thead><tr><th scope="col">"row"</th><th scope="col">"value"</th><th scope="col">"relevant to"</th>{heads}<th scope="col"><span class="visually-hidden">"share"</span></th></tr></thead>
+                <tbody>{rows}</tbody>
+            </table>
+        </div>
+    })
+}
+
+/// One column head per run: the model and its original prediction on the example at `at`.
+fn model_heads(runs: &[Arc<RunResult>], at: &[Option<usize>], set: LabelSet) -> Vec<AnyView> {
+    runs.iter()
+        .zip(at)
+        .map(|(r, q)| {
+            let label = r.model.label();
+            match q.and_then(|q| r.examples.get(q)) {
+                Some(e) => {
+                    let before = r.original_prediction(e);
+                    view! { <th scope="col">{label}" (original: "<LabelBadge label=before set=set/>")"</th> }.into_any()
+                }
+                None => view! { <th scope="col">{label}" (not run on this example)"</th> }.into_any(),
+            }
+        })
+        .collect()
+}
+
+/// One row of the example's table, as the evidence table lists it.
+struct EvidenceRow {
+    /// Its position in the table.
+    i: usize,
+    key: String,
+    values: String,
+    /// Whether the example's annotation marks it relevant.
+    is_human: bool,
+}
+
+/// Each run's cell for row `i` of the example at `at` (the example's position per run).
+fn afters_of(
+    runs: &[Arc<RunResult>],
+    ix: &EvidenceIndex,
+    at: &[Option<usize>],
+    i: usize,
+) -> Vec<After> {
+    runs.iter()
+        .zip(&ix.per_model)
+        .zip(at)
+        .map(|((r, d), q)| {
+            let Some(q) = q.filter(|&q| q < r.examples.len()) else {
+                return After::NotRun;
+            };
+            // Core's rule: the row is model-relevant when its deletion changed
+            // the prediction, as the evidence-selection figures count it.
+            match d.get(&q).and_then(|rows| rows.get(&i)) {
+                Some(del) => After::Deleted(del.after, del.changed),
+                // A cancelled run may hold the example without all its rows.
+                None if r.cancelled_at.is_some() => After::NotRun,
+                None => After::NotDeleted,
+            }
+        })
+        .collect()
+}
+
+/// A table row of the example at main-run position `p`: its mark (human, model, both,
+/// neither), every model's prediction after deleting it, and its share button.
+fn evidence_row(
+    runs: &[Arc<RunResult>],
+    main: &RunResult,
+    ix: &EvidenceIndex,
+    at: &[Option<usize>],
+    p: usize,
+    row: EvidenceRow,
+) -> impl IntoView {
+    let EvidenceRow {
+        i,
+        key,
+        values,
+        is_human,
+    } = row;
+    let set = main.label_set;
+    let afters = afters_of(runs, ix, at, i);
+    let is_model = matches!(afters.first(), Some(After::Deleted(_, true)));
+    let mark = EvidenceMark::of(is_human, is_model);
+    // The main run's deletion of this row, shared with every other model's scores.
+    let shared = ix
+        .per_model
+        .first()
+        .and_then(|d| d.get(&p)?.get(&i))
+        .and_then(|del| main.items.get(del.item))
+        .and_then(|it| {
+            let others: Vec<&RunResult> = runs.iter().skip(1).map(|r| r.as_ref()).collect();
+            from_run_item(main, it, &others)
+        });
+    let share =
+        shared.map(|s| view! { <ShareButton result=Signal::stored(Some(s)) label="Share"/> });
+    let cells = afters
+        .into_iter()
+        .map(|a| after_cell(a, set))
+        .collect::<Vec<_>>();
+    view! {
+        <tr class=format!("evidence-row {}", mark.as_str()) data-testid="evidence-row" data-mark=mark.as_str()>
+            <th scope="row">{row_name(&key, i)}</th>
+            <td>{values}</td>
+            <td class="mark">{mark.words()}</td>
+            {cells}
+            <td class="actions">{share}</td>
+        </tr>
+    }
+}
+
+/// One model's cell of a row: its prediction after the deletion, or why there is none.
+fn after_cell(a: After, set: LabelSet) -> AnyView {
+    match a {
+        After::Deleted(after, changed) => view! {
+            <td class:changed=changed>
+                <LabelBadge label=after set=set/>
+                {changed.then_some(" changed")}
+            </td>
+        }
+        .into_any(),
+        After::NotDeleted => view! { <td class="muted">"not deleted"</td> }.into_any(),
+        After::NotRun => {
+            view! { <td class="muted" data-testid="evidence-not-run">"not run"</td> }.into_any()
+        }
+    }
 }

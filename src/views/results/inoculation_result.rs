@@ -27,122 +27,15 @@ use tabprobe_core::scoring::DEFAULT_BATCH_SIZE;
 const DRILL_LIMIT: usize = 200;
 
 /// A saved inoculation result.
+/// A saved inoculation result.
 #[component]
 pub fn InoculationResultView(saved: Arc<SavedInoculation>) -> impl IntoView {
     let result = Arc::new(saved.result.clone());
     let drill = RwSignal::new(None::<Cell>);
-    let r = result.clone();
-    let outcomes = (1..r.models.len())
-        .map(|m| {
-            let o = of_model(&r, m);
-            let number = o.number().map_or("none".to_string(), |n| n.to_string());
-            view! { <li data-testid="inoculation-outcome" data-outcome=number data-size=r.models[m].size>{format!("n = {}: {}", r.models[m].size, o.describe())}</li> }
-        })
-        .collect::<Vec<_>>();
-    let cell = move |cell: Cell, result: &InoculationResult| {
-        let (right, all) = cell.tally(result);
-        let text = format_percent(cell.percent(result));
-        let title = format!("{right} of {all} correct: click for the items");
-        let testid_column = format!("{:?}", cell.column);
-        let split = cell.split.clone().unwrap_or_default();
-        let model = cell.model;
-        view! {
-            <td class="clickable" tabindex="0" title=title data-testid="inoculation-cell"
-                data-model=model data-split=split data-column=testid_column data-correct=right data-total=all
-                on:click=move |_| drill.set(Some(cell.clone()))>{text}</td>
-        }
-    };
-    let originals = {
-        let splits = splits(&result);
-        let head = splits
-            .iter()
-            .map(|s| view! { <th scope="col">{split_name(s).to_string()}</th> })
-            .collect::<Vec<_>>();
-        let rows = result
-            .models
-            .iter()
-            .enumerate()
-            .map(|(m, model)| {
-                let cells = splits
-                    .iter()
-                    .map(|s| {
-                        cell(
-                            Cell {
-                                model: m,
-                                split: Some(s.clone()),
-                                column: Column::OriginalTest,
-                            },
-                            &result,
-                        )
-                    })
-                    .collect::<Vec<_>>();
-                view! { <tr><th scope="row">{model.row_name()}</th><td>{lr_text(model.learning_rate)}</td>{cells}</tr> }
-            })
-            .collect::<Vec<_>>();
-        view! {
-            <h3>"Original test sets (as Tables 9 and 11), accuracy %"</h3>
-            <div class="table-scroll"><table class="scores" data-testid="inoculation-original">
-                <thead><tr><th scope="col">"#samples"</th><th scope="col">"lr"</th>{head}</tr></thead>
-                <tbody>{rows}</tbody>
-            </table></div>
-        }
-    };
-    let challenge = {
-        let head = CHALLENGE_COLUMNS
-            .iter()
-            .map(|&c| view! { <th scope="col">{heading(c)}</th> })
-            .collect::<Vec<_>>();
-        let groups = challenge_splits(&result)
-            .into_iter()
-            .flat_map(|split| {
-                let title = view! { <tr class="group"><th colspan="5" scope="rowgroup">{format!("{} set", split_name(&split))}</th></tr> }.into_any();
-                let rows = result
-                    .models
-                    .iter()
-                    .enumerate()
-                    .map(|(m, model)| {
-                        let cells = CHALLENGE_COLUMNS
-                            .iter()
-                            .map(|&column| {
-                                cell(
-                                    Cell {
-                                        model: m,
-                                        split: Some(split.clone()),
-                                        column,
-                                    },
-                                    &result,
-                                )
-                            })
-                            .collect::<Vec<_>>();
-                        view! { <tr><th scope="row">{model.row_name()}</th>{cells}</tr> }.into_any()
-                    })
-                    .collect::<Vec<_>>();
-                std::iter::once(title).chain(rows)
-            })
-            .collect::<Vec<_>>();
-        view! {
-            <h3>"Held-out challenge set (as Tables 10 and 12), accuracy %"</h3>
-            <p class="hint">"Original: the unperturbed examples the held-out items derive from. Label preserved / flipped: items whose one expected label is / is not the original's gold label. Several labels: items whose rule allows more than one label (never trained on; right when the prediction is any of them)."</p>
-            <div class="table-scroll"><table class="scores" data-testid="inoculation-challenge">
-                <thead><tr><th scope="col">"#samples"</th>{head}</tr></thead>
-                <tbody>{groups}</tbody>
-            </table></div>
-        }
-    };
-    let grid_rows = result
-        .grid
-        .iter()
-        .map(|g| {
-            view! {
-                <tr data-testid="inoculation-grid-row" class:chosen=g.chosen>
-                    <td>{g.size}</td><td>{format!("{:e}", g.learning_rate)}</td>
-                    <td>{format!("{:.2}", 100.0 * g.dev_accuracy)}</td><td>{g.best_epoch}</td>
-                    <td>{g.steps}</td><td>{if g.chosen { "kept" } else { "" }}</td>
-                    <td>{format!("{:.1} s", g.seconds)}</td><td>{g.stopped.clone()}</td>
-                </tr>
-            }
-        })
-        .collect::<Vec<_>>();
+    let outcomes = outcome_items(&result);
+    let originals = original_table(&result, drill);
+    let challenge = challenge_table(&result, drill);
+    let grid_rows = grid_rows(&result);
     let checkpoints = checkpoint_buttons(saved.clone());
     let json_name = format!("inoculation-{}.json", saved.created_ms as u64);
     let json_result = result.clone();
@@ -177,6 +70,125 @@ pub fn InoculationResultView(saved: Arc<SavedInoculation>) -> impl IntoView {
             {checkpoints}
         </div>
     }
+}
+
+/// The §7 outcome of each fine-tuned size, one list item each.
+fn outcome_items(r: &InoculationResult) -> Vec<impl IntoView> {
+    (1..r.models.len())
+        .map(|m| {
+            let o = of_model(r, m);
+            let number = o.number().map_or("none".to_string(), |n| n.to_string());
+            view! { <li data-testid="inoculation-outcome" data-outcome=number data-size=r.models[m].size>{format!("n = {}: {}", r.models[m].size, o.describe())}</li> }
+        })
+        .collect()
+}
+
+/// The accuracy of row `model` on `split` in `column`; a click opens the items it counts in
+/// `drill`.
+fn result_cell(
+    model: usize,
+    split: &str,
+    column: Column,
+    result: &InoculationResult,
+    drill: RwSignal<Option<Cell>>,
+) -> impl IntoView {
+    let cell = Cell {
+        model,
+        split: Some(split.to_string()),
+        column,
+    };
+    let (right, all) = cell.tally(result);
+    let text = format_percent(cell.percent(result));
+    let title = format!("{right} of {all} correct: click for the items");
+    let testid_column = format!("{:?}", cell.column);
+    let split = cell.split.clone().unwrap_or_default();
+    view! {
+        <td class="clickable" tabindex="0" title=title data-testid="inoculation-cell"
+            data-model=model data-split=split data-column=testid_column data-correct=right data-total=all
+            on:click=move |_| drill.set(Some(cell.clone()))>{text}</td>
+    }
+}
+
+/// The original test sets before and after (as Tables 9 and 11).
+fn original_table(result: &InoculationResult, drill: RwSignal<Option<Cell>>) -> impl IntoView {
+    let splits = splits(result);
+    let head = splits
+        .iter()
+        .map(|s| view! { <th scope="col">{split_name(s).to_string()}</th> })
+        .collect::<Vec<_>>();
+    let rows = result
+        .models
+        .iter()
+        .enumerate()
+        .map(|(m, model)| {
+            let cells = splits
+                .iter()
+                .map(|s| result_cell(m, s, Column::OriginalTest, result, drill))
+                .collect::<Vec<_>>();
+            view! { <tr><th scope="row">{model.row_name()}</th><td>{lr_text(model.learning_rate)}</td>{cells}</tr> }
+        })
+        .collect::<Vec<_>>();
+    view! {
+        <h3>"Original test sets (as Tables 9 and 11), accuracy %"</h3>
+        <div class="table-scroll"><table class="scores" data-testid="inoculation-original">
+            <thead><tr><th scope="col">"#samples"</th><th scope="col">"lr"</th>{head}</tr></thead>
+            <tbody>{rows}</tbody>
+        </table></div>
+    }
+}
+
+/// The held-out challenge set before and after (as Tables 10 and 12), one row group per
+/// split.
+fn challenge_table(result: &InoculationResult, drill: RwSignal<Option<Cell>>) -> impl IntoView {
+    let head = CHALLENGE_COLUMNS
+        .iter()
+        .map(|&c| view! { <th scope="col">{heading(c)}</th> })
+        .collect::<Vec<_>>();
+    let groups = challenge_splits(result)
+        .into_iter()
+        .flat_map(|split| {
+            let title = view! { <tr class="group"><th colspan="5" scope="rowgroup">{format!("{} set", split_name(&split))}</th></tr> }.into_any();
+            let rows = result
+                .models
+                .iter()
+                .enumerate()
+                .map(|(m, model)| {
+                    let cells = CHALLENGE_COLUMNS
+                        .iter()
+                        .map(|&column| result_cell(m, &split, column, result, drill))
+                        .collect::<Vec<_>>();
+                    view! { <tr><th scope="row">{model.row_name()}</th>{cells}</tr> }.into_any()
+                })
+                .collect::<Vec<_>>();
+            std::iter::once(title).chain(rows)
+        })
+        .collect::<Vec<_>>();
+    view! {
+        <h3>"Held-out challenge set (as Tables 10 and 12), accuracy %"</h3>
+        <p class="hint">"Original: the unperturbed examples the held-out items derive from. Label preserved / flipped: items whose one expected label is / is not the original's gold label. Several labels: items whose rule allows more than one label (never trained on; right when the prediction is any of them)."</p>
+        <div class="table-scroll"><table class="scores" data-testid="inoculation-challenge">
+            <thead><tr><th scope="col">"#samples"</th>{head}</tr></thead>
+            <tbody>{groups}</tbody>
+        </table></div>
+    }
+}
+
+/// The fine-tuning grid's rows: one per size and learning rate tried.
+fn grid_rows(result: &InoculationResult) -> Vec<impl IntoView> {
+    result
+        .grid
+        .iter()
+        .map(|g| {
+            view! {
+                <tr data-testid="inoculation-grid-row" class:chosen=g.chosen>
+                    <td>{g.size}</td><td>{format!("{:e}", g.learning_rate)}</td>
+                    <td>{format!("{:.2}", 100.0 * g.dev_accuracy)}</td><td>{g.best_epoch}</td>
+                    <td>{g.steps}</td><td>{if g.chosen { "kept" } else { "" }}</td>
+                    <td>{format!("{:.1} s", g.seconds)}</td><td>{g.stopped.clone()}</td>
+                </tr>
+            }
+        })
+        .collect()
 }
 
 fn lr_text(lr: Option<f64>) -> String {

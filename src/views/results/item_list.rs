@@ -176,79 +176,19 @@ pub fn ItemList(
         .iter()
         .map(|r| view! { <th scope="col">{r.model.label()}</th> })
         .collect::<Vec<_>>();
+    let listing = Listing {
+        selecting: &selecting,
+        runs: &runs,
+        others: &others,
+        set,
+        state,
+    };
     let rows = chosen
         .into_iter()
         .take(MAX_ROWS)
-        .map(|item| {
-            let ex = selecting.example_of(&item).cloned();
-            let per_model = runs
-                .iter()
-                .map(|r| {
-                    let same = r.items.iter().find(|i| i.id == item.id);
-                    // In a narrow window the cells stack and each shows its column's name.
-                    let label = r.model.label();
-                    match same {
-                        Some(i) => {
-                            let t = r.transition(i);
-                            // Core's verdict, the same rule the tables count by.
-                            let verdict = r.verdict(i);
-                            view! {
-                                <td class="transition" class:invalid=verdict == Verdict::Wrong class:not-applicable=verdict == Verdict::NotApplicable data-testid="item-transition" data-label=label>
-                                    <LabelBadge label=t.before set=set/>" → "<LabelBadge label=t.after set=set/>
-                                    <span class="mark">{format!(" {}", verdict.mark())}</span>
-                                </td>
-                            }
-                            .into_any()
-                        }
-                        None => view! { <td class="muted" data-label=label>"not run"</td> }.into_any(),
-                    }
-                })
-                .collect::<Vec<_>>();
-            let other_refs: Vec<&RunResult> = others.iter().map(|r| r.as_ref()).collect();
-            let shared = from_run_item(&selecting, &item, &other_refs);
-            let wi = work_item(&selecting, &item, shared.clone());
-            let share = view! {
-                <ShareButton result=Signal::stored(shared) label="Share"/>
-            };
-            let actions = match wi {
-                Some(wi) => {
-                    let wi2 = wi.clone();
-                    view! {
-                        <button class="small" data-testid="open-editor" on:click=move |_| open_item(state, wi.clone(), Route::Editor)>"Edit table"</button>
-                        <button class="small" data-testid="open-rewriter" on:click=move |_| open_item(state, wi2.clone(), Route::Rewriter)>"Rewrite hypothesis"</button>
-                    }
-                    .into_any()
-                }
-                None => view! { <span class="muted" title="plain-text premise: the editor edits tables">"text premise"</span> }.into_any(),
-            };
-            view! {
-                <tr data-testid="drill-item" data-example=ex.as_ref().map(|e| e.id.clone())>
-                    <td><code>{item.id.clone()}</code>{(item.certainty == tabprobe_core::probe::Certainty::Heuristic).then(|| view! { <span class="heuristic" title="expectation needs a person's review">" heuristic"</span> })}
-                        <ReviewControls item=item.clone() state=state set=set/></td>
-                    <td class="hyp" data-label="hypothesis">{item.perturbed.hypothesis.clone()}</td>
-                    <td data-label="what changed">{describe_item(&selecting, &item)}</td>
-                    <td data-label="gold">{ex.as_ref().map(|e| view! { <LabelBadge label=e.gold set=set/> })}</td>
-                    <td data-label="a correct model">{expectation_text(&selecting, &item, set)}
-                        {item.basis.map(|b| view! { <div class="why muted" data-testid="item-why">{b.line()}</div> })}</td>
-                    {per_model}
-                    <td class="actions">{actions}{share}</td>
-                </tr>
-            }
-        })
+        .map(|item| item_row(&listing, item))
         .collect::<Vec<_>>();
-    // Escape closes the panel (issue 18 §5) wherever focus is, except in a text field or a
-    // list box, where Escape belongs to the field.
-    let handle = window_event_listener(leptos::ev::keydown, move |ev| {
-        use wasm_bindgen::JsCast;
-        let in_field = ev
-            .target()
-            .and_then(|t| t.dyn_into::<web_sys::Element>().ok())
-            .is_some_and(|e| matches!(e.tag_name().as_str(), "INPUT" | "TEXTAREA" | "SELECT"));
-        if ev.key() == "Escape" && !ev.default_prevented() && !in_field {
-            on_close.run(());
-        }
-    });
-    on_cleanup(move || handle.remove());
+    close_on_escape(on_close);
     // Focus lands on the heading of what opened, so keyboard and screen-reader users start
     // there (and the browser scrolls it into view).
     let heading = NodeRef::<leptos::html::H2>::new();
@@ -278,6 +218,103 @@ pub fn ItemList(
         </section>
     }
     .into_any()
+}
+
+/// Escape closes the panel (issue 18 §5) wherever focus is, except in a text field or a
+/// list box, where Escape belongs to the field; the listener goes with the panel.
+fn close_on_escape(on_close: Callback<()>) {
+    let handle = window_event_listener(leptos::ev::keydown, move |ev| {
+        use wasm_bindgen::JsCast;
+        let in_field = ev
+            .target()
+            .and_then(|t| t.dyn_into::<web_sys::Element>().ok())
+            .is_some_and(|e| matches!(e.tag_name().as_str(), "INPUT" | "TEXTAREA" | "SELECT"));
+        if ev.key() == "Escape" && !ev.default_prevented() && !in_field {
+            on_close.run(());
+        }
+    });
+    on_cleanup(move || handle.remove());
+}
+
+/// What every row of the panel is listed against.
+struct Listing<'a> {
+    /// The run whose predictions selected the items.
+    selecting: &'a RunResult,
+    /// Every run, main model first: one column each.
+    runs: &'a [Arc<RunResult>],
+    /// The runs other than the selecting one, whose predictions a shared item also carries.
+    others: &'a [Arc<RunResult>],
+    set: LabelSet,
+    state: AppState,
+}
+
+/// One item of the panel: id and review, hypothesis, what changed, gold, what a correct
+/// model does, every model's transition, and its actions.
+fn item_row(l: &Listing, item: ProbeItem) -> impl IntoView {
+    let (selecting, set, state) = (l.selecting, l.set, l.state);
+    let ex = selecting.example_of(&item).cloned();
+    let per_model = l
+        .runs
+        .iter()
+        .map(|r| model_cell(r, &item, set))
+        .collect::<Vec<_>>();
+    let other_refs: Vec<&RunResult> = l.others.iter().map(|r| r.as_ref()).collect();
+    let shared = from_run_item(selecting, &item, &other_refs);
+    let wi = work_item(selecting, &item, shared.clone());
+    let share = view! {
+        <ShareButton result=Signal::stored(shared) label="Share"/>
+    };
+    let actions = item_actions(state, wi);
+    view! {
+        <tr data-testid="drill-item" data-example=ex.as_ref().map(|e| e.id.clone())>
+            <td><code>{item.id.clone()}</code>{(item.certainty == tabprobe_core::probe::Certainty::Heuristic).then(|| view! { <span class="heuristic" title="expectation needs a person's review">" heuristic"</span> })}
+                <ReviewControls item=item.clone() state=state set=set/></td>
+            <td class="hyp" data-label="hypothesis">{item.perturbed.hypothesis.clone()}</td>
+            <td data-label="what changed">{describe_item(selecting, &item)}</td>
+            <td data-label="gold">{ex.as_ref().map(|e| view! { <LabelBadge label=e.gold set=set/> })}</td>
+            <td data-label="a correct model">{expectation_text(selecting, &item, set)}
+                {item.basis.map(|b| view! { <div class="why muted" data-testid="item-why">{b.line()}</div> })}</td>
+            {per_model}
+            <td class="actions">{actions}{share}</td>
+        </tr>
+    }
+}
+
+/// Run `r`'s `before → after` on `item` and its verdict, or "not run".
+fn model_cell(r: &RunResult, item: &ProbeItem, set: LabelSet) -> AnyView {
+    let same = r.items.iter().find(|i| i.id == item.id);
+    // In a narrow window the cells stack and each shows its column's name.
+    let label = r.model.label();
+    match same {
+        Some(i) => {
+            let t = r.transition(i);
+            // Core's verdict, the same rule the tables count by.
+            let verdict = r.verdict(i);
+            view! {
+                <td class="transition" class:invalid=verdict == Verdict::Wrong class:not-applicable=verdict == Verdict::NotApplicable data-testid="item-transition" data-label=label>
+                    <LabelBadge label=t.before set=set/>" → "<LabelBadge label=t.after set=set/>
+                    <span class="mark">{format!(" {}", verdict.mark())}</span>
+                </td>
+            }
+            .into_any()
+        }
+        None => view! { <td class="muted" data-label=label>"not run"</td> }.into_any(),
+    }
+}
+
+/// Buttons that open the item in the editor or the rewriter; a note for a text premise.
+fn item_actions(state: AppState, wi: Option<WorkItem>) -> AnyView {
+    match wi {
+        Some(wi) => {
+            let wi2 = wi.clone();
+            view! {
+                <button class="small" data-testid="open-editor" on:click=move |_| open_item(state, wi.clone(), Route::Editor)>"Edit table"</button>
+                <button class="small" data-testid="open-rewriter" on:click=move |_| open_item(state, wi2.clone(), Route::Rewriter)>"Rewrite hypothesis"</button>
+            }
+            .into_any()
+        }
+        None => view! { <span class="muted" title="plain-text premise: the editor edits tables">"text premise"</span> }.into_any(),
+    }
 }
 
 /// The review state of a generated item with an expected label (issue 11 §4), and buttons that
