@@ -328,6 +328,8 @@ impl Validator {
         }
     }
 
+    /// Checks what no one value shows alone: unique ids, examples naming tables that exist,
+    /// row indices within their table, and each table's own rules.
     fn cross_check(
         &mut self,
         label_set: &LabelSet,
@@ -336,7 +338,29 @@ impl Validator {
         examples: &[Option<Example>],
         example_ids: &[Option<String>],
     ) {
-        // Row counts of parsed tables; `None` for a table that exists but did not parse.
+        let table_rows = self.check_tables(tables, table_ids);
+        let mut seen_example_ids: HashMap<&str, usize> = HashMap::new();
+        for (i, (example, id)) in examples.iter().zip(example_ids).enumerate() {
+            let path = format!("$.examples[{i}]");
+            if let Some(id) = id {
+                if let Some(first) = seen_example_ids.insert(id, i) {
+                    self.push(ProblemKind::DuplicateId, format!("{path}.id"), format!("example id {id:?} is already used by $.examples[{first}]; ids must be unique"));
+                }
+            }
+            if let Some(ex) = example {
+                self.check_example(label_set, &table_rows, &path, ex);
+            }
+        }
+    }
+
+    /// The tables' ids (non-empty, unique) and rules; returns each id's row count (`None` for
+    /// a table that exists but did not parse). A duplicate never replaces the first table
+    /// with its id: examples refer to that one.
+    fn check_tables<'a>(
+        &mut self,
+        tables: &[Option<Table>],
+        table_ids: &'a [Option<String>],
+    ) -> HashMap<&'a str, Option<usize>> {
         let mut table_rows: HashMap<&str, Option<usize>> = HashMap::new();
         for (i, (table, id)) in tables.iter().zip(table_ids).enumerate() {
             let path = format!("$.tables[{i}]");
@@ -348,7 +372,6 @@ impl Validator {
                     "expected a non-empty table id",
                 );
             }
-            // A duplicate never replaces the first table with its id: examples refer to that one.
             if table_rows.contains_key(id.as_str()) {
                 self.push(
                     ProblemKind::DuplicateId,
@@ -364,93 +387,107 @@ impl Validator {
                 }
             }
         }
-        let mut seen_example_ids: HashMap<&str, usize> = HashMap::new();
-        for (i, (example, id)) in examples.iter().zip(example_ids).enumerate() {
-            let path = format!("$.examples[{i}]");
-            if let Some(id) = id {
-                if let Some(first) = seen_example_ids.insert(id, i) {
-                    self.push(ProblemKind::DuplicateId, format!("{path}.id"), format!("example id {id:?} is already used by $.examples[{first}]; ids must be unique"));
+        table_rows
+    }
+
+    /// One example at `path`: a hypothesis, a label of the set, exactly one premise (a known
+    /// table or a text), and row indices within its table.
+    fn check_example(
+        &mut self,
+        label_set: &LabelSet,
+        table_rows: &HashMap<&str, Option<usize>>,
+        path: &str,
+        ex: &Example,
+    ) {
+        if ex.hypothesis.trim().is_empty() {
+            self.push(
+                ProblemKind::EmptyHypothesis,
+                format!("{path}.hypothesis"),
+                "expected a non-empty hypothesis",
+            );
+        }
+        if !label_set.labels().contains(&ex.label) {
+            self.push(
+                ProblemKind::UnknownLabel,
+                format!("{path}.label"),
+                format!(
+                    "{} is not a label of a two-way dataset; expected ENTAIL or CONTRADICT",
+                    ex.label
+                ),
+            );
+        }
+        let Some(n) = self.premise_rows(table_rows, path, ex) else {
+            return;
+        };
+        let past =
+            |r: usize| format!("row index {r} is past the table's {n} rows (indices are 0-based)");
+        for (j, b) in ex.relevance_votes.iter().flatten().enumerate() {
+            for (k, &r) in b.rows.iter().enumerate() {
+                if r >= n {
+                    self.push(
+                        ProblemKind::BadRowIndex,
+                        format!("{path}.relevance_votes[{j}].rows[{k}]"),
+                        past(r),
+                    );
                 }
             }
-            let Some(ex) = example else { continue };
-            if ex.hypothesis.trim().is_empty() {
+        }
+        for (k, &r) in ex.relevant_rows.iter().flatten().enumerate() {
+            if r >= n {
                 self.push(
-                    ProblemKind::EmptyHypothesis,
-                    format!("{path}.hypothesis"),
-                    "expected a non-empty hypothesis",
+                    ProblemKind::BadRowIndex,
+                    format!("{path}.relevant_rows[{k}]"),
+                    past(r),
                 );
             }
-            if !label_set.labels().contains(&ex.label) {
+        }
+    }
+
+    /// The row count of the table the example at `path` reads, when it reads exactly one
+    /// table that exists and parsed; otherwise `None`, with the problem pushed (both or neither
+    /// premise, an unknown table, row lists beside a text premise).
+    fn premise_rows(
+        &mut self,
+        table_rows: &HashMap<&str, Option<usize>>,
+        path: &str,
+        ex: &Example,
+    ) -> Option<usize> {
+        match (&ex.table, &ex.premise) {
+            (Some(_), Some(_)) => {
                 self.push(
-                    ProblemKind::UnknownLabel,
-                    format!("{path}.label"),
-                    format!(
-                        "{} is not a label of a two-way dataset; expected ENTAIL or CONTRADICT",
-                        ex.label
-                    ),
+                    ProblemKind::PremiseChoice,
+                    path.to_string(),
+                    "has both \"table\" and \"premise\"; expected exactly one",
                 );
+                None
             }
-            let rows = match (&ex.table, &ex.premise) {
-                (Some(_), Some(_)) => {
-                    self.push(
-                        ProblemKind::PremiseChoice,
-                        path.clone(),
-                        "has both \"table\" and \"premise\"; expected exactly one",
-                    );
-                    None
-                }
-                (None, None) => {
-                    self.push(
-                        ProblemKind::PremiseChoice,
-                        path.clone(),
-                        "has neither \"table\" nor \"premise\"; expected exactly one",
-                    );
-                    None
-                }
-                (Some(id), None) => match table_rows.get(id.as_str()) {
-                    Some(&n) => n,
-                    None => {
-                        self.push(ProblemKind::UnknownTable, format!("{path}.table"), format!("unknown table id {id:?}; expected the id of one of the dataset's {} tables", table_rows.len()));
-                        None
-                    }
-                },
-                (None, Some(_)) => {
-                    if ex.relevant_rows.is_some() {
-                        self.push(ProblemKind::BadRowIndex, format!("{path}.relevant_rows"), "relevant rows need a table premise; this example has a plain-text premise");
-                    }
-                    if ex.relevance_votes.is_some() {
-                        self.push(ProblemKind::BadRowIndex, format!("{path}.relevance_votes"), "relevant-row votes need a table premise; this example has a plain-text premise");
-                    }
-                    None
-                }
-            };
-            if let (Some(n), Some(ballots)) = (rows, &ex.relevance_votes) {
-                for (j, b) in ballots.iter().enumerate() {
-                    for (k, &r) in b.rows.iter().enumerate() {
-                        if r >= n {
-                            self.push(
-                                ProblemKind::BadRowIndex,
-                                format!("{path}.relevance_votes[{j}].rows[{k}]"),
-                                format!(
-                                    "row index {r} is past the table's {n} rows (indices are 0-based)"
-                                ),
-                            );
-                        }
-                    }
-                }
+            (None, None) => {
+                self.push(
+                    ProblemKind::PremiseChoice,
+                    path.to_string(),
+                    "has neither \"table\" nor \"premise\"; expected exactly one",
+                );
+                None
             }
-            if let (Some(n), Some(relevant)) = (rows, &ex.relevant_rows) {
-                for (k, &r) in relevant.iter().enumerate() {
-                    if r >= n {
-                        self.push(
-                            ProblemKind::BadRowIndex,
-                            format!("{path}.relevant_rows[{k}]"),
-                            format!(
-                                "row index {r} is past the table's {n} rows (indices are 0-based)"
-                            ),
-                        );
-                    }
+            (Some(id), None) => match table_rows.get(id.as_str()) {
+                Some(&n) => n,
+                None => {
+                    self.push(ProblemKind::UnknownTable, format!("{path}.table"), format!("unknown table id {id:?}; expected the id of one of the dataset's {} tables", table_rows.len()));
+                    None
                 }
+            },
+            (None, Some(_)) => {
+                if ex.relevant_rows.is_some() {
+                    self.push(
+                        ProblemKind::BadRowIndex,
+                        format!("{path}.relevant_rows"),
+                        "relevant rows need a table premise; this example has a plain-text premise",
+                    );
+                }
+                if ex.relevance_votes.is_some() {
+                    self.push(ProblemKind::BadRowIndex, format!("{path}.relevance_votes"), "relevant-row votes need a table premise; this example has a plain-text premise");
+                }
+                None
             }
         }
     }
