@@ -1,6 +1,7 @@
 //! The INFOTABS-code-compatible paragraph: the exact text `scripts/preprocess/json_to_para.py`
-//! (utahnlp/infotabs-code) wrote for each table, because published INFOTABS models were
-//! trained on it. Each quirk is reproduced on purpose and named where it happens.
+//! (utahnlp/infotabs-code at commit d405cbb4f3de422a81c49068e9796ae225dcaa87) wrote for each
+//! table, because published INFOTABS models were trained on it. Each quirk is reproduced on
+//! purpose and named where it happens.
 
 use super::{find_iso_date, is_valid_iso_date, LinearizeError, PremiseUnits};
 use crate::data::table::KeyValueTable;
