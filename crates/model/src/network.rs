@@ -4,18 +4,19 @@
 
 use burn::prelude::*;
 
-use crate::bart::{self, BartConfig, BartForSequenceClassification};
-use crate::batch::Batch;
-use crate::classifier::RobertaForSequenceClassification;
-use crate::config::{LabelMap, RobertaConfig};
-use crate::deberta::{self, DebertaV2Config, DebertaV2ForSequenceClassification};
-use crate::distilbert::DistilBertConfig;
+use crate::blocks::classifier::RobertaForSequenceClassification;
+use crate::blocks::nn::Dense;
 use crate::error::LoadError;
-use crate::family::Family;
-use crate::loader::load_weights;
-use crate::nn::Dense;
+use crate::families::bart::{self, BartConfig, BartForSequenceClassification};
+use crate::families::deberta::{self, DebertaV2Config, DebertaV2ForSequenceClassification};
+use crate::families::encoder::config::RobertaConfig;
+use crate::families::encoder::distilbert::DistilBertConfig;
+use crate::families::encoder::loader::load_weights;
+use crate::families::family::Family;
+use crate::families::labels::LabelMap;
+use crate::loading::weight_file::WeightSource;
 pub use crate::shape::Shape;
-use crate::weight_file::WeightSource;
+use crate::text::batch::Batch;
 
 /// A loaded network of one of the supported families.
 #[derive(Debug, Clone)]

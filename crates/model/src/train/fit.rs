@@ -6,11 +6,11 @@ use burn::prelude::*;
 use burn::tensor::loss::cross_entropy_with_logits;
 use tabprobe_core::rng::Rng;
 
-use crate::batch::{max_rows_within_budget, plan_batches};
-use crate::classifier::RobertaForSequenceClassification;
-use crate::config::RobertaConfig;
-use crate::loader::load_weights;
-use crate::tokenize::EncodedPair;
+use crate::blocks::classifier::RobertaForSequenceClassification;
+use crate::families::encoder::config::RobertaConfig;
+use crate::families::encoder::loader::load_weights;
+use crate::text::batch::{max_rows_within_budget, plan_batches};
+use crate::text::tokenize::EncodedPair;
 use crate::train::optimize::{learning_rate, track, AdamWSteps};
 use crate::train::params::to_safetensors_async;
 

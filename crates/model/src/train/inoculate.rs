@@ -17,7 +17,7 @@ use tabprobe_core::run::RunResult;
 use tabprobe_core::scoring::Pair;
 use tabprobe_core::Label;
 
-use crate::family::Family;
+use crate::families::family::Family;
 use crate::model::{ModelFiles, NliModel};
 use crate::train::fit::{Event, LabelledPair, TrainOptions, Trainer};
 use crate::Device;

@@ -6,7 +6,7 @@ use burn::optim::{AdamW, AdamWConfig, AdamWState, Optimizer};
 use burn::prelude::*;
 use burn::tensor::Gradients;
 
-use crate::classifier::RobertaForSequenceClassification;
+use crate::blocks::classifier::RobertaForSequenceClassification;
 use crate::train::params::{decays, for_each_param, ParamMut};
 
 /// The learning rate for optimisation step `step` (0-based) of `total`: rises linearly over

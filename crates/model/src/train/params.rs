@@ -1,6 +1,6 @@
 //! The trainable tensors of a [`RobertaForSequenceClassification`] under their Hugging Face
 //! names, and the safetensors writer that turns a model back into a `model.safetensors` the
-//! loader (and `transformers`) reads — the inverse of [`crate::loader`]'s name table.
+//! loader (and `transformers`) reads — the inverse of [`crate::families::encoder::loader`]'s name table.
 
 use std::collections::HashMap;
 
@@ -8,13 +8,13 @@ use burn::prelude::*;
 use safetensors::tensor::TensorView;
 use safetensors::Dtype;
 
-use crate::classifier::RobertaForSequenceClassification;
-use crate::names::{
+use crate::blocks::classifier::RobertaForSequenceClassification;
+use crate::blocks::nn::{Dense, LayerNorm};
+use crate::families::encoder::names::{
     bias, layer, weight, ATTENTION_NORM, ATTENTION_OUTPUT, EMBEDDINGS_NORM, HEAD, HEAD_DENSE,
     HEAD_OUT, INTERMEDIATE, KEY, OUTPUT, OUTPUT_NORM, POSITION_EMBEDDINGS, QUERY,
     TOKEN_TYPE_EMBEDDINGS, VALUE, WORD_EMBEDDINGS,
 };
-use crate::nn::{Dense, LayerNorm};
 
 /// How a tensor is stored in the Hugging Face file.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -123,7 +123,7 @@ enum Taken {
 
 /// Writes the model as `model.safetensors` bytes (f32, little-endian, `{"format": "pt"}`
 /// metadata) with `RobertaForSequenceClassification`'s names and PyTorch layouts, so that
-/// both [`crate::loader::load_weights`] and `transformers` read it. Reads every tensor back
+/// both [`crate::families::encoder::loader::load_weights`] and `transformers` read it. Reads every tensor back
 /// asynchronously, so it runs in the browser too.
 pub async fn to_safetensors_async(
     model: &RobertaForSequenceClassification,

@@ -22,17 +22,8 @@
 //! | `embeddings.position_ids`, `embeddings.token_type_ids`        | ignored                                 | buffers, not weights  |
 //! | `pooler.dense.{weight,bias}` (RoBERTa, XLM-RoBERTa)           | ignored                                 | unused by the head    |
 //!
-//! The other families' names, translated by [`canonical_name`] (prefix `bert.`, `electra.`,
-//! `distilbert.` optional):
+//! The other families' stored names are translated first ([`crate::families::encoder::rename`]).
 //!
-//! | family     | stored                                                   | canonical                          |
-//! |------------|----------------------------------------------------------|------------------------------------|
-//! | BERT       | `pooler.dense.*`, `classifier.*`                         | `classifier.dense.*`, `classifier.out_proj.*` |
-//! | ELECTRA    | `embeddings_project.*`                                   | `embeddings.project.*`             |
-//! | DistilBERT | `transformer.layer.{i}.attention.{q,k,v}_lin.*`          | `encoder.layer.{i}.attention.self.{query,key,value}.*` |
-//! | DistilBERT | `….attention.out_lin.*`, `….sa_layer_norm.*`             | `….attention.output.dense.*`, `….attention.output.LayerNorm.*` |
-//! | DistilBERT | `….ffn.lin1.*`, `….ffn.lin2.*`, `….output_layer_norm.*`  | `….intermediate.dense.*`, `….output.dense.*`, `….output.LayerNorm.*` |
-//! | DistilBERT | `pre_classifier.*`, `classifier.*`                       | `classifier.dense.*`, `classifier.out_proj.*` |
 //!
 //! Weights may be F32, F16 or BF16; they are widened to f32 on the host, which is exact, so a
 //! half-precision checkpoint computes like `from_pretrained(..., torch_dtype=torch.float32)`.
@@ -42,51 +33,22 @@
 use std::collections::BTreeMap;
 
 use burn::prelude::*;
-use sha2::{Digest, Sha256};
 
-use crate::batch::MAX_TENSOR_BYTES;
-use crate::classifier::{ClassificationHead, HeadAct, RobertaForSequenceClassification};
-use crate::config::RobertaConfig;
-use crate::embeddings::Embeddings;
-use crate::encoder::{Attention, Encoder, FeedForward, Layer};
+use crate::blocks::classifier::{ClassificationHead, HeadAct, RobertaForSequenceClassification};
+use crate::blocks::embeddings::Embeddings;
+use crate::blocks::encoder::{Attention, Encoder, FeedForward, Layer};
 use crate::error::LoadError;
-use crate::family::Family;
-use crate::names::{
+use crate::families::encoder::config::RobertaConfig;
+use crate::families::encoder::names::{
     bias, layer, weight, ATTENTION_NORM, ATTENTION_OUTPUT, EMBEDDINGS_NORM, EMBEDDINGS_PROJECTION,
     HEAD_DENSE, HEAD_OUT, INTERMEDIATE, KEY, LAYERS, OUTPUT, OUTPUT_NORM, POSITION_EMBEDDINGS,
     QUERY, TOKEN_TYPE_EMBEDDINGS, VALUE, WORD_EMBEDDINGS,
 };
-use crate::weight_file::{WeightFile, WeightSource};
-use crate::weights::Tensors;
-
-/// Stored tensors (canonical names) that are not weights of the network, skipped silently.
-const BUFFERS: &[&str] = &["embeddings.position_ids", "embeddings.token_type_ids"];
-
-/// DistilBERT's names inside `transformer.layer.{i}.`, and their canonical counterparts.
-const DISTILBERT_LAYER: &[(&str, &str)] = &[
-    ("attention.q_lin", QUERY),
-    ("attention.k_lin", KEY),
-    ("attention.v_lin", VALUE),
-    ("attention.out_lin", ATTENTION_OUTPUT),
-    ("sa_layer_norm", ATTENTION_NORM),
-    ("ffn.lin1", INTERMEDIATE),
-    ("ffn.lin2", OUTPUT),
-    ("output_layer_norm", OUTPUT_NORM),
-];
-
-/// The file's length as a `usize` (saturating: a file past `usize::MAX` is large enough for
-/// any config the size check compares it with).
-pub fn byte_len(file: &WeightFile<'_>) -> usize {
-    usize::try_from(file.byte_len()).unwrap_or(usize::MAX)
-}
-
-/// Lower-case hex SHA-256 of the weight file, the model's identity in results and share links.
-pub fn weights_sha256(bytes: &[u8]) -> String {
-    Sha256::digest(bytes)
-        .iter()
-        .map(|b| format!("{b:02x}"))
-        .collect()
-}
+use crate::families::encoder::rename::canonical_name;
+use crate::families::family::Family;
+use crate::loading::weight_file::{byte_len, WeightFile, WeightSource};
+use crate::loading::weights::Tensors;
+use crate::text::batch::MAX_TENSOR_BYTES;
 
 /// Reads `model.safetensors` bytes into a model on `device`, checked against `config`: the
 /// header, the sizes its tensors imply, then that the file is large enough for the parameters
@@ -207,52 +169,6 @@ pub fn expected_shapes(c: &RobertaConfig) -> BTreeMap<String, Vec<usize>> {
     m
 }
 
-/// Translates a stored name of `family` to the canonical one (`None`: not a weight of the
-/// network): drops the family's prefix, maps its names to RoBERTa's (see the module table) and
-/// the TF-era `LayerNorm.gamma/beta` to `weight/bias`.
-pub fn canonical_name(stored: &str, family: Family) -> Option<String> {
-    let name = stored.strip_prefix(family.prefix()).unwrap_or(stored);
-    let name = if let Some(base) = name.strip_suffix("LayerNorm.gamma") {
-        format!("{base}LayerNorm.weight")
-    } else if let Some(base) = name.strip_suffix("LayerNorm.beta") {
-        format!("{base}LayerNorm.bias")
-    } else {
-        name.to_string()
-    };
-    if BUFFERS.contains(&name.as_str()) {
-        return None;
-    }
-    // `{from}.{rest}` → `{to}.{rest}`.
-    let replace_start = |from: &str, to: &str| {
-        let rest = name.strip_prefix(from)?.strip_prefix('.')?;
-        Some(format!("{to}.{rest}"))
-    };
-    let translated = match family {
-        // RoBERTa's pooler is not part of its classifier.
-        Family::Roberta | Family::XlmRoberta if name.starts_with("pooler.") => return None,
-        Family::Roberta | Family::XlmRoberta => None,
-        Family::Bert => replace_start("pooler.dense", HEAD_DENSE)
-            .or_else(|| replace_start("classifier", HEAD_OUT)),
-        Family::Electra => replace_start("embeddings_project", EMBEDDINGS_PROJECTION),
-        Family::DistilBert => replace_start("pre_classifier", HEAD_DENSE)
-            .or_else(|| replace_start("classifier", HEAD_OUT))
-            .or_else(|| distilbert_layer_name(&name)),
-        Family::DebertaV2 | Family::Bart => None,
-    };
-    Some(translated.unwrap_or(name))
-}
-
-/// `transformer.layer.{i}.{part}` → `encoder.layer.{i}.{canonical part}`.
-fn distilbert_layer_name(name: &str) -> Option<String> {
-    let rest = name.strip_prefix("transformer.layer.")?;
-    let (index, part) = rest.split_once('.')?;
-    let canonical = DISTILBERT_LAYER.iter().find_map(|(from, to)| {
-        let tail = part.strip_prefix(from)?.strip_prefix('.')?;
-        Some(format!("{to}.{tail}"))
-    })?;
-    Some(format!("{LAYERS}{index}.{canonical}"))
-}
-
 /// Compares the sizes the weights imply with `config.json`, so that a config from another
 /// checkpoint is reported as such rather than as a list of shape mismatches.
 fn check_against_config(t: &Tensors<'_>, c: &RobertaConfig) -> Result<(), LoadError> {
@@ -305,89 +221,6 @@ mod tests {
     use super::*;
 
     #[test]
-    fn names_lose_prefix_and_legacy_layer_norm_spelling() {
-        let c = |name: &str| canonical_name(name, Family::Roberta);
-        assert_eq!(
-            c("roberta.embeddings.LayerNorm.gamma").as_deref(),
-            Some("embeddings.LayerNorm.weight")
-        );
-        assert_eq!(
-            c("encoder.layer.3.output.LayerNorm.beta").as_deref(),
-            Some("encoder.layer.3.output.LayerNorm.bias")
-        );
-        assert_eq!(
-            c("classifier.out_proj.weight").as_deref(),
-            Some("classifier.out_proj.weight")
-        );
-        assert_eq!(c("roberta.pooler.dense.weight"), None);
-        assert_eq!(c("roberta.embeddings.position_ids"), None);
-    }
-
-    #[test]
-    fn other_families_names_become_robertas() {
-        let cases = [
-            (
-                Family::Bert,
-                "bert.pooler.dense.weight",
-                "classifier.dense.weight",
-            ),
-            (Family::Bert, "classifier.bias", "classifier.out_proj.bias"),
-            (
-                Family::Bert,
-                "bert.encoder.layer.1.output.dense.bias",
-                "encoder.layer.1.output.dense.bias",
-            ),
-            (
-                Family::Electra,
-                "electra.embeddings_project.weight",
-                "embeddings.project.weight",
-            ),
-            (
-                Family::Electra,
-                "classifier.out_proj.weight",
-                "classifier.out_proj.weight",
-            ),
-            (
-                Family::DistilBert,
-                "distilbert.transformer.layer.0.attention.q_lin.weight",
-                "encoder.layer.0.attention.self.query.weight",
-            ),
-            (
-                Family::DistilBert,
-                "distilbert.transformer.layer.5.sa_layer_norm.bias",
-                "encoder.layer.5.attention.output.LayerNorm.bias",
-            ),
-            (
-                Family::DistilBert,
-                "distilbert.transformer.layer.1.ffn.lin2.weight",
-                "encoder.layer.1.output.dense.weight",
-            ),
-            (
-                Family::DistilBert,
-                "distilbert.transformer.layer.1.output_layer_norm.weight",
-                "encoder.layer.1.output.LayerNorm.weight",
-            ),
-            (
-                Family::DistilBert,
-                "pre_classifier.weight",
-                "classifier.dense.weight",
-            ),
-            (
-                Family::DistilBert,
-                "classifier.weight",
-                "classifier.out_proj.weight",
-            ),
-        ];
-        for (family, stored, canonical) in cases {
-            assert_eq!(
-                canonical_name(stored, family).as_deref(),
-                Some(canonical),
-                "{family:?} {stored}"
-            );
-        }
-    }
-
-    #[test]
     fn word_table_chunks_reassemble_to_the_stored_table() {
         let device = Device::flex();
         for dir in ["tiny-f32", "tiny-bf16"] {
@@ -410,13 +243,5 @@ mod tests {
             }
             assert_eq!(joined, whole, "{dir}");
         }
-    }
-
-    #[test]
-    fn sha256_is_lower_hex() {
-        assert_eq!(
-            weights_sha256(b"abc"),
-            "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad"
-        );
     }
 }

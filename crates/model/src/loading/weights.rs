@@ -8,10 +8,10 @@ use burn::prelude::*;
 use safetensors::tensor::TensorInfo;
 use safetensors::Dtype;
 
-use crate::embeddings::WordChunk;
+use crate::blocks::embeddings::WordChunk;
+use crate::blocks::nn::{Dense, LayerNorm};
 use crate::error::LoadError;
-use crate::nn::{Dense, LayerNorm};
-use crate::weight_file::WeightFile;
+use crate::loading::weight_file::WeightFile;
 
 /// The stored tensors of one file, by canonical name.
 pub struct Tensors<'a> {

@@ -1,15 +1,21 @@
 //! The `config.json` of the BERT-style encoder families, mirroring Hugging Face
 //! `RobertaConfig` key for key (`BertConfig`, `XLMRobertaConfig` and `ElectraConfig` share the
-//! keys; DistilBERT's own keys are translated into it by [`crate::distilbert`]), and the
+//! keys; DistilBERT's own keys are translated into it by [`crate::families::encoder::distilbert`]), and the
 //! mapping from the model's own label order to tabprobe's canonical labels.
 
 use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
-use tabprobe_core::data::label::{Label, LabelSet};
 
+use crate::blocks::activation::HiddenAct;
 use crate::error::LoadError;
-use crate::family::Family;
+use crate::families::family::Family;
+use crate::families::labels::{label_count, LabelMap};
+use crate::families::limits::{
+    check_layer_norm_eps, check_sizes, check_weights_len, MAX_HEADS, MAX_HIDDEN_SIZE,
+    MAX_INTERMEDIATE_SIZE, MAX_LABELS, MAX_LAYERS, MAX_POSITIONS, MAX_TYPE_VOCAB_SIZE,
+    MAX_VOCAB_SIZE,
+};
 
 /// `config.json` of a BERT-style encoder checkpoint (`transformers.RobertaConfig` and the
 /// configs with its keys: BERT, XLM-RoBERTa, ELECTRA; DistilBERT after translation).
@@ -107,21 +113,6 @@ pub struct RobertaConfig {
     pub family: Family,
 }
 
-/// Feed-forward activation named by `hidden_act`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
-pub enum HiddenAct {
-    /// Exact GELU, `x · Φ(x)` with erf (`transformers`' `gelu`).
-    #[default]
-    #[serde(rename = "gelu")]
-    Gelu,
-    /// The tanh approximation (`gelu_new`, `gelu_pytorch_tanh`).
-    #[serde(rename = "gelu_new", alias = "gelu_pytorch_tanh")]
-    GeluTanh,
-    /// `max(0, x)`.
-    #[serde(rename = "relu")]
-    Relu,
-}
-
 /// `transformers`' defaults of a family where they differ from `RobertaConfig`'s (only keys a
 /// config may omit; `save_pretrained` writes them all).
 fn family_defaults(family: Family) -> Vec<(&'static str, serde_json::Value)> {
@@ -179,27 +170,6 @@ mod defaults {
         "absolute".to_string()
     }
 }
-
-/// Largest `hidden_size` accepted (roberta-large and deberta-v3-large: 1024; xlm-roberta-xxl:
-/// 4096).
-pub const MAX_HIDDEN_SIZE: usize = 8_192;
-/// Largest `num_hidden_layers` accepted (large models: 24; xlm-roberta-xxl: 48).
-pub const MAX_LAYERS: usize = 128;
-/// Largest `num_attention_heads` accepted (large models: 16; xlm-roberta-xxl: 32).
-pub const MAX_HEADS: usize = 256;
-/// Largest `intermediate_size` accepted (large models: 4096; xlm-roberta-xxl: 16384).
-pub const MAX_INTERMEDIATE_SIZE: usize = 65_536;
-/// Most classifier outputs accepted in `num_labels` or `id2label` (NLI models have 2 or 3).
-pub const MAX_LABELS: usize = 64;
-/// Largest `vocab_size` accepted (roberta: 50,265; xlm-roberta-large: 250,002).
-pub const MAX_VOCAB_SIZE: usize = 1_048_576;
-/// Largest `max_position_embeddings` accepted (roberta: 514; long-input variants: 4098).
-pub const MAX_POSITIONS: usize = 65_536;
-/// Largest `type_vocab_size` accepted (roberta: 1; bert: 2).
-pub const MAX_TYPE_VOCAB_SIZE: usize = 1_024;
-/// Bytes per parameter of the narrowest dtype the loader accepts (F16/BF16): a config implies
-/// at least `parameters × 2` bytes of weights.
-pub const MIN_BYTES_PER_PARAMETER: u64 = 2;
 
 impl RobertaConfig {
     /// Parses and checks `config.json`: every size is positive and within its limit
@@ -395,164 +365,18 @@ impl RobertaConfig {
     }
 }
 
-/// Number of classifier outputs: `id2label`'s size, else `num_labels`, else 2 (`transformers`'
-/// default).
-pub fn label_count(
-    id2label: Option<&BTreeMap<String, String>>,
-    num_labels: Option<usize>,
-) -> usize {
-    match (id2label, num_labels) {
-        (Some(m), _) if !m.is_empty() => m.len(),
-        (_, Some(n)) => n,
-        _ => 2,
-    }
-}
-
-/// Refuses the first `(key, value, limit)` whose value is over its limit, then the first
-/// `(key, value)` that is 0: every family's config checks its sizes with these before any
-/// arithmetic or allocation uses them.
-pub fn check_sizes(
-    limits: &[(&str, usize, usize)],
-    positive: &[(&str, usize)],
-) -> Result<(), LoadError> {
-    for &(key, value, limit) in limits {
-        if value > limit {
-            return Err(LoadError::ConfigOverLimit {
-                key: key.to_string(),
-                value: value as u64,
-                limit: limit as u64,
-            });
-        }
-    }
-    for &(key, value) in positive {
-        if value == 0 {
-            return Err(LoadError::UnsupportedConfig {
-                key: key.to_string(),
-                value: "0".into(),
-                why: "must be positive".into(),
-            });
-        }
-    }
-    Ok(())
-}
-
-/// Refuses a LayerNorm epsilon that is not a positive number.
-pub fn check_layer_norm_eps(eps: f64) -> Result<(), LoadError> {
-    if eps.is_finite() && eps > 0.0 {
-        Ok(())
-    } else {
-        Err(LoadError::UnsupportedConfig {
-            key: "layer_norm_eps".into(),
-            value: eps.to_string(),
-            why: "must be a positive number".into(),
-        })
-    }
-}
-
-/// Refuses weights smaller than `parameters` at [`MIN_BYTES_PER_PARAMETER`] bytes each.
-pub fn check_weights_len(parameters: Option<u64>, weights_len: usize) -> Result<(), LoadError> {
-    let implied = parameters.and_then(|n| n.checked_mul(MIN_BYTES_PER_PARAMETER));
-    match implied {
-        Some(bytes) if bytes <= weights_len as u64 => Ok(()),
-        _ => Err(LoadError::WeightsTooSmall {
-            parameters,
-            implied_bytes: implied,
-            file_bytes: weights_len as u64,
-        }),
-    }
-}
-
-/// How the model's outputs map to tabprobe's canonical labels.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct LabelMap {
-    /// For each model output, in the model's own order, its canonical label.
-    pub labels: Vec<Label>,
-    /// The model's own label names, in its order.
-    pub names: Vec<String>,
-    /// Three-way, or two-way (ENTAILED / REFUTED: never NEUTRAL).
-    pub label_set: LabelSet,
-}
-
 impl LabelMap {
     /// Maps `id2label` through [`Label::from_alias`] (docs/data-formats.md#labels). A three-output model must name
     /// each of ENTAIL, NEUTRAL, CONTRADICT once; a two-output model ENTAIL and CONTRADICT once.
     pub fn from_config(config: &RobertaConfig) -> Result<Self, LoadError> {
         Self::from_labels(config.id2label.as_ref(), config.num_labels)
     }
-
-    /// [`LabelMap::from_config`] from any family's `id2label` and `num_labels`.
-    pub fn from_labels(
-        id2label: Option<&BTreeMap<String, String>>,
-        num_labels: Option<usize>,
-    ) -> Result<Self, LoadError> {
-        let n = label_count(id2label, num_labels);
-        let names: Vec<String> = match id2label {
-            Some(map) if !map.is_empty() => {
-                let mut names = vec![None; map.len()];
-                for (key, name) in map {
-                    let idx: usize = key.trim().parse().map_err(|_| {
-                        LoadError::ConfigParse(format!("id2label key {key:?} is not an integer"))
-                    })?;
-                    let slot = names.get_mut(idx).ok_or_else(|| {
-                        LoadError::ConfigParse(format!(
-                            "id2label key {idx} is out of range for {} labels",
-                            map.len()
-                        ))
-                    })?;
-                    *slot = Some(name.clone());
-                }
-                // Keys are distinct and in range, so every slot is filled.
-                names.into_iter().flatten().collect()
-            }
-            _ => (0..n).map(|i| format!("LABEL_{i}")).collect(),
-        };
-        let unmapped = |why: String| LoadError::UnmappedLabels {
-            labels: names.clone(),
-            why,
-        };
-        let mut labels = Vec::with_capacity(names.len());
-        for name in &names {
-            match Label::from_alias(name) {
-                Some(l) => labels.push(l),
-                None => return Err(unmapped(format!("{name:?} is not a known label name"))),
-            }
-        }
-        let count = |l: Label| labels.iter().filter(|&&x| x == l).count();
-        let label_set = match labels.len() {
-            3 if Label::ALL.iter().all(|&l| count(l) == 1) => LabelSet::ThreeWay,
-            2 if count(Label::Entail) == 1 && count(Label::Contradict) == 1 => LabelSet::TwoWay,
-            3 => return Err(unmapped("each of the three labels must appear once".into())),
-            2 => {
-                return Err(unmapped(
-                    "a two-label model must have one entail and one contradict/refuted label"
-                        .into(),
-                ))
-            }
-            k => return Err(unmapped(format!("{k} outputs; expected 2 or 3"))),
-        };
-        Ok(Self {
-            labels,
-            names,
-            label_set,
-        })
-    }
-
-    /// Canonical-order probabilities (ENTAIL, NEUTRAL, CONTRADICT) from probabilities in the
-    /// model's order; a two-way model leaves NEUTRAL at 0.
-    pub fn to_canonical(&self, model_order: &[f32]) -> [f32; 3] {
-        let mut out = [0.0; 3];
-        for (label, &p) in self.labels.iter().zip(model_order) {
-            // Label::ALL is the canonical order, so the position is the output slot.
-            if let Some(slot) = Label::ALL.iter().position(|l| l == label) {
-                out[slot] = p;
-            }
-        }
-        out
-    }
 }
 
 #[cfg(test)]
 mod tests {
+    use tabprobe_core::data::label::LabelSet;
+
     use super::*;
 
     fn cfg(json: &str) -> Result<RobertaConfig, LoadError> {

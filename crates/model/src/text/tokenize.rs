@@ -21,7 +21,7 @@ use tabprobe_core::checkpoint::TokenizerConfig;
 use tabprobe_core::scoring::PairOrder;
 
 use crate::error::LoadError;
-use crate::tokenizer_class;
+use crate::text::tokenizer_class;
 
 /// The token ids of one pair, ready for the model.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -84,7 +84,7 @@ impl PairTokenizer {
 
     /// From the bytes of a `tokenizer.json` beside a `tokenizer_config.json` (`config`; the
     /// default when there is none) of a model whose `config.json` says `model_type`: the
-    /// tokenizer `transformers` builds from the two ([`crate::tokenizer_class`]).
+    /// tokenizer `transformers` builds from the two ([`crate::text::tokenizer_class`]).
     pub fn from_json_bytes_with(
         bytes: &[u8],
         max_tokens: usize,
