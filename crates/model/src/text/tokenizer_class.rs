@@ -5,14 +5,30 @@
 //! file's settings and the class's defaults — lowercasing, accents, prefix space, punctuation
 //! splitting, the special tokens of a pair (added to the vocabulary when it lacks them) and extra
 //! special tokens; `truncation_side` says which end of the premise is cut. Here the same is done
-//! to `tokenizer.json`'s own description, so the `tokenizers` crate then builds what Python
-//! does. Classes rebuilt: `BertTokenizer` (BERT, DistilBERT, ELECTRA), `RobertaTokenizer`
+//! to the tokenizer `tokenizer.json` describes, so that it is what Python builds — with `tokenizers`' own typed parts (`BertNormalizer`, `ByteLevel`, `Metaspace`,
+//! `TemplateProcessing`, `AddedToken`, …) set on the tokenizer `tokenizer.json` gave. Classes rebuilt: `BertTokenizer` (BERT, DistilBERT, ELECTRA), `RobertaTokenizer`
 //! (RoBERTa, BART), `DebertaV2Tokenizer`, `XLMRobertaTokenizer`; any other class keeps
 //! `tokenizer.json`'s pipeline and only gains missing special tokens and the truncation side.
 //! Golden test: `tests/tokenizer_config.rs` (made by `golden/make_golden_tokenizer_config.py`).
 
-use serde_json::{json, Map, Value};
+use std::collections::HashSet;
+
+use serde_json::{Map, Value};
 use tabprobe_core::checkpoint::TokenizerConfig;
+use tokenizers::models::ModelWrapper;
+use tokenizers::normalizers::replace::ReplacePattern;
+use tokenizers::normalizers::{
+    BertNormalizer, Lowercase, NormalizerWrapper, Precompiled, Replace, Sequence, Strip, NFC,
+};
+use tokenizers::pre_tokenizers::bert::BertPreTokenizer;
+use tokenizers::pre_tokenizers::byte_level::ByteLevel;
+use tokenizers::pre_tokenizers::metaspace::{Metaspace, PrependScheme};
+use tokenizers::pre_tokenizers::punctuation::Punctuation;
+use tokenizers::pre_tokenizers::sequence::Sequence as PreSequence;
+use tokenizers::pre_tokenizers::whitespace::WhitespaceSplit;
+use tokenizers::processors::roberta::RobertaProcessing;
+use tokenizers::processors::template::{Piece, Sequence as Input, Template, TemplateProcessing};
+use tokenizers::{AddedToken, Model, SplitDelimiterBehavior, Tokenizer, TruncationDirection};
 
 use crate::error::LoadError;
 
@@ -96,16 +112,6 @@ impl Class {
     }
 }
 
-/// What [`rebuild`] gives: `tokenizer.json` as the class would have it, and whether the
-/// premise is cut from its start (`truncation_side: "left"`).
-#[derive(Debug)]
-pub struct Rebuilt {
-    /// The tokenizer's description for `tokenizers`.
-    pub tokenizer: Value,
-    /// Truncate from the left.
-    pub truncate_left: bool,
-}
-
 fn bad(key: &str, expected: &str, found: &Value) -> LoadError {
     LoadError::Tokenizer(format!(
         "tokenizer_config.json: {key} is {found}; expected {expected}"
@@ -143,52 +149,17 @@ fn token_text(key: &str, v: &Value) -> Result<Option<String>, LoadError> {
     Ok(Some(text.clone()))
 }
 
-/// The id of `token` in `tokenizer.json`, as `token_to_id` finds it: the added tokens first,
-/// then the model's vocabulary.
-fn id_of(tokenizer: &Value, token: &str) -> Option<u64> {
-    let added = tokenizer["added_tokens"].as_array();
-    if let Some(a) = added.and_then(|a| a.iter().find(|t| t["content"] == token)) {
-        return a["id"].as_u64();
-    }
-    match &tokenizer["model"]["vocab"] {
-        Value::Object(m) => m.get(token).and_then(Value::as_u64),
-        // Unigram: [token, score] pairs, the id being the position.
-        Value::Array(list) => list.iter().position(|e| e[0] == token).map(|i| i as u64),
-        _ => None,
-    }
-}
-
-/// The id the next added token gets: the vocabulary's size with the added tokens
-/// (`get_vocab_size(with_added_tokens=True)`).
-fn next_id(tokenizer: &Value) -> u64 {
-    let vocab = match &tokenizer["model"]["vocab"] {
-        Value::Object(m) => m
-            .values()
-            .filter_map(Value::as_u64)
-            .map(|i| i.saturating_add(1))
-            .max(),
-        Value::Array(list) => Some(list.len() as u64),
-        _ => None,
-    }
-    .unwrap_or(0);
-    let added = tokenizer["added_tokens"]
-        .as_array()
-        .and_then(|a| {
-            a.iter()
-                .filter_map(|t| t["id"].as_u64())
-                .map(|i| i + 1)
-                .max()
-        })
-        .unwrap_or(0);
-    vocab.max(added)
+/// The error of a typed part `tokenizers` refused.
+fn refused(e: impl std::fmt::Display) -> LoadError {
+    LoadError::Tokenizer(format!("tokenizer.json: {e}"))
 }
 
 /// The text and id of the named special token `key` (after the missing ones were added).
 fn special(
-    tokenizer: &Value,
+    tokenizer: &Tokenizer,
     named: &[(&str, String)],
     key: &str,
-) -> Result<(String, u64), LoadError> {
+) -> Result<(String, u32), LoadError> {
     let text = named
         .iter()
         .find(|(k, _)| *k == key)
@@ -198,61 +169,57 @@ fn special(
                 "tokenizer_config.json: {key} is null, but the tokenizer's class puts it in every pair"
             ))
         })?;
-    let id = id_of(tokenizer, &text).unwrap_or(0);
+    let id = tokenizer.token_to_id(&text).unwrap_or(0);
     Ok((text, id))
 }
 
 /// A `TemplateProcessing` post-processor: `first A last` for one text, `first A last B last`
 /// for a pair (`first A last last B last` when `doubled`), with the pair's type ids.
 fn template(
-    first: (String, u64),
-    last: (String, u64),
-    pair_types: (u8, u8),
+    first: (String, u32),
+    last: (String, u32),
+    pair_types: (u32, u32),
     doubled: bool,
-) -> Value {
-    let special = |t: &str, type_id: u8| json!({"SpecialToken": {"id": t, "type_id": type_id}});
-    let seq = |id: &str, type_id: u8| json!({"Sequence": {"id": id, "type_id": type_id}});
+) -> Result<TemplateProcessing, LoadError> {
+    let special = |t: &str, type_id| Piece::SpecialToken {
+        id: t.to_string(),
+        type_id,
+    };
+    let seq = |id, type_id| Piece::Sequence { id, type_id };
     let (a, b) = pair_types;
-    let mut pair = vec![special(&first.0, a), seq("A", a), special(&last.0, a)];
+    let mut pair = vec![special(&first.0, a), seq(Input::A, a), special(&last.0, a)];
     if doubled {
         pair.push(special(&last.0, a));
     }
-    pair.extend([seq("B", b), special(&last.0, b)]);
-    let mut specials = Map::new();
-    for (t, id) in [&first, &last] {
-        specials.insert(t.clone(), json!({"id": t, "ids": [id], "tokens": [t]}));
-    }
-    json!({
-        "type": "TemplateProcessing",
-        "single": [special(&first.0, 0), seq("A", 0), special(&last.0, 0)],
-        "pair": pair,
-        "special_tokens": specials,
-    })
+    pair.extend([seq(Input::B, b), special(&last.0, b)]);
+    let single = vec![special(&first.0, 0), seq(Input::A, 0), special(&last.0, 0)];
+    TemplateProcessing::builder()
+        .single(pieces(single)?)
+        .pair(pieces(pair)?)
+        .special_tokens(vec![first, last])
+        .build()
+        .map_err(refused)
 }
 
-/// `tokenizer.json` (already parsed) as `transformers` builds it with `config`; `model_type`
-/// is `config.json`'s. Without a `tokenizer_config.json` (empty settings) nothing changes.
-pub fn rebuild(
-    mut tokenizer: Value,
-    config: &TokenizerConfig,
-    model_type: Option<&str>,
-) -> Result<Rebuilt, LoadError> {
-    let settings = &config.settings;
-    let truncate_left = match settings.get("truncation_side") {
-        None | Some(Value::Null) => tokenizer["truncation"]["direction"] == "Left",
-        Some(Value::String(s)) if s == "right" => false,
-        Some(Value::String(s)) if s == "left" => true,
-        Some(v) => return Err(bad("truncation_side", "\"left\" or \"right\"", v)),
-    };
-    if settings.is_empty() {
-        return Ok(Rebuilt {
-            tokenizer,
-            truncate_left,
-        });
-    }
-    let class = Class::of(settings, model_type);
-    // The named special tokens: the file's, else the class's defaults.
-    let mut named: Vec<(&str, String)> = Vec::new();
+/// A [`Template`] of typed pieces. `tokenizers` builds one only by parsing `"[CLS]:0 $A:0"`
+/// text (which a token holding `:` or a space, or starting with `$`, would break) or through
+/// serde, so the pieces go through serde: the template's one JSON step, with no key written
+/// here.
+fn pieces(pieces: Vec<Piece>) -> Result<Template, LoadError> {
+    serde_json::to_value(pieces)
+        .and_then(serde_json::from_value)
+        .map_err(refused)
+}
+
+/// The named special tokens a pair is built from: `(setting, text)`, in [`NAMED`]'s order.
+type Named = Vec<(&'static str, String)>;
+
+/// The file's named special tokens (else the class's defaults) and its extra special tokens.
+fn special_tokens(
+    settings: &Map<String, Value>,
+    class: Option<Class>,
+) -> Result<(Named, Vec<String>), LoadError> {
+    let mut named = Vec::new();
     for key in NAMED {
         let text = match settings.get(key) {
             Some(v) => token_text(key, v)?,
@@ -282,127 +249,191 @@ pub fn rebuild(
             extra.len()
         )));
     }
-    // Missing special tokens are added after the vocabulary, in this order.
-    for text in named.iter().map(|(_, t)| t.clone()).chain(extra) {
-        if id_of(&tokenizer, &text).is_some() {
-            continue;
-        }
-        let id = next_id(&tokenizer);
-        let added = json!({
-            "id": id, "content": text, "single_word": false, "lstrip": false,
-            "rstrip": false, "normalized": false, "special": true,
-        });
-        match tokenizer["added_tokens"].as_array_mut() {
-            Some(list) => list.push(added),
-            None => tokenizer["added_tokens"] = json!([added]),
-        }
+    Ok((named, extra))
+}
+
+/// Adds the special tokens the tokenizer lacks after its vocabulary, in this order (each once;
+/// one already there keeps its id and settings).
+fn add_missing(tokenizer: &mut Tokenizer, tokens: Vec<String>) -> Result<(), LoadError> {
+    let mut seen = HashSet::new();
+    let missing: Vec<AddedToken> = tokens
+        .into_iter()
+        .filter(|t| tokenizer.token_to_id(t).is_none() && seen.insert(t.clone()))
+        .map(|t| AddedToken::from(t, true))
+        .collect();
+    if !missing.is_empty() {
+        tokenizer.add_special_tokens(missing).map_err(refused)?;
     }
-    let Some(class) = class else {
-        return Ok(Rebuilt {
-            tokenizer,
-            truncate_left,
-        });
+    Ok(())
+}
+
+/// `tokenizer` (read from `tokenizer.json`) made what `transformers` builds with `config`;
+/// `model_type` is `config.json`'s. Without a `tokenizer_config.json` (empty settings) nothing
+/// changes. Returns whether the premise is cut from its start (`truncation_side: "left"`).
+pub fn rebuild(
+    tokenizer: &mut Tokenizer,
+    config: &TokenizerConfig,
+    model_type: Option<&str>,
+) -> Result<bool, LoadError> {
+    let settings = &config.settings;
+    let truncate_left = match settings.get("truncation_side") {
+        None | Some(Value::Null) => tokenizer
+            .get_truncation()
+            .is_some_and(|t| t.direction == TruncationDirection::Left),
+        Some(Value::String(s)) if s == "right" => false,
+        Some(Value::String(s)) if s == "left" => true,
+        Some(v) => return Err(bad("truncation_side", "\"left\" or \"right\"", v)),
     };
-    match class {
-        Class::Bert => {
-            let strip_accents = match settings.get("strip_accents") {
-                None | Some(Value::Null) => Value::Null,
-                Some(Value::Bool(b)) => Value::Bool(*b),
-                Some(v) => return Err(bad("strip_accents", "true, false or null", v)),
-            };
-            tokenizer["normalizer"] = json!({
-                "type": "BertNormalizer",
-                "clean_text": true,
-                "handle_chinese_chars": flag(settings, "tokenize_chinese_chars", true)?,
-                "strip_accents": strip_accents,
-                "lowercase": flag(settings, "do_lower_case", true)?,
-            });
-            tokenizer["pre_tokenizer"] = json!({"type": "BertPreTokenizer"});
-            // WordPiece is built with the unknown token from the vocabulary proper (an added
-            // token does not count), as transformers' BertTokenizer builds it.
-            let (unk, _) = special(&tokenizer, &named, "unk_token")?;
-            if tokenizer["model"]["vocab"].get(&unk).is_none() {
-                return Err(LoadError::Tokenizer(format!(
-                    "tokenizer_config.json: unk_token {unk:?} is not in tokenizer.json's vocabulary"
-                )));
-            }
-            tokenizer["model"]["unk_token"] = json!(unk);
-            let (cls, sep) = (
-                special(&tokenizer, &named, "cls_token")?,
-                special(&tokenizer, &named, "sep_token")?,
-            );
-            tokenizer["post_processor"] = template(cls, sep, (0, 1), false);
-        }
-        Class::Roberta => {
-            let prefix = flag(settings, "add_prefix_space", false)?;
-            let trim = flag(settings, "trim_offsets", true)?;
-            tokenizer["normalizer"] = Value::Null;
-            tokenizer["pre_tokenizer"] = json!({
-                "type": "ByteLevel", "add_prefix_space": prefix, "trim_offsets": true, "use_regex": true,
-            });
-            let (sep, sep_id) = special(&tokenizer, &named, "sep_token")?;
-            let (cls, cls_id) = special(&tokenizer, &named, "cls_token")?;
-            tokenizer["post_processor"] = json!({
-                "type": "RobertaProcessing", "sep": [sep, sep_id], "cls": [cls, cls_id],
-                "trim_offsets": trim, "add_prefix_space": prefix,
-            });
-        }
-        Class::DebertaV2 => {
-            let mut normalizers = Vec::new();
-            if flag(settings, "do_lower_case", false)? {
-                normalizers.push(json!({"type": "Lowercase"}));
-            }
-            normalizers.extend([
-                json!({"type": "Replace", "pattern": {"Regex": "\\s{2,}|[\\n\\r\\t]"}, "content": " "}),
-                json!({"type": "NFC"}),
-                json!({"type": "Strip", "strip_left": false, "strip_right": true}),
-            ]);
-            tokenizer["normalizer"] = json!({"type": "Sequence", "normalizers": normalizers});
-            let mut pre = Vec::new();
-            if flag(settings, "split_by_punct", false)? {
-                pre.push(json!({"type": "Punctuation", "behavior": "Isolated"}));
-            }
-            let scheme = match flag(settings, "add_prefix_space", true)? {
-                true => "always",
-                false => "first",
-            };
-            pre.push(json!({"type": "Metaspace", "replacement": "\u{2581}", "prepend_scheme": scheme, "split": true}));
-            tokenizer["pre_tokenizer"] = json!({"type": "Sequence", "pretokenizers": pre});
-            let (cls, sep) = (
-                special(&tokenizer, &named, "cls_token")?,
-                special(&tokenizer, &named, "sep_token")?,
-            );
-            tokenizer["post_processor"] = template(cls, sep, (0, 1), false);
-        }
-        Class::XlmRoberta => {
-            // Only a precompiled SentencePiece character map survives from tokenizer.json's
-            // normalizer (transformers extracts it and builds nothing else).
-            let normalizer = &tokenizer["normalizer"];
-            let precompiled = match normalizer["type"].as_str() {
-                Some("Precompiled") => Some(normalizer.clone()),
-                Some("Sequence") => normalizer["normalizers"]
-                    .as_array()
-                    .and_then(|l| l.iter().find(|n| n["type"] == "Precompiled").cloned()),
-                _ => None,
-            };
-            tokenizer["normalizer"] = precompiled.unwrap_or(Value::Null);
-            let scheme = match flag(settings, "add_prefix_space", true)? {
-                true => "always",
-                false => "never",
-            };
-            tokenizer["pre_tokenizer"] = json!({"type": "Sequence", "pretokenizers": [
-                {"type": "WhitespaceSplit"},
-                {"type": "Metaspace", "replacement": "\u{2581}", "prepend_scheme": scheme, "split": true},
-            ]});
-            let (bos, eos) = (
-                special(&tokenizer, &named, "bos_token")?,
-                special(&tokenizer, &named, "eos_token")?,
-            );
-            tokenizer["post_processor"] = template(bos, eos, (0, 0), true);
-        }
+    if settings.is_empty() {
+        return Ok(truncate_left);
     }
-    Ok(Rebuilt {
-        tokenizer,
-        truncate_left,
-    })
+    let class = Class::of(settings, model_type);
+    let (named, extra) = special_tokens(settings, class)?;
+    let texts = named.iter().map(|(_, t)| t.clone()).chain(extra).collect();
+    add_missing(tokenizer, texts)?;
+    match class {
+        Some(Class::Bert) => bert(tokenizer, settings, &named)?,
+        Some(Class::Roberta) => roberta(tokenizer, settings, &named)?,
+        Some(Class::DebertaV2) => deberta_v2(tokenizer, settings, &named)?,
+        Some(Class::XlmRoberta) => xlm_roberta(tokenizer, settings, &named)?,
+        None => {}
+    }
+    Ok(truncate_left)
+}
+
+/// `BertTokenizer`: BERT's normalizer and pre-tokenizer, WordPiece's unknown token,
+/// `[CLS] A [SEP] B [SEP]` with token types 0 and 1.
+fn bert(
+    tokenizer: &mut Tokenizer,
+    settings: &Map<String, Value>,
+    named: &[(&str, String)],
+) -> Result<(), LoadError> {
+    let strip_accents = match settings.get("strip_accents") {
+        None | Some(Value::Null) => None,
+        Some(Value::Bool(b)) => Some(*b),
+        Some(v) => return Err(bad("strip_accents", "true, false or null", v)),
+    };
+    let normalizer = BertNormalizer::new(
+        true,
+        flag(settings, "tokenize_chinese_chars", true)?,
+        strip_accents,
+        flag(settings, "do_lower_case", true)?,
+    );
+    tokenizer
+        .with_normalizer(Some(normalizer))
+        .map_err(refused)?;
+    tokenizer.with_pre_tokenizer(Some(BertPreTokenizer));
+    // WordPiece is built with the unknown token from the vocabulary proper (an added token
+    // does not count), as transformers' BertTokenizer builds it.
+    let (unk, _) = special(tokenizer, named, "unk_token")?;
+    let mut model = tokenizer.get_model().clone();
+    if !model.get_vocab().contains_key(&unk) {
+        return Err(LoadError::Tokenizer(format!(
+            "tokenizer_config.json: unk_token {unk:?} is not in tokenizer.json's vocabulary"
+        )));
+    }
+    match &mut model {
+        ModelWrapper::WordPiece(m) => m.unk_token = unk,
+        ModelWrapper::BPE(m) => m.unk_token = Some(unk),
+        ModelWrapper::WordLevel(m) => m.unk_token = unk,
+        // Unigram names its unknown token by id, which stays.
+        ModelWrapper::Unigram(_) => {}
+    }
+    tokenizer.with_model(model);
+    let (cls, sep) = (
+        special(tokenizer, named, "cls_token")?,
+        special(tokenizer, named, "sep_token")?,
+    );
+    tokenizer.with_post_processor(Some(template(cls, sep, (0, 1), false)?));
+    Ok(())
+}
+
+/// `RobertaTokenizer` (and BART's): byte-level BPE without a normalizer, `<s> A </s></s> B </s>`.
+fn roberta(
+    tokenizer: &mut Tokenizer,
+    settings: &Map<String, Value>,
+    named: &[(&str, String)],
+) -> Result<(), LoadError> {
+    let prefix = flag(settings, "add_prefix_space", false)?;
+    let trim = flag(settings, "trim_offsets", true)?;
+    tokenizer
+        .with_normalizer(None::<NormalizerWrapper>)
+        .map_err(refused)?;
+    tokenizer.with_pre_tokenizer(Some(ByteLevel::new(prefix, true, true)));
+    let sep = special(tokenizer, named, "sep_token")?;
+    let cls = special(tokenizer, named, "cls_token")?;
+    let processor = RobertaProcessing::new(sep, cls)
+        .trim_offsets(trim)
+        .add_prefix_space(prefix);
+    tokenizer.with_post_processor(Some(processor));
+    Ok(())
+}
+
+/// `DebertaV2Tokenizer`: whitespace folded, NFC, trailing space stripped, Metaspace,
+/// `[CLS] A [SEP] B [SEP]` with token types 0 and 1.
+fn deberta_v2(
+    tokenizer: &mut Tokenizer,
+    settings: &Map<String, Value>,
+    named: &[(&str, String)],
+) -> Result<(), LoadError> {
+    let mut normalizers: Vec<NormalizerWrapper> = Vec::new();
+    if flag(settings, "do_lower_case", false)? {
+        normalizers.push(Lowercase.into());
+    }
+    let spaces = ReplacePattern::Regex("\\s{2,}|[\\n\\r\\t]".into());
+    normalizers.push(Replace::new(spaces, " ").map_err(refused)?.into());
+    normalizers.extend([NFC.into(), Strip::new(false, true).into()]);
+    tokenizer
+        .with_normalizer(Some(Sequence::new(normalizers)))
+        .map_err(refused)?;
+    let mut pre = Vec::new();
+    if flag(settings, "split_by_punct", false)? {
+        pre.push(Punctuation::new(SplitDelimiterBehavior::Isolated).into());
+    }
+    let scheme = match flag(settings, "add_prefix_space", true)? {
+        true => PrependScheme::Always,
+        false => PrependScheme::First,
+    };
+    pre.push(Metaspace::new('\u{2581}', scheme, true).into());
+    tokenizer.with_pre_tokenizer(Some(PreSequence::new(pre)));
+    let (cls, sep) = (
+        special(tokenizer, named, "cls_token")?,
+        special(tokenizer, named, "sep_token")?,
+    );
+    tokenizer.with_post_processor(Some(template(cls, sep, (0, 1), false)?));
+    Ok(())
+}
+
+/// `XLMRobertaTokenizer`: only a precompiled SentencePiece character map survives from
+/// `tokenizer.json`'s normalizer (transformers extracts it and builds nothing else); whitespace
+/// split, Metaspace, `<s> A </s></s> B </s>`.
+fn xlm_roberta(
+    tokenizer: &mut Tokenizer,
+    settings: &Map<String, Value>,
+    named: &[(&str, String)],
+) -> Result<(), LoadError> {
+    let precompiled = |n: &NormalizerWrapper| match n {
+        NormalizerWrapper::Precompiled(p) => Some(p.clone()),
+        _ => None,
+    };
+    let kept: Option<Precompiled> = match tokenizer.get_normalizer() {
+        Some(NormalizerWrapper::Sequence(s)) => s.as_ref().iter().find_map(precompiled),
+        Some(n) => precompiled(n),
+        None => None,
+    };
+    tokenizer.with_normalizer(kept).map_err(refused)?;
+    let scheme = match flag(settings, "add_prefix_space", true)? {
+        true => PrependScheme::Always,
+        false => PrependScheme::Never,
+    };
+    tokenizer.with_pre_tokenizer(Some(PreSequence::new(vec![
+        WhitespaceSplit.into(),
+        Metaspace::new('\u{2581}', scheme, true).into(),
+    ])));
+    let (bos, eos) = (
+        special(tokenizer, named, "bos_token")?,
+        special(tokenizer, named, "eos_token")?,
+    );
+    tokenizer.with_post_processor(Some(template(bos, eos, (0, 0), true)?));
+    Ok(())
 }
