@@ -12,7 +12,7 @@ use safetensors::Dtype;
 use tabprobe_core::scoring::ScoreError;
 
 use crate::families::encoder::config::RobertaConfig;
-use crate::families::encoder::loader::expected_shapes;
+use crate::families::encoder::walk::expected_shapes;
 use crate::model::NliModel;
 use crate::text::tokenize::EncodedPair;
 

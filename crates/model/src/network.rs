@@ -12,6 +12,7 @@ use crate::families::deberta::{self, DebertaV2Config, DebertaV2ForSequenceClassi
 use crate::families::encoder::config::RobertaConfig;
 use crate::families::encoder::distilbert::DistilBertConfig;
 use crate::families::encoder::loader::load_weights;
+use crate::families::encoder::walk::parameter_count;
 use crate::families::family::Family;
 use crate::families::labels::LabelMap;
 use crate::loading::weight_file::WeightSource;
@@ -69,8 +70,8 @@ fn parse(config_json: &[u8]) -> Result<Config, LoadError> {
 pub fn check_config(config_json: &[u8]) -> Result<(Shape, LabelMap), LoadError> {
     match parse(config_json)? {
         Config::Encoder(c) => encoder_parts(&c),
-        Config::DebertaV2(c) => c.parts(),
-        Config::Bart(c) => c.parts(),
+        Config::DebertaV2(c) => deberta::walk::parts(&c),
+        Config::Bart(c) => bart::walk::parts(&c),
     }
 }
 
@@ -83,7 +84,7 @@ pub fn load(
     match parse(config_json)? {
         Config::Encoder(c) => load_encoder(c, weights, device),
         Config::DebertaV2(c) => {
-            let (shape, labels) = c.parts()?;
+            let (shape, labels) = deberta::walk::parts(&c)?;
             let network = Network::DebertaV2(Box::new(deberta::load(c, weights, device)?));
             Ok(Loaded {
                 network,
@@ -92,7 +93,7 @@ pub fn load(
             })
         }
         Config::Bart(c) => {
-            let (shape, labels) = c.parts()?;
+            let (shape, labels) = bart::walk::parts(&c)?;
             let network = Network::Bart(Box::new(bart::load(c, weights, device)?));
             Ok(Loaded {
                 network,
@@ -115,7 +116,7 @@ pub fn encoder_parts(config: &RobertaConfig) -> Result<(Shape, LabelMap), LoadEr
         intermediate_size: config.intermediate_size,
         max_tokens: config.max_tokens(),
         pad_token_id: config.pad_token_id,
-        parameters: config.parameter_count(),
+        parameters: parameter_count(config),
     };
     Ok((shape, labels))
 }

@@ -6,7 +6,7 @@
 use tabprobe_core::rng::Rng;
 
 use crate::families::encoder::config::RobertaConfig;
-use crate::families::encoder::loader::expected_shapes;
+use crate::families::encoder::walk::expected_shapes;
 use crate::train::params::write_f32;
 
 /// One draw from N(0, 1) by the Box–Muller transform of two uniform draws.

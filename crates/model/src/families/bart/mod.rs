@@ -21,6 +21,7 @@ pub mod config;
 pub mod load;
 pub mod names;
 pub mod network;
+pub mod walk;
 
 pub use config::{BartConfig, LAYER_NORM_EPS, POSITION_OFFSET};
 pub use load::load;

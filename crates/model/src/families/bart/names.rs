@@ -1,4 +1,4 @@
-//! BART's tensor names, written once for the shape table and the loader. A stack is `encoder`
+//! BART's tensor names, written once for the family's walk. A stack is `encoder`
 //! or `decoder`; a layer's parts sit below `{stack}.layers.{i}.`.
 
 /// The encoder stack.

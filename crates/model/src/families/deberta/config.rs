@@ -7,19 +7,10 @@ use serde::Deserialize;
 
 use crate::blocks::activation::HiddenAct;
 use crate::error::LoadError;
-use crate::families::deberta::names::*;
-use crate::families::encoder::names::{
-    bias, layer, weight, ATTENTION_NORM, ATTENTION_OUTPUT, EMBEDDINGS_NORM, INTERMEDIATE, OUTPUT,
-    OUTPUT_NORM, POSITION_EMBEDDINGS, TOKEN_TYPE_EMBEDDINGS, WORD_EMBEDDINGS,
-};
-use crate::families::family::Family;
-use crate::families::labels::{label_count, LabelMap};
+use crate::families::labels::label_count;
 use crate::families::limits::{
-    check_layer_norm_eps, check_sizes, MAX_HEADS, MAX_HIDDEN_SIZE, MAX_INTERMEDIATE_SIZE,
-    MAX_LABELS, MAX_LAYERS, MAX_POSITIONS, MAX_TYPE_VOCAB_SIZE, MAX_VOCAB_SIZE,
+    check_below_vocab, check_layer_norm_eps, encoder_sizes, unsupported, Limit, Size,
 };
-use crate::loading::weights::element_count;
-use crate::shape::Shape;
 
 /// `config.json` of a DeBERTa-v2/v3 checkpoint (`transformers.DebertaV2Config`, with the keys
 /// the model reads through `getattr` and their defaults there).
@@ -198,63 +189,19 @@ impl DebertaV2Config {
 
     fn validate(&self) -> Result<(), LoadError> {
         let span = |v: i64| v.clamp(0, i64::MAX) as usize;
-        check_sizes(
-            &[
-                ("vocab_size", self.vocab_size, MAX_VOCAB_SIZE),
-                ("hidden_size", self.hidden_size, MAX_HIDDEN_SIZE),
-                ("embedding_size", self.embedding_width(), MAX_HIDDEN_SIZE),
-                ("num_hidden_layers", self.num_hidden_layers, MAX_LAYERS),
-                ("num_attention_heads", self.num_attention_heads, MAX_HEADS),
-                (
-                    "intermediate_size",
-                    self.intermediate_size,
-                    MAX_INTERMEDIATE_SIZE,
-                ),
-                ("type_vocab_size", self.type_vocab_size, MAX_TYPE_VOCAB_SIZE),
-                (
-                    "max_position_embeddings",
-                    self.max_position_embeddings,
-                    MAX_POSITIONS,
-                ),
-                (
-                    "max_relative_positions",
-                    span(self.max_relative_positions),
-                    MAX_POSITIONS,
-                ),
-                (
-                    "position_buckets",
-                    span(self.position_buckets),
-                    MAX_POSITIONS,
-                ),
-                ("num_labels", self.num_labels.unwrap_or(0), MAX_LABELS),
-                (
-                    "id2label",
-                    self.id2label.as_ref().map_or(0, BTreeMap::len),
-                    MAX_LABELS,
-                ),
-            ],
-            &[
-                ("vocab_size", self.vocab_size),
-                ("hidden_size", self.hidden_size),
-                ("embedding_size", self.embedding_width()),
-                ("num_hidden_layers", self.num_hidden_layers),
-                ("num_attention_heads", self.num_attention_heads),
-                ("intermediate_size", self.intermediate_size),
-                ("max_position_embeddings", self.max_position_embeddings),
-            ],
-        )?;
-        let unsupported = |key: &str, value: String, why: &str| LoadError::UnsupportedConfig {
-            key: key.into(),
-            value,
-            why: why.into(),
-        };
-        if !self.hidden_size.is_multiple_of(self.num_attention_heads) {
-            return Err(unsupported(
-                "num_attention_heads",
-                self.num_attention_heads.to_string(),
-                &format!("must divide hidden_size = {}", self.hidden_size),
-            ));
-        }
+        let (positions, relative) = (self.max_position_embeddings, self.max_relative_positions);
+        let common = encoder_sizes!(self);
+        let more = [
+            Size::at_most("type_vocab_size", self.type_vocab_size, Limit::TypeVocab),
+            Size::positive("max_position_embeddings", positions, Limit::Positions),
+            Size::at_most("max_relative_positions", span(relative), Limit::Positions),
+            Size::at_most(
+                "position_buckets",
+                span(self.position_buckets),
+                Limit::Positions,
+            ),
+        ];
+        common.check(&more, Size::labels(self.id2label.as_ref(), self.num_labels))?;
         if let Some(size) = self.attention_head_size {
             if size * self.num_attention_heads != self.hidden_size {
                 return Err(unsupported(
@@ -278,12 +225,8 @@ impl DebertaV2Config {
                 &format!("must equal hidden_size = {}", self.hidden_size),
             ));
         }
-        if let Some(pad) = self.pad_token_id.filter(|&p| p >= self.vocab_size) {
-            return Err(unsupported(
-                "pad_token_id",
-                pad.to_string(),
-                &format!("must be below vocab_size = {}", self.vocab_size),
-            ));
+        if let Some(pad) = self.pad_token_id {
+            check_below_vocab("pad_token_id", pad, self.vocab_size)?;
         }
         if self.max_tokens() < 4 {
             return Err(unsupported(
@@ -295,90 +238,12 @@ impl DebertaV2Config {
         check_layer_norm_eps(self.layer_norm_eps)
     }
 
-    /// Every tensor the network needs, by its name without `deberta.`, in PyTorch layout.
-    pub fn expected_shapes(&self) -> BTreeMap<String, Vec<usize>> {
-        let (h, i, e, l) = (
-            self.hidden_size,
-            self.intermediate_size,
-            self.embedding_width(),
-            self.num_labels(),
-        );
-        let mut m = BTreeMap::new();
-        let mut dense = |name: &str, out: usize, inp: usize| {
-            m.insert(weight(name), vec![out, inp]);
-            m.insert(bias(name), vec![out]);
-        };
-        for n in 0..self.num_hidden_layers {
-            for part in [QUERY_PROJ, KEY_PROJ, VALUE_PROJ] {
-                dense(&layer(n, part), h, h);
-            }
-            if !self.share_att_key {
-                if self.uses("c2p") {
-                    dense(&layer(n, POS_KEY_PROJ), h, h);
-                }
-                if self.uses("p2c") {
-                    dense(&layer(n, POS_QUERY_PROJ), h, h);
-                }
-            }
-            dense(&layer(n, ATTENTION_OUTPUT), h, h);
-            dense(&layer(n, INTERMEDIATE), i, h);
-            dense(&layer(n, OUTPUT), h, i);
-        }
-        dense(POOLER, h, h);
-        dense(CLASSIFIER, l, h);
-        let mut norms = vec![EMBEDDINGS_NORM.to_string()];
-        for n in 0..self.num_hidden_layers {
-            norms.push(layer(n, ATTENTION_NORM));
-            norms.push(layer(n, OUTPUT_NORM));
-        }
-        if self.relative_attention && self.normalises_rel_embeddings() {
-            norms.push(REL_NORM.into());
-        }
-        for name in norms {
-            m.insert(weight(&name), vec![h]);
-            m.insert(bias(&name), vec![h]);
-        }
-        m.insert(WORD_EMBEDDINGS.into(), vec![self.vocab_size, e]);
-        if self.position_biased_input {
-            m.insert(
-                POSITION_EMBEDDINGS.into(),
-                vec![self.max_position_embeddings, e],
-            );
-        }
-        if self.type_vocab_size > 0 {
-            m.insert(TOKEN_TYPE_EMBEDDINGS.into(), vec![self.type_vocab_size, e]);
-        }
-        if e != h {
-            m.insert(weight(EMBED_PROJ), vec![h, e]);
-        }
-        if self.relative_attention {
-            m.insert(REL_EMBEDDINGS.into(), vec![2 * self.att_span(), h]);
-        }
-        m
-    }
-
+    /// Whether the relative embeddings are normalised (`norm_rel_ebd` has `layer_norm`).
     pub fn normalises_rel_embeddings(&self) -> bool {
         self.norm_rel_ebd
             .to_lowercase()
             .split('|')
             .any(|part| part.trim() == "layer_norm")
-    }
-
-    /// Sizes and labels as every family reports them.
-    pub fn parts(&self) -> Result<(Shape, LabelMap), LoadError> {
-        let labels = LabelMap::from_labels(self.id2label.as_ref(), self.num_labels)?;
-        let shape = Shape {
-            family: Family::DebertaV2,
-            vocab_size: self.vocab_size,
-            hidden_size: self.hidden_size,
-            layers: self.num_hidden_layers,
-            heads: self.num_attention_heads,
-            intermediate_size: self.intermediate_size,
-            max_tokens: self.max_tokens(),
-            pad_token_id: self.pad_token_id.unwrap_or(0),
-            parameters: element_count(&self.expected_shapes()),
-        };
-        Ok((shape, labels))
     }
 }
 

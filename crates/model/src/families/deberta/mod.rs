@@ -29,6 +29,7 @@ pub mod load;
 pub mod names;
 pub mod network;
 pub mod positions;
+pub mod walk;
 
 pub use config::{DebertaV2Config, PosAttType};
 pub use load::load;

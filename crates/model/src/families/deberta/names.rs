@@ -1,4 +1,4 @@
-//! DeBERTa-v2/v3's own tensor names, written once for the shape table and the loader (the
+//! DeBERTa-v2/v3's own tensor names, written once for the family's walk (the
 //! embeddings' and the layers' other parts are the encoder's, in
 //! [`crate::families::encoder::names`]). Layer parts sit below `encoder.layer.{i}.`.
 

@@ -55,8 +55,10 @@ pub struct DebertaV2ForSequenceClassification {
     pub embed_proj: Option<Dense>,
     /// Embedding LayerNorm.
     pub embed_norm: LayerNorm,
-    /// Relative embeddings, normalised once at load when the config says so.
+    /// Relative embeddings.
     pub rel_embeddings: Option<Tensor<2>>,
+    /// Their LayerNorm (`encoder.LayerNorm`), when the config normalises them.
+    pub rel_norm: Option<LayerNorm>,
     /// Layers.
     pub layers: Vec<DebertaLayer>,
     /// `pooler.dense`.
@@ -92,7 +94,13 @@ impl DebertaV2ForSequenceClassification {
             let idx = idx.reshape([1, 1, seq, seq]);
             let c2p = idx.clone().expand([rows, heads, seq, seq]);
             let p2c = idx.swap_dims(2, 3).expand([rows, heads, seq, seq]);
-            (rel.clone(), c2p, p2c)
+            let rel = match &self.rel_norm {
+                Some(norm) => norm
+                    .forward(rel.clone().unsqueeze::<3>())
+                    .squeeze_dim::<2>(0),
+                None => rel.clone(),
+            };
+            (rel, c2p, p2c)
         });
         for layer in &self.layers {
             x = layer

@@ -77,7 +77,7 @@ mod tests {
         assert_eq!(idx[3], 5); // i − j = 1
         assert!(idx.iter().all(|&v| (0..8).contains(&v)));
         // 2 × span rows of relative embeddings; v2's absolute positions by default.
-        let shapes = config.expected_shapes();
+        let shapes = crate::families::deberta::walk::expected_shapes(&config);
         assert_eq!(shapes["encoder.rel_embeddings.weight"], vec![8, 1536]);
         assert!(shapes.contains_key("embeddings.position_embeddings.weight"));
     }

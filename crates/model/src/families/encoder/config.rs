@@ -12,9 +12,7 @@ use crate::error::LoadError;
 use crate::families::family::Family;
 use crate::families::labels::{label_count, LabelMap};
 use crate::families::limits::{
-    check_layer_norm_eps, check_sizes, check_weights_len, MAX_HEADS, MAX_HIDDEN_SIZE,
-    MAX_INTERMEDIATE_SIZE, MAX_LABELS, MAX_LAYERS, MAX_POSITIONS, MAX_TYPE_VOCAB_SIZE,
-    MAX_VOCAB_SIZE,
+    check_below_vocab, check_layer_norm_eps, encoder_sizes, unsupported, Limit, Size,
 };
 
 /// `config.json` of a BERT-style encoder checkpoint (`transformers.RobertaConfig` and the
@@ -236,99 +234,17 @@ impl RobertaConfig {
         label_count(self.id2label.as_ref(), self.num_labels)
     }
 
-    /// Number of parameters the config implies (embeddings, encoder, classification head —
-    /// BERT's pooler is its head's first layer; RoBERTa's unused pooler is not counted), or
-    /// `None` when it does not fit in a `u64`.
-    pub fn parameter_count(&self) -> Option<u64> {
-        // DistilBERT has no token-type table (the network adds a zero row instead).
-        let types = match self.family {
-            Family::DistilBert => 0,
-            _ => self.type_vocab_size,
-        };
-        let [v, h, i, l, p, t, n, e] = [
-            self.vocab_size,
-            self.hidden_size,
-            self.intermediate_size,
-            self.num_labels(),
-            self.max_position_embeddings,
-            types,
-            self.num_hidden_layers,
-            self.embedding_width(),
-        ]
-        .map(|x| x as u64);
-        let mul = |a: u64, b: u64| a.checked_mul(b);
-        // Tables and the embedding LayerNorm: (V + P + T) × E + 2E, and ELECTRA's projection
-        // (E×H + H) when E ≠ H.
-        let mut embeddings = mul(v.checked_add(p)?.checked_add(t)?, e)?.checked_add(mul(2, e)?)?;
-        if e != h {
-            embeddings = embeddings.checked_add(mul(e, h)?.checked_add(h)?)?;
-        }
-        // Per layer: Q, K, V, output (4 × (H² + H)), feed-forward in (I×H + I) and out
-        // (H×I + H), two LayerNorms (4H).
-        let square = mul(h, h)?.checked_add(h)?;
-        let per_layer = mul(4, square)?
-            .checked_add(mul(i, h)?.checked_add(i)?)?
-            .checked_add(mul(h, i)?.checked_add(h)?)?
-            .checked_add(mul(4, h)?)?;
-        // Head: dense (H² + H) and out_proj (L×H + L).
-        let head = square.checked_add(mul(l, h)?.checked_add(l)?)?;
-        embeddings
-            .checked_add(mul(n, per_layer)?)?
-            .checked_add(head)
-    }
-
-    /// Refuses a config that implies more weight bytes (at [`MIN_BYTES_PER_PARAMETER`] each)
-    /// than `weights_len`, the size of `model.safetensors`: a config from a far larger model
-    /// fails here, before any tensor or shape table is built from it.
-    pub fn check_weights_size(&self, weights_len: usize) -> Result<(), LoadError> {
-        check_weights_len(self.parameter_count(), weights_len)
-    }
-
     fn validate(&self) -> Result<(), LoadError> {
-        let unsupported = |key: &str, value: String, why: &str| LoadError::UnsupportedConfig {
-            key: key.to_string(),
-            value,
-            why: why.to_string(),
-        };
-        let id2label_len = self.id2label.as_ref().map_or(0, BTreeMap::len);
-        check_sizes(
-            &[
-                ("vocab_size", self.vocab_size, MAX_VOCAB_SIZE),
-                ("hidden_size", self.hidden_size, MAX_HIDDEN_SIZE),
-                ("embedding_size", self.embedding_width(), MAX_HIDDEN_SIZE),
-                ("num_hidden_layers", self.num_hidden_layers, MAX_LAYERS),
-                ("num_attention_heads", self.num_attention_heads, MAX_HEADS),
-                (
-                    "intermediate_size",
-                    self.intermediate_size,
-                    MAX_INTERMEDIATE_SIZE,
-                ),
-                ("type_vocab_size", self.type_vocab_size, MAX_TYPE_VOCAB_SIZE),
-                (
-                    "max_position_embeddings",
-                    self.max_position_embeddings,
-                    MAX_POSITIONS,
-                ),
-                ("num_labels", self.num_labels.unwrap_or(0), MAX_LABELS),
-                ("id2label", id2label_len, MAX_LABELS),
-            ],
-            &[
-                ("vocab_size", self.vocab_size),
-                ("hidden_size", self.hidden_size),
-                ("embedding_size", self.embedding_width()),
-                ("num_hidden_layers", self.num_hidden_layers),
-                ("num_attention_heads", self.num_attention_heads),
-                ("intermediate_size", self.intermediate_size),
-                ("type_vocab_size", self.type_vocab_size),
-            ],
-        )?;
-        if !self.hidden_size.is_multiple_of(self.num_attention_heads) {
-            return Err(unsupported(
-                "num_attention_heads",
-                self.num_attention_heads.to_string(),
-                &format!("must divide hidden_size = {}", self.hidden_size),
-            ));
-        }
+        let common = encoder_sizes!(self);
+        let more = [
+            Size::positive("type_vocab_size", self.type_vocab_size, Limit::TypeVocab),
+            Size::at_most(
+                "max_position_embeddings",
+                self.max_position_embeddings,
+                Limit::Positions,
+            ),
+        ];
+        common.check(&more, Size::labels(self.id2label.as_ref(), self.num_labels))?;
         // Special ids index the embedding table (pad also offsets the positions), so each must
         // have a row; checked before any arithmetic on them.
         for (key, id) in [
@@ -336,12 +252,8 @@ impl RobertaConfig {
             ("bos_token_id", self.bos_token_id),
             ("eos_token_id", self.eos_token_id),
         ] {
-            if let Some(id) = id.filter(|&id| id >= self.vocab_size) {
-                return Err(unsupported(
-                    key,
-                    id.to_string(),
-                    &format!("must be below vocab_size = {}", self.vocab_size),
-                ));
+            if let Some(id) = id {
+                check_below_vocab(key, id, self.vocab_size)?;
             }
         }
         if self.max_tokens() < 4 {
@@ -443,59 +355,5 @@ mod tests {
             let e = LabelMap::from_config(&cfg(json).unwrap()).unwrap_err();
             assert!(matches!(e, LoadError::UnmappedLabels { .. }), "{json}: {e}");
         }
-    }
-
-    #[test]
-    fn real_large_checkpoints_are_within_the_limits() {
-        // roberta-large-mnli, xlm-roberta-large (250,002 tokens), bart-large-mnli's and
-        // deberta-v3-large's sizes in RoBERTa's keys.
-        let three = r#""id2label": {"0": "contradiction", "1": "neutral", "2": "entailment"}"#;
-        for (vocab, positions) in [(50265, 514), (250_002, 514), (50265, 1026), (128_100, 512)] {
-            let json = format!(
-                r#"{{"vocab_size": {vocab}, "hidden_size": 1024, "num_hidden_layers": 24,
-                    "num_attention_heads": 16, "intermediate_size": 4096,
-                    "max_position_embeddings": {positions}, "type_vocab_size": 1, {three}}}"#
-            );
-            let c = cfg(&json).unwrap_or_else(|e| panic!("{vocab}: {e}"));
-            let params = c.parameter_count().unwrap();
-            // Stored as F32 the file has 4 bytes per parameter; the check asks for 2.
-            c.check_weights_size(4 * params as usize).unwrap();
-            c.check_weights_size(2 * params as usize).unwrap();
-            assert!(c.check_weights_size(2 * params as usize - 1).is_err());
-        }
-    }
-
-    #[test]
-    fn parameter_count_is_the_tiny_checkpoints_element_count() {
-        let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/golden/tiny-f32");
-        let c =
-            RobertaConfig::from_json_bytes(&std::fs::read(format!("{dir}/config.json")).unwrap())
-                .unwrap();
-        let bytes = std::fs::read(format!("{dir}/model.safetensors")).unwrap();
-        let st = safetensors::SafeTensors::deserialize(&bytes).unwrap();
-        let stored: usize = st
-            .tensors()
-            .iter()
-            .filter(|(name, _)| !name.contains("position_ids") && !name.contains("pooler"))
-            .map(|(_, v)| v.shape().iter().product::<usize>())
-            .sum();
-        assert_eq!(c.parameter_count(), Some(stored as u64));
-    }
-
-    #[test]
-    fn config_arithmetic_does_not_overflow() {
-        let mut c = cfg("{}").unwrap();
-        c.pad_token_id = usize::MAX;
-        assert_eq!(c.max_tokens(), 0);
-        c.vocab_size = usize::MAX;
-        c.hidden_size = usize::MAX;
-        assert_eq!(c.parameter_count(), None);
-        assert!(matches!(
-            c.check_weights_size(usize::MAX),
-            Err(LoadError::WeightsTooSmall {
-                parameters: None,
-                ..
-            })
-        ));
     }
 }

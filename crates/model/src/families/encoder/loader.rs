@@ -1,8 +1,9 @@
 //! Builds the BERT-style encoder classifier ([`RobertaForSequenceClassification`]: RoBERTa,
 //! XLM-RoBERTa, BERT, ELECTRA, DistilBERT) from the bytes of a Hugging Face
-//! `model.safetensors`: every name translation from `transformers` to this crate lives here.
-//! Each family's stored names are first translated to RoBERTa's (the canonical names below),
-//! then one table of shapes and one builder serve them all.
+//! `model.safetensors`. Each family's stored names are first translated to RoBERTa's (the
+//! canonical names below),
+//! then one walk of the parameters ([`crate::families::encoder::walk`]) gives the table of
+//! shapes they are checked against and builds the network.
 //!
 //! | Hugging Face tensor (canonical; `roberta.` prefix optional)   | here                                    | note                  |
 //! |---------------------------------------------------------------|-----------------------------------------|-----------------------|
@@ -30,173 +31,65 @@
 //! Everything is checked from the safetensors header before any tensor is converted, so a
 //! checkpoint that does not fit fails fast with a [`LoadError`] naming the tensor.
 
-use std::collections::BTreeMap;
-
 use burn::prelude::*;
 
-use crate::blocks::classifier::{ClassificationHead, HeadAct, RobertaForSequenceClassification};
-use crate::blocks::embeddings::Embeddings;
-use crate::blocks::encoder::{Attention, Encoder, FeedForward, Layer};
+use crate::blocks::classifier::RobertaForSequenceClassification;
 use crate::error::LoadError;
 use crate::families::encoder::config::RobertaConfig;
 use crate::families::encoder::names::{
-    bias, layer, weight, ATTENTION_NORM, ATTENTION_OUTPUT, EMBEDDINGS_NORM, EMBEDDINGS_PROJECTION,
-    HEAD_DENSE, HEAD_OUT, INTERMEDIATE, KEY, LAYERS, OUTPUT, OUTPUT_NORM, POSITION_EMBEDDINGS,
-    QUERY, TOKEN_TYPE_EMBEDDINGS, VALUE, WORD_EMBEDDINGS,
+    layer, weight, HEAD_OUT, INTERMEDIATE, LAYERS, POSITION_EMBEDDINGS, TOKEN_TYPE_EMBEDDINGS,
+    WORD_EMBEDDINGS,
 };
 use crate::families::encoder::rename::canonical_name;
-use crate::families::family::Family;
-use crate::loading::weight_file::{byte_len, WeightFile, WeightSource};
-use crate::loading::weights::Tensors;
-use crate::text::batch::MAX_TENSOR_BYTES;
+pub use crate::families::encoder::walk::expected_shapes;
+use crate::families::encoder::walk::walk;
+use crate::loading::vars::{Loading, Vars};
+use crate::loading::weight_file::{WeightFile, WeightSource};
+use crate::loading::weights::{agree, Tensors};
 
 /// Reads `model.safetensors` bytes into a model on `device`, checked against `config`: the
-/// header, the sizes its tensors imply, then that the file is large enough for the parameters
-/// the config implies (before the table of expected shapes is built from the config), and only
-/// then are tensors converted. `config.family` says how to read the names.
+/// header, the sizes its tensors imply, that the file is large enough for the parameters the
+/// config implies, every name and shape, and only then are tensors converted.
+/// `config.family` says how to read the names.
 pub fn load_weights(
     config: &RobertaConfig,
     weights: &dyn WeightSource,
     device: &Device,
 ) -> Result<RobertaForSequenceClassification, LoadError> {
-    let file = WeightFile::open(weights)?;
-    let family = config.family;
-    let tensors = Tensors::index(&file, |stored| canonical_name(stored, family))?;
-    check_against_config(&tensors, config)?;
-    config.check_weights_size(byte_len(&file))?;
-    let expected = expected_shapes(config);
-    tensors.check(&expected)?;
-
-    let eps = config.layer_norm_eps;
-    let dense = |name: &str| tensors.dense(name, device);
-    let norm = |name: &str| tensors.layer_norm(name, eps, device);
-    let token_type = match family {
-        // No token types: one zero row, which adds exactly nothing.
-        Family::DistilBert => Tensor::zeros([1, config.embedding_width()], device),
-        _ => tensors.matrix(TOKEN_TYPE_EMBEDDINGS, device)?,
-    };
-    let embeddings = Embeddings {
-        word: tensors.word_chunks(WORD_EMBEDDINGS, MAX_TENSOR_BYTES, device)?,
-        position: tensors.matrix(POSITION_EMBEDDINGS, device)?,
-        token_type,
-        layer_norm: norm(EMBEDDINGS_NORM)?,
-        projection: if config.embedding_width() != config.hidden_size {
-            Some(dense(EMBEDDINGS_PROJECTION)?)
-        } else {
-            None
-        },
-    };
-    let mut layers = Vec::with_capacity(config.num_hidden_layers);
-    for i in 0..config.num_hidden_layers {
-        let part = |p: &str| layer(i, p);
-        layers.push(Layer {
-            attention: Attention {
-                query: dense(&part(QUERY))?,
-                key: dense(&part(KEY))?,
-                value: dense(&part(VALUE))?,
-                output: dense(&part(ATTENTION_OUTPUT))?,
-                layer_norm: norm(&part(ATTENTION_NORM))?,
-                heads: config.num_attention_heads,
-            },
-            feed_forward: FeedForward {
-                intermediate: dense(&part(INTERMEDIATE))?,
-                output: dense(&part(OUTPUT))?,
-                layer_norm: norm(&part(OUTPUT_NORM))?,
-                act: config.hidden_act,
-            },
-        });
-    }
-    let classifier = ClassificationHead {
-        dense: dense(HEAD_DENSE)?,
-        out_proj: dense(HEAD_OUT)?,
-        act: match family {
-            Family::Electra => HeadAct::Gelu,
-            Family::DistilBert => HeadAct::Relu,
-            _ => HeadAct::Tanh,
-        },
-    };
-    Ok(RobertaForSequenceClassification {
-        embeddings,
-        encoder: Encoder { layers },
-        classifier,
-    })
+    load_with(config, weights, device, |v| walk(config, v))
 }
 
-/// Every tensor the model needs, by its canonical name (RoBERTa's, without the prefix), with
-/// the shape `config` implies, in PyTorch layout (`nn.Linear` weights are `[out, in]`).
-/// Benchmarks use it to make random checkpoints of any shape.
-pub fn expected_shapes(c: &RobertaConfig) -> BTreeMap<String, Vec<usize>> {
-    let (h, i, l, e) = (
-        c.hidden_size,
-        c.intermediate_size,
-        c.num_labels(),
-        c.embedding_width(),
-    );
-    let mut m = BTreeMap::new();
-    let mut dense = |name: &str, out: usize, inp: usize| {
-        m.insert(weight(name), vec![out, inp]);
-        m.insert(bias(name), vec![out]);
-    };
-    for n in 0..c.num_hidden_layers {
-        for part in [QUERY, KEY, VALUE, ATTENTION_OUTPUT] {
-            dense(&layer(n, part), h, h);
-        }
-        dense(&layer(n, INTERMEDIATE), i, h);
-        dense(&layer(n, OUTPUT), h, i);
-    }
-    dense(HEAD_DENSE, h, h);
-    dense(HEAD_OUT, l, h);
-    if e != h {
-        dense(EMBEDDINGS_PROJECTION, h, e);
-    }
-    let mut norms = vec![(EMBEDDINGS_NORM.to_string(), e)];
-    for n in 0..c.num_hidden_layers {
-        norms.push((layer(n, ATTENTION_NORM), h));
-        norms.push((layer(n, OUTPUT_NORM), h));
-    }
-    for (name, width) in norms {
-        m.insert(weight(&name), vec![width]);
-        m.insert(bias(&name), vec![width]);
-    }
-    m.insert(WORD_EMBEDDINGS.into(), vec![c.vocab_size, e]);
-    m.insert(
-        POSITION_EMBEDDINGS.into(),
-        vec![c.max_position_embeddings, e],
-    );
-    if c.family != Family::DistilBert {
-        m.insert(TOKEN_TYPE_EMBEDDINGS.into(), vec![c.type_vocab_size, e]);
-    }
-    m
+/// [`load_weights`] with the checked tensors handed to `build` (training records the walk).
+pub fn load_with<T>(
+    config: &RobertaConfig,
+    weights: &dyn WeightSource,
+    device: &Device,
+    build: impl FnOnce(&mut dyn Vars) -> Result<T, LoadError>,
+) -> Result<T, LoadError> {
+    let file = WeightFile::open(weights)?;
+    let tensors = Tensors::index(&file, |stored| canonical_name(stored, config.family))?;
+    check_against_config(&tensors, config)?;
+    tensors.check_against(&expected_shapes(config))?;
+    build(&mut Loading::new(&tensors, device))
 }
 
 /// Compares the sizes the weights imply with `config.json`, so that a config from another
 /// checkpoint is reported as such rather than as a list of shape mismatches.
 fn check_against_config(t: &Tensors<'_>, c: &RobertaConfig) -> Result<(), LoadError> {
-    let mismatch = |key: &str, config: usize, weights: usize| {
-        if config == weights {
-            Ok(())
-        } else {
-            Err(LoadError::ConfigWeightsMismatch {
-                key: key.into(),
-                config,
-                weights,
-            })
-        }
-    };
     if let Some(&[v, h]) = t.shape(WORD_EMBEDDINGS) {
         let key = if c.embedding_size.is_some() {
             "embedding_size"
         } else {
             "hidden_size"
         };
-        mismatch(key, c.embedding_width(), h)?;
-        mismatch("vocab_size", c.vocab_size, v)?;
+        agree(key, c.embedding_width(), h)?;
+        agree("vocab_size", c.vocab_size, v)?;
     }
     if let Some(&[p, _]) = t.shape(POSITION_EMBEDDINGS) {
-        mismatch("max_position_embeddings", c.max_position_embeddings, p)?;
+        agree("max_position_embeddings", c.max_position_embeddings, p)?;
     }
     if let Some(&[ty, _]) = t.shape(TOKEN_TYPE_EMBEDDINGS) {
-        mismatch("type_vocab_size", c.type_vocab_size, ty)?;
+        agree("type_vocab_size", c.type_vocab_size, ty)?;
     }
     let layers = t
         .names()
@@ -205,13 +98,13 @@ fn check_against_config(t: &Tensors<'_>, c: &RobertaConfig) -> Result<(), LoadEr
         .map(|i| i + 1)
         .max();
     if let Some(n) = layers {
-        mismatch("num_hidden_layers", c.num_hidden_layers, n)?;
+        agree("num_hidden_layers", c.num_hidden_layers, n)?;
     }
     if let Some(&[i, _]) = t.shape(&weight(&layer(0, INTERMEDIATE))) {
-        mismatch("intermediate_size", c.intermediate_size, i)?;
+        agree("intermediate_size", c.intermediate_size, i)?;
     }
     if let Some(&[l, _]) = t.shape(&weight(HEAD_OUT)) {
-        mismatch("num_labels (id2label)", c.num_labels(), l)?;
+        agree("num_labels (id2label)", c.num_labels(), l)?;
     }
     Ok(())
 }
@@ -219,6 +112,7 @@ fn check_against_config(t: &Tensors<'_>, c: &RobertaConfig) -> Result<(), LoadEr
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::families::family::Family;
 
     #[test]
     fn word_table_chunks_reassemble_to_the_stored_table() {

@@ -7,3 +7,4 @@ pub mod distilbert;
 pub mod loader;
 pub mod names;
 pub mod rename;
+pub mod walk;
