@@ -240,7 +240,7 @@ class Encoded:
 def encode(tokenizer: Any, pair: Pair, limit: int) -> Encoded | str:
     """The pair's model input, cut as tabprobe cuts it; or why it cannot be scored.
 
-    As tabprobe (crates/model/src/tokenize.rs): the premise-first pair is `(premise,
+    As tabprobe (crates/model/src/text/tokenize.rs): the premise-first pair is `(premise,
     hypothesis)` even with an empty premise; hypothesis first is `(hypothesis, premise)`, which
     `transformers` makes a single text when the premise is empty. Only the premise is cut.
     """

@@ -11,10 +11,10 @@ use safetensors::tensor::TensorView;
 use safetensors::Dtype;
 use tabprobe_core::scoring::ScoreError;
 
-use crate::config::RobertaConfig;
-use crate::loader::expected_shapes;
+use crate::families::encoder::config::RobertaConfig;
+use crate::families::encoder::walk::expected_shapes;
 use crate::model::NliModel;
-use crate::tokenize::EncodedPair;
+use crate::text::tokenize::EncodedPair;
 
 /// One measured configuration.
 #[derive(Debug, Clone, PartialEq)]
@@ -22,7 +22,7 @@ pub struct Throughput {
     /// Tokens per example actually run (the request, capped at the model's maximum).
     pub seq_len: usize,
     /// Examples per call (the model may split a call further to stay within its memory
-    /// budget; see [`crate::batch::max_rows_within_budget`]).
+    /// budget; see [`crate::text::batch::max_rows_within_budget`]).
     pub batch_size: usize,
     /// Timed repeats after the warm-up.
     pub repeats: usize,

@@ -30,7 +30,7 @@ pub enum LoadError {
         why: String,
     },
     /// `config.json` declares a size past the limit this crate accepts (far above any real
-    /// checkpoint; see the `MAX_*` constants in [`crate::config`]).
+    /// checkpoint; see the `MAX_*` constants in [`crate::families::encoder::config`]).
     #[error("config.json: {key} = {value} is over the limit of {limit} (no real checkpoint is this large; is the file damaged?)")]
     ConfigOverLimit {
         /// The config key.

@@ -43,51 +43,47 @@
 //!
 //! [`PairScorer`]: tabprobe_core::scoring::PairScorer
 
-pub mod activation;
-// Backends by name (`--backend`): native device initialisation only.
-#[cfg(not(target_family = "wasm"))]
-pub mod backend;
-pub mod bart;
-pub mod batch;
+pub mod blocks;
 // Benchmarks need native device initialisation (`WgpuOptions::init` does not exist in wasm).
 #[cfg(not(target_family = "wasm"))]
 pub mod bench;
-pub mod classifier;
-pub mod config;
-pub mod deberta;
-pub mod device_speed;
-pub mod distilbert;
-pub mod embeddings;
-pub mod encoder;
+pub mod devices;
 pub mod error;
-pub mod family;
-pub mod loader;
+pub mod families;
+pub mod loading;
 pub mod model;
-pub mod names;
 pub mod network;
-pub mod nn;
-// pytorch-reader opens files by path; a browser has none.
-#[cfg(not(target_family = "wasm"))]
-pub mod pytorch;
 pub mod shape;
-pub mod tokenize;
-pub mod tokenizer_class;
-pub mod weight_file;
-pub mod weights;
+pub mod text;
 // Training needs burn's autodiff and optimizers; only the native cli enables it.
 #[cfg(feature = "train")]
 pub mod train;
 
+// The modules under their earlier flat paths (`tabprobe_model::config`, `::batch`, …), which
+// callers name.
+pub use blocks::{activation, classifier, embeddings, encoder, nn};
+#[cfg(not(target_family = "wasm"))]
+pub use devices::backend;
+pub use devices::device_speed;
+pub use families::encoder::{config, distilbert, loader, names};
+pub use families::{bart, deberta, family};
+#[cfg(not(target_family = "wasm"))]
+pub use loading::pytorch;
+pub use loading::{weight_file, weights};
+pub use text::{batch, tokenize, tokenizer_class};
+
+pub use blocks::activation::HiddenAct;
+pub use blocks::classifier::RobertaForSequenceClassification;
 pub use burn::tensor::Device;
-pub use classifier::RobertaForSequenceClassification;
-pub use config::{HiddenAct, LabelMap, RobertaConfig};
 pub use error::LoadError;
-pub use family::Family;
+pub use families::encoder::config::RobertaConfig;
+pub use families::labels::LabelMap;
+pub use families::Family;
+pub use loading::weight_file::{WeightFile, WeightSource};
 pub use model::{
     ModelFiles, ModelSources, NliModel, PrecisionError, TokenizerFiles, Unhashed,
     DEFAULT_BATCH_SIZE,
 };
 pub use network::{Network, Shape};
 pub use tabprobe_core::scoring::Precision;
-pub use tokenize::{EncodedPair, PairTokenizer, TokenizeError};
-pub use weight_file::{WeightFile, WeightSource};
+pub use text::tokenize::{EncodedPair, PairTokenizer, TokenizeError};

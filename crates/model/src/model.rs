@@ -9,13 +9,16 @@ use tabprobe_core::scoring::{
     ModelId, NonFinite, Pair, PairOrder, PairScore, PairScorer, Precision, ScoreError,
 };
 
-use crate::batch::{max_rows_within, plan_batches, plan_batches_padded, Batch, MAX_TENSOR_BYTES};
-use crate::config::{LabelMap, RobertaConfig};
 use crate::error::LoadError;
-use crate::loader::weights_sha256;
+use crate::families::encoder::config::RobertaConfig;
+use crate::families::labels::LabelMap;
+use crate::loading::weight_file::weights_sha256;
+use crate::loading::weight_file::WeightSource;
 use crate::network::{self, Network, Shape};
-use crate::tokenize::{EncodedPair, PairTokenizer, TokenizeError};
-use crate::weight_file::WeightSource;
+use crate::text::batch::{
+    max_rows_within, plan_batches, plan_batches_padded, Batch, MAX_TENSOR_BYTES,
+};
+use crate::text::tokenize::{EncodedPair, PairTokenizer, TokenizeError};
 
 /// Pairs per forward pass unless [`NliModel::set_batch_size`] says otherwise (core's, shared
 /// with the page, which does not link this crate).
@@ -131,7 +134,7 @@ impl NliModel {
     /// [`NliModel::load_unhashed`] with the weights read from `files.weights` a tensor at a
     /// time: only the header and one tensor's bytes are held by this call at once (the largest
     /// table in pieces of at most the tensor budget). The caller hashes the same bytes
-    /// ([`crate::weight_file::weights_sha256_of`] reads them in pieces too).
+    /// ([`crate::loading::weight_file::weights_sha256_of`] reads them in pieces too).
     pub fn load_unhashed_from(
         name: &str,
         files: ModelSources<'_>,
@@ -257,7 +260,7 @@ impl NliModel {
     /// Pairs per forward pass (at least 1). Larger batches are faster per pair until memory
     /// or padding waste wins; pairs are length-sorted, so padding waste stays small. Long
     /// sequences get smaller batches anyway, so that no activation exceeds the tensor budget
-    /// ([`NliModel::set_tensor_budget`]; [`crate::batch::MAX_TENSOR_BYTES`] unless set).
+    /// ([`NliModel::set_tensor_budget`]; [`crate::text::batch::MAX_TENSOR_BYTES`] unless set).
     pub fn set_batch_size(&mut self, batch_size: usize) {
         self.batch_size = batch_size.max(1);
     }
@@ -282,7 +285,7 @@ impl NliModel {
 
     /// Runs the model at `precision` from now on ([`Precision::F16Mixed`]: the transformer
     /// body's dense weights are rounded to f16 on the device, see [`Network::body_dense_mut`]
-    /// and [`crate::nn::Dense::forward`]); its [`ModelId`] says so, so results, run files and
+    /// and [`crate::blocks::nn::Dense::forward`]); its [`ModelId`] says so, so results, run files and
     /// merges keep the precisions apart. Refused where the device has no f16 arithmetic (a
     /// WebGPU adapter without `shader-f16`), and back to f32 once rounded: reload for f32.
     pub fn set_precision(&mut self, precision: Precision) -> Result<(), PrecisionError> {

@@ -4,18 +4,20 @@
 
 use burn::prelude::*;
 
-use crate::bart::{self, BartConfig, BartForSequenceClassification};
-use crate::batch::Batch;
-use crate::classifier::RobertaForSequenceClassification;
-use crate::config::{LabelMap, RobertaConfig};
-use crate::deberta::{self, DebertaV2Config, DebertaV2ForSequenceClassification};
-use crate::distilbert::DistilBertConfig;
+use crate::blocks::classifier::RobertaForSequenceClassification;
+use crate::blocks::nn::Dense;
 use crate::error::LoadError;
-use crate::family::Family;
-use crate::loader::load_weights;
-use crate::nn::Dense;
+use crate::families::bart::{self, BartConfig, BartForSequenceClassification};
+use crate::families::deberta::{self, DebertaV2Config, DebertaV2ForSequenceClassification};
+use crate::families::encoder::config::RobertaConfig;
+use crate::families::encoder::distilbert::DistilBertConfig;
+use crate::families::encoder::loader::load_weights;
+use crate::families::encoder::walk::parameter_count;
+use crate::families::family::Family;
+use crate::families::labels::LabelMap;
+use crate::loading::weight_file::WeightSource;
 pub use crate::shape::Shape;
-use crate::weight_file::WeightSource;
+use crate::text::batch::Batch;
 
 /// A loaded network of one of the supported families.
 #[derive(Debug, Clone)]
@@ -68,8 +70,8 @@ fn parse(config_json: &[u8]) -> Result<Config, LoadError> {
 pub fn check_config(config_json: &[u8]) -> Result<(Shape, LabelMap), LoadError> {
     match parse(config_json)? {
         Config::Encoder(c) => encoder_parts(&c),
-        Config::DebertaV2(c) => c.parts(),
-        Config::Bart(c) => c.parts(),
+        Config::DebertaV2(c) => deberta::walk::parts(&c),
+        Config::Bart(c) => bart::walk::parts(&c),
     }
 }
 
@@ -82,7 +84,7 @@ pub fn load(
     match parse(config_json)? {
         Config::Encoder(c) => load_encoder(c, weights, device),
         Config::DebertaV2(c) => {
-            let (shape, labels) = c.parts()?;
+            let (shape, labels) = deberta::walk::parts(&c)?;
             let network = Network::DebertaV2(Box::new(deberta::load(c, weights, device)?));
             Ok(Loaded {
                 network,
@@ -91,7 +93,7 @@ pub fn load(
             })
         }
         Config::Bart(c) => {
-            let (shape, labels) = c.parts()?;
+            let (shape, labels) = bart::walk::parts(&c)?;
             let network = Network::Bart(Box::new(bart::load(c, weights, device)?));
             Ok(Loaded {
                 network,
@@ -114,7 +116,7 @@ pub fn encoder_parts(config: &RobertaConfig) -> Result<(Shape, LabelMap), LoadEr
         intermediate_size: config.intermediate_size,
         max_tokens: config.max_tokens(),
         pad_token_id: config.pad_token_id,
-        parameters: config.parameter_count(),
+        parameters: parameter_count(config),
     };
     Ok((shape, labels))
 }

@@ -2,7 +2,7 @@
 //! scoring, batching and the model bar need to know of a config, whatever the family. Each
 //! family's loader computes it; [`crate::network`] carries it with the loaded network.
 
-use crate::family::Family;
+use crate::families::family::Family;
 
 /// What scoring, batching and the model bar need to know of a config, whatever the family.
 #[derive(Debug, Clone, PartialEq, Eq)]

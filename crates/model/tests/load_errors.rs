@@ -285,7 +285,7 @@ fn assert_over_limit(e: &LoadError, key: &str, value: u64, limit: u64) {
 
 #[test]
 fn config_sizes_past_their_limits_name_key_value_and_limit() {
-    use tabprobe_model::config::*;
+    use tabprobe_model::families::limits::*;
     let weights = read("tiny-f32/model.safetensors");
     for (key, limit) in [
         ("hidden_size", MAX_HIDDEN_SIZE),

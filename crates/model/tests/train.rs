@@ -9,9 +9,9 @@ mod common;
 use common::{golden, read};
 use safetensors::SafeTensors;
 use tabprobe_core::scoring::{Pair, PairOrder};
-use tabprobe_model::loader::load_weights;
 use tabprobe_model::train::{
-    initial_weights, to_safetensors, train, train_tokenizer, Event, LabelledPair, TrainOptions,
+    initial_weights, to_safetensors, train, train_tokenizer, Event, LabelledPair, Params,
+    TrainOptions,
 };
 use tabprobe_model::{Device, ModelFiles, NliModel, PairTokenizer, RobertaConfig, TokenizerFiles};
 
@@ -125,8 +125,8 @@ fn writer_gives_back_the_checkpoint_it_loaded_with_the_same_logits() {
     let config = tiny_config();
     let device = Device::flex();
     let original = read("tiny-f32/model.safetensors");
-    let network = load_weights(&config, &original, &device).unwrap();
-    let written = to_safetensors(&network).unwrap();
+    let params = Params::load(&config, &original, &device).unwrap();
+    let written = to_safetensors(&params).unwrap();
 
     // Every tensor of the golden file, under the same name, with the same bytes.
     let (a, b) = (

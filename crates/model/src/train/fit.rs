@@ -6,13 +6,13 @@ use burn::prelude::*;
 use burn::tensor::loss::cross_entropy_with_logits;
 use tabprobe_core::rng::Rng;
 
-use crate::batch::{max_rows_within_budget, plan_batches};
-use crate::classifier::RobertaForSequenceClassification;
-use crate::config::RobertaConfig;
-use crate::loader::load_weights;
-use crate::tokenize::EncodedPair;
+use crate::blocks::classifier::RobertaForSequenceClassification;
+use crate::families::encoder::config::RobertaConfig;
+use crate::families::encoder::loader::load_weights;
+use crate::text::batch::{max_rows_within_budget, plan_batches, Batch};
+use crate::text::tokenize::EncodedPair;
 use crate::train::optimize::{learning_rate, track, AdamWSteps};
-use crate::train::params::to_safetensors_async;
+use crate::train::params::{to_safetensors_async, Params};
 
 /// One tokenized training or evaluation pair with its gold label as a model output index.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -218,6 +218,8 @@ pub struct Trainer {
     config: RobertaConfig,
     plain: Device,
     autodiff: Device,
+    /// The trained tensors; `network` is made of them again after every step.
+    params: Params,
     network: RobertaForSequenceClassification,
     optimizer: AdamWSteps,
     train: Vec<LabelledPair>,
@@ -258,8 +260,9 @@ impl Trainer {
         }
         let plain = device.clone().without_autodiff();
         let autodiff = plain.clone().autodiff();
-        let mut network = load_weights(config, &weights, &autodiff).map_err(|e| e.to_string())?;
-        track(&mut network);
+        let mut params = Params::load(config, &weights, &autodiff).map_err(|e| e.to_string())?;
+        track(&mut params);
+        let network = params.network(config).map_err(|e| e.to_string())?;
         let labels = config.num_labels();
         if let Some(bad) = train.iter().chain(&dev).find(|p| p.label >= labels) {
             return Err(format!(
@@ -282,6 +285,7 @@ impl Trainer {
             config: config.clone(),
             plain,
             autodiff,
+            params,
             network,
             optimizer: AdamWSteps::new(options.weight_decay, options.max_grad_norm),
             batches: epoch_batches(&lengths, batch_size, options.seed, 0),
@@ -371,21 +375,10 @@ impl Trainer {
         self.next_batch += 1;
         let rows = self.batches[i].clone();
         let labels = self.labels;
-        let encoded: Vec<EncodedPair> = rows.iter().map(|&r| self.train[r].encoded()).collect();
-        let mut targets = vec![0.0f32; rows.len() * labels];
-        for (k, &r) in rows.iter().enumerate() {
-            targets[k * labels + self.train[r].label] = 1.0;
-        }
         let n = rows.len();
-        let batches = plan_batches(&encoded, n, self.config.pad_token_id as u32, |_| usize::MAX);
-        let Some(batch) = batches.into_iter().next() else {
+        let Some((batch, sorted_targets)) = self.padded_batch(&rows) else {
             return Ok(events);
         };
-        // plan_batches sorts rows by length: reorder the targets the same way.
-        let mut sorted_targets = Vec::with_capacity(targets.len());
-        for &k in &batch.rows {
-            sorted_targets.extend_from_slice(&targets[k * labels..(k + 1) * labels]);
-        }
         let (ids, pos, mask) = batch.tensors(&self.autodiff);
         let logits = self.network.forward(ids, pos, mask);
         let target =
@@ -410,7 +403,11 @@ impl Trainer {
             self.warmup,
             self.options.learning_rate,
         );
-        self.optimizer.step(&mut self.network, &mut grads, lr);
+        self.optimizer.step(&mut self.params, &mut grads, lr);
+        self.network = self
+            .params
+            .network(&self.config)
+            .map_err(|e| e.to_string())?;
         self.outcome.steps += 1;
         self.outcome.examples_seen += n;
         self.window.0 += loss_value;
@@ -469,9 +466,30 @@ impl Trainer {
         Ok(events)
     }
 
+    /// Training rows `rows` as one padded batch, with their one-hot targets in the batch's
+    /// row order (`None` for no rows).
+    fn padded_batch(&self, rows: &[usize]) -> Option<(Batch, Vec<f32>)> {
+        let labels = self.labels;
+        let encoded: Vec<EncodedPair> = rows.iter().map(|&r| self.train[r].encoded()).collect();
+        let mut targets = vec![0.0f32; rows.len() * labels];
+        for (k, &r) in rows.iter().enumerate() {
+            targets[k * labels + self.train[r].label] = 1.0;
+        }
+        let pad = self.config.pad_token_id as u32;
+        let batch = plan_batches(&encoded, rows.len(), pad, |_| usize::MAX)
+            .into_iter()
+            .next()?;
+        // plan_batches sorts rows by length: reorder the targets the same way.
+        let mut sorted_targets = Vec::with_capacity(targets.len());
+        for &k in &batch.rows {
+            sorted_targets.extend_from_slice(&targets[k * labels..(k + 1) * labels]);
+        }
+        Some((batch, sorted_targets))
+    }
+
     /// Dev accuracy of the current weights, with the weights as `model.safetensors` bytes.
     async fn evaluate(&self) -> Result<(f64, Vec<u8>), String> {
-        let bytes = to_safetensors_async(&self.network).await?;
+        let bytes = to_safetensors_async(&self.params).await?;
         let eval_net =
             load_weights(&self.config, &bytes, &self.plain).map_err(|e| e.to_string())?;
         let acc = accuracy(

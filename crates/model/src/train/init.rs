@@ -5,8 +5,8 @@
 
 use tabprobe_core::rng::Rng;
 
-use crate::config::RobertaConfig;
-use crate::loader::expected_shapes;
+use crate::families::encoder::config::RobertaConfig;
+use crate::families::encoder::walk::expected_shapes;
 use crate::train::params::write_f32;
 
 /// One draw from N(0, 1) by the Box–Muller transform of two uniform draws.
@@ -31,7 +31,9 @@ fn init_values(name: &str, shape: &[usize], config: &RobertaConfig, rng: &mut Rn
         .map(|_| (standard_normal(rng) * std) as f32)
         .collect();
     // nn.Embedding(padding_idx=pad) rows stay zero (word and position tables).
-    if name == crate::names::WORD_EMBEDDINGS || name == crate::names::POSITION_EMBEDDINGS {
+    if name == crate::families::encoder::names::WORD_EMBEDDINGS
+        || name == crate::families::encoder::names::POSITION_EMBEDDINGS
+    {
         let width = shape[1];
         let start = config.pad_token_id * width;
         if let Some(row) = values.get_mut(start..start + width) {

@@ -11,15 +11,16 @@
 //! evaluation per epoch; the shuffling seed of grid run k is `seed + k`.
 
 use tabprobe_core::inoculation::{
-    GridPoint, InoculationPlan, InoculationProgress, InoculationResult, ModelEvaluation, Phase,
+    GridPoint, InoculationPlan, InoculationProgress, InoculationResult, InoculationSettings,
+    ModelEvaluation, Phase,
 };
 use tabprobe_core::run::RunResult;
 use tabprobe_core::scoring::Pair;
 use tabprobe_core::Label;
 
-use crate::family::Family;
+use crate::families::family::Family;
 use crate::model::{ModelFiles, NliModel};
-use crate::train::fit::{Event, LabelledPair, TrainOptions, Trainer};
+use crate::train::fit::{Event, LabelledPair, TrainOptions, TrainOutcome, Trainer};
 use crate::Device;
 
 /// How the caller paces a long inoculation: told of progress after every step or scored
@@ -78,6 +79,165 @@ pub fn check_trainable(model: &NliModel) -> Result<(), String> {
     }
 }
 
+/// `pairs` with their labels as the model's output indices, tokenized by the model.
+fn labelled(base: &NliModel, pairs: Vec<(Pair, Label)>) -> Result<Vec<LabelledPair>, String> {
+    let texts: Vec<Pair> = pairs.iter().map(|(p, _)| p.clone()).collect();
+    let encoded = base.encode(&texts).map_err(|e| e.to_string())?;
+    pairs
+        .iter()
+        .zip(encoded)
+        .map(|((_, label), e)| {
+            let index = base
+                .labels()
+                .labels
+                .iter()
+                .position(|l| l == label)
+                .ok_or_else(|| format!("the model has no output for {label}"))?;
+            Ok(LabelledPair {
+                ids: e.ids,
+                label: index,
+            })
+        })
+        .collect()
+}
+
+/// The trainer's options for grid run `k` at learning rate `lr`.
+fn grid_options(settings: &InoculationSettings, lr: f64, k: usize) -> TrainOptions {
+    TrainOptions {
+        epochs: settings.epochs,
+        batch_size: settings.batch_size,
+        learning_rate: lr,
+        warmup_fraction: 0.0,
+        weight_decay: 0.0,
+        max_grad_norm: 1.0,
+        evals_per_epoch: 1,
+        patience: settings.patience.max(1),
+        seed: settings.seed.wrapping_add(k as u64),
+        max_steps: None,
+        log_every: 1,
+    }
+}
+
+/// Runs `trainer` to its end, reporting progress after every step as grid run `run` of
+/// `runs` (sample size `size`, learning rate `learning_rate`) of at most `epochs` epochs;
+/// `sizes` are the dev pairs evaluated and the rows of one step, counted into `work`.
+async fn drive(
+    trainer: &mut Trainer,
+    (run, runs, size, learning_rate): (usize, usize, usize, f64),
+    epochs: usize,
+    (dev, rows): (usize, usize),
+    work: &mut (f64, f64),
+    (started, clock): (f64, fn() -> f64),
+    pace: &mut impl Pace,
+) -> Result<(), String> {
+    let mut place = Phase::Training {
+        run,
+        runs,
+        size,
+        learning_rate,
+        epoch: 0,
+        epochs,
+        step: 0,
+        steps: trainer.total_steps(),
+        loss: None,
+        dev_accuracy: None,
+    };
+    while !trainer.is_done() {
+        let before_step = trainer.steps();
+        let events = trainer.step().await?;
+        if let Phase::Training {
+            epoch,
+            step,
+            loss,
+            dev_accuracy,
+            ..
+        } = &mut place
+        {
+            for event in events {
+                match event {
+                    Event::Step { loss: l, .. } => *loss = Some(l),
+                    Event::Eval { accuracy, .. } => {
+                        *dev_accuracy = Some(accuracy);
+                        work.0 += dev as f64;
+                    }
+                }
+            }
+            *epoch = (trainer.epoch() + 1).min(epochs);
+            *step = trainer.steps();
+        }
+        if trainer.steps() > before_step {
+            work.0 += 3.0 * rows as f64;
+        }
+        let progress = InoculationProgress {
+            phase: place.clone(),
+            work: *work,
+            elapsed: clock() - started,
+        };
+        if !pace.progress(&progress).await {
+            return Err(CANCELLED.to_string());
+        }
+    }
+    Ok(())
+}
+
+/// The pairs every model is evaluated on.
+fn evaluation_pairs(run: &RunResult, plan: &InoculationPlan) -> Result<Vec<Pair>, String> {
+    InoculationResult::evaluation_pairs(run, plan)
+        .iter()
+        .map(|&p| run.pairs.get(p).map(|s| s.pair.clone()))
+        .collect::<Option<_>>()
+        .ok_or_else(|| "the run's items point past its pairs".to_string())
+}
+
+/// The grid's row of a finished run.
+fn grid_point(size: usize, lr: f64, outcome: &TrainOutcome, seconds: f64) -> GridPoint {
+    GridPoint {
+        size,
+        learning_rate: lr,
+        dev_accuracy: outcome.best_accuracy,
+        best_epoch: outcome.best_epoch,
+        steps: outcome.steps,
+        stopped: outcome.stopped.clone(),
+        chosen: false,
+        seconds,
+    }
+}
+
+/// Planned work in forward-pair equivalents, for the remaining-time estimate: every grid
+/// run's epochs over its sample (3 per training pair) and dev pairs, and every evaluation.
+fn planned_work(settings: &InoculationSettings, dev: usize, eval: usize) -> f64 {
+    let train_work: f64 = settings
+        .sizes
+        .iter()
+        .map(|&n| ((3 * n + dev) * settings.epochs * settings.learning_rates.len()) as f64)
+        .sum();
+    train_work + (eval * (settings.sizes.len() + 1)) as f64
+}
+
+/// The loaded model's row of the result: its dev accuracy from its predictions `before`.
+fn base_evaluation(
+    base: &NliModel,
+    run: &RunResult,
+    plan: &InoculationPlan,
+    before: &[Label],
+) -> ModelEvaluation {
+    let dev_right = plan
+        .dev
+        .iter()
+        .filter(|&&e| {
+            run.examples
+                .get(e)
+                .is_some_and(|ex| before.get(e) == Some(&ex.gold))
+        })
+        .count();
+    ModelEvaluation {
+        size: 0,
+        learning_rate: None,
+        dev_accuracy: dev_right as f64 / plan.dev.len().max(1) as f64,
+        weights_sha256: base.id().weights_sha256.clone(),
+    }
+}
+
 /// Runs the whole inoculation of `plan` (made from `run`) on the model in `files`. `clock`
 /// gives seconds from any fixed origin (`std::time::Instant` does not run in the browser).
 pub async fn inoculate(
@@ -97,84 +257,26 @@ pub async fn inoculate(
         .ok_or("the model has no encoder configuration")?
         .clone();
     let settings = &plan.settings;
-    let eval_indices = InoculationResult::evaluation_pairs(run, plan);
-    let eval_pairs: Vec<Pair> = eval_indices
-        .iter()
-        .map(|&p| run.pairs.get(p).map(|s| s.pair.clone()))
-        .collect::<Option<_>>()
-        .ok_or("the run's items point past its pairs")?;
-    let labelled = |pairs: Vec<(Pair, Label)>| -> Result<Vec<LabelledPair>, String> {
-        let texts: Vec<Pair> = pairs.iter().map(|(p, _)| p.clone()).collect();
-        let encoded = base.encode(&texts).map_err(|e| e.to_string())?;
-        pairs
-            .iter()
-            .zip(encoded)
-            .map(|((_, label), e)| {
-                let index = base
-                    .labels()
-                    .labels
-                    .iter()
-                    .position(|l| l == label)
-                    .ok_or_else(|| format!("the model has no output for {label}"))?;
-                Ok(LabelledPair {
-                    ids: e.ids,
-                    label: index,
-                })
-            })
-            .collect()
-    };
-    let dev = labelled(plan.dev_pairs(run))?;
+    let eval_pairs = evaluation_pairs(run, plan)?;
+    let dev = labelled(&base, plan.dev_pairs(run))?;
     let runs = settings.sizes.len() * settings.learning_rates.len();
-    // Planned work, for the remaining-time estimate.
-    let train_work: f64 = settings
-        .sizes
-        .iter()
-        .map(|&n| ((3 * n + dev.len()) * settings.epochs * settings.learning_rates.len()) as f64)
-        .sum();
-    let eval_work = (eval_pairs.len() * (settings.sizes.len() + 1)) as f64;
-    let mut work = (0.0f64, train_work + eval_work);
+    let mut work = (0.0f64, planned_work(settings, dev.len(), eval_pairs.len()));
 
     let mut predictions: Vec<Vec<Label>> = Vec::new();
     let mut models: Vec<ModelEvaluation> = Vec::new();
     let before = score_all(&base, &eval_pairs, 0, &mut work, (started, clock), pace).await?;
-    let dev_right = plan
-        .dev
-        .iter()
-        .filter(|&&e| {
-            run.examples
-                .get(e)
-                .is_some_and(|ex| before.get(e) == Some(&ex.gold))
-        })
-        .count();
-    models.push(ModelEvaluation {
-        size: 0,
-        learning_rate: None,
-        dev_accuracy: dev_right as f64 / plan.dev.len().max(1) as f64,
-        weights_sha256: base.id().weights_sha256.clone(),
-    });
+    models.push(base_evaluation(&base, run, plan, &before));
     predictions.push(before);
 
     let mut grid: Vec<GridPoint> = Vec::new();
     let mut checkpoints = Vec::new();
     let mut k = 0usize;
     for &size in &settings.sizes {
-        let train = labelled(plan.training_pairs(run, size))?;
+        let train = labelled(&base, plan.training_pairs(run, size))?;
         let mut best: Option<(usize, Vec<u8>)> = None;
         for &lr in &settings.learning_rates {
             k += 1;
-            let options = TrainOptions {
-                epochs: settings.epochs,
-                batch_size: settings.batch_size,
-                learning_rate: lr,
-                warmup_fraction: 0.0,
-                weight_decay: 0.0,
-                max_grad_norm: 1.0,
-                evals_per_epoch: 1,
-                patience: settings.patience.max(1),
-                seed: settings.seed.wrapping_add(k as u64),
-                max_steps: None,
-                log_every: 1,
-            };
+            let options = grid_options(settings, lr, k);
             let run_started = clock();
             let mut trainer = Trainer::new(
                 &config,
@@ -185,53 +287,21 @@ pub async fn inoculate(
                 device,
                 clock,
             )?;
-            let (mut loss, mut dev_accuracy) = (None, None);
-            while !trainer.is_done() {
-                let before_step = trainer.steps();
-                for event in trainer.step().await? {
-                    match event {
-                        Event::Step { loss: l, .. } => loss = Some(l),
-                        Event::Eval { accuracy, .. } => {
-                            dev_accuracy = Some(accuracy);
-                            work.0 += dev.len() as f64;
-                        }
-                    }
-                }
-                if trainer.steps() > before_step {
-                    work.0 += 3.0 * settings.batch_size.min(train.len()) as f64;
-                }
-                let progress = InoculationProgress {
-                    phase: Phase::Training {
-                        run: k,
-                        runs,
-                        size,
-                        learning_rate: lr,
-                        epoch: (trainer.epoch() + 1).min(settings.epochs),
-                        epochs: settings.epochs,
-                        step: trainer.steps(),
-                        steps: trainer.total_steps(),
-                        loss,
-                        dev_accuracy,
-                    },
-                    work,
-                    elapsed: clock() - started,
-                };
-                if !pace.progress(&progress).await {
-                    return Err(CANCELLED.to_string());
-                }
-            }
+            let sizes = (dev.len(), settings.batch_size.min(train.len()));
+            let run_at = (k, runs, size, lr);
+            drive(
+                &mut trainer,
+                run_at,
+                settings.epochs,
+                sizes,
+                &mut work,
+                (started, clock),
+                pace,
+            )
+            .await?;
             let outcome = trainer.finish().await?;
             let index = grid.len();
-            grid.push(GridPoint {
-                size,
-                learning_rate: lr,
-                dev_accuracy: outcome.best_accuracy,
-                best_epoch: outcome.best_epoch,
-                steps: outcome.steps,
-                stopped: outcome.stopped.clone(),
-                chosen: false,
-                seconds: clock() - run_started,
-            });
+            grid.push(grid_point(size, lr, &outcome, clock() - run_started));
             let better = best
                 .as_ref()
                 .is_none_or(|(b, _)| outcome.best_accuracy > grid[*b].dev_accuracy);
@@ -243,8 +313,10 @@ pub async fn inoculate(
             continue;
         };
         grid[chosen].chosen = true;
+        let point = &grid[chosen];
+        let name = format!("{name} inoculated n={size}");
         let tuned = load_hashed(
-            &format!("{name} inoculated n={size}"),
+            &name,
             ModelFiles {
                 weights: &weights,
                 ..files
@@ -256,21 +328,13 @@ pub async fn inoculate(
         let model_index = models.len();
         models.push(ModelEvaluation {
             size,
-            learning_rate: Some(grid[chosen].learning_rate),
-            dev_accuracy: grid[chosen].dev_accuracy,
+            learning_rate: Some(point.learning_rate),
+            dev_accuracy: point.dev_accuracy,
             weights_sha256: tuned.id().weights_sha256.clone(),
         });
-        predictions.push(
-            score_all(
-                &tuned,
-                &eval_pairs,
-                model_index,
-                &mut work,
-                (started, clock),
-                pace,
-            )
-            .await?,
-        );
+        let timing = (started, clock);
+        let scored = score_all(&tuned, &eval_pairs, model_index, &mut work, timing, pace).await?;
+        predictions.push(scored);
         checkpoints.push((size, weights));
     }
     let result = InoculationResult::assemble(

@@ -22,5 +22,5 @@ pub use fit::{native_clock, predict, train};
 pub use init::initial_weights;
 #[cfg(not(target_family = "wasm"))]
 pub use params::to_safetensors;
-pub use params::to_safetensors_async;
+pub use params::{to_safetensors_async, Params};
 pub use tokenizer::{train_tokenizer, SPECIAL_TOKENS};

@@ -6,8 +6,7 @@ use burn::optim::{AdamW, AdamWConfig, AdamWState, Optimizer};
 use burn::prelude::*;
 use burn::tensor::Gradients;
 
-use crate::classifier::RobertaForSequenceClassification;
-use crate::train::params::{decays, for_each_param, ParamMut};
+use crate::train::params::{decays, ParamMut, Params};
 
 /// The learning rate for optimisation step `step` (0-based) of `total`: rises linearly over
 /// the first `warmup` steps to `peak` (step 0 already uses `peak / warmup`, so no step is
@@ -23,13 +22,13 @@ pub fn learning_rate(step: usize, total: usize, warmup: usize, peak: f64) -> f64
     }
 }
 
-/// Per-tensor AdamW state, in [`for_each_param`]'s order.
+/// Per-tensor AdamW state, in [`Params::for_each`]'s order.
 enum State {
     Vector(Option<AdamWState<1>>),
     Matrix(Option<AdamWState<2>>),
 }
 
-/// A gradient read out of burn's [`Gradients`], in [`for_each_param`]'s order.
+/// A gradient read out of burn's [`Gradients`], in [`Params::for_each`]'s order.
 enum Grad {
     Vector(Tensor<1>),
     Matrix(Tensor<2>),
@@ -72,12 +71,7 @@ impl AdamWSteps {
     /// model's tensors with the updated ones (still tracked for the next step). The global
     /// gradient norm and the clipping factor stay on the device (no read-back, so a step never
     /// blocks; in the browser a blocking read would panic).
-    pub fn step(
-        &mut self,
-        model: &mut RobertaForSequenceClassification,
-        grads: &mut Gradients,
-        lr: f64,
-    ) {
+    pub fn step(&mut self, params: &mut Params, grads: &mut Gradients, lr: f64) {
         let mut taken = Vec::new();
         let mut squares: Option<Tensor<1>> = None;
         let mut add = |s: Tensor<1>| {
@@ -86,7 +80,7 @@ impl AdamWSteps {
                 Some(acc) => acc + s,
             })
         };
-        for_each_param(model, |_, param| {
+        params.for_each(|_, param| {
             taken.push(match param {
                 ParamMut::Vector(t) => match t.grad_remove(grads) {
                     Some(g) => {
@@ -122,7 +116,7 @@ impl AdamWSteps {
         let mut taken = taken.into_iter();
         let mut states = self.states.iter_mut();
         let (with_decay, without_decay) = (&self.with_decay, &self.without_decay);
-        for_each_param(model, |name, param| {
+        params.for_each(|name, param| {
             let (Some(grad), Some(state)) = (taken.next(), states.next()) else {
                 return;
             };
@@ -150,9 +144,9 @@ impl AdamWSteps {
     }
 }
 
-/// Puts every tensor of `model` on autodiff with gradients retained: the leaves of training.
-pub fn track(model: &mut RobertaForSequenceClassification) {
-    for_each_param(model, |_, param| match param {
+/// Puts every tensor of `params` on autodiff with gradients retained: the leaves of training.
+pub fn track(params: &mut Params) {
+    params.for_each(|_, param| match param {
         ParamMut::Vector(t) => *t = t.clone().inner().autodiff().require_grad(),
         ParamMut::Matrix(t, _) => *t = t.clone().inner().autodiff().require_grad(),
     });

@@ -1,20 +1,27 @@
-//! The trainable tensors of a [`RobertaForSequenceClassification`] under their Hugging Face
-//! names, and the safetensors writer that turns a model back into a `model.safetensors` the
-//! loader (and `transformers`) reads — the inverse of [`crate::loader`]'s name table.
+//! The trainable tensors of an encoder classifier under their Hugging Face names — the
+//! record of the family's one walk ([`crate::families::encoder::walk`]) as it loaded them,
+//! replayed to build the network again after every optimisation step (candle's `VarMap`
+//! idea) — and the safetensors writer that turns them back into a `model.safetensors` the
+//! loader (and `transformers`) reads.
 
 use std::collections::HashMap;
+use std::iter::Peekable;
+use std::slice::Iter;
 
 use burn::prelude::*;
 use safetensors::tensor::TensorView;
 use safetensors::Dtype;
 
-use crate::classifier::RobertaForSequenceClassification;
-use crate::names::{
-    bias, layer, weight, ATTENTION_NORM, ATTENTION_OUTPUT, EMBEDDINGS_NORM, HEAD, HEAD_DENSE,
-    HEAD_OUT, INTERMEDIATE, KEY, OUTPUT, OUTPUT_NORM, POSITION_EMBEDDINGS, QUERY,
-    TOKEN_TYPE_EMBEDDINGS, VALUE, WORD_EMBEDDINGS,
-};
-use crate::nn::{Dense, LayerNorm};
+use crate::blocks::classifier::RobertaForSequenceClassification;
+use crate::blocks::embeddings::WordChunk;
+use crate::blocks::nn::{Dense, LayerNorm};
+use crate::error::LoadError;
+use crate::families::encoder::config::RobertaConfig;
+use crate::families::encoder::loader::load_with;
+use crate::families::encoder::names::{bias, weight, HEAD};
+use crate::families::encoder::walk::walk;
+use crate::loading::vars::Vars;
+use crate::loading::weight_file::WeightSource;
 
 /// How a tensor is stored in the Hugging Face file.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -33,61 +40,220 @@ pub enum ParamMut<'a> {
     Matrix(&'a mut Tensor<2>, Layout),
 }
 
+/// One trainable tensor as the walk met it.
+#[derive(Debug, Clone)]
+enum Param {
+    Vector(Tensor<1>),
+    Matrix(Tensor<2>, Layout),
+    /// Rows `start..` of the word table.
+    Chunk(usize, Tensor<2>),
+}
+
 /// Whether AdamW's weight decay applies: not to biases and LayerNorm parameters (as the
 /// `transformers` Trainer does), only to matrices.
 pub fn decays(name: &str) -> bool {
     !(name.ends_with(".bias") || name.contains("LayerNorm"))
 }
 
-/// Calls `f` on every trainable tensor with its canonical Hugging Face name (without the
-/// `roberta.` prefix), in a fixed order. A word table held in several row chunks yields each
-/// chunk under the same name, in row order.
-pub fn for_each_param(
-    model: &mut RobertaForSequenceClassification,
-    mut f: impl FnMut(&str, ParamMut<'_>),
-) {
-    let dense = |f: &mut dyn FnMut(&str, ParamMut<'_>), name: &str, d: &mut Dense| {
-        f(
-            &weight(name),
-            ParamMut::Matrix(&mut d.weight, Layout::Transposed),
-        );
-        f(&bias(name), ParamMut::Vector(&mut d.bias));
-    };
-    let norm = |f: &mut dyn FnMut(&str, ParamMut<'_>), name: &str, n: &mut LayerNorm| {
-        f(&weight(name), ParamMut::Vector(&mut n.gamma));
-        f(&bias(name), ParamMut::Vector(&mut n.beta));
-    };
-    let e = &mut model.embeddings;
-    for chunk in &mut e.word {
-        f(
-            WORD_EMBEDDINGS,
-            ParamMut::Matrix(&mut chunk.table, Layout::Same),
-        );
+/// Every trainable tensor of a network by its canonical Hugging Face name (without the
+/// `roberta.` prefix), in the walk's order; a word table held in several row chunks is one
+/// entry per chunk under the same name, in row order.
+#[derive(Debug, Clone, Default)]
+pub struct Params {
+    entries: Vec<(String, Param)>,
+}
+
+impl Params {
+    /// The tensors of `weights` (checked as [`crate::families::encoder::loader::load_weights`]
+    /// checks them) on `device`.
+    pub fn load(
+        config: &RobertaConfig,
+        weights: &dyn WeightSource,
+        device: &Device,
+    ) -> Result<Self, LoadError> {
+        load_with(config, weights, device, |v| {
+            let mut record = Record {
+                inner: v,
+                params: Params::default(),
+            };
+            walk(config, &mut record)?;
+            Ok(record.params)
+        })
     }
-    f(
-        POSITION_EMBEDDINGS,
-        ParamMut::Matrix(&mut e.position, Layout::Same),
-    );
-    f(
-        TOKEN_TYPE_EMBEDDINGS,
-        ParamMut::Matrix(&mut e.token_type, Layout::Same),
-    );
-    norm(&mut f, EMBEDDINGS_NORM, &mut e.layer_norm);
-    for (i, l) in model.encoder.layers.iter_mut().enumerate() {
-        let part = |p: &str| layer(i, p);
-        let a = &mut l.attention;
-        dense(&mut f, &part(QUERY), &mut a.query);
-        dense(&mut f, &part(KEY), &mut a.key);
-        dense(&mut f, &part(VALUE), &mut a.value);
-        dense(&mut f, &part(ATTENTION_OUTPUT), &mut a.output);
-        norm(&mut f, &part(ATTENTION_NORM), &mut a.layer_norm);
-        let ff = &mut l.feed_forward;
-        dense(&mut f, &part(INTERMEDIATE), &mut ff.intermediate);
-        dense(&mut f, &part(OUTPUT), &mut ff.output);
-        norm(&mut f, &part(OUTPUT_NORM), &mut ff.layer_norm);
+
+    /// The network of `config` made of these tensors (the same tensors: gradients found for
+    /// the network's are found for these).
+    pub fn network(
+        &self,
+        config: &RobertaConfig,
+    ) -> Result<RobertaForSequenceClassification, LoadError> {
+        let device = match self.entries.first() {
+            Some((_, Param::Vector(t))) => t.device(),
+            Some((_, Param::Matrix(t, _) | Param::Chunk(_, t))) => t.device(),
+            None => Device::flex(),
+        };
+        walk(
+            config,
+            &mut Replay {
+                entries: self.entries.iter().peekable(),
+                device,
+            },
+        )
     }
-    dense(&mut f, HEAD_DENSE, &mut model.classifier.dense);
-    dense(&mut f, HEAD_OUT, &mut model.classifier.out_proj);
+
+    /// Calls `f` on every tensor with its name, in the walk's order.
+    pub fn for_each(&mut self, mut f: impl FnMut(&str, ParamMut<'_>)) {
+        for (name, param) in &mut self.entries {
+            match param {
+                Param::Vector(t) => f(name, ParamMut::Vector(t)),
+                Param::Matrix(t, layout) => f(name, ParamMut::Matrix(t, *layout)),
+                Param::Chunk(_, t) => f(name, ParamMut::Matrix(t, Layout::Same)),
+            }
+        }
+    }
+
+    fn push(&mut self, name: String, param: Param) {
+        self.entries.push((name, param));
+    }
+}
+
+/// A walk's parts from `inner`, each noted in `params`.
+struct Record<'a> {
+    inner: &'a mut dyn Vars,
+    params: Params,
+}
+
+impl Record<'_> {
+    fn dense(&mut self, name: &str, d: &Dense, with_bias: bool) {
+        let w = Param::Matrix(d.weight.clone(), Layout::Transposed);
+        self.params.push(weight(name), w);
+        if with_bias {
+            self.params.push(bias(name), Param::Vector(d.bias.clone()));
+        }
+    }
+}
+
+impl Vars for Record<'_> {
+    fn dense(&mut self, name: &str, out: usize, inp: usize) -> Result<Dense, LoadError> {
+        let d = self.inner.dense(name, out, inp)?;
+        Record::dense(self, name, &d, true);
+        Ok(d)
+    }
+
+    fn dense_no_bias(&mut self, name: &str, out: usize, inp: usize) -> Result<Dense, LoadError> {
+        let d = self.inner.dense_no_bias(name, out, inp)?;
+        Record::dense(self, name, &d, false);
+        Ok(d)
+    }
+
+    fn norm(&mut self, name: &str, width: usize, eps: f64) -> Result<LayerNorm, LoadError> {
+        let n = self.inner.norm(name, width, eps)?;
+        self.params
+            .push(weight(name), Param::Vector(n.gamma.clone()));
+        self.params.push(bias(name), Param::Vector(n.beta.clone()));
+        Ok(n)
+    }
+
+    fn table(&mut self, name: &str, rows: usize, cols: usize) -> Result<Tensor<2>, LoadError> {
+        let t = self.inner.table(name, rows, cols)?;
+        self.params
+            .push(name.into(), Param::Matrix(t.clone(), Layout::Same));
+        Ok(t)
+    }
+
+    fn words(&mut self, name: &str, rows: usize, cols: usize) -> Result<Vec<WordChunk>, LoadError> {
+        let chunks = self.inner.words(name, rows, cols)?;
+        for c in &chunks {
+            self.params
+                .push(name.into(), Param::Chunk(c.start, c.table.clone()));
+        }
+        Ok(chunks)
+    }
+
+    fn device(&self) -> Device {
+        self.inner.device()
+    }
+}
+
+/// The walk's parts taken from the entries, in the order they were recorded.
+struct Replay<'a> {
+    entries: Peekable<Iter<'a, (String, Param)>>,
+    device: Device,
+}
+
+impl Replay<'_> {
+    /// The next entry, which must be `name`.
+    fn next(&mut self, name: &str) -> Result<&Param, LoadError> {
+        match self.entries.next() {
+            Some((n, param)) if n == name => Ok(param),
+            _ => Err(LoadError::MissingTensor { name: name.into() }),
+        }
+    }
+
+    fn vector(&mut self, name: &str) -> Result<Tensor<1>, LoadError> {
+        match self.next(name)? {
+            Param::Vector(t) => Ok(t.clone()),
+            _ => Err(LoadError::MissingTensor { name: name.into() }),
+        }
+    }
+
+    fn matrix(&mut self, name: &str) -> Result<Tensor<2>, LoadError> {
+        match self.next(name)? {
+            Param::Matrix(t, _) => Ok(t.clone()),
+            _ => Err(LoadError::MissingTensor { name: name.into() }),
+        }
+    }
+}
+
+impl Vars for Replay<'_> {
+    fn dense(&mut self, name: &str, _out: usize, _inp: usize) -> Result<Dense, LoadError> {
+        Ok(Dense {
+            weight: self.matrix(&weight(name))?,
+            bias: self.vector(&bias(name))?,
+        })
+    }
+
+    fn dense_no_bias(&mut self, name: &str, out: usize, _inp: usize) -> Result<Dense, LoadError> {
+        Ok(Dense {
+            weight: self.matrix(&weight(name))?,
+            bias: Tensor::zeros([out], &self.device),
+        })
+    }
+
+    fn norm(&mut self, name: &str, _width: usize, eps: f64) -> Result<LayerNorm, LoadError> {
+        Ok(LayerNorm {
+            gamma: self.vector(&weight(name))?,
+            beta: self.vector(&bias(name))?,
+            eps,
+        })
+    }
+
+    fn table(&mut self, name: &str, _rows: usize, _cols: usize) -> Result<Tensor<2>, LoadError> {
+        self.matrix(name)
+    }
+
+    fn words(
+        &mut self,
+        name: &str,
+        _rows: usize,
+        _cols: usize,
+    ) -> Result<Vec<WordChunk>, LoadError> {
+        let mut chunks = Vec::new();
+        while let Some((_, Param::Chunk(start, table))) = self
+            .entries
+            .next_if(|(n, p)| n == name && matches!(p, Param::Chunk(..)))
+        {
+            chunks.push(WordChunk {
+                start: *start,
+                table: table.clone(),
+            });
+        }
+        Ok(chunks)
+    }
+
+    fn device(&self) -> Device {
+        self.device.clone()
+    }
 }
 
 /// The name `RobertaForSequenceClassification.state_dict()` uses: the encoder and embeddings
@@ -115,54 +281,38 @@ async fn host_values<const D: usize>(t: Tensor<D>) -> Result<Vec<f32>, String> {
         .map_err(|e| format!("reading a weight back failed: {e:?}"))
 }
 
-/// A parameter taken out of the model to be read back.
-enum Taken {
-    Vector(Tensor<1>),
-    Matrix(Tensor<2>, Layout),
+/// A matrix read back in Hugging Face layout, with its shape there.
+async fn matrix_values(t: Tensor<2>, layout: Layout) -> (Result<Vec<f32>, String>, Vec<usize>) {
+    let [rows, cols] = t.dims();
+    match (layout, host_values(t).await) {
+        (Layout::Transposed, Ok(v)) => {
+            let mut out = vec![0.0f32; v.len()];
+            for r in 0..rows {
+                for c in 0..cols {
+                    out[c * rows + r] = v[r * cols + c];
+                }
+            }
+            (Ok(out), vec![cols, rows])
+        }
+        (_, v) => (v, vec![rows, cols]),
+    }
 }
 
-/// Writes the model as `model.safetensors` bytes (f32, little-endian, `{"format": "pt"}`
+/// Writes the tensors as `model.safetensors` bytes (f32, little-endian, `{"format": "pt"}`
 /// metadata) with `RobertaForSequenceClassification`'s names and PyTorch layouts, so that
-/// both [`crate::loader::load_weights`] and `transformers` read it. Reads every tensor back
-/// asynchronously, so it runs in the browser too.
-pub async fn to_safetensors_async(
-    model: &RobertaForSequenceClassification,
-) -> Result<Vec<u8>, String> {
-    let mut model = model.clone();
-    let mut taken: Vec<(String, Taken)> = Vec::new();
-    for_each_param(&mut model, |name, param| {
-        taken.push((
-            name.to_string(),
-            match param {
-                ParamMut::Vector(t) => Taken::Vector(t.clone()),
-                ParamMut::Matrix(t, layout) => Taken::Matrix(t.clone(), layout),
-            },
-        ))
-    });
+/// both [`crate::families::encoder::loader::load_weights`] and `transformers` read it. Reads
+/// every tensor back asynchronously, so it runs in the browser too.
+pub async fn to_safetensors_async(params: &Params) -> Result<Vec<u8>, String> {
     let mut order: Vec<String> = Vec::new();
     let mut tensors: HashMap<String, HostTensor> = HashMap::new();
-    for (name, param) in taken {
+    for (name, param) in params.entries.iter().cloned() {
         let (values, shape) = match param {
-            Taken::Vector(t) => {
+            Param::Vector(t) => {
                 let dims = t.dims().to_vec();
                 (host_values(t).await, dims)
             }
-            Taken::Matrix(t, layout) => {
-                let [rows, cols] = t.dims();
-                let v = host_values(t).await;
-                match (layout, v) {
-                    (Layout::Transposed, Ok(v)) => {
-                        let mut out = vec![0.0f32; v.len()];
-                        for r in 0..rows {
-                            for c in 0..cols {
-                                out[c * rows + r] = v[r * cols + c];
-                            }
-                        }
-                        (Ok(out), vec![cols, rows])
-                    }
-                    (_, v) => (v, vec![rows, cols]),
-                }
-            }
+            Param::Matrix(t, layout) => matrix_values(t, layout).await,
+            Param::Chunk(_, t) => matrix_values(t, Layout::Same).await,
         };
         let values = values.map_err(|e| format!("{name}: {e}"))?;
         let bytes: Vec<u8> = values.iter().flat_map(|x| x.to_le_bytes()).collect();
@@ -193,8 +343,8 @@ pub async fn to_safetensors_async(
 
 /// [`to_safetensors_async`], blocking (native only).
 #[cfg(not(target_family = "wasm"))]
-pub fn to_safetensors(model: &RobertaForSequenceClassification) -> Result<Vec<u8>, String> {
-    futures_lite::future::block_on(to_safetensors_async(model))
+pub fn to_safetensors(params: &Params) -> Result<Vec<u8>, String> {
+    futures_lite::future::block_on(to_safetensors_async(params))
 }
 
 /// Serialises `(canonical name, shape, little-endian f32 bytes)` as a `model.safetensors` with

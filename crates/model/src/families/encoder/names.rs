@@ -1,9 +1,9 @@
 //! The encoder classifier's tensors by their canonical (RoBERTa) names, written once: the
-//! table of shapes a checkpoint is checked against ([`crate::loader::expected_shapes`]), the
-//! loader, the cross-check of `config.json` against the weights, the translation of the other
-//! families' names and training's parameter map all spell a name from here. DeBERTa-v2/v3
+//! family's walk ([`crate::families::encoder::walk`], which gives the shape table, the network
+//! and training's parameter map), the cross-check of `config.json` against the weights and
+//! the translation of the other families' names all spell a name from here. DeBERTa-v2/v3
 //! reuses the embeddings' and the layers' shared parts and adds its own (in
-//! [`crate::deberta`]); BART's names live in [`crate::bart`].
+//! [`crate::families::deberta::names`]); BART's names live in [`crate::families::bart::names`].
 
 /// The word table `[V, E]`.
 pub const WORD_EMBEDDINGS: &str = "embeddings.word_embeddings.weight";

@@ -8,10 +8,11 @@ use burn::prelude::*;
 use safetensors::tensor::TensorInfo;
 use safetensors::Dtype;
 
-use crate::embeddings::WordChunk;
+use crate::blocks::embeddings::WordChunk;
+use crate::blocks::nn::{Dense, LayerNorm};
 use crate::error::LoadError;
-use crate::nn::{Dense, LayerNorm};
-use crate::weight_file::WeightFile;
+use crate::families::limits::check_weights_len;
+use crate::loading::weight_file::{byte_len, WeightFile};
 
 /// The stored tensors of one file, by canonical name.
 pub struct Tensors<'a> {
@@ -46,6 +47,13 @@ impl<'a> Tensors<'a> {
     /// The stored shape under a canonical name.
     pub fn shape(&self, name: &str) -> Option<&[usize]> {
         self.by_name.get(name).map(|(_, v)| v.shape.as_slice())
+    }
+
+    /// Refuses a file smaller than the parameters of `expected` need (at
+    /// [`crate::families::limits::MIN_BYTES_PER_PARAMETER`] bytes each), then makes [`Tensors::check`]'s checks.
+    pub fn check_against(&self, expected: &BTreeMap<String, Vec<usize>>) -> Result<(), LoadError> {
+        check_weights_len(element_count(expected), byte_len(self.file))?;
+        self.check(expected)
     }
 
     /// Missing, unexpected, dtype and shape checks, all from the header.
@@ -206,6 +214,20 @@ impl<'a> Tensors<'a> {
     }
 }
 
+/// Refuses a `config.json` value the weights contradict: a config from another checkpoint is
+/// reported as such rather than as a list of shape mismatches.
+pub fn agree(key: &str, config: usize, weights: usize) -> Result<(), LoadError> {
+    if config == weights {
+        Ok(())
+    } else {
+        Err(LoadError::ConfigWeightsMismatch {
+            key: key.into(),
+            config,
+            weights,
+        })
+    }
+}
+
 /// Side of the square tiles [`transposed`] copies: 32 × 32 f32 reads 32 rows of 128 bytes and
 /// writes 32 rows of 128 bytes, so both sides stay in the L1 cache.
 const TILE: usize = 32;
@@ -227,10 +249,10 @@ fn transposed(w: &[f32], out: usize, inp: usize, device: &Device) -> Tensor<2> {
     Tensor::from_data(TensorData::new(t, [inp, out]), device)
 }
 
-/// Elements of every tensor in `expected` (`None`: more than a `u64` holds): the parameter
-/// count of a family whose config implies its shapes.
-pub fn element_count(expected: &BTreeMap<String, Vec<usize>>) -> Option<u64> {
-    expected.values().try_fold(0u64, |sum, shape| {
+/// Elements of every tensor in `shapes` (`None`: more than a `u64` holds): the parameter
+/// count a walk implies.
+pub fn element_count(shapes: &BTreeMap<String, Vec<usize>>) -> Option<u64> {
+    shapes.values().try_fold(0u64, |sum, shape| {
         let n = shape
             .iter()
             .try_fold(1u64, |p, &d| p.checked_mul(d as u64))?;

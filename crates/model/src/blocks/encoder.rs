@@ -2,12 +2,10 @@
 //! `RobertaLayer`: self-attention → add & norm → feed-forward → add & norm).
 
 use burn::prelude::*;
-use burn::tensor::activation::{gelu_approximate, relu, softmax};
+use burn::tensor::activation::softmax;
 
-use crate::activation::gelu;
-
-use crate::config::HiddenAct;
-use crate::nn::{matmul_in, Dense, LayerNorm};
+use crate::blocks::activation::HiddenAct;
+use crate::blocks::nn::{matmul_in, Dense, LayerNorm};
 
 /// Multi-head self-attention with its output projection and LayerNorm
 /// (`RobertaAttention` = `RobertaSelfAttention` + `RobertaSelfOutput`).
@@ -88,11 +86,7 @@ impl FeedForward {
     /// `x: [batch, seq, hidden]`.
     pub fn forward(&self, x: Tensor<3>) -> Tensor<3> {
         let h = self.intermediate.forward(x.clone());
-        let h = match self.act {
-            HiddenAct::Gelu => gelu(h),
-            HiddenAct::GeluTanh => gelu_approximate(h),
-            HiddenAct::Relu => relu(h),
-        };
+        let h = self.act.apply(h);
         self.layer_norm.forward(self.output.forward(h) + x)
     }
 

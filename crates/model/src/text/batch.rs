@@ -3,9 +3,9 @@
 
 use burn::prelude::*;
 
-use crate::classifier::MASK_BIAS;
-use crate::embeddings::position_ids;
-use crate::tokenize::EncodedPair;
+use crate::blocks::classifier::MASK_BIAS;
+use crate::blocks::embeddings::position_ids;
+use crate::text::tokenize::EncodedPair;
 
 /// One padded batch on the host, ready to become tensors.
 #[derive(Debug, Clone, PartialEq)]

@@ -21,7 +21,7 @@ use tabprobe_core::checkpoint::TokenizerConfig;
 use tabprobe_core::scoring::PairOrder;
 
 use crate::error::LoadError;
-use crate::tokenizer_class;
+use crate::text::tokenizer_class;
 
 /// The token ids of one pair, ready for the model.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -84,7 +84,7 @@ impl PairTokenizer {
 
     /// From the bytes of a `tokenizer.json` beside a `tokenizer_config.json` (`config`; the
     /// default when there is none) of a model whose `config.json` says `model_type`: the
-    /// tokenizer `transformers` builds from the two ([`crate::tokenizer_class`]).
+    /// tokenizer `transformers` builds from the two ([`crate::text::tokenizer_class`]).
     pub fn from_json_bytes_with(
         bytes: &[u8],
         max_tokens: usize,
@@ -95,21 +95,11 @@ impl PairTokenizer {
         // "decoder" object, and on a string there that does not decode (a lone surrogate such
         // as "\uDFFF"), so the whole file is parsed first, strings decoded (both found by the
         // model_load fuzz target; `IgnoredAny` skipped strings without decoding them).
-        let value = serde_json::from_slice::<serde_json::Value>(bytes)
+        serde_json::from_slice::<serde_json::Value>(bytes)
             .map_err(|e| LoadError::Tokenizer(format!("tokenizer.json is not valid JSON: {e}")))?;
-        let tokenizer_json = |e| LoadError::Tokenizer(format!("tokenizer.json: {e}"));
-        let (tok, truncate_left) = if config.settings.is_empty() {
-            let left = value["truncation"]["direction"] == "Left";
-            (Tokenizer::from_bytes(bytes).map_err(tokenizer_json)?, left)
-        } else {
-            let rebuilt = tokenizer_class::rebuild(value, config, model_type)?;
-            let text = serde_json::to_vec(&rebuilt.tokenizer)
-                .map_err(|e| LoadError::Tokenizer(format!("tokenizer.json: {e}")))?;
-            (
-                Tokenizer::from_bytes(&text).map_err(tokenizer_json)?,
-                rebuilt.truncate_left,
-            )
-        };
+        let mut tok = Tokenizer::from_bytes(bytes)
+            .map_err(|e| LoadError::Tokenizer(format!("tokenizer.json: {e}")))?;
+        let truncate_left = tokenizer_class::rebuild(&mut tok, config, model_type)?;
         Self::new(tok, max_tokens, truncate_left)
     }
 

@@ -7,6 +7,7 @@
 use std::borrow::Cow;
 
 use safetensors::tensor::{Metadata, TensorInfo};
+use sha2::{Digest, Sha256};
 
 use crate::error::LoadError;
 
@@ -159,10 +160,25 @@ fn read_exactly(source: &dyn WeightSource, start: u64, end: u64) -> Result<Cow<'
     Ok(bytes)
 }
 
+/// The file's length as a `usize` (saturating: a file past `usize::MAX` is large enough for
+/// any config the size check compares it with).
+pub fn byte_len(file: &WeightFile<'_>) -> usize {
+    usize::try_from(file.byte_len()).unwrap_or(usize::MAX)
+}
+
+/// Lower-case hex of a digest.
+fn hex(digest: &[u8]) -> String {
+    digest.iter().map(|b| format!("{b:02x}")).collect()
+}
+
+/// Lower-case hex SHA-256 of the weight file, the model's identity in results and share links.
+pub fn weights_sha256(bytes: &[u8]) -> String {
+    hex(&Sha256::digest(bytes))
+}
+
 /// Lower-case hex SHA-256 of the whole file `source` holds, read [`HASH_CHUNK_BYTES`] at a
-/// time: the same digest as [`crate::loader::weights_sha256`] of the bytes.
+/// time: the same digest as [`weights_sha256`] of the bytes.
 pub fn weights_sha256_of(source: &dyn WeightSource) -> Result<String, LoadError> {
-    use sha2::{Digest, Sha256};
     let mut hash = Sha256::new();
     let len = source.byte_len();
     let mut at = 0;
@@ -171,7 +187,7 @@ pub fn weights_sha256_of(source: &dyn WeightSource) -> Result<String, LoadError>
         hash.update(read_exactly(source, at, end).map_err(LoadError::WeightsRead)?);
         at = end;
     }
-    Ok(hash.finalize().iter().map(|b| format!("{b:02x}")).collect())
+    Ok(hex(&hash.finalize()))
 }
 
 #[cfg(test)]
@@ -255,13 +271,21 @@ mod tests {
         let bytes = file();
         assert_eq!(
             weights_sha256_of(&bytes).expect("hash"),
-            crate::loader::weights_sha256(&bytes)
+            weights_sha256(&bytes)
         );
         // Hand-worked: SHA-256 of no bytes.
         let none: &[u8] = &[];
         assert_eq!(
             weights_sha256_of(&none).expect("hash"),
             "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855"
+        );
+    }
+
+    #[test]
+    fn sha256_is_lower_hex() {
+        assert_eq!(
+            weights_sha256(b"abc"),
+            "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad"
         );
     }
 }

@@ -4,7 +4,7 @@
 use burn::prelude::*;
 use burn::tensor::module::embedding;
 
-use crate::nn::{Dense, LayerNorm};
+use crate::blocks::nn::{Dense, LayerNorm};
 
 /// A slice of rows of the word embedding table, starting at token id `start`.
 #[derive(Debug, Clone)]

@@ -1,14 +1,15 @@
 //! DistilBERT (`DistilBertForSequenceClassification`): BERT's post-LayerNorm encoder without
 //! token types, positions from 0, and the head `pre_classifier → ReLU → classifier` on
 //! `[CLS]`. Its `config.json` has its own keys, translated here into the encoder config the
-//! shared network is built from; its tensor names are translated in [`crate::loader`].
+//! shared network is built from; its tensor names are translated in [`crate::families::encoder::loader`].
 
 use serde::Deserialize;
 use serde_json::json;
 
-use crate::config::{HiddenAct, RobertaConfig};
+use crate::blocks::activation::HiddenAct;
 use crate::error::LoadError;
-use crate::family::Family;
+use crate::families::encoder::config::RobertaConfig;
+use crate::families::family::Family;
 
 /// `config.json` of a DistilBERT checkpoint (`transformers.DistilBertConfig`), with its
 /// defaults.

@@ -2,10 +2,12 @@
 //! vectorises and, natively, every core shares. burn's `flex` backend computes it element by
 //! element with `libm::erff` on one thread: 7–8 % of the CLI's samples on roberta-base, about
 //! twice that of its wall time on two cores (issue 33, item 6). Other devices (WebGPU, wgpu,
-//! and autodiff, whose graph needs burn's own op for the gradient) keep burn's `gelu`.
+//! and autodiff, whose graph needs burn's own op for the gradient) keep burn's `gelu`. Also
+//! [`HiddenAct`], the feed-forward activation a config names.
 
-use burn::tensor::activation::gelu as burn_gelu;
+use burn::tensor::activation::{gelu as burn_gelu, gelu_approximate, relu};
 use burn::tensor::{Device, Tensor};
+use serde::{Deserialize, Serialize};
 
 /// Elements per piece handed to one core: large enough that scheduling costs nothing beside
 /// the arithmetic, small enough that a [batch·seq, 3072] activation splits over every core.
@@ -81,6 +83,32 @@ pub fn gelu<const D: usize>(x: Tensor<D>) -> Tensor<D> {
         Err(_) => return burn_gelu(Tensor::from_data(data, &device)),
     }
     Tensor::from_data(data, &device)
+}
+
+/// Feed-forward activation named by `hidden_act`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+pub enum HiddenAct {
+    /// Exact GELU, `x · Φ(x)` with erf (`transformers`' `gelu`).
+    #[default]
+    #[serde(rename = "gelu")]
+    Gelu,
+    /// The tanh approximation (`gelu_new`, `gelu_pytorch_tanh`).
+    #[serde(rename = "gelu_new", alias = "gelu_pytorch_tanh")]
+    GeluTanh,
+    /// `max(0, x)`.
+    #[serde(rename = "relu")]
+    Relu,
+}
+
+impl HiddenAct {
+    /// The activation applied to `x`.
+    pub fn apply<const D: usize>(self, x: Tensor<D>) -> Tensor<D> {
+        match self {
+            Self::Gelu => gelu(x),
+            Self::GeluTanh => gelu_approximate(x),
+            Self::Relu => relu(x),
+        }
+    }
 }
 
 #[cfg(test)]

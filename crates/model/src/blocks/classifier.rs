@@ -6,11 +6,11 @@
 use burn::prelude::*;
 use burn::tensor::activation::relu;
 
-use crate::activation::gelu;
+use crate::blocks::activation::gelu;
 
-use crate::embeddings::Embeddings;
-use crate::encoder::Encoder;
-use crate::nn::Dense;
+use crate::blocks::embeddings::Embeddings;
+use crate::blocks::encoder::Encoder;
+use crate::blocks::nn::Dense;
 
 /// Added to attention scores at padding positions. Finite (unlike -inf) so a fully masked row
 /// could never produce NaN; large enough that `exp` underflows to exactly 0, as
@@ -60,7 +60,7 @@ impl ClassificationHead {
 
 /// The whole sequence classifier, eval only (dropout is the identity). The name is
 /// RoBERTa's, the family it was written for; BERT, XLM-RoBERTa, ELECTRA and DistilBERT
-/// checkpoints load into it too (see [`crate::family::Family`]).
+/// checkpoints load into it too (see [`crate::families::family::Family`]).
 #[derive(Debug, Clone)]
 pub struct RobertaForSequenceClassification {
     /// Embedding tables.

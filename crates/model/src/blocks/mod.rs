@@ -1,0 +1,9 @@
+//! The building blocks the families' networks are made of, as plain tensors (eval only), in
+//! reading order: dense layer and LayerNorm, activations, the BERT-style embeddings, encoder
+//! layers and classification head.
+
+pub mod activation;
+pub mod classifier;
+pub mod embeddings;
+pub mod encoder;
+pub mod nn;
