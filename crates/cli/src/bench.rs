@@ -6,8 +6,8 @@ use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 use clap::Args;
-use tabprobe_model::backend::{device_by_name, BACKENDS};
 use tabprobe_model::bench::measure;
+use tabprobe_model::devices::backend::{device_by_name, BACKENDS};
 use tabprobe_model::{Device, Precision};
 
 /// Options of `tabprobe bench`.

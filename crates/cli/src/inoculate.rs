@@ -10,7 +10,7 @@ use tabprobe_core::inoculation::tables::render_text;
 use tabprobe_core::inoculation::InoculationProgress;
 use tabprobe_core::inoculation::{InoculationPlan, InoculationSettings};
 use tabprobe_core::probe_kind::ProbeKind;
-use tabprobe_model::backend::device_by_name;
+use tabprobe_model::devices::backend::device_by_name;
 use tabprobe_model::train::inoculate::{inoculate_blocking, Pace};
 use tabprobe_model::ModelFiles;
 

@@ -164,7 +164,7 @@ fn run(cli: Cli) -> Result<(), String> {
                 ));
             }
             io::check_model_file_size(&bin, tabprobe_core::checkpoint::PYTORCH_BIN)?;
-            let bytes = tabprobe_model::pytorch::safetensors_from_pytorch_file(&bin)
+            let bytes = tabprobe_model::loading::pytorch::safetensors_from_pytorch_file(&bin)
                 .map_err(|e| e.to_string())?;
             std::fs::write(&out, &bytes).map_err(|e| format!("{}: {e}", out.display()))?;
             println!("wrote {} ({} bytes)", out.display(), bytes.len());

@@ -5,7 +5,7 @@
 use std::path::Path;
 
 use serde::{Deserialize, Serialize};
-use tabprobe_model::loader::expected_shapes;
+use tabprobe_model::families::encoder::walk::expected_shapes;
 use tabprobe_model::RobertaConfig;
 
 use crate::infotabs_split::SplitResult;

@@ -14,7 +14,7 @@ use serde::{Deserialize, Serialize};
 use tabprobe_core::linearize::LinearizeSettings;
 use tabprobe_core::scoring::{Pair, PairScore, ScoreError};
 use tabprobe_core::{Dataset, Label};
-use tabprobe_model::backend::device_by_name;
+use tabprobe_model::devices::backend::device_by_name;
 use tabprobe_model::{EncodedPair, NliModel};
 
 /// Options of `tabprobe predict`.

@@ -18,7 +18,7 @@ use tabprobe_core::run::shard::ShardSpec;
 use tabprobe_core::run::{ProbeRun, Progress, RunResult};
 use tabprobe_core::scoring::PairOrder;
 use tabprobe_core::scoring::{PairScorer, Precision};
-use tabprobe_model::backend::device_by_name;
+use tabprobe_model::devices::backend::device_by_name;
 use tabprobe_model::{Device, ModelFiles, NliModel};
 
 use crate::imported::ImportedScorer;
@@ -302,7 +302,8 @@ fn read_checkpoint_folder(dir: &Path) -> Result<Checkpoint, String> {
         // Checkpoints from before safetensors ship pytorch_model.bin; it is converted in memory.
         if names[i] == PYTORCH_BIN {
             crate::io::check_model_file_size(&path, PYTORCH_BIN)?;
-            tabprobe_model::pytorch::safetensors_from_pytorch_file(&path).map_err(|e| e.to_string())
+            tabprobe_model::loading::pytorch::safetensors_from_pytorch_file(&path)
+                .map_err(|e| e.to_string())
         } else {
             crate::io::read_model_file(&path, &names[i])
         }

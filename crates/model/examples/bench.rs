@@ -19,7 +19,7 @@
 //!
 //! `--gelu-rows N` first times GELU alone on the CPU backend over an [N, 3072] activation
 //! (roberta-base's feed-forward width; N = batch × seq, 1024 for batch 8 at 128 tokens): burn's
-//! `gelu` beside tabprobe's pass ([`tabprobe_model::activation::gelu`]), median of `--reps`.
+//! `gelu` beside tabprobe's pass ([`tabprobe_model::blocks::activation::gelu`]), median of `--reps`.
 //!
 //! `--budgets-mib` runs every batch size under each activation budget in turn
 //! ([`NliModel::set_tensor_budget`]; the page uses 64 MiB): on a GPU a larger budget runs a
@@ -28,8 +28,8 @@
 use std::time::Instant;
 
 use burn::tensor::FloatDType;
-use tabprobe_model::backend::device_by_name;
 use tabprobe_model::bench::{measure, random_weights, roberta_base_config_json, synthetic_pair};
+use tabprobe_model::devices::backend::device_by_name;
 use tabprobe_model::{Device, ModelFiles, NliModel, RobertaConfig, TokenizerFiles};
 
 const TINY: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/golden/tiny-f32");
@@ -107,7 +107,7 @@ fn gelu_comparison(rows: usize, reps: usize) {
         let _ = burn::tensor::activation::gelu(x.clone()).into_data();
     });
     let ours_ms = median_ms(reps, || {
-        let _ = tabprobe_model::activation::gelu(x.clone()).into_data();
+        let _ = tabprobe_model::blocks::activation::gelu(x.clone()).into_data();
     });
     let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
     println!(

@@ -15,8 +15,8 @@ use std::time::Instant;
 use burn::prelude::*;
 use burn::tensor::activation::{gelu, softmax};
 use burn::tensor::{Distribution, FloatDType};
-use tabprobe_model::encoder::{Attention, FeedForward, Layer};
-use tabprobe_model::nn::{Dense, LayerNorm};
+use tabprobe_model::blocks::encoder::{Attention, FeedForward, Layer};
+use tabprobe_model::blocks::nn::{Dense, LayerNorm};
 use tabprobe_model::HiddenAct;
 
 const HIDDEN: usize = 768;

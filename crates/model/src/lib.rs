@@ -59,19 +59,6 @@ pub mod text;
 #[cfg(feature = "train")]
 pub mod train;
 
-// The modules under their earlier flat paths (`tabprobe_model::config`, `::batch`, …), which
-// callers name.
-pub use blocks::{activation, classifier, embeddings, encoder, nn};
-#[cfg(not(target_family = "wasm"))]
-pub use devices::backend;
-pub use devices::device_speed;
-pub use families::encoder::{config, distilbert, loader, names};
-pub use families::{bart, deberta, family};
-#[cfg(not(target_family = "wasm"))]
-pub use loading::pytorch;
-pub use loading::{weight_file, weights};
-pub use text::{batch, tokenize, tokenizer_class};
-
 pub use blocks::activation::HiddenAct;
 pub use blocks::classifier::RobertaForSequenceClassification;
 pub use burn::tensor::Device;

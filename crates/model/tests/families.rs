@@ -12,7 +12,7 @@ use std::collections::BTreeMap;
 
 use serde::Deserialize;
 use tabprobe_core::scoring::{Pair, PairOrder};
-use tabprobe_model::backend::NATIVE_GPU;
+use tabprobe_model::devices::backend::NATIVE_GPU;
 use tabprobe_model::{Device, Family, ModelFiles, NliModel, TokenizerFiles};
 
 const TOL: f32 = 1e-4;
@@ -250,7 +250,7 @@ fn pytorch_bin_loads_like_safetensors() {
     let device = Device::flex();
     let bin = dir().join("bert-bin").join("pytorch_model.bin");
     assert!(!dir().join("bert-bin/model.safetensors").exists());
-    let weights = tabprobe_model::pytorch::safetensors_from_pytorch_file(&bin).unwrap();
+    let weights = tabprobe_model::loading::pytorch::safetensors_from_pytorch_file(&bin).unwrap();
     let config = read("bert-bin", "config.json");
     let tokenizer = read("bert-bin", "tokenizer.json");
     let from_bin = NliModel::load(

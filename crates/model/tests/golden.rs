@@ -6,7 +6,7 @@ mod common;
 
 use common::{block_on, golden, load_variant, max_abs_diff, read, Golden};
 use tabprobe_core::data::label::{Label, LabelSet};
-use tabprobe_model::backend::NATIVE_GPU;
+use tabprobe_model::devices::backend::NATIVE_GPU;
 use tabprobe_model::{Device, NliModel, PairTokenizer};
 
 /// f32 logits tolerance (the bar). f16/bf16 checkpoints are widened to f32 on load and

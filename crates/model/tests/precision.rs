@@ -21,8 +21,8 @@ use std::collections::BTreeMap;
 
 use serde::Deserialize;
 use tabprobe_core::scoring::{Pair, PairOrder, PairScore};
-use tabprobe_model::backend::NATIVE_GPU;
 use tabprobe_model::bench::{random_weights, roberta_base_config_json};
+use tabprobe_model::devices::backend::NATIVE_GPU;
 use tabprobe_model::{Device, NliModel, Precision, PrecisionError, RobertaConfig};
 
 /// The largest |Δprobability| f16-mixed may differ from f32 by on a well-conditioned checkpoint

@@ -8,7 +8,7 @@ use std::borrow::Cow;
 use std::cell::RefCell;
 
 use common::{golden, load_variant, read};
-use tabprobe_model::weight_file::weights_sha256_of;
+use tabprobe_model::loading::weight_file::weights_sha256_of;
 use tabprobe_model::{Device, ModelSources, NliModel, TokenizerFiles, WeightSource};
 
 /// A file in memory that hands out copies of the ranges asked for and records them.

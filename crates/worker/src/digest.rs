@@ -16,7 +16,7 @@ use web_sys::{Blob, SubtleCrypto, WorkerGlobalScope};
 pub struct PendingSha256(JsFuture);
 
 impl PendingSha256 {
-    /// The digest as lower-case hex, as [`tabprobe_model::loader::weights_sha256`] writes it;
+    /// The digest as lower-case hex, as [`tabprobe_model::loading::weight_file::weights_sha256`] writes it;
     /// `None` if Web Crypto failed or answered with something that is not a SHA-256.
     pub async fn hex(self) -> Option<String> {
         let digest = Uint8Array::new(&self.0.await.ok()?).to_vec();

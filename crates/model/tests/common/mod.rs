@@ -6,7 +6,7 @@ use std::path::PathBuf;
 
 use serde::Deserialize;
 use tabprobe_core::scoring::{Pair, PairOrder};
-use tabprobe_model::backend::{device_by_name, NATIVE_GPU};
+use tabprobe_model::devices::backend::{device_by_name, NATIVE_GPU};
 use tabprobe_model::{Device, ModelFiles, NliModel, TokenizerFiles};
 
 /// `golden.json`.

@@ -9,7 +9,7 @@ use js_sys::Date;
 use tabprobe_core::checkpoint::{CheckpointFiles, Reader, SmallFiles};
 use tabprobe_core::data::label::LabelSet;
 use tabprobe_core::scoring::Precision;
-use tabprobe_model::weight_file::weights_sha256_of;
+use tabprobe_model::loading::weight_file::weights_sha256_of;
 use tabprobe_model::{ModelFiles, ModelSources, NliModel};
 use wasm_bindgen::JsCast;
 use web_sys::Blob;

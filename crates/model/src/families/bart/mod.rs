@@ -1,5 +1,7 @@
 //! BART (`BartForSequenceClassification`, e.g. `facebook/bart-large-mnli`), in reading order:
-//! config, network, loading. The reference is `transformers`' `modeling_bart.py`.
+//! config, network, loading. The reference is `modeling_bart.py` of PyPI `transformers` 5.23.0,
+//! the release the golden fixtures were made with (`tests/golden/families/golden.json` records
+//! it).
 //!
 //! The pair `<s> P </s></s> H </s>` runs through the encoder; the decoder reads the same ids
 //! shifted one place right (starting with `decoder_start_token_id`) with causal self-attention

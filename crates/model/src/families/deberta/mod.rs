@@ -1,6 +1,7 @@
 //! DeBERTa-v2 and v3 (`DebertaV2ForSequenceClassification`), in reading order: config,
 //! relative positions, disentangled attention, the network, and loading with every name
-//! translation. The reference is `transformers`' `modeling_deberta_v2.py`.
+//! translation. The reference is `modeling_deberta_v2.py` of PyPI `transformers` 5.23.0, the
+//! release the golden fixtures were made with (`tests/golden/families/golden.json` records it).
 //!
 //! What differs from BERT: attention adds to the content-to-content scores a content-to-position
 //! term (`c2p`: each query against the embedding of its distance to each key) and a

@@ -41,14 +41,10 @@ use crate::families::encoder::names::{
     WORD_EMBEDDINGS,
 };
 use crate::families::encoder::rename::canonical_name;
-use crate::families::encoder::walk::walk;
+use crate::families::encoder::walk::{expected_shapes, walk};
 use crate::loading::vars::{Loading, Vars};
 use crate::loading::weight_file::{WeightFile, WeightSource};
 use crate::loading::weights::{agree, Tensors};
-
-// Where callers found these before the crate was in folders.
-pub use crate::families::encoder::walk::expected_shapes;
-pub use crate::loading::weight_file::weights_sha256;
 
 /// Reads `model.safetensors` bytes into a model on `device`, checked against `config`: the
 /// header, the sizes its tensors imply, that the file is large enough for the parameters the
