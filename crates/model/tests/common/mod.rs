@@ -2,6 +2,8 @@
 //! written by `golden/make_golden.py`.
 #![allow(dead_code)]
 
+pub mod f16;
+
 use std::path::PathBuf;
 
 use serde::Deserialize;
