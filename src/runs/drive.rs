@@ -21,7 +21,8 @@ use crate::runs::{
     probe_request, run_estimate_s, run_models, ProbeCountsState, RunStatus, RunsState,
 };
 use crate::state::AppState;
-use crate::worker::client::{client, RunUpdate, WorkerClient};
+use crate::worker::arriving::RunUpdate;
+use crate::worker::client::{client, WorkerClient};
 
 /// Starts a run of the form's probe set: the main model, then (when asked and loaded) the
 /// second model on the same items. The result is saved in IndexedDB and opened; while it
