@@ -129,6 +129,9 @@ impl LiveScoring {
                 Ok(p) => p,
                 Err(e) => {
                     self.scoring.set(Scoring::Failed(e));
+                    // The cancelled run's result is dropped as out of date: clear its count
+                    // in the model bar here, or "scoring n / m" would stay.
+                    state.pace.live.set(None);
                     return;
                 }
             };
