@@ -65,8 +65,18 @@ pub fn FileLoader() -> impl IntoView {
         drop.remove();
     });
 
+    // The limit as every message prints it (core's 100 MiB reads 104.9 MB).
+    let most = tabprobe_core::display::bytes(tabprobe_core::data::import::MAX_FILE_BYTES);
+    let title = format!(
+        "A tabprobe dataset JSON, or published data: INFOTABS, TabFact, Table-BERT, MNLI/SNLI, \
+         TabPert, counterfactual pairs — several files or a .zip (at most {most} per file)"
+    );
+    let overlay = format!(
+        "Drop a dataset JSON, published data files or a .zip (at most {most} each), or the files \
+         of a model checkpoint"
+    );
     view! {
-        <label class="file-picker" title="A tabprobe dataset JSON, or published data: INFOTABS, TabFact, Table-BERT, MNLI/SNLI, TabPert, counterfactual pairs — several files or a .zip (at most 100 MB per file)">
+        <label class="file-picker" title=title>
             "Load data…"
             <input
                 type="file"
@@ -85,7 +95,7 @@ pub fn FileLoader() -> impl IntoView {
         </span>
         <ImportSummary pending=pending/>
         <div class="drop-overlay" class:visible=move || dragging.get() data-testid="drop-overlay">
-            "Drop a dataset JSON, published data files or a .zip (at most 100 MB each), or the files of a model checkpoint"
+            {overlay}
         </div>
     }
 }
