@@ -63,6 +63,7 @@ fuzz_target!(|data: &[u8]| {
         config_json,
         weights: rest,
         tokenizer,
+        tokenizer_config: None,
     };
     let Ok(model) = NliModel::load("fuzz", files, &Device::flex()) else {
         return;
