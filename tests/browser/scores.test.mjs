@@ -119,7 +119,9 @@ test('a scores file is a model: pairs out, scores in, side by side with a loaded
   const models = await page.getByTestId('result-model').allInnerTexts();
   assert.deepEqual(models, ['model', 'elsewhere-llm'], 'picked files are named "model"');
   assert.equal(await page.getByTestId('result-imported').count(), 1);
-  assert.ok(await page.locator('[data-testid=model-column][data-model="elsewhere-llm"]').count() > 0, 'a column of its own beside the tiny model');
+  // The graphs are a later stage of the report (built after it opens): wait for them.
+  await page.locator('[data-testid=model-column][data-model="elsewhere-llm"]').first().waitFor({ timeout: 60_000 });
+  assert.ok(await page.locator('[data-testid=model-column][data-model="model"]').count() > 0, 'a column of its own beside the tiny model');
   // The run files, one per model, in the report's order (one download at a time).
   const [d] = await Promise.all([page.waitForEvent('download'), page.getByTestId('export-json').nth(1).click()]);
   const imported = JSON.parse(await readFile(await d.path(), 'utf8'));
