@@ -1,20 +1,36 @@
 #!/usr/bin/env bash
 # The side-by-side speed benchmark (issue 17) — not part of the tests. On one random
-# roberta-base-shaped checkpoint (make_golden.py --no-golden; weight values do not change speed)
-# and its ONNX export (torch.onnx), it measures examples/s:
-#   natively:        tabprobe's CLI (`tabprobe bench`, burn flex), PyTorch CPU, onnxruntime CPU;
-#   in one Chromium: tabprobe's model worker and transformers.js (npm, onnxruntime-web, fp32)
-#                    on the CPU path (wasm) and, with BACKENDS=cpu,webgpu, on WebGPU;
-# then prints one table with the ratios, and the page's main-thread long tasks during a run
-# (scripts/bench-longtasks.sh's benchmark; LONGTASKS=0 skips it). LARGE=1 also loads a
-# roberta-large-shaped checkpoint (1.42 GB of f32 weights) through the page on the CPU path and
-# times its load and the scoring of the open table.
+# roberta-base-shaped checkpoint (make_golden.py --no-golden; weight values do not change speed),
+# its ONNX export (torch.onnx) and that export quantized to int8 as transformers.js' own
+# conversion makes its default q8 files (onnx/model_quantized.onnx: onnxruntime's dynamic
+# quantizer, int8 weights per tensor; scripts/bench_native.py quantize_q8), it measures
+# examples/s:
+#   natively:        tabprobe's CLI (`tabprobe bench`, burn flex) at f32 and at int8, PyTorch CPU,
+#                    onnxruntime CPU on the f32 export and on the q8 file (their logits' gap is
+#                    printed and recorded, never checked);
+#   in one Chromium: tabprobe's model worker and transformers.js (npm, onnxruntime-web, dtype
+#                    fp32) on the CPU path (wasm) and, with BACKENDS=cpu,webgpu, on WebGPU
+#                    (tests/browser/bench_speed.mjs);
+#   in a second one: transformers.js at dtype q8 (its default on wasm) and tabprobe's worker at
+#                    precision int8, on the CPU path (scripts/bench_int8.mjs);
+# then prints the tables with the ratios (bench_native.py table: CLI f32 ÷ PyTorch and ÷
+# onnxruntime f32, CLI int8 ÷ onnxruntime int8, worker f32 ÷ transformers.js fp32 and worker
+# int8 ÷ transformers.js q8, at THREADS and on one thread), and the page's main-thread long
+# tasks during a run (scripts/bench-longtasks.sh's benchmark; LONGTASKS=0 skips it). tabprobe's
+# int8 rows are tried, not assumed: a CLI whose `bench --help` names no int8 or that fails at
+# it, or a worker that refuses the choice, gives a row "not available in this build" and the
+# rest still runs. LARGE=1 also loads a roberta-large-shaped checkpoint (1.42 GB of f32
+# weights) through the page on the CPU path and times its load and the scoring of the open
+# table.
 #
 # Settings (environment): THREADS (default: the machine's cores; PyTorch, onnxruntime, the CLI's
 # thread pool and transformers.js' wasm threads all get it), SEQ_LENS (default 128),
 # BATCH_SIZES (1,8), REPEATS (3), BACKENDS (cpu), BENCH_DIR (target/bench: the checkpoint and
-# the figures, bench-<date>.jsonl). Installs its own tools first (scripts/install-tools.sh bench:
-# PyPI torch, transformers, onnxruntime; npm transformers.js).
+# the figures, bench-<date>.jsonl), BUILD (1; 0 skips the CLI's and the site's release builds
+# and measures target/release/tabprobe and dist/ as they are — CLI rows are recorded as
+# unavailable when there is no binary), INT8 (1; 0 leaves out every int8/q8 row). Installs its
+# own tools first (scripts/install-tools.sh bench: PyPI torch, transformers, onnxruntime; npm
+# transformers.js).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export PATH="$PWD/node_modules/.bin:$HOME/.cargo/bin:$PATH"
@@ -24,6 +40,9 @@ BATCH_SIZES="${BATCH_SIZES:-1,8}"
 REPEATS="${REPEATS:-3}"
 BACKENDS="${BACKENDS:-cpu}"
 BENCH_DIR="${BENCH_DIR:-target/bench}"
+BUILD="${BUILD:-1}"
+INT8="${INT8:-1}"
+CLI=target/release/tabprobe
 say() { printf '[bench] %s\n' "$*" >&2; }
 
 scripts/install-tools.sh bench
@@ -40,9 +59,13 @@ fi
 say "exporting it to ONNX and writing the benchmark's inputs"
 "$PY" scripts/bench_native.py prepare "$MODEL" --seq-lens "$SEQ_LENS"
 
-say "building the CLI (release) and the site (trunk, release)"
-cargo build --release -p tabprobe-cli
-trunk build --release --offline --dist dist
+if [ "$BUILD" != 0 ]; then
+  say "building the CLI (release) and the site (trunk, release)"
+  cargo build --release -p tabprobe-cli
+  trunk build --release --offline --dist dist
+else
+  say "BUILD=0: measuring $CLI and dist/ as they are, not rebuilt"
+fi
 
 {
   printf '{"machine": "%s", "cores": %s, "threads": %s, "date": "%s", "commit": "%s"}\n' \
@@ -50,20 +73,57 @@ trunk build --release --offline --dist dist
     "$(date -u +%Y-%m-%d)" "$(git rev-parse --short HEAD)"
 } > "$OUT"
 
-say "native: tabprobe CLI (flex, $THREADS threads)"
-RAYON_NUM_THREADS="$THREADS" target/release/tabprobe bench --model "$MODEL" --backends flex \
-  --seq-lens "$SEQ_LENS" --batch-sizes "$BATCH_SIZES" --repeats "$REPEATS" |
+unavailable() { # RUNTIME BACKEND PRECISION REASON: a row the table prints as "not available in this build"
+  say "$1 $3: not available in this build: $4"
+  "$PY" scripts/bench_native.py unavailable "$1" "$2" "$3" "$THREADS" "$4" | tee -a "$OUT"
+}
+
+# One `tabprobe bench` run at PRECISION: its rows, or (int8 only) an unavailable row when this
+# build's CLI does not offer it or fails at it; an f32 failure stops the benchmark.
+cli_rows() {
+  local precision="$1" rows err status=0 help reason
+  if [ ! -x "$CLI" ]; then
+    unavailable tabprobe-cli flex "$precision" "no $CLI (BUILD=0 and never built)"
+    return
+  fi
+  help="$("$CLI" bench --help 2>&1 || true)"
+  if [ "$precision" != f32 ] && [[ "$help" != *"$precision"* ]]; then
+    unavailable tabprobe-cli flex "$precision" "\`tabprobe bench --help\` names no $precision precision"
+    return
+  fi
+  say "native: tabprobe CLI (flex, $precision, $THREADS threads)"
+  rows="$(mktemp)" err="$(mktemp)"
+  RAYON_NUM_THREADS="$THREADS" "$CLI" bench --model "$MODEL" --backends flex --seq-lens "$SEQ_LENS" \
+    --batch-sizes "$BATCH_SIZES" --repeats "$REPEATS" --precision "$precision" >"$rows" 2>"$err" || status=$?
+  cat "$err" >&2
   awk -F'\t' -v t="$THREADS" 'NR > 1 && NF == 8 {
-    printf "{\"runtime\": \"tabprobe-cli\", \"backend\": \"%s\", \"threads\": %s, \"seq_len\": %s, \"batch_size\": %s, \"median\": %s, \"best\": %s}\n", $3, t, $4, $5, $6, $7 }' |
-  tee -a "$OUT"
+    printf "{\"runtime\": \"tabprobe-cli\", \"backend\": \"%s\", \"precision\": \"%s\", \"threads\": %s, \"seq_len\": %s, \"batch_size\": %s, \"median\": %s, \"best\": %s}\n", $3, $8, t, $4, $5, $6, $7 }' \
+    "$rows" | tee -a "$OUT"
+  if [ "$status" != 0 ] || ! awk -F'\t' -v p="$precision" 'NR > 1 && NF == 8 && $8 == p { found = 1 } END { exit !found }' "$rows"; then
+    [ "$precision" = f32 ] && { say "tabprobe bench failed (exit $status)"; exit 1; }
+    reason="$(grep -m 1 -i 'error' "$err" || tail -n 1 "$err")"
+    unavailable tabprobe-cli flex "$precision" "tabprobe bench --precision $precision: ${reason:-exit $status, no rows at $precision}"
+  fi
+  rm -f "$rows" "$err"
+}
+cli_rows f32
+if [ "$INT8" != 0 ]; then cli_rows int8; fi
 
 say "native: PyTorch CPU and onnxruntime ($THREADS threads)"
-"$PY" scripts/bench_native.py measure "$MODEL" --seq-lens "$SEQ_LENS" \
-  --batch-sizes "$BATCH_SIZES" --threads "$THREADS" --repeats "$REPEATS" | tee -a "$OUT"
+ORT_PRECISIONS=f32
+if [ "$INT8" != 0 ]; then ORT_PRECISIONS=f32,int8; fi
+"$PY" scripts/bench_native.py measure "$MODEL" --seq-lens "$SEQ_LENS" --batch-sizes "$BATCH_SIZES" \
+  --threads "$THREADS" --repeats "$REPEATS" --ort-precisions "$ORT_PRECISIONS" | tee -a "$OUT"
 
 say "browser: tabprobe's worker and transformers.js in Chromium ($BACKENDS)"
 BENCH_MODEL="$MODEL" SEQ_LENS="$SEQ_LENS" BATCH_SIZES="$BATCH_SIZES" REPEATS="$REPEATS" \
   THREADS="$THREADS" BACKENDS="$BACKENDS" OUT="$OUT" node tests/browser/bench_speed.mjs
+if [ "$INT8" != 0 ]; then
+  say "browser: transformers.js q8 and tabprobe's worker at int8 in Chromium (CPU path)"
+  BENCH_MODEL="$MODEL" SEQ_LENS="$SEQ_LENS" BATCH_SIZES="$BATCH_SIZES" REPEATS="$REPEATS" \
+    THREADS="$THREADS" OUT="$OUT" node scripts/bench_int8.mjs ||
+    say "scripts/bench_int8.mjs failed; its rows so far are in $OUT"
+fi
 
 "$PY" scripts/bench_native.py table "$OUT"
 say "figures: $OUT"
