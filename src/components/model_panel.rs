@@ -206,7 +206,7 @@ fn ModelSettings() -> impl IntoView {
         <label class="select" title="Where the model runs. The faster: the worker times one matrix product on WebGPU and on the CPU and takes the faster (a software WebGPU adapter is often far slower than the CPU). Changing it moves the loaded models.">
             <select data-testid="backend-choice" on:change=on_backend>{backend_options}</select>
         </label>
-        <label class="select" title="f16-mixed: the transformer body's weights and the inputs of its matrix products in f16, accumulated in f32; embeddings, softmax, layer norms, the head and the logits in f32. Used only on a WebGPU adapter with shader-f16 (the model bar then says f16-mixed); labels match f32 and probabilities stay within 1e-3 on the tested checkpoints. Results, run files and shares say which precision made them. Changing it loads the models again.">
+        <label class="select" title="f16-mixed: the transformer body's weights and the inputs of its matrix products in f16, accumulated in f32; embeddings, softmax, layer norms, the head and the logits in f32. Used only on a WebGPU adapter with shader-f16 (the model bar then says f16-mixed); labels match f32 and probabilities stay within 1e-3 on the tested checkpoints. int8: the same dense layers with int8 weights (per output channel) and int8 activations (per token), summed in integers; on the CPU path only (f32 on WebGPU); within a stated multiple of PyTorch's own int8 deviation (docs/model-families.md#precision). Results, run files and shares say which precision made them. Changing it loads the models again.">
             <select data-testid="precision-choice" on:change=on_precision>{precision_options}</select>
         </label>
         <label class="select">

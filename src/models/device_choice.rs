@@ -1,6 +1,7 @@
 //! The model bar's device choices, kept in this browser's `localStorage` so they hold across
 //! reloads: the backend (the faster of WebGPU and the CPU, measured by the worker; WebGPU; or
-//! the CPU) and the precision (f16-mixed where the WebGPU adapter has `shader-f16`, or f32).
+//! the CPU) and the precision (f16-mixed where the WebGPU adapter has `shader-f16`, f32, or int8
+//! on the CPU path).
 //! Changing either moves the loaded models (the worker loads them again from the files it
 //! kept): f16 rounding of the weights cannot be undone in place.
 

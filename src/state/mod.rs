@@ -128,8 +128,9 @@ pub struct AppState {
     /// Where models run: the model bar's backend choice, kept in this browser
     /// ([`crate::models::device_choice`]).
     pub backend: RwSignal<BackendChoice>,
-    /// Whether models on WebGPU may run in f16-mixed: the model bar's precision choice, kept
-    /// the same way.
+    /// The precision models run at where their device allows it (f16-mixed on WebGPU with
+    /// `shader-f16`, int8 on the CPU path, or f32): the model bar's precision choice, kept the
+    /// same way.
     pub precision: RwSignal<PrecisionChoice>,
 }
 

@@ -109,7 +109,7 @@ test('backend: on a software WebGPU adapter "the faster" is the CPU, measured; h
     // One model copy per core (at most 4) on the CPU path.
     const cores = await page.evaluate(() => navigator.hardwareConcurrency);
     const copies = Math.min(cores, 4);
-    assert.equal(await page.getByTestId('model-precision').getAttribute('title'), 'f32: the CPU path computes in f32');
+    assert.equal(await page.getByTestId('model-precision').getAttribute('title'), 'f32: f16-mixed runs on WebGPU only');
     if (copies > 1) assert.equal(await page.getByTestId('model-workers').innerText(), `${copies} workers`);
     else assert.equal(await page.getByTestId('model-workers').count(), 0);
     // Choosing WebGPU moves the loaded model there (from the files the worker kept).

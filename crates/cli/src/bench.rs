@@ -38,7 +38,7 @@ pub struct BenchArgs {
     /// values let a GPU with larger binding limits run whole batches.
     #[arg(long, default_value_t = 64)]
     pub tensor_budget_mib: usize,
-    /// f32, or f16-mixed (see `tabprobe probe --precision`); printed in the last column.
+    /// f32, f16-mixed or int8 (see `tabprobe probe --precision`); printed in the last column.
     #[arg(long, default_value = "f32", value_parser = crate::probe::parse_precision)]
     pub precision: Precision,
 }

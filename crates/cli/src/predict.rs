@@ -49,7 +49,7 @@ pub struct PredictArgs {
     /// Where the model runs: flex, wgpu or vulkan (see `tabprobe probe --backend`).
     #[arg(long, default_value = "flex")]
     pub backend: String,
-    /// f32 or f16-mixed (see `tabprobe probe --precision`).
+    /// f32, f16-mixed or int8 (see `tabprobe probe --precision`).
     #[arg(long, default_value = "f32", value_parser = crate::probe::parse_precision)]
     pub precision: tabprobe_model::Precision,
 }

@@ -111,10 +111,12 @@ pub struct ProbeArgs {
     /// it and shards of different backends do not merge.
     #[arg(long, default_value = "flex")]
     pub backend: String,
-    /// The arithmetic: f32, or f16-mixed (the transformer body's dense weights and the inputs
+    /// The arithmetic: f32; f16-mixed (the transformer body's dense weights and the inputs
     /// of its products in f16, accumulated in f32; softmax, layer norms, head and logits in
-    /// f32), for a GPU with 16-bit floats. The run file records it; runs at different
-    /// precisions do not merge.
+    /// f32), for a GPU with 16-bit floats; or int8 (the same dense layers with int8 weights per
+    /// output channel and int8 activations per row, summed in i32; the rest f32), on the CPU
+    /// (`--backend flex`) only. The run file records it; runs at different precisions do not
+    /// merge.
     #[arg(long, default_value = "f32", value_parser = parse_precision)]
     pub precision: Precision,
     /// Pairs per forward pass.
@@ -326,7 +328,7 @@ pub fn load_model(dir: &Path, device: &Device) -> Result<NliModel, String> {
 /// Reads `--precision`.
 pub fn parse_precision(name: &str) -> Result<Precision, String> {
     Precision::parse(name)
-        .ok_or_else(|| format!("{name:?} is not a precision; expected f32 or f16-mixed"))
+        .ok_or_else(|| format!("{name:?} is not a precision; expected f32, f16-mixed or int8"))
 }
 
 /// Runs `tabprobe probe`.

@@ -1205,7 +1205,7 @@ fn bench_prints_one_row_per_configuration() {
     let o = tabprobe(&["bench", "--model", s(&tiny()), "--precision", "f16"]);
     let err = String::from_utf8(o.stderr).unwrap();
     assert_eq!(o.status.code(), Some(2), "{err}");
-    assert!(err.contains("expected f32 or f16-mixed"), "{err}");
+    assert!(err.contains("expected f32, f16-mixed or int8"), "{err}");
     let err = fails(&["bench", "--model", s(&tiny()), "--backends", "cuda"]);
     assert!(err.contains("unknown backend \"cuda\""), "{err}");
 }

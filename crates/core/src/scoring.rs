@@ -94,6 +94,12 @@ pub enum Precision {
     /// autocast keeps in f32). Only on a GPU whose adapter has `shader-f16`.
     #[serde(rename = "f16-mixed")]
     F16Mixed,
+    /// The transformer body's dense layers in int8: weights quantized per output channel,
+    /// activations per row as they arrive, integer products summed in i32 and scaled back to
+    /// f32; everything else (embeddings, attention's products, softmax, layer norms, the
+    /// classification head) in f32. Only on the CPU path.
+    #[serde(rename = "int8")]
+    Int8,
 }
 
 impl Precision {
@@ -103,11 +109,12 @@ impl Precision {
         *self == Precision::F32
     }
 
-    /// Its name in run files, links and command lines: `f32` or `f16-mixed`.
+    /// Its name in run files, links and command lines: `f32`, `f16-mixed` or `int8`.
     pub fn as_str(&self) -> &'static str {
         match self {
             Precision::F32 => "f32",
             Precision::F16Mixed => "f16-mixed",
+            Precision::Int8 => "int8",
         }
     }
 
@@ -116,6 +123,7 @@ impl Precision {
         match name {
             "f32" => Some(Precision::F32),
             "f16-mixed" => Some(Precision::F16Mixed),
+            "int8" => Some(Precision::Int8),
             _ => None,
         }
     }
@@ -358,6 +366,11 @@ mod tests {
         assert!(json.ends_with(r#","precision":"f16-mixed"}"#), "{json}");
         assert_eq!(serde_json::from_str::<ModelId>(&json).unwrap(), half);
         assert_eq!(Precision::parse("f16-mixed"), Some(Precision::F16Mixed));
+        assert_eq!(Precision::parse("int8"), Some(Precision::Int8));
+        assert_eq!(
+            serde_json::to_string(&Precision::Int8).ok().as_deref(),
+            Some("\"int8\"")
+        );
         assert_eq!(Precision::parse("f16"), None);
     }
 

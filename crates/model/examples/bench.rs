@@ -9,13 +9,16 @@
 //! ```text
 //! cargo run --release -p tabprobe-model --example bench [--features fast-cpu] -- \
 //!   [--models tiny,base] [--backends flex,wgpu] [--seq 128] [--reps 3] [--batches 1,8,32] \
-//!   [--budgets-mib 64] [--float f32|f16]
+//!   [--budgets-mib 64] [--float f32|f16|int8]
 //! ```
 //!
 //! `--float f16` makes f16 the wgpu device's default float type before the model loads, so
 //! weights and activations are f16 (the adapter needs `shader-f16`); it then also scores eight
 //! pairs of different lengths on `flex` in f32 and prints the largest logit and probability
 //! differences.
+//!
+//! `--float int8` runs the model at the int8 precision (on `flex` only) and, like f16, prints
+//! how far eight pairs land from f32.
 //!
 //! `--gelu-rows N` first times GELU alone on the CPU backend over an [N, 3072] activation
 //! (roberta-base's feed-forward width; N = batch × seq, 1024 for batch 8 at 128 tokens): burn's
@@ -159,7 +162,12 @@ fn main() -> Result<(), String> {
                 &device,
             )
             .map_err(|e| e.to_string())?;
-            if args.float == "f16" {
+            if args.float == "int8" {
+                model
+                    .set_precision(tabprobe_model::Precision::Int8)
+                    .map_err(|e| e.to_string())?;
+            }
+            if args.float == "f16" || args.float == "int8" {
                 let files = ModelFiles {
                     config_json: &config,
                     weights: &weights,
@@ -188,9 +196,9 @@ fn main() -> Result<(), String> {
                     }
                 }
                 println!(
-                    "# {model_name}: f16 on {backend} vs f32 on flex, 8 pairs: max |logit diff| \
+                    "# {model_name}: {} on {backend} vs f32 on flex, 8 pairs: max |logit diff| \
                      {logit:.2e}, max |prob diff| {prob:.2e} (logits of pair 0: {:?} vs {:?})",
-                    got[0].logits, want[0].logits
+                    args.float, got[0].logits, want[0].logits
                 );
             }
             drop(weights);

@@ -9,6 +9,8 @@ use tabprobe_core::scoring::{
     ModelId, NonFinite, Pair, PairOrder, PairScore, PairScorer, Precision, ScoreError,
 };
 
+use crate::blocks::activation::is_plain_flex;
+use crate::blocks::nn::Int8Error;
 use crate::error::LoadError;
 use crate::families::encoder::config::RobertaConfig;
 use crate::families::labels::LabelMap;
@@ -54,6 +56,12 @@ pub enum PrecisionError {
     /// The weights were rounded to f16 already.
     #[error("the weights were rounded to f16 when f16-mixed was chosen; load the checkpoint again to run in f32")]
     AlreadyRounded,
+    /// int8 runs on the CPU path only.
+    #[error("int8 runs on the CPU path only (burn's flex backend); this model is on a GPU: load it on the CPU for int8")]
+    Int8NeedsCpu,
+    /// A dense layer could not be quantized.
+    #[error("int8: {0}")]
+    Int8(#[from] Int8Error),
 }
 
 /// A model loaded by [`NliModel::load_unhashed`], waiting for the SHA-256 of its weights (its
@@ -283,24 +291,43 @@ impl NliModel {
         self.tensor_budget = bytes;
     }
 
-    /// Runs the model at `precision` from now on ([`Precision::F16Mixed`]: the transformer
-    /// body's dense weights are rounded to f16 on the device, see [`Network::body_dense_mut`]
-    /// and [`crate::blocks::nn::Dense::forward`]); its [`ModelId`] says so, so results, run files and
-    /// merges keep the precisions apart. Refused where the device has no f16 arithmetic (a
-    /// WebGPU adapter without `shader-f16`), and back to f32 once rounded: reload for f32.
+    /// Runs the model at `precision` from now on; its [`ModelId`] says so, so results, run
+    /// files and merges keep the precisions apart.
+    /// - [`Precision::F16Mixed`]: the transformer body's dense weights are rounded to f16 on
+    ///   the device (see [`Network::body_dense_mut`] and [`crate::blocks::nn::Dense::forward`]).
+    ///   Refused where the device has no f16 arithmetic (a WebGPU adapter without
+    ///   `shader-f16`), and back to f32 once rounded: reload for f32.
+    /// - [`Precision::Int8`]: the same layers quantized to int8 on the host
+    ///   ([`crate::blocks::int8`]), on the CPU path only; back to f32 (or on to f16-mixed) at
+    ///   any time, since the f32 weights are kept.
     pub fn set_precision(&mut self, precision: Precision) -> Result<(), PrecisionError> {
         if precision == self.id.precision {
             return Ok(());
         }
-        let dtype = match precision {
-            Precision::F32 => return Err(PrecisionError::AlreadyRounded),
-            Precision::F16Mixed => FloatDType::F16,
-        };
-        if !self.device.supports_dtype(dtype) {
-            return Err(PrecisionError::Unsupported);
-        }
-        for dense in self.network.body_dense_mut() {
-            dense.set_weight_dtype(dtype);
+        match (self.id.precision, precision) {
+            (Precision::F16Mixed, _) => return Err(PrecisionError::AlreadyRounded),
+            (_, Precision::Int8) => {
+                if !is_plain_flex(&self.device) {
+                    return Err(PrecisionError::Int8NeedsCpu);
+                }
+                for dense in self.network.body_dense_mut() {
+                    dense.quantize_int8()?;
+                }
+            }
+            (_, Precision::F32) => {
+                for dense in self.network.body_dense_mut() {
+                    dense.drop_int8();
+                }
+            }
+            (_, Precision::F16Mixed) => {
+                if !self.device.supports_dtype(FloatDType::F16) {
+                    return Err(PrecisionError::Unsupported);
+                }
+                for dense in self.network.body_dense_mut() {
+                    dense.drop_int8();
+                    dense.set_weight_dtype(FloatDType::F16);
+                }
+            }
         }
         self.id.precision = precision;
         Ok(())

@@ -18,12 +18,11 @@
 
 mod common;
 
-use common::f16::{check, gpu_with_f16, load, read, PROB_TOL};
+use common::f16::{check, gpu_with_f16, read, PROB_TOL};
 
 use std::collections::BTreeMap;
 
 use serde::Deserialize;
-use tabprobe_core::scoring::{Pair, PairOrder};
 use tabprobe_model::devices::backend::NATIVE_GPU;
 use tabprobe_model::Device;
 
@@ -73,61 +72,12 @@ fn reference() -> Reference {
 /// attention unit-scale).
 const UNIT_SCALE: [&str; 1] = ["bart"];
 
-#[derive(Debug, Deserialize)]
-struct Golden {
-    pairs: Vec<Text>,
-    families: BTreeMap<String, FamilyDir>,
-}
-
-#[derive(Debug, Deserialize)]
-struct Text {
-    premise: String,
-    hypothesis: String,
-}
-
-#[derive(Debug, Deserialize)]
-struct FamilyDir {
-    dir: String,
-}
-
-fn families_dir() -> std::path::PathBuf {
-    common::golden_dir().join("families")
-}
-
-fn golden_pairs(g: &Golden) -> Vec<Pair> {
-    [PairOrder::PremiseFirst, PairOrder::HypothesisFirst]
-        .into_iter()
-        .flat_map(|order| {
-            g.pairs.iter().map(move |t| Pair {
-                premise: t.premise.clone(),
-                hypothesis: t.hypothesis.clone(),
-                order,
-            })
-        })
-        .collect()
-}
-
 /// Every family's fixture (both pair orders) and the RoBERTa fixtures.
 fn check_fixtures(device: &Device, backend: &str) {
-    let g: Golden = serde_json::from_slice(&read(families_dir().join("golden.json")))
-        .expect("families/golden.json");
-    let pairs = golden_pairs(&g);
     let reference = reference();
-    for (name, f) in &g.families {
-        let model = load(&families_dir().join(&f.dir), None, None, device);
-        check(name, model, &pairs, backend, tolerance(&reference, name));
-    }
-    let roberta = common::golden().pairs();
-    for variant in ["tiny-f32", "tiny-2way"] {
-        let model = common::load_variant(variant, device);
-        check(
-            variant,
-            model,
-            &roberta,
-            backend,
-            tolerance(&reference, variant),
-        );
-    }
+    common::fixtures::each_fixture(device, |name, model, pairs| {
+        check(name, model, pairs, backend, tolerance(&reference, name));
+    });
 }
 
 #[test]

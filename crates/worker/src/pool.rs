@@ -98,6 +98,7 @@ impl Helper {
         small: &SmallFiles<Vec<u8>>,
         weights: &Blob,
         batch_size: usize,
+        precision: PrecisionChoice,
     ) -> Result<Helper, String> {
         let worker =
             Worker::new(HELPER_URL).map_err(|e| format!("cannot start a helper: {e:?}"))?;
@@ -135,7 +136,9 @@ impl Helper {
             batch_size,
             load: 1,
             backend: BackendChoice::Cpu,
-            precision: PrecisionChoice::F32,
+            // The main worker's choice: a helper on the CPU path then runs at the same precision
+            // as it (f32, or int8), so a pair gets the same bits whichever copy scores it.
+            precision,
             helper: true,
         };
         let parts = parts
@@ -238,18 +241,19 @@ pub struct Pool {
 }
 
 impl Pool {
-    /// Starts `count` helpers loading the model of `small` and `weights`; they join in as their
-    /// loads finish.
+    /// Starts `count` helpers loading the model of `small` and `weights` at the main worker's
+    /// `precision` choice; they join in as their loads finish.
     pub fn start(
         count: usize,
         name: &str,
         small: &SmallFiles<Vec<u8>>,
         weights: &Blob,
         batch_size: usize,
+        precision: PrecisionChoice,
     ) -> Pool {
         let mut helpers = Vec::new();
         for _ in 0..count {
-            match Helper::start(name, small, weights, batch_size) {
+            match Helper::start(name, small, weights, batch_size, precision) {
                 Ok(h) => helpers.push(Rc::new(h)),
                 Err(e) => web_sys::console::warn_1(&format!("tabprobe worker: {e}").into()),
             }

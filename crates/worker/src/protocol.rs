@@ -96,7 +96,7 @@ impl BackendChoice {
     }
 }
 
-/// Whether a WebGPU load may run in f16-mixed (the model bar's precision choice;
+/// The precision a load runs at, where its device allows it (the model bar's precision choice;
 /// docs/model-families.md#precision).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
@@ -107,17 +107,26 @@ pub enum PrecisionChoice {
     F16WhereOffered,
     /// f32 always.
     F32,
+    /// int8 on the CPU path (the dense layers' products in integers; never the default); f32
+    /// on WebGPU.
+    #[serde(rename = "int8")]
+    Int8OnCpu,
 }
 
 impl PrecisionChoice {
     /// All choices, in the order the model bar lists them.
-    pub const ALL: [PrecisionChoice; 2] = [PrecisionChoice::F16WhereOffered, PrecisionChoice::F32];
+    pub const ALL: [PrecisionChoice; 3] = [
+        PrecisionChoice::F16WhereOffered,
+        PrecisionChoice::F32,
+        PrecisionChoice::Int8OnCpu,
+    ];
 
     /// The value of the model bar's select (and of the choice the page keeps).
     pub fn key(self) -> &'static str {
         match self {
             PrecisionChoice::F16WhereOffered => "f16",
             PrecisionChoice::F32 => "f32",
+            PrecisionChoice::Int8OnCpu => "int8",
         }
     }
 
@@ -131,6 +140,7 @@ impl PrecisionChoice {
         match self {
             PrecisionChoice::F16WhereOffered => "Precision: f16-mixed where the GPU has it",
             PrecisionChoice::F32 => "Precision: f32",
+            PrecisionChoice::Int8OnCpu => "Precision: int8 on the CPU path",
         }
     }
 }

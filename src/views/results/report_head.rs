@@ -54,7 +54,7 @@ fn ReportModels(runs: Vec<Arc<RunResult>>) -> impl IntoView {
             view! {
                 <span class="model-name" data-testid="result-model">{r.model.name.clone()}</span>
                 <code class="hash" title=r.model.weights_sha256.clone()>{r.model.weights_sha256.chars().take(12).collect::<String>()}</code>
-                <span class="backend" data-testid="result-precision" title="the arithmetic the model ran in: f32, or f16-mixed on a WebGPU adapter with shader-f16 (see the model bar)">{r.model.precision.as_str()}</span>
+                <span class="backend" data-testid="result-precision" title="the arithmetic the model ran in: f32, f16-mixed on a WebGPU adapter with shader-f16, or int8 on the CPU path (see the model bar)">{r.model.precision.as_str()}</span>
                 {r.model.scores_file.then(|| view! {
                     <span class="backend" data-testid="result-imported" title="scores computed elsewhere and imported from a scores file; the hash is the file's SHA-256">"imported scores"</span>
                 })}

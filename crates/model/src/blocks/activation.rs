@@ -63,8 +63,9 @@ pub fn gelu_in_place(values: &mut [f32]) {
     values.iter_mut().for_each(|v| *v = gelu_f32(*v));
 }
 
-/// Whether `device` is the plain CPU backend, where [`gelu`] runs its own pass.
-fn is_plain_flex(device: &Device) -> bool {
+/// Whether `device` is the plain CPU backend, where [`gelu`] runs its own pass (and where the
+/// int8 precision runs).
+pub(crate) fn is_plain_flex(device: &Device) -> bool {
     *device == Device::flex() && !device.is_autodiff()
 }
 

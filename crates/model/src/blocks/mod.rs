@@ -6,4 +6,5 @@ pub mod activation;
 pub mod classifier;
 pub mod embeddings;
 pub mod encoder;
+pub mod int8;
 pub mod nn;

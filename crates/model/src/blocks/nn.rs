@@ -4,7 +4,10 @@
 
 use burn::prelude::*;
 use burn::tensor::module::linear;
-use burn::tensor::FloatDType;
+use burn::tensor::{FloatDType, TensorData};
+use std::sync::Arc;
+
+use super::int8::Int8Weight;
 
 /// `y = x W + b` with `W` stored `[in, out]` (the transpose of PyTorch's `[out, in]`).
 #[derive(Debug, Clone)]
@@ -13,13 +16,40 @@ pub struct Dense {
     pub weight: Tensor<2>,
     /// `[out]`.
     pub bias: Tensor<1>,
+    /// The weight and bias in int8 on the host, when the layer runs at int8
+    /// ([`Dense::quantize_int8`]); shared by the clones a model's layers are.
+    int8: Option<Arc<Int8Weight>>,
+}
+
+/// Why [`Dense::quantize_int8`] refused.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum Int8Error {
+    /// The weight is not f32 on the host (f16-mixed rounded it, or it lives on a GPU).
+    #[error("the layer's weight is not f32 on the CPU")]
+    NotF32,
+    /// The weight or bias did not have the layer's shape.
+    #[error("the layer's weight and bias do not have matching shapes")]
+    Shape,
 }
 
 impl Dense {
+    /// A layer in f32 from its `[in, out]` weight and `[out]` bias.
+    pub fn new(weight: Tensor<2>, bias: Tensor<1>) -> Dense {
+        Dense {
+            weight,
+            bias,
+            int8: None,
+        }
+    }
+
     /// Applies the layer to the last axis of `x` (f32 in, f32 out). Under mixed precision
     /// (an f16 weight, [`Dense::set_weight_dtype`]) `x` is rounded to f16 for the product,
-    /// which comes back as f32 before the f32 bias is added.
+    /// which comes back as f32 before the f32 bias is added. At int8 ([`Dense::quantize_int8`])
+    /// the product is [`Int8Weight::forward`]'s, on the host.
     pub fn forward<const D: usize>(&self, x: Tensor<D>) -> Tensor<D> {
+        if let Some(q) = &self.int8 {
+            return int8_forward(q, x, || (self.weight.clone(), self.bias.clone()));
+        }
         match self.compute_dtype() {
             FloatDType::F32 => linear(x, self.weight.clone(), Some(self.bias.clone())),
             dtype => {
@@ -38,6 +68,59 @@ impl Dense {
     /// to f16 is not undone by casting back: reload the checkpoint for f32.
     pub fn set_weight_dtype(&mut self, dtype: FloatDType) {
         self.weight = self.weight.clone().cast(dtype);
+    }
+
+    /// Runs the layer at int8 from now on: its f32 weight quantized per output channel
+    /// ([`Int8Weight::quantize`]). The f32 weight is kept (the layer runs in f32 again after
+    /// [`Dense::drop_int8`]); the int8 copy takes half its bytes more.
+    pub fn quantize_int8(&mut self) -> Result<(), Int8Error> {
+        let [k, n] = self.weight.dims();
+        let weight = self.weight.clone().into_data();
+        let bias = self.bias.clone().into_data();
+        let (weight, bias) = match (weight.as_slice::<f32>(), bias.as_slice::<f32>()) {
+            (Ok(w), Ok(b)) => (w, b),
+            _ => return Err(Int8Error::NotF32),
+        };
+        let q = Int8Weight::quantize(weight, k, n, Some(bias)).ok_or(Int8Error::Shape)?;
+        self.int8 = Some(Arc::new(q));
+        Ok(())
+    }
+
+    /// Back to the f32 product.
+    pub fn drop_int8(&mut self) {
+        self.int8 = None;
+    }
+
+    /// Whether the layer runs at int8.
+    pub fn is_int8(&self) -> bool {
+        self.int8.is_some()
+    }
+}
+
+/// `x · W + b` by `q` on the host: `x`'s values read back, multiplied, and put on `x`'s device.
+/// Should `x` not be f32 (the CPU path widens every checkpoint to f32, so this is not
+/// expected), the f32 layer `f32_layer` gives runs instead.
+fn int8_forward<const D: usize>(
+    q: &Int8Weight,
+    x: Tensor<D>,
+    f32_layer: impl FnOnce() -> (Tensor<2>, Tensor<1>),
+) -> Tensor<D> {
+    let device = x.device();
+    let mut dims = x.dims();
+    let data = x.into_data();
+    let out = data
+        .as_slice::<f32>()
+        .ok()
+        .and_then(|values| q.forward(values));
+    match out {
+        Some(out) => {
+            dims[D - 1] = q.out_features();
+            Tensor::from_data(TensorData::new(out, dims), &device)
+        }
+        None => {
+            let (weight, bias) = f32_layer();
+            linear(Tensor::from_data(data, &device), weight, Some(bias))
+        }
     }
 }
 

@@ -60,10 +60,7 @@ fn hollow<const D: usize>() -> Tensor<D> {
 }
 
 fn hollow_dense() -> Dense {
-    Dense {
-        weight: hollow(),
-        bias: hollow(),
-    }
+    Dense::new(hollow(), hollow())
 }
 
 impl Vars for ShapeTable {

@@ -178,20 +178,20 @@ impl<'a> Tensors<'a> {
     pub fn dense(&self, name: &str, device: &Device) -> Result<Dense, LoadError> {
         let (w, shape) = self.f32(&format!("{name}.weight"))?;
         let (out, inp) = (shape[0], shape[1]);
-        Ok(Dense {
-            weight: transposed(&w, out, inp, device),
-            bias: self.vector(&format!("{name}.bias"), device)?,
-        })
+        Ok(Dense::new(
+            transposed(&w, out, inp, device),
+            self.vector(&format!("{name}.bias"), device)?,
+        ))
     }
 
     /// An `nn.Linear(bias=False)` as a [`Dense`] with a zero bias (adding 0 is exact).
     pub fn dense_no_bias(&self, name: &str, device: &Device) -> Result<Dense, LoadError> {
         let (w, shape) = self.f32(&format!("{name}.weight"))?;
         let (out, inp) = (shape[0], shape[1]);
-        Ok(Dense {
-            weight: transposed(&w, out, inp, device),
-            bias: Tensor::zeros([out], device),
-        })
+        Ok(Dense::new(
+            transposed(&w, out, inp, device),
+            Tensor::zeros([out], device),
+        ))
     }
 
     /// `{name}.weight` and `{name}.bias` as a LayerNorm.

@@ -207,17 +207,17 @@ impl Replay<'_> {
 
 impl Vars for Replay<'_> {
     fn dense(&mut self, name: &str, _out: usize, _inp: usize) -> Result<Dense, LoadError> {
-        Ok(Dense {
-            weight: self.matrix(&weight(name))?,
-            bias: self.vector(&bias(name))?,
-        })
+        Ok(Dense::new(
+            self.matrix(&weight(name))?,
+            self.vector(&bias(name))?,
+        ))
     }
 
     fn dense_no_bias(&mut self, name: &str, out: usize, _inp: usize) -> Result<Dense, LoadError> {
-        Ok(Dense {
-            weight: self.matrix(&weight(name))?,
-            bias: Tensor::zeros([out], &self.device),
-        })
+        Ok(Dense::new(
+            self.matrix(&weight(name))?,
+            Tensor::zeros([out], &self.device),
+        ))
     }
 
     fn norm(&mut self, name: &str, _width: usize, eps: f64) -> Result<LayerNorm, LoadError> {

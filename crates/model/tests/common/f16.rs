@@ -2,9 +2,11 @@
 //! `precision_base.rs`): score at f32, switch to f16-mixed, score again, and hold the two to
 //! a tolerance — same labels, |Δprobability| within it, and some rounding seen.
 
-use tabprobe_core::scoring::{Pair, PairScore};
+use tabprobe_core::scoring::Pair;
 use tabprobe_model::devices::backend::NATIVE_GPU;
 use tabprobe_model::{Device, NliModel, Precision, PrecisionError};
+
+use super::fixtures::gap;
 
 /// The largest |Δprobability| f16-mixed may differ from f32 by on a well-conditioned checkpoint
 /// (the parity).
@@ -27,32 +29,6 @@ pub fn load(
     let tokenizer = read(dir.join("tokenizer.json"));
     let name = dir.display().to_string();
     super::load_bytes(&name, &config, &weights, &tokenizer, device)
-}
-
-/// How far apart two runs are: the largest |Δprobability| and |Δlogit|, and the pairs whose
-/// predicted label differs.
-#[derive(Debug, Default)]
-struct Gap {
-    prob: f32,
-    logit: f32,
-    flipped: Vec<usize>,
-}
-
-fn gap(f32_scores: &[PairScore], f16_scores: &[PairScore]) -> Gap {
-    assert_eq!(f32_scores.len(), f16_scores.len());
-    let mut g = Gap::default();
-    for (i, (a, b)) in f32_scores.iter().zip(f16_scores).enumerate() {
-        for (x, y) in a.probs.iter().zip(&b.probs) {
-            g.prob = g.prob.max((x - y).abs());
-        }
-        for (x, y) in a.logits.iter().zip(&b.logits) {
-            g.logit = g.logit.max((x - y).abs());
-        }
-        if a.predicted() != b.predicted() {
-            g.flipped.push(i);
-        }
-    }
-    g
 }
 
 /// Scores `pairs` at f32, switches `model` to f16-mixed and scores them again; asserts the

@@ -3,6 +3,7 @@
 #![allow(dead_code)]
 
 pub mod f16;
+pub mod fixtures;
 
 use std::path::PathBuf;
 

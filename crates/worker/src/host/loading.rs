@@ -263,6 +263,7 @@ fn install_model(
             &files.small,
             &files.weights,
             how.batch_size,
+            how.precision,
         );
         h.pools.insert(slot, Rc::new(pool));
     }
@@ -394,21 +395,30 @@ async fn load(
     Ok((model, info))
 }
 
-/// Runs `model` in f16-mixed when `choice` allows it, it is on WebGPU and the adapter has
-/// `shader-f16` (burn reports f16 arithmetic on the device); says why it runs at its
-/// precision.
+/// Runs `model` at the precision `choice` asks for where its device can: f16-mixed on WebGPU
+/// when the adapter has `shader-f16` (burn reports f16 arithmetic on the device), int8 on the
+/// CPU path; says why it runs at its precision.
 fn choose_precision(model: &mut NliModel, choice: PrecisionChoice, backend: &Backend) -> String {
-    match (choice, backend) {
-        (PrecisionChoice::F32, _) => "f32, as chosen in the model bar".to_string(),
+    let (precision, reason) = match (choice, backend) {
+        (PrecisionChoice::F32, _) => return "f32, as chosen in the model bar".to_string(),
         (PrecisionChoice::F16WhereOffered, Backend::Cpu { .. } | Backend::ScoresFile) => {
-            "f32: the CPU path computes in f32".to_string()
+            return "f32: f16-mixed runs on WebGPU only".to_string()
         }
-        (PrecisionChoice::F16WhereOffered, Backend::WebGpu) => {
-            match model.set_precision(Precision::F16Mixed) {
-                Ok(()) => "f16-mixed: the WebGPU adapter has shader-f16".to_string(),
-                Err(e) => format!("f32: {e}"),
-            }
+        (PrecisionChoice::Int8OnCpu, Backend::WebGpu | Backend::ScoresFile) => {
+            return "f32: int8 runs on the CPU path only".to_string()
         }
+        (PrecisionChoice::F16WhereOffered, Backend::WebGpu) => (
+            Precision::F16Mixed,
+            "f16-mixed: the WebGPU adapter has shader-f16",
+        ),
+        (PrecisionChoice::Int8OnCpu, Backend::Cpu { .. }) => (
+            Precision::Int8,
+            "int8: chosen in the model bar, on the CPU path",
+        ),
+    };
+    match model.set_precision(precision) {
+        Ok(()) => reason.to_string(),
+        Err(e) => format!("f32: {e}"),
     }
 }
 

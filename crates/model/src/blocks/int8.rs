@@ -1,0 +1,333 @@
+//! The int8 precision's dense product on the CPU path (docs/model-families.md#precision):
+//! a dense layer's weight quantized once per output channel, each row of activations
+//! quantized as it arrives, the integer products summed in i32, the sum scaled back to f32.
+//!
+//! The arithmetic, for an activation row `x` (length `k`) and an output channel `w`:
+//! - `s_w = max|w| / 127`, `q_w = round(w / s_w)`, in `[-127, 127]` (once, at
+//!   [`Int8Weight::quantize`]); `s_x = max|x| / 127`, `q_x = round(x / s_x)` (per row, per call);
+//!   `round` is f32's (half away from zero); an all-zero row or channel has scale 0 and
+//!   quantizes to zeros;
+//! - `y = (Σ q_x · q_w) · s_x · s_w + b`, the sum exact in i32: `|q_x · q_w| ≤ 127² = 16,129`,
+//!   so a sum over up to 133,000 terms cannot overflow, and the widest layer the loader
+//!   accepts is [`crate::families::limits::MAX_INTERMEDIATE_SIZE`] (65,536).
+//!
+//! Values are held as i16 lanes, eight to a vector: one `wide::i16x8::dot` is eight
+//! multiply-adds — WebAssembly SIMD128's `i32x4.dot_i16x8_s` in the browser's worker, SSE2's
+//! `pmaddwd` natively. burn's CPU backend has quantized tensors but multiplies them by
+//! dequantizing to f32 first, which is slower than f32 itself; no crate the project uses has an
+//! integer matrix product, so this one is the project's own.
+
+use wide::{i16x8, i32x4};
+
+/// i16 lanes per vector.
+const LANES: usize = 8;
+/// Activation rows one tile multiplies at once.
+const ROWS: usize = 2;
+/// Output channels one tile multiplies at once: with [`ROWS`], 8 accumulators and 6 operands,
+/// within the 16 vector registers of x86-64 (where the browser's engine maps SIMD128).
+const COLS: usize = 4;
+/// Output channels per panel: 64 channels of a 3,072-wide layer are 384 KiB of i16, which stay
+/// in a core's L2 cache while every row of activations passes over them.
+const PANEL: usize = 64;
+/// Largest value of a quantized element.
+const QMAX: f32 = 127.0;
+
+/// A dense layer's weight in int8, per output channel (values kept as i16 lanes), and its
+/// bias in f32.
+#[derive(Debug, Clone)]
+pub struct Int8Weight {
+    /// Inputs per output (`in` of the `[in, out]` weight).
+    k: usize,
+    /// Outputs.
+    n: usize,
+    /// Channel after channel, each `k.div_ceil(8)` vectors (the last one zero-padded).
+    q: Vec<i16x8>,
+    /// Per channel: `s_w`.
+    scale: Vec<f32>,
+    /// Per channel.
+    bias: Vec<f32>,
+}
+
+/// Vectors per row or channel of `k` values.
+fn vectors(k: usize) -> usize {
+    k.div_ceil(LANES)
+}
+
+/// Appends `values` quantized with `scale` (0: all zeros) as vectors, the last zero-padded.
+fn push_quantized(values: impl ExactSizeIterator<Item = f32>, scale: f32, out: &mut Vec<i16x8>) {
+    let mut lane = [0i16; LANES];
+    let mut filled = 0;
+    for v in values {
+        lane[filled] = quantize(v, scale);
+        filled += 1;
+        if filled == LANES {
+            out.push(i16x8::new(lane));
+            filled = 0;
+        }
+    }
+    if filled > 0 {
+        lane[filled..].fill(0);
+        out.push(i16x8::new(lane));
+    }
+}
+
+/// `round(v / scale)` in `[-127, 127]`; 0 when `scale` is 0.
+fn quantize(v: f32, scale: f32) -> i16 {
+    if scale == 0.0 {
+        return 0;
+    }
+    // `as` saturates; the clamp keeps the range symmetric when rounding reaches ±127.5.
+    (v / scale).round().clamp(-QMAX, QMAX) as i16
+}
+
+/// `max|v| / 127`.
+fn scale_of(values: impl Iterator<Item = f32>) -> f32 {
+    values.fold(0.0f32, |m, v| m.max(v.abs())) / QMAX
+}
+
+/// Activation rows in int8: `m` rows of `vectors(k)` vectors, and each row's scale.
+struct QuantizedRows {
+    q: Vec<i16x8>,
+    scale: Vec<f32>,
+    stride: usize,
+}
+
+impl QuantizedRows {
+    /// Quantizes the `m × k` row-major `x`, row by row.
+    fn of(x: &[f32], k: usize) -> QuantizedRows {
+        let stride = vectors(k);
+        let m = x.len() / k.max(1);
+        let mut q = Vec::with_capacity(m * stride);
+        let mut scale = Vec::with_capacity(m);
+        for row in x.chunks_exact(k.max(1)) {
+            let s = scale_of(row.iter().copied());
+            push_quantized(row.iter().copied(), s, &mut q);
+            scale.push(s);
+        }
+        QuantizedRows { q, scale, stride }
+    }
+
+    fn row(&self, r: usize) -> &[i16x8] {
+        &self.q[r * self.stride..(r + 1) * self.stride]
+    }
+}
+
+impl Int8Weight {
+    /// Quantizes `weight`, row-major `[k, n]` (tabprobe's `[in, out]` layout), per output
+    /// channel, keeping `bias` (`n` values, or zeros when `None`). `None` when the lengths do not
+    /// match `k` and `n`.
+    pub fn quantize(
+        weight: &[f32],
+        k: usize,
+        n: usize,
+        bias: Option<&[f32]>,
+    ) -> Option<Int8Weight> {
+        if weight.len() != k.checked_mul(n)? || bias.is_some_and(|b| b.len() != n) {
+            return None;
+        }
+        let stride = vectors(k);
+        let mut q = Vec::with_capacity(n * stride);
+        let mut scale = Vec::with_capacity(n);
+        for c in 0..n {
+            let channel = || (0..k).map(move |i| weight[i * n + c]);
+            let s = scale_of(channel());
+            push_quantized(channel(), s, &mut q);
+            scale.push(s);
+        }
+        let bias = bias.map_or_else(|| vec![0.0; n], <[f32]>::to_vec);
+        Some(Int8Weight {
+            k,
+            n,
+            q,
+            scale,
+            bias,
+        })
+    }
+
+    /// Inputs per output.
+    pub fn in_features(&self) -> usize {
+        self.k
+    }
+
+    /// Outputs.
+    pub fn out_features(&self) -> usize {
+        self.n
+    }
+
+    fn channel(&self, c: usize) -> &[i16x8] {
+        let stride = vectors(self.k);
+        &self.q[c * stride..(c + 1) * stride]
+    }
+
+    /// `x · W + b` for the row-major `x` of `k`-long rows: the rows' outputs, row-major. `None`
+    /// when `x`'s length is not a whole number of rows. Natively the rows are shared among
+    /// the cores (rayon, with the `fast-cpu` feature).
+    pub fn forward(&self, x: &[f32]) -> Option<Vec<f32>> {
+        if self.k == 0 || !x.len().is_multiple_of(self.k) {
+            return None;
+        }
+        let rows = QuantizedRows::of(x, self.k);
+        let m = x.len() / self.k;
+        let mut out = vec![0.0f32; m * self.n];
+        if self.n == 0 {
+            return Some(out);
+        }
+        #[cfg(feature = "fast-cpu")]
+        {
+            use rayon::prelude::*;
+            // Blocks of whole tiles, at least one per core.
+            let per_block = m
+                .div_ceil(rayon::current_num_threads())
+                .next_multiple_of(ROWS);
+            out.par_chunks_mut(per_block * self.n)
+                .enumerate()
+                .for_each(|(b, block)| self.rows_into(&rows, b * per_block, block));
+        }
+        #[cfg(not(feature = "fast-cpu"))]
+        self.rows_into(&rows, 0, &mut out);
+        Some(out)
+    }
+
+    /// Fills `out` (whole output rows) from activation rows `first..`: panel by panel of
+    /// channels, every row over each panel.
+    fn rows_into(&self, rows: &QuantizedRows, first: usize, out: &mut [f32]) {
+        let m = out.len() / self.n;
+        for panel in (0..self.n).step_by(PANEL) {
+            let end = (panel + PANEL).min(self.n);
+            let mut r = 0;
+            while r < m {
+                if r + ROWS <= m {
+                    self.tile_row::<ROWS>(rows, first + r, panel, end, &mut out[r * self.n..]);
+                    r += ROWS;
+                } else {
+                    self.tile_row::<1>(rows, first + r, panel, end, &mut out[r * self.n..]);
+                    r += 1;
+                }
+            }
+        }
+    }
+
+    /// `R` rows (from `row`) against channels `from..to`, written into `out`'s first `R` rows.
+    fn tile_row<const R: usize>(
+        &self,
+        rows: &QuantizedRows,
+        row: usize,
+        from: usize,
+        to: usize,
+        out: &mut [f32],
+    ) {
+        let xs: [&[i16x8]; R] = std::array::from_fn(|i| rows.row(row + i));
+        let mut c = from;
+        while c < to {
+            if c + COLS <= to {
+                let ws: [&[i16x8]; COLS] = std::array::from_fn(|j| self.channel(c + j));
+                let sums = dot_tile::<R, COLS>(xs, ws);
+                self.write::<R, COLS>(&sums, rows, row, c, out);
+                c += COLS;
+            } else {
+                let sums = dot_tile::<R, 1>(xs, [self.channel(c)]);
+                self.write::<R, 1>(&sums, rows, row, c, out);
+                c += 1;
+            }
+        }
+    }
+
+    /// `y = sum · s_x · s_w + b` for a tile's sums.
+    fn write<const R: usize, const C: usize>(
+        &self,
+        sums: &[[i32; C]; R],
+        rows: &QuantizedRows,
+        row: usize,
+        c: usize,
+        out: &mut [f32],
+    ) {
+        for (i, sums) in sums.iter().enumerate() {
+            let s_x = rows.scale[row + i];
+            for (j, &sum) in sums.iter().enumerate() {
+                out[i * self.n + c + j] = sum as f32 * s_x * self.scale[c + j] + self.bias[c + j];
+            }
+        }
+    }
+}
+
+/// The `R × C` integer dot products of `R` activation rows with `C` channels, all of the same
+/// number of vectors.
+#[inline(always)]
+fn dot_tile<const R: usize, const C: usize>(xs: [&[i16x8]; R], ws: [&[i16x8]; C]) -> [[i32; C]; R] {
+    let len = xs.first().map_or(0, |x| x.len());
+    let xs = xs.map(|x| &x[..len]);
+    let ws = ws.map(|w| &w[..len]);
+    let mut acc = [[i32x4::ZERO; C]; R];
+    for v in 0..len {
+        let wv: [i16x8; C] = std::array::from_fn(|j| ws[j][v]);
+        for (acc, x) in acc.iter_mut().zip(xs) {
+            let xv = x[v];
+            for (a, w) in acc.iter_mut().zip(wv) {
+                *a += xv.dot(w);
+            }
+        }
+    }
+    acc.map(|row| row.map(|a| a.to_array().iter().sum()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A hand-worked layer: k = 3, n = 2 (no value lands on a rounding tie).
+    /// Weight `[in, out]` = [[1, -3], [0.25, 4], [-1, 1]]: channel 0 is (1, 0.25, -1), max 1,
+    /// s_w = 1/127, q = (127, 32 (31.75), -127); channel 1 is (-3, 4, 1), max 4, s_w = 4/127,
+    /// q = (-95 (-95.25), 127, 32 (31.75)).
+    /// Row x = (2, -0.6, 0.5): max 2, s_x = 2/127, q = (127, -38 (-38.1), 32 (31.75)).
+    /// Sums: 127·127 − 38·32 − 32·127 = 16129 − 1216 − 4064 = 10849;
+    ///       −127·95 − 38·127 + 32·32 = −12065 − 4826 + 1024 = −15867.
+    /// y0 = 10849 · 2/127 · 1/127 + 0.25 = 21698/16129 + 0.25 = 1.595279 (exactly, x·w0 + b0 = 1.6);
+    /// y1 = −15867 · 2/127 · 4/127 − 1 = −126936/16129 − 1 = −8.870048 (exactly, −8.9).
+    #[test]
+    fn a_hand_worked_layer() {
+        let w = [1.0, -3.0, 0.25, 4.0, -1.0, 1.0];
+        let layer = Int8Weight::quantize(&w, 3, 2, Some(&[0.25, -1.0])).expect("shapes match");
+        let y = layer.forward(&[2.0, -0.6, 0.5]).expect("one row");
+        assert!(
+            (y[0] - 1.595_279).abs() < 1e-5 && (y[1] + 8.870_048).abs() < 1e-5,
+            "{y:?}"
+        );
+    }
+
+    /// Every tile shape (2×4, 2×1, 1×4, 1×1 and a partial panel), k not a multiple of 8, checked
+    /// against the same arithmetic done one product at a time.
+    #[test]
+    fn tiles_and_edges_agree_with_one_product_at_a_time() {
+        let (m, k, n) = (5, 19, 70);
+        let value =
+            |i: usize, salt: usize| (((i * 7919 + salt * 104_729) % 2001) as f32 - 1000.0) / 250.0;
+        let w: Vec<f32> = (0..k * n).map(|i| value(i, 1)).collect();
+        let x: Vec<f32> = (0..m * k).map(|i| value(i, 2)).collect();
+        let b: Vec<f32> = (0..n).map(|i| value(i, 3)).collect();
+        let layer = Int8Weight::quantize(&w, k, n, Some(&b)).expect("shapes match");
+        let y = layer.forward(&x).expect("whole rows");
+        for r in 0..m {
+            let row = &x[r * k..(r + 1) * k];
+            let s_x = scale_of(row.iter().copied());
+            for c in 0..n {
+                let col: Vec<f32> = (0..k).map(|i| w[i * n + c]).collect();
+                let s_w = scale_of(col.iter().copied());
+                let sum: i32 = (0..k)
+                    .map(|i| i32::from(quantize(row[i], s_x)) * i32::from(quantize(col[i], s_w)))
+                    .sum();
+                let want = sum as f32 * s_x * s_w + b[c];
+                assert_eq!(y[r * n + c], want, "row {r}, channel {c}");
+            }
+        }
+    }
+
+    #[test]
+    fn zeros_and_bad_shapes() {
+        let layer = Int8Weight::quantize(&[0.0; 6], 3, 2, None).expect("shapes match");
+        assert_eq!(layer.forward(&[1.0, 2.0, 3.0]), Some(vec![0.0, 0.0]));
+        assert_eq!(layer.forward(&[0.0; 3]), Some(vec![0.0, 0.0]));
+        assert!(layer.forward(&[1.0, 2.0]).is_none(), "not a whole row");
+        assert!(Int8Weight::quantize(&[0.0; 5], 3, 2, None).is_none());
+        assert!(Int8Weight::quantize(&[0.0; 6], 3, 2, Some(&[0.0])).is_none());
+    }
+}
