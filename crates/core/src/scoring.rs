@@ -176,6 +176,15 @@ impl ModelId {
         }
     }
 
+    /// Its name, with its precision when it is not f32 (`model (int8)`): how a table's model
+    /// column names it, so a figure made at a reduced precision says so.
+    pub fn name_with_precision(&self) -> String {
+        match self.precision {
+            Precision::F32 => self.name.clone(),
+            p => format!("{} ({p})", self.name),
+        }
+    }
+
     /// How the model is named on screen: its name and the first 8 hex digits of its weight
     /// hash (two checkpoints picked as files are both called "model"), and its precision
     /// when it is not f32.
@@ -347,6 +356,7 @@ mod tests {
             ..m.clone()
         };
         assert_eq!(half.label(), "model (01234567, f16-mixed)");
+        assert_eq!(half.name_with_precision(), "model (f16-mixed)");
     }
 
     #[test]

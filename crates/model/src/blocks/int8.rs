@@ -11,13 +11,13 @@
 //!   so a sum over up to 133,000 terms cannot overflow, and the widest layer the loader
 //!   accepts is [`crate::families::limits::MAX_INTERMEDIATE_SIZE`] (65,536).
 //!
-//! Values are held as i16 lanes, eight to a vector: one `wide::i16x8::dot` is eight
-//! multiply-adds — WebAssembly SIMD128's `i32x4.dot_i16x8_s` in the browser's worker, SSE2's
-//! `pmaddwd` natively. burn's CPU backend has quantized tensors but multiplies them by
-//! dequantizing to f32 first, which is slower than f32 itself; no crate the project uses has an
-//! integer matrix product, so this one is the project's own.
-
-use wide::{i16x8, i32x4};
+//! Values are held as i16, each row and channel padded with zeros to a multiple of eight; one
+//! `wide::i16x8::dot` is eight multiply-adds: WebAssembly SIMD128's `i32x4.dot_i16x8_s` in the
+//! browser's worker, SSE2's `pmaddwd` natively. (Natively, plain integer loops compiled for
+//! AVX-512 by pulp's run-time dispatch and left to LLVM's vectorizer ran 2.5× slower than this on
+//! roberta-base, 1.48 against 3.70 examples/s, 2026-11-29.) burn's CPU backend has quantized tensors but
+//! multiplies them by dequantizing to f32 first, which is slower than f32 itself; no crate the
+//! project uses has an integer matrix product, so this one is the project's own.
 
 /// i16 lanes per vector.
 const LANES: usize = 8;
@@ -40,35 +40,23 @@ pub struct Int8Weight {
     k: usize,
     /// Outputs.
     n: usize,
-    /// Channel after channel, each `k.div_ceil(8)` vectors (the last one zero-padded).
-    q: Vec<i16x8>,
+    /// Channel after channel, each `padded(k)` values (zeros after the `k`th).
+    q: Vec<i16>,
     /// Per channel: `s_w`.
     scale: Vec<f32>,
     /// Per channel.
     bias: Vec<f32>,
 }
 
-/// Vectors per row or channel of `k` values.
-fn vectors(k: usize) -> usize {
-    k.div_ceil(LANES)
+/// A row or channel of `k` values as stored: `k` rounded up to a multiple of [`LANES`].
+fn padded(k: usize) -> usize {
+    k.next_multiple_of(LANES)
 }
 
-/// Appends `values` quantized with `scale` (0: all zeros) as vectors, the last zero-padded.
-fn push_quantized(values: impl ExactSizeIterator<Item = f32>, scale: f32, out: &mut Vec<i16x8>) {
-    let mut lane = [0i16; LANES];
-    let mut filled = 0;
-    for v in values {
-        lane[filled] = quantize(v, scale);
-        filled += 1;
-        if filled == LANES {
-            out.push(i16x8::new(lane));
-            filled = 0;
-        }
-    }
-    if filled > 0 {
-        lane[filled..].fill(0);
-        out.push(i16x8::new(lane));
-    }
+/// Appends the `k` `values` quantized with `scale` (0: all zeros), then zeros up to `padded(k)`.
+fn push_quantized(values: &[f32], scale: f32, out: &mut Vec<i16>) {
+    out.extend(values.iter().map(|&v| quantize(v, scale)));
+    out.resize(out.len() + padded(values.len()) - values.len(), 0);
 }
 
 /// `round(v / scale)` in `[-127, 127]`; 0 when `scale` is 0.
@@ -85,9 +73,9 @@ fn scale_of(values: impl Iterator<Item = f32>) -> f32 {
     values.fold(0.0f32, |m, v| m.max(v.abs())) / QMAX
 }
 
-/// Activation rows in int8: `m` rows of `vectors(k)` vectors, and each row's scale.
+/// Activation rows in int8: `m` rows of `padded(k)` values, and each row's scale.
 struct QuantizedRows {
-    q: Vec<i16x8>,
+    q: Vec<i16>,
     scale: Vec<f32>,
     stride: usize,
 }
@@ -95,27 +83,27 @@ struct QuantizedRows {
 impl QuantizedRows {
     /// Quantizes the `m × k` row-major `x`, row by row.
     fn of(x: &[f32], k: usize) -> QuantizedRows {
-        let stride = vectors(k);
+        let stride = padded(k);
         let m = x.len() / k.max(1);
         let mut q = Vec::with_capacity(m * stride);
         let mut scale = Vec::with_capacity(m);
         for row in x.chunks_exact(k.max(1)) {
             let s = scale_of(row.iter().copied());
-            push_quantized(row.iter().copied(), s, &mut q);
+            push_quantized(row, s, &mut q);
             scale.push(s);
         }
         QuantizedRows { q, scale, stride }
     }
 
-    fn row(&self, r: usize) -> &[i16x8] {
+    fn row(&self, r: usize) -> &[i16] {
         &self.q[r * self.stride..(r + 1) * self.stride]
     }
 }
 
 impl Int8Weight {
-    /// Quantizes `weight`, row-major `[k, n]` (tabprobe's `[in, out]` layout), per output
-    /// channel, keeping `bias` (`n` values, or zeros when `None`). `None` when the lengths do not
-    /// match `k` and `n`.
+    /// Quantizes `weight`, row-major `[n, k]` (PyTorch's `[out, in]`: one output channel per
+    /// row), per output channel, keeping `bias` (`n` values, or zeros when `None`). `None` when
+    /// the lengths do not match `k` and `n`.
     pub fn quantize(
         weight: &[f32],
         k: usize,
@@ -125,13 +113,11 @@ impl Int8Weight {
         if weight.len() != k.checked_mul(n)? || bias.is_some_and(|b| b.len() != n) {
             return None;
         }
-        let stride = vectors(k);
-        let mut q = Vec::with_capacity(n * stride);
+        let mut q = Vec::with_capacity(n * padded(k));
         let mut scale = Vec::with_capacity(n);
-        for c in 0..n {
-            let channel = || (0..k).map(move |i| weight[i * n + c]);
-            let s = scale_of(channel());
-            push_quantized(channel(), s, &mut q);
+        for channel in weight.chunks_exact(k.max(1)).take(n) {
+            let s = scale_of(channel.iter().copied());
+            push_quantized(channel, s, &mut q);
             scale.push(s);
         }
         let bias = bias.map_or_else(|| vec![0.0; n], <[f32]>::to_vec);
@@ -154,8 +140,8 @@ impl Int8Weight {
         self.n
     }
 
-    fn channel(&self, c: usize) -> &[i16x8] {
-        let stride = vectors(self.k);
+    fn channel(&self, c: usize) -> &[i16] {
+        let stride = padded(self.k);
         &self.q[c * stride..(c + 1) * stride]
     }
 
@@ -208,6 +194,7 @@ impl Int8Weight {
     }
 
     /// `R` rows (from `row`) against channels `from..to`, written into `out`'s first `R` rows.
+    #[inline(always)]
     fn tile_row<const R: usize>(
         &self,
         rows: &QuantizedRows,
@@ -216,11 +203,11 @@ impl Int8Weight {
         to: usize,
         out: &mut [f32],
     ) {
-        let xs: [&[i16x8]; R] = std::array::from_fn(|i| rows.row(row + i));
+        let xs: [&[i16]; R] = std::array::from_fn(|i| rows.row(row + i));
         let mut c = from;
         while c < to {
             if c + COLS <= to {
-                let ws: [&[i16x8]; COLS] = std::array::from_fn(|j| self.channel(c + j));
+                let ws: [&[i16]; COLS] = std::array::from_fn(|j| self.channel(c + j));
                 let sums = dot_tile::<R, COLS>(xs, ws);
                 self.write::<R, COLS>(&sums, rows, row, c, out);
                 c += COLS;
@@ -233,6 +220,7 @@ impl Int8Weight {
     }
 
     /// `y = sum · s_x · s_w + b` for a tile's sums.
+    #[inline(always)]
     fn write<const R: usize, const C: usize>(
         &self,
         sums: &[[i32; C]; R],
@@ -251,17 +239,19 @@ impl Int8Weight {
 }
 
 /// The `R × C` integer dot products of `R` activation rows with `C` channels, all of the same
-/// number of vectors.
+/// padded length, eight lanes at a time.
 #[inline(always)]
-fn dot_tile<const R: usize, const C: usize>(xs: [&[i16x8]; R], ws: [&[i16x8]; C]) -> [[i32; C]; R] {
-    let len = xs.first().map_or(0, |x| x.len());
-    let xs = xs.map(|x| &x[..len]);
-    let ws = ws.map(|w| &w[..len]);
+fn dot_tile<const R: usize, const C: usize>(xs: [&[i16]; R], ws: [&[i16]; C]) -> [[i32; C]; R] {
+    use wide::{i16x8, i32x4};
+    // As eight-lane arrays, all cut to one length: the indexing below needs no bounds checks.
+    let n = xs.first().map_or(0, |x| x.len() / LANES);
+    let xs = xs.map(|x| &x.as_chunks::<LANES>().0[..n]);
+    let ws = ws.map(|w| &w.as_chunks::<LANES>().0[..n]);
     let mut acc = [[i32x4::ZERO; C]; R];
-    for v in 0..len {
-        let wv: [i16x8; C] = std::array::from_fn(|j| ws[j][v]);
+    for v in 0..n {
+        let wv: [i16x8; C] = std::array::from_fn(|j| i16x8::new(ws[j][v]));
         for (acc, x) in acc.iter_mut().zip(xs) {
-            let xv = x[v];
+            let xv = i16x8::new(x[v]);
             for (a, w) in acc.iter_mut().zip(wv) {
                 *a += xv.dot(w);
             }
@@ -275,7 +265,7 @@ mod tests {
     use super::*;
 
     /// A hand-worked layer: k = 3, n = 2 (no value lands on a rounding tie).
-    /// Weight `[in, out]` = [[1, -3], [0.25, 4], [-1, 1]]: channel 0 is (1, 0.25, -1), max 1,
+    /// Weight `[in, out]` = [[1, -3], [0.25, 4], [-1, 1]] (given `[out, in]`): channel 0 is (1, 0.25, -1), max 1,
     /// s_w = 1/127, q = (127, 32 (31.75), -127); channel 1 is (-3, 4, 1), max 4, s_w = 4/127,
     /// q = (-95 (-95.25), 127, 32 (31.75)).
     /// Row x = (2, -0.6, 0.5): max 2, s_x = 2/127, q = (127, -38 (-38.1), 32 (31.75)).
@@ -285,7 +275,8 @@ mod tests {
     /// y1 = −15867 · 2/127 · 4/127 − 1 = −126936/16129 − 1 = −8.870048 (exactly, −8.9).
     #[test]
     fn a_hand_worked_layer() {
-        let w = [1.0, -3.0, 0.25, 4.0, -1.0, 1.0];
+        // `[out, in]`: channel 0, then channel 1.
+        let w = [1.0, 0.25, -1.0, -3.0, 4.0, 1.0];
         let layer = Int8Weight::quantize(&w, 3, 2, Some(&[0.25, -1.0])).expect("shapes match");
         let y = layer.forward(&[2.0, -0.6, 0.5]).expect("one row");
         assert!(
@@ -310,7 +301,7 @@ mod tests {
             let row = &x[r * k..(r + 1) * k];
             let s_x = scale_of(row.iter().copied());
             for c in 0..n {
-                let col: Vec<f32> = (0..k).map(|i| w[i * n + c]).collect();
+                let col = &w[c * k..(c + 1) * k];
                 let s_w = scale_of(col.iter().copied());
                 let sum: i32 = (0..k)
                     .map(|i| i32::from(quantize(row[i], s_x)) * i32::from(quantize(col[i], s_w)))

@@ -257,7 +257,7 @@ fn hypothesis_only_note(run: &RunResult, probes: &[ProbeKind]) -> String {
         None => format!(
             "{} rows: {} itself with an empty premise (docs/probes-and-metrics.md#models-compared-the-hypothesis-only-view), not a separately trained hypothesis-only model",
             ModelView::HypothesisOnlyView,
-            run.model.name
+            run.model.name_with_precision()
         ),
     };
     let items_scored = run

@@ -82,9 +82,9 @@ fn table1_row(split: Option<&str>, r: &RunResult) -> Vec<String> {
     let n = picked.len();
     // A model that reads the hypothesis alone says so.
     let model = if r.reads_hypothesis_only() {
-        format!("{} (hypothesis only)", r.model.name)
+        format!("{} (hypothesis only)", r.model.name_with_precision())
     } else {
-        r.model.name.clone()
+        r.model.name_with_precision()
     };
     let name = split.unwrap_or(ALL).to_string();
     if n == 0 {

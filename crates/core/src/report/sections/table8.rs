@@ -101,7 +101,7 @@ fn paired_section(run: &RunResult, class: CounterfactualClass, include_heuristic
             "O-Hypo is the second model, {} ({}), on the hypothesis alone; C-THP and O-THP are {}",
             m.name,
             m.weights_sha256.chars().take(8).collect::<String>(),
-            run.model.name
+            run.model.name_with_precision()
         ),
         None => "O-Hypo is this model with an empty premise (docs/probes-and-metrics.md#models-compared-the-hypothesis-only-view), not a separately trained hypothesis-only model"
             .to_string(),
