@@ -70,10 +70,7 @@ fn random<const D: usize>(shape: [usize; D], device: &Device) -> Tensor<D> {
 }
 
 fn dense(inp: usize, out: usize, device: &Device) -> Dense {
-    Dense {
-        weight: random([inp, out], device),
-        bias: random([out], device),
-    }
+    Dense::new(random([inp, out], device), random([out], device))
 }
 
 fn layer_norm(device: &Device) -> LayerNorm {
@@ -85,10 +82,10 @@ fn layer_norm(device: &Device) -> LayerNorm {
 }
 
 fn half(d: &Dense) -> Dense {
-    Dense {
-        weight: d.weight.clone().cast(FloatDType::F16),
-        bias: d.bias.clone().cast(FloatDType::F16),
-    }
+    Dense::new(
+        d.weight.clone().cast(FloatDType::F16),
+        d.bias.clone().cast(FloatDType::F16),
+    )
 }
 
 /// One row of the table: what, how many times a layer runs it, seconds per call, FLOPs per call.
