@@ -12,7 +12,7 @@
 
 use leptos::prelude::*;
 use leptos::task::spawn_local;
-use tabprobe_core::scoring::PairScore;
+use tabprobe_core::scoring::{PairScore, Precision};
 use tabprobe_core::share::view::{
     rerun_pairs, Premise, PremiseSection, SharePage, TableChange, CLAIMED,
 };
@@ -192,7 +192,8 @@ fn PremiseView(premise: Premise) -> impl IntoView {
 
 /// The re-run of a shared result's two items on the loaded model: their scores and the
 /// weight hash they ran with, or why they could not run.
-type Rerun = Action<(), Result<(Vec<PairScore>, String), String>>;
+/// A re-run: its two scores, and the weight hash and precision of the model that made them.
+type Rerun = Action<(), Result<(Vec<PairScore>, String, Precision), String>>;
 
 /// A shared result, from the pure page model (core `share::view`, fuzzed natively), with its
 /// re-run on the loaded model.
@@ -215,18 +216,23 @@ fn SharedResultView(result: SharedResult, mut page: SharePage) -> impl IntoView 
     let rerun: Rerun = Action::new_local(move |_: &()| {
         let pairs = rerun_pairs(&result).map_err(|e| e.to_string());
         let started = pairs.and_then(|pairs| {
-            let sha = state
+            let (sha, precision) = state
                 .slot(Slot::Main)
                 .model
-                .with_untracked(|m| m.as_ref().map(|m| m.id.weights_sha256.clone()))
+                .with_untracked(|m| {
+                    m.as_ref()
+                        .map(|m| (m.id.weights_sha256.clone(), m.id.precision))
+                })
                 .unwrap_or_default();
             let (_, fut) = crate::worker::client::client()
                 .and_then(|c| c.score(Slot::Main, pairs, |_, _| {}))?;
-            Ok((fut, sha))
+            Ok((fut, sha, precision))
         });
         async move {
-            let (fut, sha) = started?;
-            fut.await.map(|(s, _)| (s, sha)).map_err(|f| f.message())
+            let (fut, sha, precision) = started?;
+            fut.await
+                .map(|(s, _)| (s, sha, precision))
+                .map_err(|f| f.message())
         }
     });
     // Results of another model would be mislabelled: a new model clears them.
@@ -359,7 +365,9 @@ fn SharePredictions(page: SharePage, rerun: Rerun) -> impl IntoView {
         move || {
             rerun.value().with(|r| {
                 let done = match r {
-                    Some(Ok((scores, sha))) => Some((scores.as_slice(), sha.as_str())),
+                    Some(Ok((scores, sha, precision))) => {
+                        Some((scores.as_slice(), sha.as_str(), *precision))
+                    }
                     _ => None,
                 };
                 page.claim_status(done).note()
@@ -460,7 +468,7 @@ fn ShareRerun(page: SharePage, rerun: Rerun) -> impl IntoView {
     };
     let rerun_view = move || {
         rerun.value().get().map(|res| match res {
-            Ok((s, _)) if s.len() == 2 => {
+            Ok((s, _, _)) if s.len() == 2 => {
                 let mut it = s.into_iter();
                 let (b, a) = (it.next(), it.next());
                 view! {

@@ -12,7 +12,7 @@ use tabprobe_core::data::table::{KeyValueRow, KeyValueTable, RelationalTable};
 use tabprobe_core::edit::DiffMark;
 use tabprobe_core::linearize::{Linearization, LinearizeSettings};
 use tabprobe_core::probe::Expectation;
-use tabprobe_core::scoring::{ModelId, PairScore};
+use tabprobe_core::scoring::{ModelId, PairScore, Precision};
 use tabprobe_core::share::view::{ClaimStatus, PremiseSection, SharePage, CLAIMED};
 use tabprobe_core::share::{
     decode, encode, from_file, link_chars, to_file, ShareError, SharedInput, SharedPredictions,
@@ -306,24 +306,41 @@ fn the_share_page_model_of_a_hand_worked_edit() {
     let same = [rerun([0.801, 0.149, 0.05]), rerun([0.6, 0.1, 0.3])];
     let hash = "ab".repeat(32);
     assert_eq!(
-        page.claim_status(Some((&same, &hash))),
+        page.claim_status(Some((&same, &hash, Precision::F32))),
         ClaimStatus::Confirmed
     );
     let other = [rerun([0.2, 0.1, 0.7]), rerun([0.6, 0.1, 0.3])];
     assert_eq!(
-        page.claim_status(Some((&other, &hash))),
+        page.claim_status(Some((&other, &hash, Precision::F32))),
         ClaimStatus::Contradicted
     );
     assert_eq!(
-        page.claim_status(Some((&same, "cd"))),
+        page.claim_status(Some((&same, "cd", Precision::F32))),
         ClaimStatus::OtherWeights
     );
+    // The same weights at f16-mixed still confirm (its parity, 1e-3, is inside the check's
+    // 0.01); at int8 a re-run checks nothing, whatever it gives.
+    assert_eq!(
+        page.claim_status(Some((&same, &hash, Precision::F16Mixed))),
+        ClaimStatus::Confirmed
+    );
+    for scores in [&same, &other] {
+        assert_eq!(
+            page.claim_status(Some((scores, &hash, Precision::Int8))),
+            ClaimStatus::OtherPrecision
+        );
+    }
     // A link made at f32 (the default) re-run by an f16-mixed model: the page says so.
-    use tabprobe_core::scoring::Precision;
     assert_eq!(page.precision_note(Precision::F32), None);
     let note = page.precision_note(Precision::F16Mixed).unwrap();
     assert!(
         note.starts_with("This result was computed in f32; the loaded model runs in f16-mixed."),
+        "{note}"
+    );
+    let note = page.precision_note(Precision::Int8).unwrap();
+    assert!(
+        note.starts_with("This result was computed in f32; the loaded model runs in int8. int8 moves probabilities")
+            && note.ends_with("choose f32 in the model bar's precision to check the link's figures."),
         "{note}"
     );
     // An unchanged table shows the premise once.

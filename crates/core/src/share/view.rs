@@ -173,6 +173,9 @@ pub enum ClaimStatus {
     Contradicted,
     /// Re-run with other weights: the link's figures stay unchecked.
     OtherWeights,
+    /// Re-run with the same weights at another precision where one of the two is int8: int8
+    /// moves probabilities further than [`CONFIRM_TOLERANCE`], so the re-run checks nothing.
+    OtherPrecision,
 }
 
 impl ClaimStatus {
@@ -183,6 +186,7 @@ impl ClaimStatus {
             ClaimStatus::Confirmed => "claimed by the link, confirmed by your re-run with the same weights",
             ClaimStatus::Contradicted => "claimed by the link, but your re-run with the same weights gives different probabilities",
             ClaimStatus::OtherWeights => "claimed by the link (your re-run used other weights, so it checks nothing)",
+            ClaimStatus::OtherPrecision => "claimed by the link (your re-run ran at another precision, and int8 moves probabilities further than the check allows, so it checks nothing)",
         }
     }
 }
@@ -244,24 +248,35 @@ impl SharePage {
 
     /// What the page says when the loaded model runs at `loaded` and the link's figures were
     /// computed at another precision (`None` when they agree, or the link names no model):
-    /// a re-run then confirms them only to within f16-mixed's parity, not to the last digit.
+    /// a re-run then confirms them only to within f16-mixed's parity, not to the last digit,
+    /// and not at all where one of the two is int8.
     pub fn precision_note(&self, loaded: Precision) -> Option<String> {
         let link = self.model.as_ref()?.precision;
         (link != loaded).then(|| {
-            format!(
-                "This result was computed in {link}; the loaded model runs in {loaded}. The same weights at the two precisions agree to about 1e-3 in each probability (f16-mixed's tested parity), so a re-run here checks the link's figures only that far."
-            )
+            if link == Precision::Int8 || loaded == Precision::Int8 {
+                format!(
+                    "This result was computed in {link}; the loaded model runs in {loaded}. int8 moves probabilities from f32 by up to a few hundredths on the tested checkpoints (docs/model-families.md#int8), more than a re-run's check allows, so a re-run here checks nothing: choose {link} in the model bar's precision to check the link's figures."
+                )
+            } else {
+                format!(
+                    "This result was computed in {link}; the loaded model runs in {loaded}. The same weights at the two precisions agree to about 1e-3 in each probability (f16-mixed's tested parity), so a re-run here checks the link's figures only that far."
+                )
+            }
         })
     }
 
     /// What a re-run (`rerun`: the two scores, original then edited, by a model with weight
-    /// hash `rerun_sha256`) says of the link's predictions.
-    pub fn claim_status(&self, rerun: Option<(&[PairScore], &str)>) -> ClaimStatus {
-        let (Some((scores, sha)), Some(claimed)) = (rerun, &self.predictions) else {
+    /// hash `rerun_sha256` running at `rerun_precision`) says of the link's predictions.
+    pub fn claim_status(&self, rerun: Option<(&[PairScore], &str, Precision)>) -> ClaimStatus {
+        let (Some((scores, sha, precision)), Some(claimed)) = (rerun, &self.predictions) else {
             return ClaimStatus::Claimed;
         };
-        if self.model.as_ref().map(|m| m.weights_sha256.as_str()) != Some(sha) {
+        let Some(model) = self.model.as_ref().filter(|m| m.weights_sha256 == sha) else {
             return ClaimStatus::OtherWeights;
+        };
+        let int8 = [model.precision, precision].contains(&Precision::Int8);
+        if model.precision != precision && int8 {
+            return ClaimStatus::OtherPrecision;
         }
         let close = |a: &PairScore, b: &PairScore| {
             a.probs
