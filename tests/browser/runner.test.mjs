@@ -591,6 +591,8 @@ test('word order and hypothesis probes: the Ω_x curve equals the run file, Tabl
     const rerun = await downloadRun(page);
     const reviewed = rerun.items.find((i) => i.id === target.id);
     assert.deepEqual(reviewed.review, { state: 'accepted', label: target.expectation.labels[0] });
+    // The new report's tables are a later stage than its head: wait for Table 4 to be drawn.
+    await t4.locator('tbody tr').first().waitFor({ timeout: 60_000 });
     assert.equal(Number((await negAll()).heuristic_left_out), heuristic.length - 1);
     await t4.locator('tr.clickable', { hasText: 'negation' }).first().click();
     assert.deepEqual(sorted((await drillItems(page)).map((i) => i.id)), sorted([...certain, target].map((i) => i.id)));
