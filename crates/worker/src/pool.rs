@@ -32,12 +32,22 @@ const MAX_COPIES: usize = 4;
 /// The memory all copies together may take, in bytes of weights.
 const MAX_WEIGHT_BYTES: usize = 2 << 30;
 
-/// How many helpers to start for a model of `weight_bytes` on a machine of `cores` logical
-/// cores: one copy per core (this worker's included), at most [`MAX_COPIES`] and at most
-/// [`MAX_WEIGHT_BYTES`] of weights in all.
+/// How many helpers to start for a model whose copies hold `weight_bytes` each ([`copy_bytes`])
+/// on a machine of `cores` logical cores: one copy per core (this worker's included), at most
+/// [`MAX_COPIES`] and at most [`MAX_WEIGHT_BYTES`] of weights in all.
 pub fn helpers_for(cores: usize, weight_bytes: usize) -> usize {
     let by_memory = MAX_WEIGHT_BYTES / weight_bytes.max(1);
     cores.min(MAX_COPIES).min(by_memory).saturating_sub(1)
+}
+
+/// The bytes of weights one copy of a model holds, from its weight file's `file_bytes`: at int8
+/// the copy keeps its f32 weights and adds the dense layers' int8 ones (held as i16: half the
+/// f32 bytes of those layers), counted here as half the file again, an upper bound.
+pub fn copy_bytes(file_bytes: usize, precision: PrecisionChoice) -> usize {
+    match precision {
+        PrecisionChoice::Int8OnCpu => file_bytes.saturating_add(file_bytes / 2),
+        PrecisionChoice::F16WhereOffered | PrecisionChoice::F32 => file_bytes,
+    }
 }
 
 /// The logical cores the browser reports (`navigator.hardwareConcurrency`; 1 if unknown).
@@ -361,7 +371,8 @@ async fn score_here(
 
 #[cfg(test)]
 mod tests {
-    use super::helpers_for;
+    use super::{copy_bytes, helpers_for};
+    use crate::protocol::PrecisionChoice;
 
     #[test]
     fn one_copy_per_core_within_the_caps() {
@@ -374,5 +385,10 @@ mod tests {
         // One core, or an unknown count: no helper.
         assert_eq!(helpers_for(1, MB), 0);
         assert_eq!(helpers_for(0, MB), 0);
+        // At int8 a roberta-base copy counts 748.5 MB: two copies fit in 2 GiB, three do not.
+        let int8 = copy_bytes(499 * MB, PrecisionChoice::Int8OnCpu);
+        assert_eq!(int8, 748 * MB + MB / 2);
+        assert_eq!(helpers_for(8, int8), 1);
+        assert_eq!(copy_bytes(499 * MB, PrecisionChoice::F32), 499 * MB);
     }
 }

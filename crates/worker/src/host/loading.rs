@@ -22,7 +22,7 @@ use crate::imported::ImportedScorer;
 use crate::outbox::post;
 #[cfg(feature = "test-hooks")]
 use crate::outputs::test_panic_requested;
-use crate::pool::{cores, helpers_for, Pool};
+use crate::pool::{copy_bytes, cores, helpers_for, Pool};
 use crate::protocol::{
     Backend, BackendChoice, ModelInfo, PrecisionChoice, Request, Response, Slot,
 };
@@ -381,7 +381,10 @@ async fn load(
         hidden_size: shape.hidden_size,
         workers: match chosen.backend {
             Backend::Cpu { .. } if !how.helper => {
-                1 + helpers_for(cores(), files.weights.size() as usize)
+                1 + helpers_for(
+                    cores(),
+                    copy_bytes(files.weights.size() as usize, how.precision),
+                )
             }
             _ => 1,
         },
