@@ -68,9 +68,19 @@ fn quantize(v: f32, scale: f32) -> i16 {
     (v / scale).round().clamp(-QMAX, QMAX) as i16
 }
 
-/// `max|v| / 127`.
+/// `max|v| / 127`; NaN when any value is not finite. `f32::max` would skip a NaN and an
+/// infinity would quantize every other value to 0, so a model gone non-finite would give
+/// finite numbers at int8; a NaN scale makes the row's (or channel's) outputs NaN instead, and
+/// the scorer reports them as at f32 ([`tabprobe_core::scoring::ScoreError::NonFinite`]).
 fn scale_of(values: impl Iterator<Item = f32>) -> f32 {
-    values.fold(0.0f32, |m, v| m.max(v.abs())) / QMAX
+    let mut max = 0.0f32;
+    for v in values {
+        if !v.is_finite() {
+            return f32::NAN;
+        }
+        max = max.max(v.abs());
+    }
+    max / QMAX
 }
 
 /// Activation rows in int8: `m` rows of `padded(k)` values, and each row's scale.
@@ -310,6 +320,25 @@ mod tests {
                 assert_eq!(y[r * n + c], want, "row {r}, channel {c}");
             }
         }
+    }
+
+    /// A NaN or infinite activation makes its row's outputs NaN (and only its row's), as the
+    /// f32 product would; a non-finite weight makes its channel's outputs NaN.
+    #[test]
+    fn non_finite_values_stay_non_finite() {
+        let layer = Int8Weight::quantize(&[1.0, 0.5, -1.0, -3.0, 4.0, 1.0], 3, 2, None)
+            .expect("shapes match");
+        for bad in [f32::NAN, f32::INFINITY, f32::NEG_INFINITY] {
+            let y = layer
+                .forward(&[2.0, bad, 0.5, 1.0, 1.0, 1.0])
+                .expect("two rows");
+            assert!(y[0].is_nan() && y[1].is_nan(), "{bad}: {y:?}");
+            assert!(y[2].is_finite() && y[3].is_finite(), "{bad}: {y:?}");
+        }
+        let layer = Int8Weight::quantize(&[1.0, f32::NAN, -1.0, -3.0, 4.0, 1.0], 3, 2, None)
+            .expect("shapes match");
+        let y = layer.forward(&[2.0, -0.6, 0.5]).expect("one row");
+        assert!(y[0].is_nan() && y[1].is_finite(), "{y:?}");
     }
 
     #[test]
