@@ -14,7 +14,7 @@ phase() {
   printf '== [%dm%02ds] %s\n' $((SECONDS / 60)) $((SECONDS % 60)) "$*"
 }
 durations() {
-  local status=${1:-$?} i end took
+  local status=$? i end took
   echo "== phase durations (exit status $status)"
   for i in "${!PHASE_NAMES[@]}"; do
     end=${PHASE_STARTS[$((i + 1))]:-$SECONDS}
@@ -29,10 +29,7 @@ durations() {
       "$TEST_TIMES" | sort -rn | head -8
   fi
 }
-# A background site build (below) is stopped with the script, passing or not.
-SITE_PID=""
-stop_site() { if [ -n "$SITE_PID" ]; then kill -- "-$SITE_PID" 2>/dev/null || true; fi; }
-trap 'status=$?; stop_site; durations "$status"' EXIT
+trap durations EXIT
 # What every `cargo test` below printed, for the slowest binaries at the end.
 TEST_TIMES="$(mktemp)"
 phase "installing what is missing"
@@ -51,19 +48,6 @@ python3 -m unittest discover -s scorers/tests -v
 
 phase "disk before the build"
 df -h .
-
-phase "the site's release build starts in the background (niced; waited for before the browser phases)"
-# The site's two wasm builds (the page and the worker, in target/wasm32-unknown-unknown/{web,worker})
-# lock other build folders than the native tests' target/debug, so they can run beside them. A
-# fresh machine's native phases leave a core idle for long stretches (one large crate compiling
-# at the end of a chain, one test binary running on lavapipe); the site's build fills them.
-# Niced so the native tests, some of which time themselves, keep first call on the cores.
-# With the worker's test hook, which the worker-crash tests use (a fixture's config.json makes
-# it panic); the site users get (scripts/run.sh, scripts/build-deploy.sh) is built without it.
-SITE_LOG="$(mktemp)"
-# setsid: a group of its own, so stopping it stops the cargo and rustc processes under Trunk.
-setsid nice -n 10 trunk build --release --offline --dist dist --features test-hooks >"$SITE_LOG" 2>&1 &
-SITE_PID=$!
 
 phase "native tests (cargo test --workspace; the GPU tests on Mesa's lavapipe, WGSL as in a browser)"
 # lavapipe is installed above, so a GPU test that finds no adapter fails instead of skipping.
@@ -92,16 +76,10 @@ cargo test -p tabprobe-model -p tabprobe-cli --features tabprobe-model/vulkan,ta
 phase "same seed, same bytes in wasm32 (core's determinism test under Node)"
 cargo test -p tabprobe-core --target wasm32-unknown-unknown --test determinism
 
-phase "release build of the site (trunk build --release --offline --features test-hooks; started in the background)"
-# Waits for the build started before the native tests and shows what it printed.
-site_status=0
-wait "$SITE_PID" || site_status=$?
-SITE_PID=""
-cat "$SITE_LOG"
-if [ "$site_status" != 0 ]; then
-  echo "The site's release build failed (exit status $site_status); its output is above."
-  exit "$site_status"
-fi
+phase "release build of the site (trunk build --release --offline --features test-hooks)"
+# With the worker's test hook, which the worker-crash tests use (a fixture's config.json makes
+# it panic); the site users get (scripts/run.sh, scripts/build-deploy.sh) is built without it.
+trunk build --release --offline --dist dist --features test-hooks
 
 phase "the worker's wasm on Chrome's WebGPU engine (Dawn in Node, SwiftShader): every family within 1e-4 of transformers"
 node --test --test-concurrency=1 tests/dawn/
