@@ -24,6 +24,10 @@
 //! (roberta-base's feed-forward width; N = batch × seq, 1024 for batch 8 at 128 tokens): burn's
 //! `gelu` beside tabprobe's pass ([`tabprobe_model::blocks::activation::gelu`]), median of `--reps`.
 //!
+//! `--dense-rows N` first times roberta-base's three dense shapes alone on the CPU backend,
+//! `[N, k] · [k, n]`: burn's `linear` (gemm) beside tabprobe's packed product
+//! ([`tabprobe_model::blocks::packed`], native `fast-cpu` builds), with GFLOP/s.
+//!
 //! `--budgets-mib` runs every batch size under each activation budget in turn
 //! ([`NliModel::set_tensor_budget`]; the page uses 64 MiB): on a GPU a larger budget runs a
 //! batch in fewer, larger passes.
@@ -46,6 +50,7 @@ struct Args {
     budgets_mib: Vec<usize>,
     float: String,
     gelu_rows: usize,
+    dense_rows: usize,
 }
 
 fn parse_args() -> Result<Args, String> {
@@ -58,6 +63,7 @@ fn parse_args() -> Result<Args, String> {
         budgets_mib: vec![64],
         float: "f32".into(),
         gelu_rows: 0,
+        dense_rows: 0,
     };
     let mut it = std::env::args().skip(1);
     while let Some(flag) = it.next() {
@@ -71,6 +77,9 @@ fn parse_args() -> Result<Args, String> {
             "--batches" => a.batches = numbers(&list(), "--batches")?,
             "--budgets-mib" => a.budgets_mib = numbers(&list(), "--budgets-mib")?,
             "--float" => a.float = value,
+            "--dense-rows" => {
+                a.dense_rows = value.parse().map_err(|e| format!("--dense-rows: {e}"))?
+            }
             "--gelu-rows" => {
                 a.gelu_rows = value.parse().map_err(|e| format!("--gelu-rows: {e}"))?
             }
@@ -120,8 +129,49 @@ fn gelu_comparison(rows: usize, reps: usize) {
     );
 }
 
+/// A roberta-base-shaped dense layer alone on the CPU backend: burn's `linear` (gemm) beside
+/// tabprobe's packed product ([`tabprobe_model::blocks::packed`]) on `[rows, k] · [k, n]`.
+fn dense_comparison(rows: usize, reps: usize) {
+    use burn::tensor::module::linear;
+    use burn::tensor::{Distribution, Tensor};
+    use tabprobe_model::blocks::nn::Dense;
+    let device = Device::flex();
+    for (k, n) in [(768, 768), (768, 3072), (3072, 768)] {
+        let x = Tensor::<2>::random([rows, k], Distribution::Normal(0.0, 1.0), &device);
+        let w = Tensor::<2>::random([k, n], Distribution::Normal(0.0, 0.05), &device);
+        let b = Tensor::<1>::random([n], Distribution::Normal(0.0, 0.05), &device);
+        let burn_ms = median_ms(reps, || {
+            let _ = linear(x.clone(), w.clone(), Some(b.clone())).into_data();
+        });
+        let dense = Dense::new(w.clone(), b.clone());
+        let ours_ms = median_ms(reps, || {
+            let _ = dense.forward(x.clone()).into_data();
+        });
+        let gflop = 2.0 * (rows * k * n) as f64 / 1e9;
+        println!(
+            "dense [{rows}, {k}]·[{k}, {n}] on flex ({} threads): burn {burn_ms:.2} ms ({:.0} GFLOP/s), \
+             tabprobe {ours_ms:.2} ms ({:.0} GFLOP/s)",
+            rayon_threads(),
+            gflop / burn_ms * 1e3,
+            gflop / ours_ms * 1e3,
+        );
+    }
+}
+
+/// The threads burn's CPU kernels and tabprobe's share (`RAYON_NUM_THREADS`, else the cores).
+fn rayon_threads() -> String {
+    std::env::var("RAYON_NUM_THREADS").unwrap_or_else(|_| {
+        std::thread::available_parallelism()
+            .map_or(1, |n| n.get())
+            .to_string()
+    })
+}
+
 fn main() -> Result<(), String> {
     let args = parse_args()?;
+    if args.dense_rows > 0 {
+        dense_comparison(args.dense_rows, args.reps);
+    }
     if args.gelu_rows > 0 {
         gelu_comparison(args.gelu_rows, args.reps);
     }

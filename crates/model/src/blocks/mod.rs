@@ -8,3 +8,4 @@ pub mod embeddings;
 pub mod encoder;
 pub mod int8;
 pub mod nn;
+pub mod packed;

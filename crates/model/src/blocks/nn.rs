@@ -5,9 +5,11 @@
 use burn::prelude::*;
 use burn::tensor::module::linear;
 use burn::tensor::{FloatDType, TensorData};
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 
+use super::activation::is_plain_flex;
 use super::int8::Int8Weight;
+use super::packed::PackedF32;
 
 /// `y = x W + b` with `W` stored `[in, out]` (the transpose of PyTorch's `[out, in]`).
 #[derive(Debug, Clone)]
@@ -19,6 +21,11 @@ pub struct Dense {
     /// The weight and bias in int8 on the host, when the layer runs at int8
     /// ([`Dense::quantize_int8`]); shared by the clones a model's layers are.
     int8: Option<Arc<Int8Weight>>,
+    /// The f32 weight packed for the native CPU path's own product ([`super::packed`]), made
+    /// the first time the layer runs there; shared by the clones a model's layers are, and
+    /// dropped when the weight changes ([`Dense::set_weight_dtype`]). `None` inside: the weight
+    /// could not be read as f32 on the host, so burn's product runs.
+    packed: Arc<OnceLock<Option<PackedF32>>>,
 }
 
 /// Why [`Dense::quantize_int8`] refused.
@@ -39,19 +46,25 @@ impl Dense {
             weight,
             bias,
             int8: None,
+            packed: Arc::default(),
         }
     }
 
     /// Applies the layer to the last axis of `x` (f32 in, f32 out). Under mixed precision
     /// (an f16 weight, [`Dense::set_weight_dtype`]) `x` is rounded to f16 for the product,
     /// which comes back as f32 before the f32 bias is added. At int8 ([`Dense::quantize_int8`])
-    /// the product is [`Int8Weight::forward`]'s, on the host.
+    /// the product is [`Int8Weight::forward`]'s, on the host. In f32 on the native CPU path
+    /// (`fast-cpu`, plain `flex`) it is [`PackedF32::forward`]'s.
     pub fn forward<const D: usize>(&self, x: Tensor<D>) -> Tensor<D> {
+        let f32_layer = || (self.weight.clone(), self.bias.clone());
         if let Some(q) = &self.int8 {
-            return int8_forward(q, x, || (self.weight.clone(), self.bias.clone()));
+            return host_forward(q.out_features(), x, |v| q.forward(v), f32_layer);
         }
         match self.compute_dtype() {
-            FloatDType::F32 => linear(x, self.weight.clone(), Some(self.bias.clone())),
+            FloatDType::F32 => match self.packed_f32(&x.device()) {
+                Some(p) => host_forward(p.out_features(), x, |v| p.forward(v), f32_layer),
+                None => linear(x, self.weight.clone(), Some(self.bias.clone())),
+            },
             dtype => {
                 linear(x.cast(dtype), self.weight.clone(), None).cast(FloatDType::F32)
                     + self.bias.clone().unsqueeze::<D>()
@@ -68,6 +81,24 @@ impl Dense {
     /// to f16 is not undone by casting back: reload the checkpoint for f32.
     pub fn set_weight_dtype(&mut self, dtype: FloatDType) {
         self.weight = self.weight.clone().cast(dtype);
+        self.packed = Arc::default();
+    }
+
+    /// The packed f32 weight for `device`, packing it on first use: only natively with
+    /// `fast-cpu` on plain `flex` (in the browser's worker burn's gemm stays, and autodiff
+    /// needs burn's own product to differentiate).
+    fn packed_f32(&self, device: &Device) -> Option<&PackedF32> {
+        if !cfg!(feature = "fast-cpu") || !is_plain_flex(device) {
+            return None;
+        }
+        self.packed
+            .get_or_init(|| {
+                let [k, n] = self.weight.dims();
+                let weight = self.weight.clone().into_data();
+                let bias = self.bias.clone().into_data();
+                PackedF32::pack(weight.as_slice().ok()?, k, n, bias.as_slice().ok()?)
+            })
+            .as_ref()
     }
 
     /// Runs the layer at int8 from now on: its f32 weight quantized per output channel
@@ -99,24 +130,23 @@ impl Dense {
     }
 }
 
-/// `x · W + b` by `q` on the host: `x`'s values read back, multiplied, and put on `x`'s device.
-/// Should `x` not be f32 (the CPU path widens every checkpoint to f32, so this is not
-/// expected), the f32 layer `f32_layer` gives runs instead.
-fn int8_forward<const D: usize>(
-    q: &Int8Weight,
+/// `x · W + b` on the host by `product` (the int8 or the packed f32 one, `n` outputs per
+/// row): `x`'s values read back, multiplied, and put on `x`'s device. Should `x` not be f32
+/// (the CPU path widens every checkpoint to f32, so this is not expected), the f32 layer
+/// `f32_layer` gives runs instead.
+fn host_forward<const D: usize>(
+    n: usize,
     x: Tensor<D>,
+    product: impl FnOnce(&[f32]) -> Option<Vec<f32>>,
     f32_layer: impl FnOnce() -> (Tensor<2>, Tensor<1>),
 ) -> Tensor<D> {
     let device = x.device();
     let mut dims = x.dims();
     let data = x.into_data();
-    let out = data
-        .as_slice::<f32>()
-        .ok()
-        .and_then(|values| q.forward(values));
+    let out = data.as_slice::<f32>().ok().and_then(product);
     match out {
         Some(out) => {
-            dims[D - 1] = q.out_features();
+            dims[D - 1] = n;
             Tensor::from_data(TensorData::new(out, dims), &device)
         }
         None => {

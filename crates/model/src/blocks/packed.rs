@@ -1,0 +1,432 @@
+//! The native CPU path's f32 dense product, with the weight packed once (the CLI's `flex`
+//! backend with `fast-cpu`; docs/benchmarks.md#where-the-clis-time-goes).
+//!
+//! burn's CPU backend multiplies `x · W` with gemm, which repacks `W` into its own panels on
+//! every call; a dense layer's weight never changes, so this packs it once, in panels of a few
+//! output channels, and multiplies each panel against tiles of activation rows with the widest
+//! fused multiply-add the CPU has (AVX-512, else AVX2, chosen at run time by pulp, which gemm
+//! itself uses). The arithmetic is plain f32: every output is `b + Σ_i x_i · w_i`, summed in
+//! order of `i` with one rounding per multiply-add, so a row's outputs are the same bits
+//! whatever other rows share its call and however the work is split over the cores.
+
+use std::borrow::Cow;
+
+use pulp::{Arch, Simd, WithSimd};
+
+/// A dense layer's `[in, out]` weight packed in panels, and its bias.
+#[derive(Debug, Clone)]
+pub struct PackedF32 {
+    /// Inputs per output.
+    k: usize,
+    /// Outputs.
+    n: usize,
+    /// How the product is cut for this CPU.
+    shape: Shape,
+    /// Panel after panel (`n.div_ceil(width)` of them), each `k` rows of `width` weights:
+    /// row `i` of panel `p` is `W[i][p·width ..][.. width]`, zeros past the `n`th channel.
+    panels: Vec<f32>,
+    /// Per channel.
+    bias: Vec<f32>,
+}
+
+/// Output channels per panel and activation rows per tile, for a CPU whose vectors hold
+/// `lanes` f32: a tile's accumulators (`rows × width / lanes` vectors), one panel row and a
+/// broadcast must fit in the vector registers (32 with AVX-512, 16 with AVX2). With AVX-512, 6
+/// rows of 4 vectors: 24 multiply-adds for each 4 loads and 6 broadcasts.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Shape {
+    width: usize,
+    rows: usize,
+}
+
+impl Shape {
+    fn for_lanes(lanes: usize) -> Shape {
+        match lanes {
+            16 => Shape { width: 64, rows: 6 },
+            8 => Shape { width: 32, rows: 2 },
+            _ => Shape { width: 32, rows: 1 },
+        }
+    }
+}
+
+impl PackedF32 {
+    /// Packs a weight stored `[in, out]` (`k` rows of `n`, as burn's [`super::nn::Dense`] keeps
+    /// it) and its `n` biases; `None` when the lengths do not say `k × n` and `n`.
+    pub fn pack(weight: &[f32], k: usize, n: usize, bias: &[f32]) -> Option<PackedF32> {
+        let shape = Shape::for_lanes(Arch::new().dispatch(Lanes));
+        PackedF32::pack_as(weight, k, n, bias, shape)
+    }
+
+    /// [`PackedF32::pack`] in panels and tiles of `shape`.
+    fn pack_as(weight: &[f32], k: usize, n: usize, bias: &[f32], shape: Shape) -> Option<Self> {
+        if k == 0 || n == 0 || weight.len() != k.checked_mul(n)? || bias.len() != n {
+            return None;
+        }
+        let w = shape.width;
+        let mut panels = vec![0.0f32; n.div_ceil(w) * k * w];
+        for (p, panel) in panels.chunks_exact_mut(k * w).enumerate() {
+            let first = p * w;
+            let width = w.min(n - first);
+            for (row, packed) in weight.chunks_exact(n).zip(panel.chunks_exact_mut(w)) {
+                packed[..width].copy_from_slice(&row[first..first + width]);
+            }
+        }
+        Some(PackedF32 {
+            k,
+            n,
+            shape,
+            panels,
+            bias: bias.to_vec(),
+        })
+    }
+
+    /// Inputs per output.
+    pub fn in_features(&self) -> usize {
+        self.k
+    }
+
+    /// Outputs.
+    pub fn out_features(&self) -> usize {
+        self.n
+    }
+
+    /// `x · W + b` for the rows of `x` (row after row, `k` values each): `n` values per row;
+    /// `None` when `x` is not whole rows. Natively the work is shared among the cores (rayon,
+    /// with the `fast-cpu` feature) in pieces of a chunk of rows times a group of panels.
+    pub fn forward(&self, x: &[f32]) -> Option<Vec<f32>> {
+        if !x.len().is_multiple_of(self.k) {
+            return None;
+        }
+        let (k, n, width) = (self.k, self.n, self.shape.width);
+        let rows = x.len() / k;
+        if rows == 0 {
+            return Some(Vec::new());
+        }
+        let plan = Plan::new(rows, n.div_ceil(width), self.shape.rows);
+        let piece = |i: usize| {
+            let (c, g) = (i / plan.groups, i % plan.groups);
+            let first_row = c * plan.chunk;
+            let x = &x[first_row * k..][..(rows - first_row).min(plan.chunk) * k];
+            let panels = self.panels.chunks(plan.per_group * k * width).nth(g);
+            self.sums(x, panels.unwrap_or_default())
+        };
+        let count = plan.chunks * plan.groups;
+        #[cfg(feature = "fast-cpu")]
+        let pieces: Vec<Vec<f32>> = {
+            use rayon::prelude::*;
+            (0..count).into_par_iter().map(piece).collect()
+        };
+        #[cfg(not(feature = "fast-cpu"))]
+        let pieces: Vec<Vec<f32>> = (0..count).map(piece).collect();
+        // Each output row gathers its channels from its chunk's pieces and adds the bias.
+        let fill = |(r, out_row): (usize, &mut [f32])| {
+            let (c, local) = (r / plan.chunk, r % plan.chunk);
+            let pieces = &pieces[c * plan.groups..][..plan.groups];
+            for (g, sums) in pieces.iter().enumerate() {
+                let panels = (n.div_ceil(width) - g * plan.per_group).min(plan.per_group);
+                let per_panel = sums.len() / panels;
+                for (q, panel_sums) in sums.chunks_exact(per_panel).enumerate() {
+                    let first = (g * plan.per_group + q) * width;
+                    let used = width.min(n - first);
+                    let sum_row = &panel_sums[local * width..][..used];
+                    let out = &mut out_row[first..first + used];
+                    let bias = &self.bias[first..first + used];
+                    for ((o, &s), &b) in out.iter_mut().zip(sum_row).zip(bias) {
+                        *o = s + b;
+                    }
+                }
+            }
+        };
+        let mut out = vec![0.0f32; rows * n];
+        #[cfg(feature = "fast-cpu")]
+        {
+            use rayon::prelude::*;
+            out.par_chunks_mut(n).enumerate().for_each(fill);
+        }
+        #[cfg(not(feature = "fast-cpu"))]
+        out.chunks_mut(n).enumerate().for_each(fill);
+        Some(out)
+    }
+
+    /// The sums (without bias) of the rows `x` over `panels` (whole panels of this layer),
+    /// panel after panel, `width` per row, the rows padded to whole tiles: in blocks of
+    /// [`K_BLOCK`] inputs, each block of the rows (in L2) multiplied by the same block of
+    /// every panel (in L1 while it meets each tile of rows), the sums kept between blocks.
+    fn sums(&self, x: &[f32], panels: &[f32]) -> Vec<f32> {
+        let (k, Shape { width, rows }) = (self.k, self.shape);
+        // Rows past the last whole tile: a copy with zero rows after them, so that every tile
+        // has `rows` rows (only a chunk's last tile can be short).
+        let x = match x.len() % (rows * k) {
+            0 => Cow::Borrowed(x),
+            _ => {
+                let mut padded = x.to_vec();
+                padded.resize(x.len().next_multiple_of(rows * k), 0.0);
+                Cow::Owned(padded)
+            }
+        };
+        let per_panel = x.len() / k * width;
+        let mut sums = vec![0.0f32; panels.len() / (k * width) * per_panel];
+        let arch = Arch::new();
+        for start in (0..k).step_by(K_BLOCK) {
+            let end = (start + K_BLOCK).min(k);
+            let panels = panels.chunks_exact(k * width);
+            for (panel, sums) in panels.zip(sums.chunks_exact_mut(per_panel)) {
+                arch.dispatch(Panel {
+                    panel: &panel[start * width..end * width],
+                    x: &x,
+                    k,
+                    inputs: start..end,
+                    shape: self.shape,
+                    sums,
+                });
+            }
+        }
+        sums
+    }
+}
+
+/// How [`PackedF32::forward`] cuts its work: `chunks` chunks of `chunk` rows (the last may
+/// be shorter) times `groups` groups of `per_group` panels (the last may be smaller). A chunk
+/// holds at most about [`MAX_CHUNK_ROWS`] rows; when there are fewer chunks than cores (one
+/// pair of 128 tokens), the panels are shared out instead, so that each core reads its own
+/// part of the weight rather than every core all of it.
+#[derive(Debug, Clone, Copy)]
+struct Plan {
+    chunk: usize,
+    chunks: usize,
+    per_group: usize,
+    groups: usize,
+}
+
+impl Plan {
+    fn new(rows: usize, panels: usize, tile_rows: usize) -> Plan {
+        #[cfg(feature = "fast-cpu")]
+        let threads = rayon::current_num_threads();
+        #[cfg(not(feature = "fast-cpu"))]
+        let threads = 1;
+        let chunk = rows.clamp(1, MAX_CHUNK_ROWS).next_multiple_of(tile_rows);
+        let chunks = rows.div_ceil(chunk).max(1);
+        let wanted = threads.div_ceil(chunks).max(1);
+        let per_group = panels.div_ceil(wanted).max(1);
+        Plan {
+            chunk,
+            chunks,
+            per_group,
+            groups: panels.div_ceil(per_group).max(1),
+        }
+    }
+}
+
+/// Inputs one pass over a panel and the tiles of rows takes: 128 inputs of a 64-wide panel
+/// are 32 KiB (a core's L1 data cache holds 32 to 48), and of 128 rows 64 KiB (L2).
+const K_BLOCK: usize = 128;
+
+/// Rows a chunk holds at most: a chunk reads its panels once, so larger chunks read the
+/// weight fewer times, while a block of the chunk's rows stays in L2.
+const MAX_CHUNK_ROWS: usize = 128;
+
+/// How many f32 one vector of the CPU's SIMD holds.
+struct Lanes;
+
+impl WithSimd for Lanes {
+    type Output = usize;
+    #[inline(always)]
+    fn with_simd<S: Simd>(self, _: S) -> usize {
+        S::F32_LANES
+    }
+}
+
+/// One block of a panel (its rows `inputs`) times the same inputs of every tile of rows of
+/// `x` (whole tiles, `k` values a row), added to `sums` (`width` per row; set, not added, for
+/// the first block).
+struct Panel<'a> {
+    panel: &'a [f32],
+    x: &'a [f32],
+    k: usize,
+    inputs: std::ops::Range<usize>,
+    shape: Shape,
+    sums: &'a mut [f32],
+}
+
+impl WithSimd for Panel<'_> {
+    type Output = ();
+    #[inline(always)]
+    fn with_simd<S: Simd>(self, simd: S) {
+        let Shape { width, rows } = self.shape;
+        match (S::F32_LANES, width, rows) {
+            (16, 64, 6) => self.run::<S, 4, 6>(simd),
+            (8, 32, 2) => self.run::<S, 4, 2>(simd),
+            (4, 32, 1) => self.run::<S, 8, 1>(simd),
+            (1, 32, 1) => self.run::<S, 32, 1>(simd),
+            // A shape packed for another CPU than the one running: plain f32 arithmetic in the
+            // same order.
+            _ => self.run::<pulp::Scalar, 0, 0>(pulp::Scalar),
+        }
+    }
+}
+
+impl Panel<'_> {
+    /// `V` vectors make a panel row, `R` rows make a tile (`V = 0`: the shape's own width and
+    /// rows, one f32 at a time). Each sum goes on in order of the inputs, through `sums`
+    /// between blocks (f32 stored and read back is the same value), so blocking does not
+    /// change a bit of the result.
+    #[inline(always)]
+    fn run<S: Simd, const V: usize, const R: usize>(self, simd: S) {
+        if V == 0 {
+            return self.run_scalar();
+        }
+        let width = self.shape.width;
+        debug_assert_eq!(V * S::F32_LANES, width);
+        let (panel, _) = S::as_simd_f32s(self.panel);
+        let fresh = self.inputs.start == 0;
+        let (start, end) = (self.inputs.start, self.inputs.end);
+        let len = end - start;
+        let panel = &panel[..len * V];
+        let tiles = self.x.chunks_exact(R * self.k);
+        for (tile, sums) in tiles.zip(self.sums.chunks_exact_mut(R * width)) {
+            // The tile's rows read in place: one broadcast per row and input.
+            let rows: [&[f32]; R] = core::array::from_fn(|r| &tile[r * self.k..][start..end]);
+            let mut acc = [[simd.splat_f32s(0.0); V]; R];
+            if !fresh {
+                for (row, sum_row) in acc.iter_mut().zip(sums.chunks_exact(width)) {
+                    row.copy_from_slice(&S::as_simd_f32s(sum_row).0[..V]);
+                }
+            }
+            // Lets the compiler drop the bounds checks of the loop below.
+            assert!(rows.iter().all(|row| row.len() == len) && panel.len() == len * V);
+            for i in 0..len {
+                let w = &panel[i * V..i * V + V];
+                for r in 0..R {
+                    let a = simd.splat_f32s(rows[r][i]);
+                    for v in 0..V {
+                        acc[r][v] = simd.mul_add_f32s(a, w[v], acc[r][v]);
+                    }
+                }
+            }
+            for (row, sum_row) in acc.iter().zip(sums.chunks_exact_mut(width)) {
+                S::as_mut_simd_f32s(sum_row).0[..V].copy_from_slice(row);
+            }
+        }
+    }
+
+    /// [`Panel::run`] one f32 at a time, for any shape.
+    fn run_scalar(self) {
+        let Shape { width, rows } = self.shape;
+        let (start, end) = (self.inputs.start, self.inputs.end);
+        let tiles = self.x.chunks_exact(rows * self.k);
+        for (tile, sums) in tiles.zip(self.sums.chunks_exact_mut(rows * width)) {
+            for (row, sum_row) in tile.chunks_exact(self.k).zip(sums.chunks_exact_mut(width)) {
+                for (j, sum) in sum_row.iter_mut().enumerate() {
+                    let mut acc = if start == 0 { 0.0 } else { *sum };
+                    let weights = self.panel.iter().skip(j).step_by(width);
+                    for (&x, &w) in row[start..end].iter().zip(weights) {
+                        acc = x.mul_add(w, acc);
+                    }
+                    *sum = acc;
+                }
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// `x · W + b` summed in f64, `W` stored `[k, n]`.
+    fn reference(x: &[f32], w: &[f32], b: &[f32], k: usize, n: usize) -> Vec<f64> {
+        x.chunks_exact(k)
+            .flat_map(|row| {
+                (0..n).map(move |j| {
+                    b[j] as f64
+                        + (0..k)
+                            .map(|i| row[i] as f64 * w[i * n + j] as f64)
+                            .sum::<f64>()
+                })
+            })
+            .collect()
+    }
+
+    /// Deterministic values in [-1, 1).
+    fn values(len: usize, seed: u32) -> Vec<f32> {
+        let mut s = seed;
+        (0..len)
+            .map(|_| {
+                s = s.wrapping_mul(1_664_525).wrapping_add(1_013_904_223);
+                (s >> 8) as f32 / (1u32 << 23) as f32 - 1.0
+            })
+            .collect()
+    }
+
+    #[test]
+    fn hand_worked_layer() {
+        // W = [[1, 2], [3, 4], [5, 6]] ([in 3, out 2]), b = [0.5, -1]; x = [1, 0, -1]:
+        // y = [1 - 5 + 0.5, 2 - 6 - 1] = [-3.5, -5].
+        let packed = PackedF32::pack(&[1.0, 2.0, 3.0, 4.0, 5.0, 6.0], 3, 2, &[0.5, -1.0]).unwrap();
+        assert_eq!(packed.forward(&[1.0, 0.0, -1.0]), Some(vec![-3.5, -5.0]));
+    }
+
+    #[test]
+    fn every_shape_matches_the_f64_sum() {
+        // Rows not a multiple of any tile, channels not a multiple of a panel, odd `k`.
+        for (rows, k, n) in [
+            (1, 1, 1),
+            (3, 7, 33),
+            (9, 64, 70),
+            (17, 129, 96),
+            (128, 48, 31),
+            (300, 600, 40),
+        ] {
+            let x = values(rows * k, 1);
+            let w = values(k * n, 2);
+            let b = values(n, 3);
+            let got = PackedF32::pack(&w, k, n, &b).unwrap().forward(&x).unwrap();
+            let want = reference(&x, &w, &b, k, n);
+            assert_eq!(got.len(), rows * n);
+            for (g, w) in got.iter().zip(&want) {
+                assert!(
+                    (*g as f64 - w).abs() <= 1e-5 * k as f64,
+                    "{g} vs {w} ({rows}×{k}×{n})"
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn a_row_gets_the_same_bits_alone_or_in_a_batch() {
+        let (k, n) = (40, 50);
+        let x = values(11 * k, 4);
+        let packed = PackedF32::pack(&values(k * n, 5), k, n, &values(n, 6)).unwrap();
+        let batch = packed.forward(&x).unwrap();
+        for (r, row) in x.chunks_exact(k).enumerate() {
+            let alone = packed.forward(row).unwrap();
+            assert_eq!(alone, batch[r * n..(r + 1) * n], "row {r}");
+        }
+    }
+
+    #[test]
+    fn a_shape_for_another_cpu_gives_the_same_bits_one_value_at_a_time() {
+        // Width 48 and tiles of 5 rows match no SIMD kernel: the scalar path runs, with the
+        // same fused multiply-adds in the same order.
+        let (rows, k, n) = (13, 300, 70);
+        let (x, w, b) = (values(rows * k, 7), values(k * n, 8), values(n, 9));
+        let odd = Shape { width: 48, rows: 5 };
+        let scalar = PackedF32::pack_as(&w, k, n, &b, odd).unwrap().forward(&x);
+        assert_eq!(scalar, PackedF32::pack(&w, k, n, &b).unwrap().forward(&x));
+    }
+
+    #[test]
+    fn no_rows_give_no_outputs() {
+        let packed = PackedF32::pack(&[1.0; 6], 3, 2, &[0.0; 2]).unwrap();
+        assert_eq!(packed.forward(&[]), Some(vec![]));
+    }
+
+    #[test]
+    fn wrong_lengths_are_refused() {
+        assert!(PackedF32::pack(&[1.0; 5], 3, 2, &[0.0; 2]).is_none());
+        assert!(PackedF32::pack(&[1.0; 6], 3, 2, &[0.0; 3]).is_none());
+        assert!(PackedF32::pack(&[], 0, 2, &[0.0; 2]).is_none());
+        let packed = PackedF32::pack(&[1.0; 6], 3, 2, &[0.0; 2]).unwrap();
+        assert!(packed.forward(&[1.0; 4]).is_none());
+    }
+}
