@@ -203,7 +203,7 @@ impl Plan {
         #[cfg(feature = "fast-cpu")]
         let threads = rayon::current_num_threads();
         #[cfg(not(feature = "fast-cpu"))]
-        let threads = 1;
+        let threads: usize = 1;
         let chunk = rows.clamp(1, MAX_CHUNK_ROWS).next_multiple_of(tile_rows);
         let chunks = rows.div_ceil(chunk).max(1);
         let wanted = threads.div_ceil(chunks).max(1);
