@@ -186,3 +186,44 @@ impl LayerNorm {
         normed * self.gamma.clone().unsqueeze::<3>() + self.beta.clone().unsqueeze::<3>()
     }
 }
+
+#[cfg(all(test, feature = "fast-cpu"))]
+mod tests {
+    use super::*;
+
+    /// `len` values in [-1, 1) from a fixed sequence.
+    fn values(len: usize, seed: u32) -> Vec<f32> {
+        let mut s = seed;
+        (0..len)
+            .map(|_| {
+                s = s.wrapping_mul(1_664_525).wrapping_add(1_013_904_223);
+                (s >> 8) as f32 / (1u32 << 23) as f32 - 1.0
+            })
+            .collect()
+    }
+
+    #[test]
+    fn f32_on_the_native_cpu_is_the_packed_product_until_the_weight_changes() {
+        let device = Device::flex();
+        let (rows, k, n) = (5, 40, 70);
+        let (x, w, b) = (values(rows * k, 1), values(k * n, 2), values(n, 3));
+        let tensor = |v: &[f32], dims: Vec<usize>| {
+            Tensor::<2>::from_data(TensorData::new(v.to_vec(), dims), &device)
+        };
+        let mut dense = Dense::new(
+            tensor(&w, vec![k, n]),
+            Tensor::<1>::from_data(TensorData::new(b.clone(), [n]), &device),
+        );
+        let forward = |dense: &Dense| -> Vec<f32> {
+            let y = dense.forward(tensor(&x, vec![rows, k])).into_data();
+            y.as_slice::<f32>().unwrap().to_vec()
+        };
+        let packed = PackedF32::pack(&w, k, n, &b).unwrap().forward(&x).unwrap();
+        assert_eq!(forward(&dense), packed);
+        assert!(dense.packed.get().is_some_and(Option::is_some));
+        // A weight stored in another dtype drops the packed copy; the layer no longer uses it.
+        dense.set_weight_dtype(FloatDType::F16);
+        assert!(dense.packed.get().is_none());
+        assert_ne!(forward(&dense), packed);
+    }
+}
