@@ -189,18 +189,8 @@ impl LayerNorm {
 
 #[cfg(all(test, feature = "fast-cpu"))]
 mod tests {
+    use super::super::packed::tests::values;
     use super::*;
-
-    /// `len` values in [-1, 1) from a fixed sequence.
-    fn values(len: usize, seed: u32) -> Vec<f32> {
-        let mut s = seed;
-        (0..len)
-            .map(|_| {
-                s = s.wrapping_mul(1_664_525).wrapping_add(1_013_904_223);
-                (s >> 8) as f32 / (1u32 << 23) as f32 - 1.0
-            })
-            .collect()
-    }
 
     #[test]
     fn f32_on_the_native_cpu_is_the_packed_product_until_the_weight_changes() {

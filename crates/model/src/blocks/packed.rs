@@ -330,7 +330,7 @@ impl Panel<'_> {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
 
     /// `x · W + b` summed in f64, `W` stored `[k, n]`.
@@ -347,8 +347,8 @@ mod tests {
             .collect()
     }
 
-    /// Deterministic values in [-1, 1).
-    fn values(len: usize, seed: u32) -> Vec<f32> {
+    /// Deterministic values in [-1, 1) (the dense layer's tests use them too).
+    pub(crate) fn values(len: usize, seed: u32) -> Vec<f32> {
         let mut s = seed;
         (0..len)
             .map(|_| {
