@@ -48,6 +48,19 @@ python3 -m unittest discover -s scorers/tests -v
 
 phase "disk before the build"
 df -h .
+# A clean run writes about 14 GB under target/ (73 debug test binaries of 230-280 MB each, burn
+# linked into every one). When the disk fills, the linker dies with "signal 7 [Bus error]"
+# minutes into the build, which names no cause: say it here first.
+free_gb=$(df -Pk . | awk 'NR == 2 {print int($4 / 1048576)}')
+if [ "$free_gb" -lt 16 ]; then
+  echo "WARNING: $free_gb GB free here; a clean run needs about 16 GB (14 GB under target/," \
+    "1.4 GB for the roberta-large browser test). Free disk space if the build fails with" \
+    "'ld terminated with signal 7 [Bus error]'."
+fi
+# On a fresh checkout cargo's incremental caches only cost: 1.4 GB and time for nothing reused.
+if [ ! -d "${CARGO_TARGET_DIR:-target}/debug" ]; then
+  export CARGO_INCREMENTAL=0
+fi
 
 phase "native tests (cargo test --workspace; the GPU tests on Mesa's lavapipe, WGSL as in a browser)"
 # lavapipe is installed above, so a GPU test that finds no adapter fails instead of skipping.
