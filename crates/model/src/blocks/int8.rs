@@ -13,7 +13,9 @@
 //!
 //! Values are held as i16, each row and channel padded with zeros to a multiple of eight; one
 //! `wide::i16x8::dot` is eight multiply-adds: WebAssembly SIMD128's `i32x4.dot_i16x8_s` in the
-//! browser's worker, SSE2's `pmaddwd` natively. (Natively, plain integer loops compiled for
+//! browser's worker, SSE2's `pmaddwd` natively where the CPU lacks AVX-512 VNNI. Where it has
+//! it (natively, `fast-cpu`), [`super::vnni`] computes the same integer sums, 64 multiply-adds
+//! an instruction, and every output is the same bits. (Natively, plain integer loops compiled for
 //! AVX-512 by pulp's run-time dispatch and left to LLVM's vectorizer ran 2.5× slower than this on
 //! roberta-base, 1.48 against 3.70 examples/s, 2026-11-29.) burn's CPU backend has quantized tensors but
 //! multiplies them by dequantizing to f32 first, which is slower than f32 itself; no crate the
@@ -40,12 +42,16 @@ pub struct Int8Weight {
     k: usize,
     /// Outputs.
     n: usize,
-    /// Channel after channel, each `padded(k)` values (zeros after the `k`th).
+    /// Channel after channel, each `padded(k)` values (zeros after the `k`th); empty when
+    /// `vnni` holds them.
     q: Vec<i16>,
     /// Per channel: `s_w`.
     scale: Vec<f32>,
     /// Per channel.
     bias: Vec<f32>,
+    /// The values packed for AVX-512 VNNI, when this CPU has it.
+    #[cfg(all(target_arch = "x86_64", feature = "fast-cpu"))]
+    vnni: Option<super::vnni::PackedI8>,
 }
 
 /// A row or channel of `k` values as stored: `k` rounded up to a multiple of [`LANES`].
@@ -65,22 +71,77 @@ fn quantize(v: f32, scale: f32) -> i16 {
         return 0;
     }
     // `as` saturates; the clamp keeps the range symmetric when rounding reaches ±127.5.
-    (v / scale).round().clamp(-QMAX, QMAX) as i16
+    round_half_away(v / scale).clamp(-QMAX, QMAX) as i16
+}
+
+/// `x.round()` (half away from zero), in instructions every x86-64 has: with SSE2 alone `round`
+/// is a call into libm, which took 5 % of a native int8 run's time (2026-11-30). `x as i32`
+/// truncates toward zero, exactly for `|x| < 2³¹`, and `x − trunc(x)` is exact, so comparing it
+/// with ±0.5 decides the rounding exactly. Larger values are whole already, or saturate and
+/// are clamped to ±127 by the caller either way; NaN gives 0, which `as i16` made of it before.
+#[inline(always)]
+fn round_half_away(x: f32) -> f32 {
+    let t = x as i32 as f32;
+    let frac = x - t;
+    if frac >= 0.5 {
+        t + 1.0
+    } else if frac <= -0.5 {
+        t - 1.0
+    } else {
+        t
+    }
+}
+
+/// [`quantize`] of each of `row`'s values with `scale`, as bytes, into `out`'s first values.
+/// Written for the compiler to vectorize: one pass without branches, compiled for the CPU's
+/// widest vectors by pulp's run-time dispatch (the same values as [`quantize`], which the
+/// tests hold it to).
+#[cfg(all(target_arch = "x86_64", feature = "fast-cpu"))]
+fn quantize_row(row: &[f32], scale: f32, out: &mut [i8]) {
+    if scale == 0.0 || !scale.is_finite() {
+        // What `quantize` gives for every value of such a row.
+        out.fill(0);
+        return;
+    }
+    pulp::Arch::new().dispatch(
+        #[inline(always)]
+        || {
+            for (q, &v) in out.iter_mut().zip(row) {
+                // A finite scale is `max|v| / 127` of finite values: `|y| ≤ 127` (about),
+                // where `as i32` is exact.
+                let y = v / scale;
+                let t = y as i32 as f32;
+                let frac = y - t;
+                let r = t + f32::from(u8::from(frac >= 0.5)) - f32::from(u8::from(frac <= -0.5));
+                *q = r.clamp(-QMAX, QMAX) as i8;
+            }
+        },
+    );
 }
 
 /// `max|v| / 127`; NaN when any value is not finite. `f32::max` would skip a NaN and an
 /// infinity would quantize every other value to 0, so a model gone non-finite would give
 /// finite numbers at int8; a NaN scale makes the row's (or channel's) outputs NaN instead, and
 /// the scorer reports them as at f32 ([`tabprobe_core::scoring::ScoreError::NonFinite`]).
-fn scale_of(values: impl Iterator<Item = f32>) -> f32 {
-    let mut max = 0.0f32;
-    for v in values {
-        if !v.is_finite() {
-            return f32::NAN;
+///
+/// The maximum is taken in 16 running lanes, then across them: the same value as one running
+/// maximum (no NaN reaches it), without the chain of dependent compares that made this loop
+/// 40 % of a native int8 layer's own time (2026-11-30).
+fn scale_of(values: &[f32]) -> f32 {
+    const LANES: usize = 16;
+    let mut max = [0.0f32; LANES];
+    let mut finite = true;
+    for chunk in values.chunks(LANES) {
+        for (m, &v) in max.iter_mut().zip(chunk) {
+            finite &= v.is_finite();
+            let a = v.abs();
+            *m = if a > *m { a } else { *m };
         }
-        max = max.max(v.abs());
     }
-    max / QMAX
+    if !finite {
+        return f32::NAN;
+    }
+    max.into_iter().fold(0.0, f32::max) / QMAX
 }
 
 /// Activation rows in int8: `m` rows of `padded(k)` values, and each row's scale.
@@ -98,7 +159,7 @@ impl QuantizedRows {
         let mut q = Vec::with_capacity(m * stride);
         let mut scale = Vec::with_capacity(m);
         for row in x.chunks_exact(k.max(1)) {
-            let s = scale_of(row.iter().copied());
+            let s = scale_of(row);
             push_quantized(row, s, &mut q);
             scale.push(s);
         }
@@ -120,23 +181,44 @@ impl Int8Weight {
         n: usize,
         bias: Option<&[f32]>,
     ) -> Option<Int8Weight> {
+        Int8Weight::quantize_for(weight, k, n, bias, true)
+    }
+
+    /// [`Int8Weight::quantize`], packing for VNNI only when `vnni` is true (and the CPU has
+    /// it); the tests compare the two kernels with `false`.
+    fn quantize_for(
+        weight: &[f32],
+        k: usize,
+        n: usize,
+        bias: Option<&[f32]>,
+        vnni: bool,
+    ) -> Option<Int8Weight> {
         if weight.len() != k.checked_mul(n)? || bias.is_some_and(|b| b.len() != n) {
             return None;
         }
         let mut q = Vec::with_capacity(n * padded(k));
         let mut scale = Vec::with_capacity(n);
         for channel in weight.chunks_exact(k.max(1)).take(n) {
-            let s = scale_of(channel.iter().copied());
+            let s = scale_of(channel);
             push_quantized(channel, s, &mut q);
             scale.push(s);
         }
         let bias = bias.map_or_else(|| vec![0.0; n], <[f32]>::to_vec);
+        #[cfg(all(target_arch = "x86_64", feature = "fast-cpu"))]
+        let (vnni, q) = match vnni.then(|| super::vnni::PackedI8::pack(&q, k, n, padded(k))) {
+            Some(Some(packed)) => (Some(packed), Vec::new()),
+            _ => (None, q),
+        };
+        #[cfg(not(all(target_arch = "x86_64", feature = "fast-cpu")))]
+        let _ = vnni;
         Some(Int8Weight {
             k,
             n,
             q,
             scale,
             bias,
+            #[cfg(all(target_arch = "x86_64", feature = "fast-cpu"))]
+            vnni,
         })
     }
 
@@ -162,12 +244,16 @@ impl Int8Weight {
         if self.k == 0 || !x.len().is_multiple_of(self.k) {
             return None;
         }
-        let rows = QuantizedRows::of(x, self.k);
         let m = x.len() / self.k;
-        let mut out = vec![0.0f32; m * self.n];
-        if self.n == 0 {
-            return Some(out);
+        if self.n == 0 || m == 0 {
+            return Some(vec![0.0f32; m * self.n]);
         }
+        #[cfg(all(target_arch = "x86_64", feature = "fast-cpu"))]
+        if let Some(vnni) = &self.vnni {
+            return self.forward_vnni(vnni, x, m);
+        }
+        let rows = QuantizedRows::of(x, self.k);
+        let mut out = vec![0.0f32; m * self.n];
         #[cfg(feature = "fast-cpu")]
         {
             use rayon::prelude::*;
@@ -181,6 +267,39 @@ impl Int8Weight {
         }
         #[cfg(not(feature = "fast-cpu"))]
         self.rows_into(&rows, 0, &mut out);
+        Some(out)
+    }
+
+    /// [`Int8Weight::forward`] through the VNNI kernel: the rows quantized as bytes (the same
+    /// values as [`QuantizedRows`]), the sums, and the outputs, each step's rows shared among
+    /// the cores.
+    #[cfg(all(target_arch = "x86_64", feature = "fast-cpu"))]
+    fn forward_vnni(&self, vnni: &super::vnni::PackedI8, x: &[f32], m: usize) -> Option<Vec<f32>> {
+        use rayon::prelude::*;
+        let (k, n) = (self.k, self.n);
+        let stride = k.next_multiple_of(4);
+        let mut q = vec![0i8; m * stride];
+        let mut scales = vec![0.0f32; m];
+        q.par_chunks_mut(stride)
+            .zip(scales.par_iter_mut())
+            .zip(x.par_chunks(k))
+            .with_min_len(8)
+            .for_each(|((q, s_x), row)| {
+                *s_x = scale_of(row);
+                quantize_row(row, *s_x, q);
+            });
+        let sums = vnni.sums(&q, stride)?;
+        let mut out = vec![0.0f32; m * n];
+        out.par_chunks_mut(n)
+            .zip(sums.par_chunks(n))
+            .zip(scales.par_iter())
+            .with_min_len(8)
+            .for_each(|((out, sums), &s_x)| {
+                let channels = self.scale.iter().zip(&self.bias);
+                for ((o, &sum), (&s_w, &b)) in out.iter_mut().zip(sums).zip(channels) {
+                    *o = output(sum, s_x, s_w, b);
+                }
+            });
         Some(out)
     }
 
@@ -242,10 +361,17 @@ impl Int8Weight {
         for (i, sums) in sums.iter().enumerate() {
             let s_x = rows.scale[row + i];
             for (j, &sum) in sums.iter().enumerate() {
-                out[i * self.n + c + j] = sum as f32 * s_x * self.scale[c + j] + self.bias[c + j];
+                out[i * self.n + c + j] = output(sum, s_x, self.scale[c + j], self.bias[c + j]);
             }
         }
     }
+}
+
+/// A channel's output for the integer `sum` of a row: `sum · s_x · s_w + b`, one formula for
+/// both kernels.
+#[inline(always)]
+fn output(sum: i32, s_x: f32, s_w: f32, b: f32) -> f32 {
+    sum as f32 * s_x * s_w + b
 }
 
 /// The `R × C` integer dot products of `R` activation rows with `C` channels, all of the same
@@ -309,10 +435,10 @@ mod tests {
         let y = layer.forward(&x).expect("whole rows");
         for r in 0..m {
             let row = &x[r * k..(r + 1) * k];
-            let s_x = scale_of(row.iter().copied());
+            let s_x = scale_of(row);
             for c in 0..n {
                 let col = &w[c * k..(c + 1) * k];
-                let s_w = scale_of(col.iter().copied());
+                let s_w = scale_of(col);
                 let sum: i32 = (0..k)
                     .map(|i| i32::from(quantize(row[i], s_x)) * i32::from(quantize(col[i], s_w)))
                     .sum();
@@ -339,6 +465,108 @@ mod tests {
             .expect("shapes match");
         let y = layer.forward(&[2.0, -0.6, 0.5]).expect("one row");
         assert!(y[0].is_nan() && y[1].is_finite(), "{y:?}");
+    }
+
+    /// Natively on a CPU with AVX-512 VNNI: the VNNI kernel's outputs are the portable
+    /// kernel's, bit for bit, for rows that fill no whole tile, inputs not a multiple of 4,
+    /// partial panels, a pair's 128 tokens at roberta-base's width, and the widest layer the
+    /// loader accepts at the largest values (the shifted sum then reaches 65,536 · 255 · 127 =
+    /// 2,122,383,360, just under 2³¹).
+    #[cfg(all(target_arch = "x86_64", feature = "fast-cpu"))]
+    #[test]
+    fn vnni_gives_the_portable_kernels_bits() {
+        use crate::blocks::packed::tests::values;
+        if !crate::blocks::vnni::PackedI8::available() {
+            eprintln!("SKIP: this CPU has no AVX-512 VNNI; the portable kernel runs alone");
+            return;
+        }
+        let ones = |len: usize, sign: f32| vec![sign; len];
+        let mut cases: Vec<(usize, usize, usize, Vec<f32>, Vec<f32>)> = [
+            (1, 3, 2),
+            (5, 19, 70),
+            (13, 770, 130),
+            (7, 1, 64),
+            (128, 768, 200),
+        ]
+        .into_iter()
+        .map(|(m, k, n)| (m, k, n, values(k * n, 7), values(m * k, 11)))
+        .collect();
+        let k = crate::families::limits::MAX_INTERMEDIATE_SIZE;
+        let w = [ones(k, 1.0), ones(k, -1.0)].concat();
+        cases.push((1, k, 2, w, ones(k, 1.0)));
+        for (m, k, n, w, x) in cases {
+            let b = values(n, 13);
+            let fast = Int8Weight::quantize_for(&w, k, n, Some(&b), true).expect("shapes");
+            let portable = Int8Weight::quantize_for(&w, k, n, Some(&b), false).expect("shapes");
+            assert!(
+                fast.vnni.is_some() && portable.vnni.is_none(),
+                "{m}×{k}×{n}"
+            );
+            let (y, want) = (fast.forward(&x), portable.forward(&x));
+            let bits =
+                |y: Option<Vec<f32>>| y.map(|y| y.iter().map(|v| v.to_bits()).collect::<Vec<_>>());
+            assert_eq!(bits(y), bits(want), "{m}×{k}×{n}");
+        }
+    }
+
+    /// The rounding without libm is f32's `round`: on ties either way, just below them, at the
+    /// clamp's edge, at i32's, NaN, and a sweep of 200,001 values over [-130, 130].
+    #[test]
+    fn rounding_is_f32_round() {
+        let below = 0.5f32.next_down();
+        let mut xs = vec![
+            0.0,
+            -0.0,
+            0.5,
+            -0.5,
+            1.5,
+            -1.5,
+            2.5,
+            -2.5,
+            below,
+            -below,
+            126.5,
+            -126.5,
+            127.49,
+            127.5,
+            -127.5,
+            16_777_217.0,
+            -2_147_483_520.0,
+        ];
+        xs.extend((0..=200_000).map(|i| (i as f32 - 100_000.0) * 0.0013));
+        for x in xs {
+            assert_eq!(round_half_away(x), x.round(), "{x}");
+        }
+        // Past i32's range the cast saturates: still the clamp's end.
+        assert_eq!((quantize(1.0e10, 1.0), quantize(-1.0e10, 1.0)), (127, -127));
+        assert_eq!(quantize(f32::NAN, 1.0), 0);
+        assert_eq!(quantize(1.0, f32::NAN), 0);
+    }
+
+    /// The vectorized row quantization gives [`quantize`]'s values, on the rounding cases above
+    /// at several scales and a row with a non-finite value.
+    #[cfg(all(target_arch = "x86_64", feature = "fast-cpu"))]
+    #[test]
+    fn a_row_quantized_at_once_is_value_by_value() {
+        let mut row: Vec<f32> = (0..=20_000)
+            .map(|i| (i as f32 - 10_000.0) * 0.0137)
+            .collect();
+        row.extend([
+            0.5,
+            -0.5,
+            1.5,
+            -1.5,
+            0.5f32.next_down(),
+            -0.0,
+            127.0,
+            -127.0,
+        ]);
+        for scale in [scale_of(&row), 1.0, 0.37, 2.5e-3, 0.0, f32::NAN] {
+            let mut out = vec![99i8; row.len()];
+            quantize_row(&row, scale, &mut out);
+            let want: Vec<i8> = row.iter().map(|&v| quantize(v, scale) as i8).collect();
+            assert_eq!(out, want, "scale {scale}");
+        }
     }
 
     #[test]

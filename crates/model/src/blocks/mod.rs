@@ -9,3 +9,5 @@ pub mod encoder;
 pub mod int8;
 pub mod nn;
 pub mod packed;
+#[cfg(all(target_arch = "x86_64", feature = "fast-cpu"))]
+pub mod vnni;

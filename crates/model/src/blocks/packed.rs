@@ -190,16 +190,19 @@ impl PackedF32 {
 /// holds at most about [`MAX_CHUNK_ROWS`] rows; when there are fewer chunks than cores (one
 /// pair of 128 tokens), the panels are shared out instead, so that each core reads its own
 /// part of the weight rather than every core all of it.
+///
+/// The int8 product on VNNI ([`super::vnni`]) cuts its work the same way.
 #[derive(Debug, Clone, Copy)]
-struct Plan {
-    chunk: usize,
-    chunks: usize,
-    per_group: usize,
-    groups: usize,
+pub(super) struct Plan {
+    pub(super) chunk: usize,
+    pub(super) chunks: usize,
+    pub(super) per_group: usize,
+    pub(super) groups: usize,
 }
 
 impl Plan {
-    fn new(rows: usize, panels: usize, tile_rows: usize) -> Plan {
+    /// The plan for `rows` activation rows over `panels` panels, rows in tiles of `tile_rows`.
+    pub(super) fn new(rows: usize, panels: usize, tile_rows: usize) -> Plan {
         #[cfg(feature = "fast-cpu")]
         let threads = rayon::current_num_threads();
         #[cfg(not(feature = "fast-cpu"))]
