@@ -110,10 +110,11 @@ fn quantize_row(row: &[f32], scale: f32, out: &mut [i8]) {
                 // A finite scale is `max|v| / 127` of finite values: `|y| ≤ 127` (about),
                 // where `as i32` is exact.
                 let y = v / scale;
-                let t = y as i32 as f32;
-                let frac = y - t;
-                let r = t + f32::from(u8::from(frac >= 0.5)) - f32::from(u8::from(frac <= -0.5));
-                *q = r.clamp(-QMAX, QMAX) as i8;
+                let t = y as i32;
+                let frac = y - t as f32;
+                let r = t + i32::from(frac >= 0.5) - i32::from(frac <= -0.5);
+                // In integers: a float's clamp and cast went lane by lane.
+                *q = r.clamp(-127, 127) as i8;
             }
         },
     );
