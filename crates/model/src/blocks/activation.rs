@@ -102,6 +102,26 @@ pub enum HiddenAct {
 }
 
 impl HiddenAct {
+    /// The activation applied to every element of `values` in place, on the host: for the
+    /// exact GELU [`gelu_in_place`] (what [`HiddenAct::apply`] runs on the CPU backend); for
+    /// the others burn's formulas, element by element.
+    pub fn apply_in_place(self, values: &mut [f32]) {
+        match self {
+            Self::Gelu => gelu_in_place(values),
+            Self::GeluTanh => {
+                // burn's `gelu_approximate`: 0.5 · x · (1 + tanh(√(2/π) · (x + 0.044715 x³))).
+                let sqrt_2_over_pi =
+                    (std::f64::consts::FRAC_2_SQRT_PI * std::f64::consts::FRAC_1_SQRT_2) as f32;
+                for v in values {
+                    let x = *v;
+                    let inner = (x + x.powf(3.0) * 0.044_715) * sqrt_2_over_pi;
+                    *v = x * (inner.tanh() + 1.0) * 0.5;
+                }
+            }
+            Self::Relu => values.iter_mut().for_each(|v| *v = v.max(0.0)),
+        }
+    }
+
     /// The activation applied to `x`.
     pub fn apply<const D: usize>(self, x: Tensor<D>) -> Tensor<D> {
         match self {

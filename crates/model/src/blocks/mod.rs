@@ -6,6 +6,7 @@ pub mod activation;
 pub mod classifier;
 pub mod embeddings;
 pub mod encoder;
+pub mod host_layer;
 pub mod int8;
 pub mod nn;
 pub mod packed;

@@ -128,6 +128,25 @@ impl Dense {
     pub fn is_int8(&self) -> bool {
         self.int8.is_some()
     }
+
+    /// Whether the layer multiplies on the host for inputs on `device`: at int8, or in f32 on
+    /// the native CPU path ([`PackedF32`]). [`super::host_layer`] runs a whole encoder layer
+    /// there when every dense layer of it does.
+    pub fn runs_on_host(&self, device: &Device) -> bool {
+        self.int8.is_some()
+            || (self.compute_dtype() == FloatDType::F32 && self.packed_f32(device).is_some())
+    }
+
+    /// `x · W + b` for the row-major `x` of `in`-long rows, on the host: the same product as
+    /// [`Dense::forward`] gives there. `None` when the layer does not run on the host for
+    /// `device` ([`Dense::runs_on_host`]) or `x` is not whole rows.
+    pub fn host_forward(&self, x: &[f32], device: &Device) -> Option<Vec<f32>> {
+        match &self.int8 {
+            Some(q) => q.forward(x),
+            None if self.compute_dtype() == FloatDType::F32 => self.packed_f32(device)?.forward(x),
+            None => None,
+        }
+    }
 }
 
 /// `x · W + b` on the host by `product` (the int8 or the packed f32 one, `n` outputs per
@@ -177,6 +196,14 @@ pub struct LayerNorm {
 }
 
 impl LayerNorm {
+    /// Gain and shift as f32 on the host, for [`super::host_layer`]; `None` when they are not
+    /// f32.
+    pub fn host_params(&self) -> Option<(Vec<f32>, Vec<f32>)> {
+        let gamma = self.gamma.clone().into_data().try_into_vec::<f32>().ok()?;
+        let beta = self.beta.clone().into_data().try_into_vec::<f32>().ok()?;
+        Some((gamma, beta))
+    }
+
     /// Normalises `x: [batch, seq, hidden]` over `hidden`.
     pub fn forward(&self, x: Tensor<3>) -> Tensor<3> {
         let mean = x.clone().mean_dim(2);
