@@ -55,12 +55,19 @@ pub fn gelu_in_place(values: &mut [f32]) {
     #[cfg(feature = "fast-cpu")]
     {
         use rayon::prelude::*;
-        values
-            .par_chunks_mut(PIECE)
-            .for_each(|piece| piece.iter_mut().for_each(|v| *v = gelu_f32(*v)));
+        values.par_chunks_mut(PIECE).for_each(gelu_piece);
     }
     #[cfg(not(feature = "fast-cpu"))]
-    values.iter_mut().for_each(|v| *v = gelu_f32(*v));
+    gelu_piece(values);
+}
+
+/// GELU of `values` in place, compiled for the CPU's widest vectors by pulp's run-time
+/// dispatch (each value's arithmetic is the same whatever the width).
+fn gelu_piece(values: &mut [f32]) {
+    pulp::Arch::new().dispatch(
+        #[inline(always)]
+        || values.iter_mut().for_each(|v| *v = gelu_f32(*v)),
+    );
 }
 
 /// Whether `device` is the plain CPU backend, where [`gelu`] runs its own pass (and where the

@@ -245,10 +245,6 @@ mod tests {
         }
     }
 
-    fn layer(seed: u32, act: HiddenAct) -> Layer {
-        sized_layer(HIDDEN, 4, seed, act)
-    }
-
     fn vec3(t: Tensor<3>) -> Vec<f32> {
         t.into_data().try_into_vec::<f32>().expect("f32")
     }
@@ -264,7 +260,7 @@ mod tests {
 
     /// Two layers on the host against burn's ops, for each activation and for heads of 4
     /// and of 64 dimensions over 5 and 70 positions (whole blocks of 64 and the rest): within
-    /// 1e-5 (the same f32 arithmetic, summed in other orders), padding masked, and the
+    /// 2e-6 and 5e-5 relative (the same f32 arithmetic, summed in other orders), padding masked, and the
     /// first-position path equal to the full one's first positions, bit for bit.
     #[test]
     fn the_host_layer_is_burns_path() {
@@ -290,12 +286,19 @@ mod tests {
                 vec3(host),
                 vec3(burn_path(&encoder, x.clone(), mask.clone())),
             );
+            // Relative to the value, at least 1: LayerNorm's outputs reach several units here.
             let worst = host
                 .iter()
                 .zip(&want)
-                .map(|(a, b)| (a - b).abs())
+                .map(|(a, b)| (a - b).abs() / b.abs().max(1.0))
                 .fold(0.0f32, f32::max);
-            assert!(worst < 1e-5, "{act:?}: max |host − burn| = {worst:e}");
+            // Measured 4.8e-7 at 16 wide and 1.4e-5 at 128 (the same with the host's LayerNorm
+            // summed in f64: the rest is the sums of the products and burn's own rounding).
+            let bound = if hidden > 16 { 5e-5 } else { 2e-6 };
+            assert!(
+                worst < bound,
+                "{act:?}, {hidden} wide: max |host − burn| = {worst:e}"
+            );
             let first = vec3(encoder.forward_first_token(x, mask));
             let full_first: Vec<f32> = host
                 .chunks_exact(seq * hidden)

@@ -164,31 +164,68 @@ fn add_and_norm(x: &mut [f32], residual: &[f32], norm: &LayerNorm, hidden: usize
         return None;
     }
     let eps = norm.eps as f32;
-    let row = |(x, residual): (&mut [f32], &[f32])| {
-        for (x, &r) in x.iter_mut().zip(residual) {
-            *x += r;
-        }
-        let mean = x.iter().sum::<f32>() / hidden as f32;
-        x.iter_mut().for_each(|v| *v -= mean);
-        let var = x.iter().map(|v| v * v).sum::<f32>() / hidden as f32;
-        let denom = (var + eps).sqrt();
-        for ((v, &g), &b) in x.iter_mut().zip(&gamma).zip(&beta) {
-            *v = *v / denom * g + b;
-        }
+    let rows = |(x, residual): (&mut [f32], &[f32])| {
+        pulp::Arch::new().dispatch(
+            #[inline(always)]
+            || {
+                for (x, residual) in x
+                    .chunks_exact_mut(hidden)
+                    .zip(residual.chunks_exact(hidden))
+                {
+                    for (x, &r) in x.iter_mut().zip(residual) {
+                        *x += r;
+                    }
+                    let mean = lane_sum(x) / hidden as f32;
+                    x.iter_mut().for_each(|v| *v -= mean);
+                    let mut squares = [0.0f32; LANES];
+                    for chunk in x.chunks(LANES) {
+                        for (s, &v) in squares.iter_mut().zip(chunk) {
+                            *s += v * v;
+                        }
+                    }
+                    let var = lane_sum(&squares) / hidden as f32;
+                    let denom = (var + eps).sqrt();
+                    for ((v, &g), &b) in x.iter_mut().zip(&gamma).zip(&beta) {
+                        *v = *v / denom * g + b;
+                    }
+                }
+            },
+        );
     };
+    // Pieces of whole rows, each one dispatch.
+    let piece = hidden * ROWS_A_PIECE;
     #[cfg(feature = "fast-cpu")]
     {
         use rayon::prelude::*;
-        x.par_chunks_mut(hidden)
-            .zip(residual.par_chunks(hidden))
-            .with_min_len(16)
-            .for_each(row);
+        x.par_chunks_mut(piece)
+            .zip(residual.par_chunks(piece))
+            .for_each(rows);
     }
     #[cfg(not(feature = "fast-cpu"))]
-    x.chunks_mut(hidden)
-        .zip(residual.chunks(hidden))
-        .for_each(row);
+    x.chunks_mut(piece)
+        .zip(residual.chunks(piece))
+        .for_each(rows);
     Some(())
+}
+
+/// Rows of a LayerNorm one core takes at a time.
+const ROWS_A_PIECE: usize = 16;
+
+/// Running sums a row's sum is kept in: a sum in one running total is a chain of dependent
+/// adds, which no compiler vectorizes.
+const LANES: usize = 16;
+
+/// `Σ values`, in [`LANES`] running sums (value `i` into sum `i mod 16`), then across them:
+/// a fixed order for a given length, whatever else is in the batch.
+#[inline(always)]
+fn lane_sum(values: &[f32]) -> f32 {
+    let mut sums = [0.0f32; LANES];
+    for chunk in values.chunks(LANES) {
+        for (s, &v) in sums.iter_mut().zip(chunk) {
+            *s += v;
+        }
+    }
+    sums.iter().sum()
 }
 
 /// Positions (or dimensions) whose sums one pass keeps in registers: 4 AVX-512 vectors.

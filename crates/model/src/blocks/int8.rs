@@ -296,10 +296,15 @@ impl Int8Weight {
             .zip(scales.par_iter())
             .with_min_len(8)
             .for_each(|((out, sums), &s_x)| {
-                let channels = self.scale.iter().zip(&self.bias);
-                for ((o, &sum), (&s_w, &b)) in out.iter_mut().zip(sums).zip(channels) {
-                    *o = output(sum, s_x, s_w, b);
-                }
+                pulp::Arch::new().dispatch(
+                    #[inline(always)]
+                    || {
+                        let channels = self.scale.iter().zip(&self.bias);
+                        for ((o, &sum), (&s_w, &b)) in out.iter_mut().zip(sums).zip(channels) {
+                            *o = output(sum, s_x, s_w, b);
+                        }
+                    },
+                )
             });
         Some(out)
     }
@@ -482,7 +487,9 @@ mod tests {
             return;
         }
         let ones = |len: usize, sign: f32| vec![sign; len];
-        let mut cases: Vec<(usize, usize, usize, Vec<f32>, Vec<f32>)> = [
+        // (rows, inputs, outputs, weight, activations)
+        type Case = (usize, usize, usize, Vec<f32>, Vec<f32>);
+        let mut cases: Vec<Case> = [
             (1, 3, 2),
             (5, 19, 70),
             (13, 770, 130),
