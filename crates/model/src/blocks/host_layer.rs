@@ -208,6 +208,38 @@ fn add_and_norm(x: &mut [f32], residual: &[f32], norm: &LayerNorm, hidden: usize
     Some(())
 }
 
+/// `eˣ` in f32 by Cephes' `expf` (range reduction by ln 2 in two parts, a degree-5 polynomial
+/// on `[−ln2/2, ln2/2]`, the power of two built from its bits): within 2 ulp of libm's, with no
+/// call and no branch, so softmax's loop is vectorized. Exactly 0 below −87.33 (where libm
+/// gives subnormals or 0): a padded key's weight, `e^(−1e30)`, stays an exact 0.
+#[inline(always)]
+fn exp_f32(x: f32) -> f32 {
+    const LOG2E: f32 = std::f32::consts::LOG2_E;
+    // ln 2 = C1 + C2, C1 exact in few bits so that `n · C1` is exact.
+    const C1: f32 = 0.693_359_4;
+    const C2: f32 = -2.121_944_4e-4;
+    const P: [f32; 6] = [
+        1.987_569_1e-4,
+        1.398_199_9e-3,
+        8.333_452e-3,
+        4.166_579_6e-2,
+        1.666_666_5e-1,
+        5.000_000_1e-1,
+    ];
+    const LOWEST: f32 = -87.336_55;
+    let clamped = x.clamp(LOWEST, 88.0);
+    let n = (clamped * LOG2E + 0.5).floor();
+    let r = clamped - n * C1 - n * C2;
+    let p = P.iter().fold(0.0f32, |acc, &c| acc * r + c);
+    let e = p * r * r + r + 1.0;
+    let pow2 = f32::from_bits(((n as i32 + 127) as u32) << 23);
+    if x < LOWEST {
+        0.0
+    } else {
+        e * pow2
+    }
+}
+
 /// Rows of a LayerNorm one core takes at a time.
 const ROWS_A_PIECE: usize = 16;
 
@@ -228,9 +260,6 @@ fn lane_sum(values: &[f32]) -> f32 {
     sums.iter().sum()
 }
 
-/// Positions (or dimensions) whose sums one pass keeps in registers: 4 AVX-512 vectors.
-const BLOCK: usize = 64;
-
 /// One head of one sequence: its rows of `q` (`hidden` values a row, the head's `columns`)
 /// against all of `k` and `v`, the context into `out` (`columns.len()` values a row). A
 /// pulp dispatch, so that the loops below are compiled for the CPU's widest vectors.
@@ -249,6 +278,22 @@ impl pulp::WithSimd for Head<'_> {
     type Output = ();
     #[inline(always)]
     fn with_simd<S: pulp::Simd>(self, _: S) {
+        // Blocks of positions (or dimensions) and query rows sized to the vector registers:
+        // 4 rows × 4 vectors of sums with AVX-512's 32, fewer with 16. The sums run in the
+        // same order whatever the sizes, so every width gives the same bits.
+        match S::F32_LANES {
+            16 => self.run::<64, 4>(),
+            8 => self.run::<32, 2>(),
+            4 => self.run::<16, 2>(),
+            _ => self.run::<8, 1>(),
+        }
+    }
+}
+
+impl Head<'_> {
+    /// Attention for blocks of `B` positions (or dimensions) and `R` query rows at a time.
+    #[inline(always)]
+    fn run<const B: usize, const R: usize>(self) {
         let Head {
             q,
             k,
@@ -261,66 +306,156 @@ impl pulp::WithSimd for Head<'_> {
         } = self;
         let (d, seq) = (columns.len(), mask.len());
         // The head's keys transposed, `d` rows of `seq`: each score then grows by one
-        // multiply-add per dimension, in order, all positions at once.
+        // multiply-add per dimension, in order, for a block of positions at once.
         let mut kt = vec![0.0f32; d * seq];
         for (j, row) in k.chunks_exact(hidden).enumerate() {
             for (t, &x) in row[columns.clone()].iter().enumerate() {
                 kt[t * seq + j] = x;
             }
         }
-        let mut scores = vec![0.0f32; seq];
-        let mut probs = vec![0.0f32; seq];
-        for (q_row, ctx) in q.chunks_exact(hidden).zip(out.chunks_exact_mut(d)) {
-            let q_row = &q_row[columns.clone()];
-            // Blocks of BLOCK positions, their sums held in registers over the dimensions.
-            let full = seq - seq % BLOCK;
-            for j0 in (0..full).step_by(BLOCK) {
-                let mut acc = [0.0f32; BLOCK];
-                for (&qt, kt) in q_row.iter().zip(kt.chunks_exact(seq)) {
-                    let kt: &[f32; BLOCK] = kt[j0..j0 + BLOCK].try_into().unwrap_or(&[0.0; BLOCK]);
+        let head = HeadInputs {
+            kt: &kt,
+            v,
+            mask,
+            columns,
+            hidden,
+            scale,
+        };
+        let mut probs = vec![0.0f32; R * seq];
+        let q_rows = q.len() / hidden;
+        let whole = q_rows - q_rows % R;
+        let (q_whole, q_rest) = q.split_at(whole * hidden);
+        let (out_whole, out_rest) = out.split_at_mut(whole * d);
+        for (q, ctx) in q_whole
+            .chunks_exact(R * hidden)
+            .zip(out_whole.chunks_exact_mut(R * d))
+        {
+            head.attend::<B, R>(q, &mut probs, ctx);
+        }
+        for (q, ctx) in q_rest
+            .chunks_exact(hidden)
+            .zip(out_rest.chunks_exact_mut(d))
+        {
+            head.attend::<B, 1>(q, &mut probs[..seq], ctx);
+        }
+    }
+}
+
+/// What every group of query rows of one head reads.
+struct HeadInputs<'a> {
+    /// The keys transposed: `d` rows of `seq`.
+    kt: &'a [f32],
+    v: &'a [f32],
+    mask: &'a [f32],
+    columns: std::ops::Range<usize>,
+    hidden: usize,
+    scale: f32,
+}
+
+impl HeadInputs<'_> {
+    /// `R` query rows (`q`, `hidden` values each): their probabilities into `probs` (`seq`
+    /// each) and their context into `ctx` (`d` each), `B` positions or dimensions of sums
+    /// in registers at a time.
+    #[inline(always)]
+    fn attend<const B: usize, const R: usize>(
+        &self,
+        q: &[f32],
+        probs: &mut [f32],
+        ctx: &mut [f32],
+    ) {
+        let (d, seq) = (self.columns.len(), self.mask.len());
+        let q: [&[f32]; R] = std::array::from_fn(|r| &q[r * self.hidden..][self.columns.clone()]);
+        // Scores: whole blocks of B positions, then the rest.
+        let full = seq - seq % B;
+        for j0 in (0..full).step_by(B) {
+            let mut acc = [[0.0f32; B]; R];
+            for (t, kt) in self.kt.chunks_exact(seq).enumerate() {
+                let kt: &[f32; B] = kt[j0..j0 + B].try_into().unwrap_or(&[0.0; B]);
+                for (acc, q) in acc.iter_mut().zip(&q) {
+                    let qt = q[t];
                     for (a, &kv) in acc.iter_mut().zip(kt) {
                         *a += qt * kv;
                     }
                 }
-                scores[j0..j0 + BLOCK].copy_from_slice(&acc);
             }
+            for (r, acc) in acc.iter().enumerate() {
+                probs[r * seq + j0..][..B].copy_from_slice(acc);
+            }
+        }
+        for (r, q) in q.iter().enumerate() {
+            let scores = &mut probs[r * seq..][..seq];
             scores[full..].fill(0.0);
-            for (&qt, kt) in q_row.iter().zip(kt.chunks_exact(seq)) {
+            for (&qt, kt) in q.iter().zip(self.kt.chunks_exact(seq)) {
                 for (s, &kv) in scores[full..].iter_mut().zip(&kt[full..]) {
                     *s += qt * kv;
                 }
             }
-            for (s, &m) in scores.iter_mut().zip(mask) {
-                *s = *s * scale + m;
+            // Softmax of `score · scale + mask`, in place.
+            for (s, &m) in scores.iter_mut().zip(self.mask) {
+                *s = *s * self.scale + m;
             }
-            let max = scores.iter().copied().fold(f32::NEG_INFINITY, f32::max);
-            let mut sum = 0.0f32;
-            for (p, &s) in probs.iter_mut().zip(&scores) {
-                *p = (s - max).exp();
-                sum += *p;
+            let mut maxes = [f32::NEG_INFINITY; LANES];
+            for chunk in scores.chunks(LANES) {
+                for (m, &s) in maxes.iter_mut().zip(chunk) {
+                    *m = if s > *m { s } else { *m };
+                }
             }
-            probs.iter_mut().for_each(|p| *p /= sum);
-            // The context, BLOCK dimensions at a time in registers over the positions.
-            let full = d - d % BLOCK;
-            for t0 in (0..full).step_by(BLOCK) {
-                let mut acc = [0.0f32; BLOCK];
-                for (&p, v_row) in probs.iter().zip(v.chunks_exact(hidden)) {
-                    let start = columns.start + t0;
-                    let v_row: &[f32; BLOCK] = v_row[start..start + BLOCK]
-                        .try_into()
-                        .unwrap_or(&[0.0; BLOCK]);
+            let max = maxes.into_iter().fold(f32::NEG_INFINITY, f32::max);
+            scores.iter_mut().for_each(|s| *s = exp_f32(*s - max));
+            let sum = lane_sum(scores);
+            scores.iter_mut().for_each(|p| *p /= sum);
+        }
+        // The context: whole blocks of B dimensions, then the rest.
+        let full = d - d % B;
+        let v_rows = || self.v.chunks_exact(self.hidden);
+        for t0 in (0..full).step_by(B) {
+            let start = self.columns.start + t0;
+            let mut acc = [[0.0f32; B]; R];
+            for (j, v_row) in v_rows().enumerate() {
+                let v_row: &[f32; B] = v_row[start..start + B].try_into().unwrap_or(&[0.0; B]);
+                for (r, acc) in acc.iter_mut().enumerate() {
+                    let p = probs[r * seq + j];
                     for (a, &x) in acc.iter_mut().zip(v_row) {
                         *a += p * x;
                     }
                 }
-                ctx[t0..t0 + BLOCK].copy_from_slice(&acc);
             }
-            for (&p, v_row) in probs.iter().zip(v.chunks_exact(hidden)) {
-                let v_row = &v_row[columns.start + full..columns.end];
+            for (r, acc) in acc.iter().enumerate() {
+                ctx[r * d + t0..][..B].copy_from_slice(acc);
+            }
+        }
+        for r in 0..R {
+            let ctx = &mut ctx[r * d..][..d];
+            ctx[full..].fill(0.0);
+            for (j, v_row) in v_rows().enumerate() {
+                let p = probs[r * seq + j];
+                let v_row = &v_row[self.columns.start + full..self.columns.end];
                 for (c, &x) in ctx[full..].iter_mut().zip(v_row) {
                     *c += p * x;
                 }
             }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Within 2 ulp (relative 2.4e-7) of libm's `exp` from −87 to 88, 1 at 0, and an exact 0
+    /// for the mask's −1e30 and anything below −87.34.
+    #[test]
+    fn exp_is_libms_within_two_ulp() {
+        let mut worst = 0.0f64;
+        for i in 0..=1_750_000 {
+            let x = -87.0 + i as f32 * 1e-4;
+            let (ours, libm) = (exp_f32(x) as f64, (x as f64).exp());
+            worst = worst.max((ours - libm).abs() / libm);
+        }
+        assert!(worst <= 2.4e-7, "max relative error {worst:e}");
+        assert_eq!(exp_f32(0.0), 1.0);
+        for x in [-1e30f32, -88.0, -87.34, f32::NEG_INFINITY] {
+            assert_eq!(exp_f32(x), 0.0, "{x}");
         }
     }
 }
