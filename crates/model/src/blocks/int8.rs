@@ -277,7 +277,7 @@ impl Int8Weight {
     #[cfg(all(target_arch = "x86_64", feature = "fast-cpu"))]
     fn forward_vnni(&self, vnni: &super::vnni::PackedI8, x: &[f32], m: usize) -> Option<Vec<f32>> {
         use rayon::prelude::*;
-        let (k, n) = (self.k, self.n);
+        let k = self.k;
         let stride = k.next_multiple_of(4);
         let mut q = vec![0i8; m * stride];
         let mut scales = vec![0.0f32; m];
@@ -289,24 +289,18 @@ impl Int8Weight {
                 *s_x = scale_of(row);
                 quantize_row(row, *s_x, q);
             });
-        let sums = vnni.sums(&q, stride)?;
-        let mut out = vec![0.0f32; m * n];
-        out.par_chunks_mut(n)
-            .zip(sums.par_chunks(n))
-            .zip(scales.par_iter())
-            .with_min_len(8)
-            .for_each(|((out, sums), &s_x)| {
-                pulp::Arch::new().dispatch(
-                    #[inline(always)]
-                    || {
-                        let channels = self.scale.iter().zip(&self.bias);
-                        for ((o, &sum), (&s_w, &b)) in out.iter_mut().zip(sums).zip(channels) {
-                            *o = output(sum, s_x, s_w, b);
-                        }
-                    },
-                )
-            });
-        Some(out)
+        vnni.product(&q, stride, |r, first, sums, out| {
+            pulp::Arch::new().dispatch(
+                #[inline(always)]
+                || {
+                    let s_x = scales[r];
+                    let channels = self.scale[first..].iter().zip(&self.bias[first..]);
+                    for ((o, &sum), (&s_w, &b)) in out.iter_mut().zip(sums).zip(channels) {
+                        *o = output(sum, s_x, s_w, b);
+                    }
+                },
+            )
+        })
     }
 
     /// Fills `out` (whole output rows) from activation rows `first..`: panel by panel of

@@ -89,11 +89,18 @@ impl PackedI8 {
         })
     }
 
-    /// The exact integer sums `Σ q_x · q_w` of the activation rows `q` (row after row,
-    /// `stride` values each, a multiple of 4 at least `k`, zeros past the `k`th) with every
-    /// channel: `n` per row, row-major. `None` when the lengths do not fit. Natively the work
-    /// is shared among the cores as the f32 product's is ([`Plan`]).
-    pub fn sums(&self, q: &[i8], stride: usize) -> Option<Vec<i32>> {
+    /// The product of the activation rows `q` (row after row, `stride` values each, a
+    /// multiple of 4 at least `k`, zeros past the `k`th) with every channel: `n` outputs per
+    /// row, row-major, each made by `finish(row, first, sums, out)` from the exact integer
+    /// sums `Σ q_x · q_w` of row `row` with the channels `first..first + sums.len()` (up to
+    /// 64 at a time). `None` when the lengths do not fit. Natively the work is shared among the
+    /// cores as the f32 product's is ([`Plan`]), and the outputs row by row.
+    pub fn product(
+        &self,
+        q: &[i8],
+        stride: usize,
+        finish: impl Fn(usize, usize, &[i32], &mut [f32]) + Sync,
+    ) -> Option<Vec<f32>> {
         if stride < self.k || !stride.is_multiple_of(4) || !q.len().is_multiple_of(stride) {
             return None;
         }
@@ -141,26 +148,36 @@ impl PackedI8 {
         };
         #[cfg(not(feature = "fast-cpu"))]
         let pieces: Vec<Vec<[i32; WIDTH]>> = (0..count).map(piece).collect();
-        let mut sums = vec![0i32; rows * self.n];
-        for (r, out_row) in sums.chunks_exact_mut(self.n).enumerate() {
+        let fill = |(r, out_row): (usize, &mut [f32])| {
             let (c, local) = (r / plan.chunk, r % plan.chunk);
             let tile_rows = (rows - c * plan.chunk)
                 .min(plan.chunk)
                 .next_multiple_of(ROWS);
+            let mut sums = [0i32; WIDTH];
             for (g, piece) in pieces[c * plan.groups..][..plan.groups].iter().enumerate() {
                 for (p, panel_rows) in piece.chunks_exact(tile_rows).enumerate() {
                     let first = (g * plan.per_group + p) * WIDTH;
                     let used = WIDTH.min(self.n - first);
                     let shift = &self.shift[first..first + used];
-                    let got = &panel_rows[local][..used];
-                    for ((o, &s), &t) in out_row[first..first + used].iter_mut().zip(got).zip(shift)
-                    {
-                        *o = s - t;
+                    for ((s, &got), &t) in sums.iter_mut().zip(&panel_rows[local]).zip(shift) {
+                        *s = got - t;
                     }
+                    finish(r, first, &sums[..used], &mut out_row[first..first + used]);
                 }
             }
+        };
+        let mut out = vec![0.0f32; rows * self.n];
+        #[cfg(feature = "fast-cpu")]
+        {
+            use rayon::prelude::*;
+            out.par_chunks_mut(self.n)
+                .enumerate()
+                .with_min_len(4)
+                .for_each(fill);
         }
-        Some(sums)
+        #[cfg(not(feature = "fast-cpu"))]
+        out.chunks_mut(self.n).enumerate().for_each(fill);
+        Some(out)
     }
 }
 
