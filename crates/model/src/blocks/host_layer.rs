@@ -208,6 +208,16 @@ fn add_and_norm(x: &mut [f32], residual: &[f32], norm: &LayerNorm, hidden: usize
     Some(())
 }
 
+/// `a · b + c`: fused (one rounding) when `FUSED`, else a product and a sum.
+#[inline(always)]
+fn madd<const FUSED: bool>(a: f32, b: f32, c: f32) -> f32 {
+    if FUSED {
+        a.mul_add(b, c)
+    } else {
+        c + a * b
+    }
+}
+
 /// `eˣ` in f32 by Cephes' `expf` (range reduction by ln 2 in two parts, a degree-5 polynomial
 /// on `[−ln2/2, ln2/2]`, the power of two built from its bits): within 2 ulp of libm's, with no
 /// call and no branch, so softmax's loop is vectorized. Exactly 0 below −87.33 (where libm
@@ -280,12 +290,15 @@ impl pulp::WithSimd for Head<'_> {
     fn with_simd<S: pulp::Simd>(self, _: S) {
         // Blocks of positions (or dimensions) and query rows sized to the vector registers:
         // 4 rows × 4 vectors of sums with AVX-512's 32, fewer with 16. The sums run in the
-        // same order whatever the sizes, so every width gives the same bits.
+        // same order whatever the sizes. x86's AVX2 and AVX-512 levels have fused
+        // multiply-adds, one rounding each; elsewhere (WebAssembly has none: `mul_add` would be
+        // a libm call) a product and a sum, so the bits differ between the two kinds only.
         match S::F32_LANES {
-            16 => self.run::<64, 4>(),
-            8 => self.run::<32, 2>(),
-            4 => self.run::<16, 2>(),
-            _ => self.run::<8, 1>(),
+            16 if cfg!(target_arch = "x86_64") => self.run::<64, 4, true>(),
+            8 if cfg!(target_arch = "x86_64") => self.run::<32, 2, true>(),
+            16 | 8 => self.run::<32, 2, false>(),
+            4 => self.run::<16, 2, false>(),
+            _ => self.run::<8, 1, false>(),
         }
     }
 }
@@ -293,7 +306,7 @@ impl pulp::WithSimd for Head<'_> {
 impl Head<'_> {
     /// Attention for blocks of `B` positions (or dimensions) and `R` query rows at a time.
     #[inline(always)]
-    fn run<const B: usize, const R: usize>(self) {
+    fn run<const B: usize, const R: usize, const FUSED: bool>(self) {
         let Head {
             q,
             k,
@@ -330,13 +343,13 @@ impl Head<'_> {
             .chunks_exact(R * hidden)
             .zip(out_whole.chunks_exact_mut(R * d))
         {
-            head.attend::<B, R>(q, &mut probs, ctx);
+            head.attend::<B, R, FUSED>(q, &mut probs, ctx);
         }
         for (q, ctx) in q_rest
             .chunks_exact(hidden)
             .zip(out_rest.chunks_exact_mut(d))
         {
-            head.attend::<B, 1>(q, &mut probs[..seq], ctx);
+            head.attend::<B, 1, FUSED>(q, &mut probs[..seq], ctx);
         }
     }
 }
@@ -357,7 +370,7 @@ impl HeadInputs<'_> {
     /// each) and their context into `ctx` (`d` each), `B` positions or dimensions of sums
     /// in registers at a time.
     #[inline(always)]
-    fn attend<const B: usize, const R: usize>(
+    fn attend<const B: usize, const R: usize, const FUSED: bool>(
         &self,
         q: &[f32],
         probs: &mut [f32],
@@ -374,7 +387,7 @@ impl HeadInputs<'_> {
                 for (acc, q) in acc.iter_mut().zip(&q) {
                     let qt = q[t];
                     for (a, &kv) in acc.iter_mut().zip(kt) {
-                        *a += qt * kv;
+                        *a = madd::<FUSED>(qt, kv, *a);
                     }
                 }
             }
@@ -387,7 +400,7 @@ impl HeadInputs<'_> {
             scores[full..].fill(0.0);
             for (&qt, kt) in q.iter().zip(self.kt.chunks_exact(seq)) {
                 for (s, &kv) in scores[full..].iter_mut().zip(&kt[full..]) {
-                    *s += qt * kv;
+                    *s = madd::<FUSED>(qt, kv, *s);
                 }
             }
             // Softmax of `score · scale + mask`, in place.
@@ -416,7 +429,7 @@ impl HeadInputs<'_> {
                 for (r, acc) in acc.iter_mut().enumerate() {
                     let p = probs[r * seq + j];
                     for (a, &x) in acc.iter_mut().zip(v_row) {
-                        *a += p * x;
+                        *a = madd::<FUSED>(p, x, *a);
                     }
                 }
             }
@@ -431,7 +444,7 @@ impl HeadInputs<'_> {
                 let p = probs[r * seq + j];
                 let v_row = &v_row[self.columns.start + full..self.columns.end];
                 for (c, &x) in ctx[full..].iter_mut().zip(v_row) {
-                    *c += p * x;
+                    *c = madd::<FUSED>(p, x, *c);
                 }
             }
         }

@@ -110,12 +110,24 @@ impl PackedI8 {
         // byte `q ^ 0x80`; the padding past `k` meets zero weights); rows padded to whole tiles
         // with zeros.
         let mut packed = vec![0u32; rows.next_multiple_of(ROWS) * steps];
-        for (row, out) in q.chunks_exact(stride).zip(packed.chunks_exact_mut(steps)) {
+        let shifted = |(row, out): (&[i8], &mut [u32])| {
             for (group, b) in out.iter_mut().zip(row.chunks_exact(4)) {
                 *group =
                     u32::from_le_bytes([b[0], b[1], b[2], b[3]].map(|v| v.cast_unsigned() ^ 0x80));
             }
+        };
+        #[cfg(feature = "fast-cpu")]
+        {
+            use rayon::prelude::*;
+            q.par_chunks_exact(stride)
+                .zip(packed.par_chunks_exact_mut(steps))
+                .with_min_len(16)
+                .for_each(shifted);
         }
+        #[cfg(not(feature = "fast-cpu"))]
+        q.chunks_exact(stride)
+            .zip(packed.chunks_exact_mut(steps))
+            .for_each(shifted);
         let panel_count = self.n.div_ceil(WIDTH);
         let plan = Plan::new(rows, panel_count, ROWS);
         let per_panel = steps * VECTORS;
@@ -158,7 +170,7 @@ impl PackedI8 {
                 for (p, panel_rows) in piece.chunks_exact(tile_rows).enumerate() {
                     let first = (g * plan.per_group + p) * WIDTH;
                     let used = WIDTH.min(self.n - first);
-                    let shift = &self.shift[first..first + used];
+                    let shift = &self.shift[first..][..WIDTH];
                     for ((s, &got), &t) in sums.iter_mut().zip(&panel_rows[local]).zip(shift) {
                         *s = got - t;
                     }
