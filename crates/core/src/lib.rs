@@ -26,6 +26,8 @@
 //! reviews do to probe sets is [`probe::review`]'s. `tests/architecture/stages.test.mjs` reads
 //! this table and fails on a `crate::` path that names a later stage.
 
+#![forbid(unsafe_code)]
+
 pub mod checkpoint;
 pub mod data;
 pub mod display;

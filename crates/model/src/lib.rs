@@ -43,6 +43,10 @@
 //!
 //! [`PairScorer`]: tabprobe_core::scoring::PairScorer
 
+// One `unsafe` block in the crate: the call into the int8 product's AVX-512 VNNI kernel
+// (`blocks/vnni.rs`), after the CPU has reported the features; everything else is safe.
+#![deny(unsafe_code)]
+
 pub mod blocks;
 // Benchmarks need native device initialisation (`WgpuOptions::init` does not exist in wasm).
 #[cfg(not(target_family = "wasm"))]
