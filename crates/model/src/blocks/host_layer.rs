@@ -208,16 +208,6 @@ fn add_and_norm(x: &mut [f32], residual: &[f32], norm: &LayerNorm, hidden: usize
     Some(())
 }
 
-/// `a · b + c`: fused (one rounding) when `FUSED`, else a product and a sum.
-#[inline(always)]
-fn madd<const FUSED: bool>(a: f32, b: f32, c: f32) -> f32 {
-    if FUSED {
-        a.mul_add(b, c)
-    } else {
-        c + a * b
-    }
-}
-
 /// `eˣ` in f32 by Cephes' `expf` (range reduction by ln 2 in two parts, a degree-5 polynomial
 /// on `[−ln2/2, ln2/2]`, the power of two built from its bits): within 2 ulp of libm's, with no
 /// call and no branch, so softmax's loop is vectorized. Exactly 0 below −87.33 (where libm
@@ -287,26 +277,21 @@ struct Head<'a> {
 impl pulp::WithSimd for Head<'_> {
     type Output = ();
     #[inline(always)]
-    fn with_simd<S: pulp::Simd>(self, _: S) {
-        // Blocks of positions (or dimensions) and query rows sized to the vector registers:
-        // 4 rows × 4 vectors of sums with AVX-512's 32, fewer with 16. The sums run in the
-        // same order whatever the sizes. x86's AVX2 and AVX-512 levels have fused
-        // multiply-adds, one rounding each; elsewhere (WebAssembly has none: `mul_add` would be
-        // a libm call) a product and a sum, so the bits differ between the two kinds only.
+    fn with_simd<S: pulp::Simd>(self, simd: S) {
+        // Query rows per group and vectors per block sized to the vector registers: 4 rows ×
+        // 4 vectors of sums with AVX-512's 32 registers, 2 × 4 with 16 (AVX2, WebAssembly).
         match S::F32_LANES {
-            16 if cfg!(target_arch = "x86_64") => self.run::<64, 4, true>(),
-            8 if cfg!(target_arch = "x86_64") => self.run::<32, 2, true>(),
-            16 | 8 => self.run::<32, 2, false>(),
-            4 => self.run::<16, 2, false>(),
-            _ => self.run::<8, 1, false>(),
+            16 => self.run::<S, 4, 4>(simd),
+            _ => self.run::<S, 4, 2>(simd),
         }
     }
 }
 
 impl Head<'_> {
-    /// Attention for blocks of `B` positions (or dimensions) and `R` query rows at a time.
+    /// Attention for groups of `R` query rows, `V` vectors of positions (or dimensions) at a
+    /// time.
     #[inline(always)]
-    fn run<const B: usize, const R: usize, const FUSED: bool>(self) {
+    fn run<S: pulp::Simd, const V: usize, const R: usize>(self, simd: S) {
         let Head {
             q,
             k,
@@ -343,13 +328,13 @@ impl Head<'_> {
             .chunks_exact(R * hidden)
             .zip(out_whole.chunks_exact_mut(R * d))
         {
-            head.attend::<B, R, FUSED>(q, &mut probs, ctx);
+            head.attend::<S, V, R>(simd, q, &mut probs, ctx);
         }
         for (q, ctx) in q_rest
             .chunks_exact(hidden)
             .zip(out_rest.chunks_exact_mut(d))
         {
-            head.attend::<B, 1, FUSED>(q, &mut probs[..seq], ctx);
+            head.attend::<S, V, 1>(simd, q, &mut probs[..seq], ctx);
         }
     }
 }
@@ -367,42 +352,40 @@ struct HeadInputs<'a> {
 
 impl HeadInputs<'_> {
     /// `R` query rows (`q`, `hidden` values each): their probabilities into `probs` (`seq`
-    /// each) and their context into `ctx` (`d` each), `B` positions or dimensions of sums
-    /// in registers at a time.
+    /// each) and their context into `ctx` (`d` each). Every sum is a chain of pulp's
+    /// `mul_add_e` (fused on x86's AVX2 and AVX-512, a product and a sum in WebAssembly) in
+    /// order of the summed index, from 0, over `V` vectors of positions or dimensions at a
+    /// time, the last block loaded partly: so a sum's bits do not depend on its block, its
+    /// group of rows, or how many positions the batch pads to.
     #[inline(always)]
-    fn attend<const B: usize, const R: usize, const FUSED: bool>(
+    fn attend<S: pulp::Simd, const V: usize, const R: usize>(
         &self,
+        simd: S,
         q: &[f32],
         probs: &mut [f32],
         ctx: &mut [f32],
     ) {
         let (d, seq) = (self.columns.len(), self.mask.len());
+        let width = V * S::F32_LANES;
         let q: [&[f32]; R] = std::array::from_fn(|r| &q[r * self.hidden..][self.columns.clone()]);
-        // Scores: whole blocks of B positions, then the rest.
-        let full = seq - seq % B;
-        for j0 in (0..full).step_by(B) {
-            let mut acc = [[0.0f32; B]; R];
+        // Scores, `width` positions at a time.
+        for j0 in (0..seq).step_by(width) {
+            let n = width.min(seq - j0);
+            let mut acc = [[simd.splat_f32s(0.0); V]; R];
             for (t, kt) in self.kt.chunks_exact(seq).enumerate() {
-                let kt: &[f32; B] = kt[j0..j0 + B].try_into().unwrap_or(&[0.0; B]);
+                let w = load::<S, V>(simd, &kt[j0..j0 + n]);
                 for (acc, q) in acc.iter_mut().zip(&q) {
-                    let qt = q[t];
-                    for (a, &kv) in acc.iter_mut().zip(kt) {
-                        *a = madd::<FUSED>(qt, kv, *a);
+                    let a = simd.splat_f32s(q[t]);
+                    for (acc, &w) in acc.iter_mut().zip(&w) {
+                        *acc = simd.mul_add_e_f32s(a, w, *acc);
                     }
                 }
             }
             for (r, acc) in acc.iter().enumerate() {
-                probs[r * seq + j0..][..B].copy_from_slice(acc);
+                store::<S, V>(simd, acc, &mut probs[r * seq + j0..][..n]);
             }
         }
-        for (r, q) in q.iter().enumerate() {
-            let scores = &mut probs[r * seq..][..seq];
-            scores[full..].fill(0.0);
-            for (&qt, kt) in q.iter().zip(self.kt.chunks_exact(seq)) {
-                for (s, &kv) in scores[full..].iter_mut().zip(&kt[full..]) {
-                    *s = madd::<FUSED>(qt, kv, *s);
-                }
-            }
+        for scores in probs.chunks_exact_mut(seq).take(R) {
             // Softmax of `score · scale + mask`, in place.
             for (s, &m) in scores.iter_mut().zip(self.mask) {
                 *s = *s * self.scale + m;
@@ -418,35 +401,54 @@ impl HeadInputs<'_> {
             let sum = lane_sum(scores);
             scores.iter_mut().for_each(|p| *p /= sum);
         }
-        // The context: whole blocks of B dimensions, then the rest.
-        let full = d - d % B;
-        let v_rows = || self.v.chunks_exact(self.hidden);
-        for t0 in (0..full).step_by(B) {
+        // The context, `width` dimensions at a time.
+        for t0 in (0..d).step_by(width) {
+            let n = width.min(d - t0);
             let start = self.columns.start + t0;
-            let mut acc = [[0.0f32; B]; R];
-            for (j, v_row) in v_rows().enumerate() {
-                let v_row: &[f32; B] = v_row[start..start + B].try_into().unwrap_or(&[0.0; B]);
+            let mut acc = [[simd.splat_f32s(0.0); V]; R];
+            for (j, v_row) in self.v.chunks_exact(self.hidden).enumerate() {
+                let w = load::<S, V>(simd, &v_row[start..start + n]);
                 for (r, acc) in acc.iter_mut().enumerate() {
-                    let p = probs[r * seq + j];
-                    for (a, &x) in acc.iter_mut().zip(v_row) {
-                        *a = madd::<FUSED>(p, x, *a);
+                    let a = simd.splat_f32s(probs[r * seq + j]);
+                    for (acc, &w) in acc.iter_mut().zip(&w) {
+                        *acc = simd.mul_add_e_f32s(a, w, *acc);
                     }
                 }
             }
             for (r, acc) in acc.iter().enumerate() {
-                ctx[r * d + t0..][..B].copy_from_slice(acc);
+                store::<S, V>(simd, acc, &mut ctx[r * d + t0..][..n]);
             }
         }
-        for r in 0..R {
-            let ctx = &mut ctx[r * d..][..d];
-            ctx[full..].fill(0.0);
-            for (j, v_row) in v_rows().enumerate() {
-                let p = probs[r * seq + j];
-                let v_row = &v_row[self.columns.start + full..self.columns.end];
-                for (c, &x) in ctx[full..].iter_mut().zip(v_row) {
-                    *c = madd::<FUSED>(p, x, *c);
-                }
-            }
+    }
+}
+
+/// Up to `V` vectors of `values` (zeros past their end).
+#[inline(always)]
+fn load<S: pulp::Simd, const V: usize>(simd: S, values: &[f32]) -> [S::f32s; V] {
+    let lanes = S::F32_LANES;
+    if values.len() == V * lanes {
+        let (vectors, _) = S::as_simd_f32s(values);
+        std::array::from_fn(|v| vectors[v])
+    } else {
+        std::array::from_fn(|v| {
+            let from = (v * lanes).min(values.len());
+            simd.partial_load_f32s(&values[from..(from + lanes).min(values.len())])
+        })
+    }
+}
+
+/// The first `out.len()` values of `vectors` into `out`.
+#[inline(always)]
+fn store<S: pulp::Simd, const V: usize>(simd: S, vectors: &[S::f32s; V], out: &mut [f32]) {
+    let lanes = S::F32_LANES;
+    if out.len() == V * lanes {
+        let (slots, _) = S::as_mut_simd_f32s(out);
+        slots[..V].copy_from_slice(vectors);
+    } else {
+        for (v, &vector) in vectors.iter().enumerate() {
+            let from = (v * lanes).min(out.len());
+            let to = (from + lanes).min(out.len());
+            simd.partial_store_f32s(&mut out[from..to], vector);
         }
     }
 }
