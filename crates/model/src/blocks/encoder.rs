@@ -202,10 +202,12 @@ impl Encoder {
 #[cfg(all(test, feature = "fast-cpu"))]
 mod tests {
     use super::*;
-    use crate::blocks::classifier::MASK_BIAS;
     use crate::blocks::packed::tests::values;
 
     const HIDDEN: usize = 16;
+    /// A padded position's bias, the batch's own value (`classifier::MASK_BIAS`, not imported:
+    /// the classifier imports this file).
+    const MASK_BIAS: f32 = -1e30;
 
     fn tensor<const D: usize>(v: Vec<f32>, dims: [usize; D]) -> Tensor<D> {
         Tensor::from_data(TensorData::new(v, dims), &Device::flex())

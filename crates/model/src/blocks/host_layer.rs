@@ -224,7 +224,8 @@ fn exp_f32(x: f32) -> f32 {
         8.333_452e-3,
         4.166_579_6e-2,
         1.666_666_5e-1,
-        5.000_000_1e-1,
+        // Cephes writes 5.0000001201e-1, which is 0.5 in f32.
+        0.5,
     ];
     const LOWEST: f32 = -87.336_55;
     let clamped = x.clamp(LOWEST, 88.0);
