@@ -64,7 +64,7 @@ pub fn gelu_in_place(values: &mut [f32]) {
 /// GELU of `values` in place, compiled for the CPU's widest vectors by pulp's run-time
 /// dispatch (each value's arithmetic is the same whatever the width).
 fn gelu_piece(values: &mut [f32]) {
-    pulp::Arch::new().dispatch(
+    super::dispatch::vectorize(
         #[inline(always)]
         || values.iter_mut().for_each(|v| *v = gelu_f32(*v)),
     );

@@ -127,7 +127,7 @@ fn attention(
     let piece = |i: usize| -> Vec<f32> {
         let (b, h) = (i / heads, i % heads);
         let mut out = vec![0.0f32; q_len * d];
-        pulp::Arch::new().dispatch(Head {
+        super::dispatch::vectorize(Head {
             q: &q[b * q_len * hidden..][..q_len * hidden],
             k: &k[b * seq * hidden..][..seq * hidden],
             v: &v[b * seq * hidden..][..seq * hidden],
@@ -165,7 +165,7 @@ fn add_and_norm(x: &mut [f32], residual: &[f32], norm: &LayerNorm, hidden: usize
     }
     let eps = norm.eps as f32;
     let rows = |(x, residual): (&mut [f32], &[f32])| {
-        pulp::Arch::new().dispatch(
+        super::dispatch::vectorize(
             #[inline(always)]
             || {
                 for (x, residual) in x

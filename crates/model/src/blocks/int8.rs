@@ -103,7 +103,7 @@ fn quantize_row(row: &[f32], scale: f32, out: &mut [i8]) {
         out.fill(0);
         return;
     }
-    pulp::Arch::new().dispatch(
+    super::dispatch::vectorize(
         #[inline(always)]
         || {
             for (q, &v) in out.iter_mut().zip(row) {
@@ -290,7 +290,7 @@ impl Int8Weight {
                 quantize_row(row, *s_x, q);
             });
         vnni.product(&q, stride, |r, first, sums, out| {
-            pulp::Arch::new().dispatch(
+            super::dispatch::vectorize(
                 #[inline(always)]
                 || {
                     let s_x = scales[r];

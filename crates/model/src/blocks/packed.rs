@@ -11,7 +11,9 @@
 
 use std::borrow::Cow;
 
-use pulp::{Arch, Simd, WithSimd};
+use pulp::{Simd, WithSimd};
+
+use super::dispatch::vectorize;
 
 /// A dense layer's `[in, out]` weight packed in panels, and its bias.
 #[derive(Debug, Clone)]
@@ -53,7 +55,7 @@ impl PackedF32 {
     /// Packs a weight stored `[in, out]` (`k` rows of `n`, as burn's [`super::nn::Dense`] keeps
     /// it) and its `n` biases; `None` when the lengths do not say `k × n` and `n`.
     pub fn pack(weight: &[f32], k: usize, n: usize, bias: &[f32]) -> Option<PackedF32> {
-        let shape = Shape::for_lanes(Arch::new().dispatch(Lanes));
+        let shape = Shape::for_lanes(vectorize(Lanes));
         PackedF32::pack_as(weight, k, n, bias, shape)
     }
 
@@ -166,12 +168,11 @@ impl PackedF32 {
         };
         let per_panel = x.len() / k * width;
         let mut sums = vec![0.0f32; panels.len() / (k * width) * per_panel];
-        let arch = Arch::new();
         for start in (0..k).step_by(K_BLOCK) {
             let end = (start + K_BLOCK).min(k);
             let panels = panels.chunks_exact(k * width);
             for (panel, sums) in panels.zip(sums.chunks_exact_mut(per_panel)) {
-                arch.dispatch(Panel {
+                vectorize(Panel {
                     panel: &panel[start * width..end * width],
                     x: &x,
                     k,
