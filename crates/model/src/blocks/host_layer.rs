@@ -130,12 +130,14 @@ fn attention(
         super::dispatch::vectorize(Head {
             q: &q[b * q_len * hidden..][..q_len * hidden],
             k: &k[b * seq * hidden..][..seq * hidden],
-            v: &v[b * seq * hidden..][..seq * hidden],
-            mask: &mask[b * seq..][..seq],
-            columns: h * d..(h + 1) * d,
-            hidden,
-            scale,
             out: &mut out,
+            view: HeadView {
+                v: &v[b * seq * hidden..][..seq * hidden],
+                mask: &mask[b * seq..][..seq],
+                columns: h * d..(h + 1) * d,
+                hidden,
+                scale,
+            },
         });
         out
     };
@@ -267,12 +269,18 @@ fn lane_sum(values: &[f32]) -> f32 {
 struct Head<'a> {
     q: &'a [f32],
     k: &'a [f32],
+    out: &'a mut [f32],
+    view: HeadView<'a>,
+}
+
+/// What the head's every group of query rows reads besides its keys: the sequence's values
+/// (`hidden` a row) and mask, the head's `columns`, the scores' scale.
+struct HeadView<'a> {
     v: &'a [f32],
     mask: &'a [f32],
     columns: std::ops::Range<usize>,
     hidden: usize,
     scale: f32,
-    out: &'a mut [f32],
 }
 
 impl pulp::WithSimd for Head<'_> {
@@ -293,33 +301,17 @@ impl Head<'_> {
     /// time.
     #[inline(always)]
     fn run<S: pulp::Simd, const V: usize, const R: usize>(self, simd: S) {
-        let Head {
-            q,
-            k,
-            v,
-            mask,
-            columns,
-            hidden,
-            scale,
-            out,
-        } = self;
-        let (d, seq) = (columns.len(), mask.len());
+        let Head { q, k, out, view } = self;
+        let (d, seq, hidden) = (view.columns.len(), view.mask.len(), view.hidden);
         // The head's keys transposed, `d` rows of `seq`: each score then grows by one
         // multiply-add per dimension, in order, for a block of positions at once.
         let mut kt = vec![0.0f32; d * seq];
         for (j, row) in k.chunks_exact(hidden).enumerate() {
-            for (t, &x) in row[columns.clone()].iter().enumerate() {
+            for (t, &x) in row[view.columns.clone()].iter().enumerate() {
                 kt[t * seq + j] = x;
             }
         }
-        let head = HeadInputs {
-            kt: &kt,
-            v,
-            mask,
-            columns,
-            hidden,
-            scale,
-        };
+        let head = HeadInputs { kt: &kt, view };
         let mut probs = vec![0.0f32; R * seq];
         let q_rows = q.len() / hidden;
         let whole = q_rows - q_rows % R;
@@ -344,11 +336,7 @@ impl Head<'_> {
 struct HeadInputs<'a> {
     /// The keys transposed: `d` rows of `seq`.
     kt: &'a [f32],
-    v: &'a [f32],
-    mask: &'a [f32],
-    columns: std::ops::Range<usize>,
-    hidden: usize,
-    scale: f32,
+    view: HeadView<'a>,
 }
 
 impl HeadInputs<'_> {
@@ -366,9 +354,10 @@ impl HeadInputs<'_> {
         probs: &mut [f32],
         ctx: &mut [f32],
     ) {
-        let (d, seq) = (self.columns.len(), self.mask.len());
+        let (d, seq) = (self.view.columns.len(), self.view.mask.len());
         let width = V * S::F32_LANES;
-        let q: [&[f32]; R] = std::array::from_fn(|r| &q[r * self.hidden..][self.columns.clone()]);
+        let q: [&[f32]; R] =
+            std::array::from_fn(|r| &q[r * self.view.hidden..][self.view.columns.clone()]);
         // Scores, `width` positions at a time.
         for j0 in (0..seq).step_by(width) {
             let n = width.min(seq - j0);
@@ -388,8 +377,8 @@ impl HeadInputs<'_> {
         }
         for scores in probs.chunks_exact_mut(seq).take(R) {
             // Softmax of `score · scale + mask`, in place.
-            for (s, &m) in scores.iter_mut().zip(self.mask) {
-                *s = *s * self.scale + m;
+            for (s, &m) in scores.iter_mut().zip(self.view.mask) {
+                *s = *s * self.view.scale + m;
             }
             let mut maxes = [f32::NEG_INFINITY; LANES];
             for chunk in scores.chunks(LANES) {
@@ -405,9 +394,9 @@ impl HeadInputs<'_> {
         // The context, `width` dimensions at a time.
         for t0 in (0..d).step_by(width) {
             let n = width.min(d - t0);
-            let start = self.columns.start + t0;
+            let start = self.view.columns.start + t0;
             let mut acc = [[simd.splat_f32s(0.0); V]; R];
-            for (j, v_row) in self.v.chunks_exact(self.hidden).enumerate() {
+            for (j, v_row) in self.view.v.chunks_exact(self.view.hidden).enumerate() {
                 let w = load::<S, V>(simd, &v_row[start..start + n]);
                 for (r, acc) in acc.iter_mut().enumerate() {
                     let a = simd.splat_f32s(probs[r * seq + j]);
