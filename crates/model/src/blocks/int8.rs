@@ -92,34 +92,6 @@ fn round_half_away(x: f32) -> f32 {
     }
 }
 
-/// [`quantize`] of each of `row`'s values with `scale`, as bytes, into `out`'s first values.
-/// Written for the compiler to vectorize: one pass without branches, compiled for the CPU's
-/// widest vectors by pulp's run-time dispatch (the same values as [`quantize`], which the
-/// tests hold it to).
-#[cfg(all(target_arch = "x86_64", feature = "fast-cpu"))]
-fn quantize_row(row: &[f32], scale: f32, out: &mut [i8]) {
-    if scale == 0.0 || !scale.is_finite() {
-        // What `quantize` gives for every value of such a row.
-        out.fill(0);
-        return;
-    }
-    super::dispatch::vectorize(
-        #[inline(always)]
-        || {
-            for (q, &v) in out.iter_mut().zip(row) {
-                // A finite scale is `max|v| / 127` of finite values: `|y| ≤ 127` (about),
-                // where `as i32` is exact.
-                let y = v / scale;
-                let t = y as i32;
-                let frac = y - t as f32;
-                let r = t + i32::from(frac >= 0.5) - i32::from(frac <= -0.5);
-                // In integers: a float's clamp and cast went lane by lane.
-                *q = r.clamp(-127, 127) as i8;
-            }
-        },
-    );
-}
-
 /// `max|v| / 127`; NaN when any value is not finite. `f32::max` would skip a NaN and an
 /// infinity would quantize every other value to 0, so a model gone non-finite would give
 /// finite numbers at int8; a NaN scale makes the row's (or channel's) outputs NaN instead, and
@@ -128,7 +100,7 @@ fn quantize_row(row: &[f32], scale: f32, out: &mut [i8]) {
 /// The maximum is taken in 16 running lanes, then across them: the same value as one running
 /// maximum (no NaN reaches it), without the chain of dependent compares that made this loop
 /// 40 % of a native int8 layer's own time (2026-11-30).
-fn scale_of(values: &[f32]) -> f32 {
+pub(super) fn scale_of(values: &[f32]) -> f32 {
     const LANES: usize = 16;
     let mut max = [0.0f32; LANES];
     let mut finite = true;
@@ -206,10 +178,11 @@ impl Int8Weight {
         }
         let bias = bias.map_or_else(|| vec![0.0; n], <[f32]>::to_vec);
         #[cfg(all(target_arch = "x86_64", feature = "fast-cpu"))]
-        let (vnni, q) = match vnni.then(|| super::vnni::PackedI8::pack(&q, k, n, padded(k))) {
-            Some(Some(packed)) => (Some(packed), Vec::new()),
-            _ => (None, q),
-        };
+        let (vnni, q) =
+            match vnni.then(|| super::vnni::PackedI8::pack(&q, k, n, padded(k), &scale, &bias)) {
+                Some(Some(packed)) => (Some(packed), Vec::new()),
+                _ => (None, q),
+            };
         #[cfg(not(all(target_arch = "x86_64", feature = "fast-cpu")))]
         let _ = vnni;
         Some(Int8Weight {
@@ -251,7 +224,7 @@ impl Int8Weight {
         }
         #[cfg(all(target_arch = "x86_64", feature = "fast-cpu"))]
         if let Some(vnni) = &self.vnni {
-            return self.forward_vnni(vnni, x, m);
+            return vnni.forward(x);
         }
         let rows = QuantizedRows::of(x, self.k);
         let mut out = vec![0.0f32; m * self.n];
@@ -269,38 +242,6 @@ impl Int8Weight {
         #[cfg(not(feature = "fast-cpu"))]
         self.rows_into(&rows, 0, &mut out);
         Some(out)
-    }
-
-    /// [`Int8Weight::forward`] through the VNNI kernel: the rows quantized as bytes (the same
-    /// values as [`QuantizedRows`]), the sums, and the outputs, each step's rows shared among
-    /// the cores.
-    #[cfg(all(target_arch = "x86_64", feature = "fast-cpu"))]
-    fn forward_vnni(&self, vnni: &super::vnni::PackedI8, x: &[f32], m: usize) -> Option<Vec<f32>> {
-        use rayon::prelude::*;
-        let k = self.k;
-        let stride = k.next_multiple_of(4);
-        let mut q = vec![0i8; m * stride];
-        let mut scales = vec![0.0f32; m];
-        q.par_chunks_mut(stride)
-            .zip(scales.par_iter_mut())
-            .zip(x.par_chunks(k))
-            .with_min_len(8)
-            .for_each(|((q, s_x), row)| {
-                *s_x = scale_of(row);
-                quantize_row(row, *s_x, q);
-            });
-        vnni.product(&q, stride, |r, first, sums, out| {
-            super::dispatch::vectorize(
-                #[inline(always)]
-                || {
-                    let s_x = scales[r];
-                    let channels = self.scale[first..].iter().zip(&self.bias[first..]);
-                    for ((o, &sum), (&s_w, &b)) in out.iter_mut().zip(sums).zip(channels) {
-                        *o = output(sum, s_x, s_w, b);
-                    }
-                },
-            )
-        })
     }
 
     /// Fills `out` (whole output rows) from activation rows `first..`: panel by panel of
@@ -545,29 +486,40 @@ mod tests {
         assert_eq!(quantize(1.0, f32::NAN), 0);
     }
 
-    /// The vectorized row quantization gives [`quantize`]'s values, on the rounding cases above
-    /// at several scales and a row with a non-finite value.
+    /// The VNNI kernel's row quantization gives [`scale_of`]'s scale and [`quantize`]'s values
+    /// (shifted by 128), on the rounding cases above at several scales, rows of 1 to 17
+    /// values, and rows with a NaN or an infinity.
     #[cfg(all(target_arch = "x86_64", feature = "fast-cpu"))]
     #[test]
     fn a_row_quantized_at_once_is_value_by_value() {
-        let mut row: Vec<f32> = (0..=20_000)
+        use crate::blocks::vnni::quantized_row;
+        let mut sweep: Vec<f32> = (0..=20_000)
             .map(|i| (i as f32 - 10_000.0) * 0.0137)
             .collect();
-        row.extend([
-            0.5,
-            -0.5,
-            1.5,
-            -1.5,
-            0.5f32.next_down(),
-            -0.0,
-            127.0,
-            -127.0,
-        ]);
-        for scale in [scale_of(&row), 1.0, 0.37, 2.5e-3, 0.0, f32::NAN] {
-            let mut out = vec![99i8; row.len()];
-            quantize_row(&row, scale, &mut out);
-            let want: Vec<i8> = row.iter().map(|&v| quantize(v, scale) as i8).collect();
-            assert_eq!(out, want, "scale {scale}");
+        sweep.extend([0.5, -0.5, 1.5, -1.5, 0.5f32.next_down(), -0.0, 127.0]);
+        let mut rows = vec![sweep.clone()];
+        // Whole rows at these maxima put the rounding cases above at several scales.
+        for max in [127.0f32, 1.0 / 0.37, 0.3175] {
+            rows.push(sweep.iter().map(|v| v / 137.0 * max).chain([max]).collect());
+        }
+        rows.extend((1..=17).map(|len| (0..len).map(|i| i as f32 * 0.31 - 2.0).collect()));
+        rows.push(vec![0.0; 5]);
+        for bad in [f32::NAN, f32::INFINITY, f32::NEG_INFINITY] {
+            rows.push(vec![1.0, bad, 3.0]);
+        }
+        for row in rows {
+            let mut out = vec![99u8; row.len()];
+            let Some(scale) = quantized_row(&row, &mut out) else {
+                eprintln!("SKIP: this CPU has no AVX-512 VNNI; the portable kernel runs alone");
+                return;
+            };
+            let want = scale_of(&row);
+            assert_eq!(scale.to_bits(), want.to_bits(), "{} values", row.len());
+            let want: Vec<u8> = row
+                .iter()
+                .map(|&v| (quantize(v, if want.is_finite() { want } else { 0.0 }) + 128) as u8)
+                .collect();
+            assert_eq!(out, want, "{} values at scale {scale}", row.len());
         }
     }
 
