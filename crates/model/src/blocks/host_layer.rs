@@ -235,7 +235,11 @@ fn exp_f32(x: f32) -> f32 {
     let r = clamped - n * C1 - n * C2;
     let p = P.iter().fold(0.0f32, |acc, &c| acc * r + c);
     let e = p * r * r + r + 1.0;
-    let pow2 = f32::from_bits(((n as i32 + 127) as u32) << 23);
+    // 2ⁿ from its exponent bits, `n + 127`, made without a float-to-int cast: Rust's `as i32`
+    // saturates, which x86 has no vector instruction for, and LLVM compiled it lane by lane
+    // (2026-11-30: most of a native attention's time). Adding 2²³ puts the whole number
+    // `n + 127` (in [1, 254]) in the low mantissa bits; the shift drops the rest.
+    let pow2 = f32::from_bits((n + 127.0 + 8_388_608.0).to_bits() << 23);
     if x < LOWEST {
         0.0
     } else {
@@ -303,16 +307,25 @@ impl Head<'_> {
     fn run<S: pulp::Simd, const V: usize, const R: usize>(self, simd: S) {
         let Head { q, k, out, view } = self;
         let (d, seq, hidden) = (view.columns.len(), view.mask.len(), view.hidden);
-        // The head's keys transposed, `d` rows of `seq`: each score then grows by one
+        // Positions padded to whole blocks: every load of keys and scores is whole.
+        let padded = seq.next_multiple_of(V * S::F32_LANES);
+        // The head's keys transposed, `d` rows of `padded`: each score then grows by one
         // multiply-add per dimension, in order, for a block of positions at once.
-        let mut kt = vec![0.0f32; d * seq];
+        let mut kt = vec![0.0f32; d * padded];
         for (j, row) in k.chunks_exact(hidden).enumerate() {
             for (t, &x) in row[view.columns.clone()].iter().enumerate() {
-                kt[t * seq + j] = x;
+                kt[t * padded + j] = x;
             }
         }
-        let head = HeadInputs { kt: &kt, view };
-        let mut probs = vec![0.0f32; R * seq];
+        // The padding's bias: its scores are −∞ and their weights exactly 0.
+        let mut mask = view.mask.to_vec();
+        mask.resize(padded, f32::NEG_INFINITY);
+        let head = HeadInputs {
+            kt: &kt,
+            mask: &mask,
+            view,
+        };
+        let mut probs = vec![0.0f32; R * padded];
         let q_rows = q.len() / hidden;
         let whole = q_rows - q_rows % R;
         let (q_whole, q_rest) = q.split_at(whole * hidden);
@@ -327,25 +340,29 @@ impl Head<'_> {
             .chunks_exact(hidden)
             .zip(out_rest.chunks_exact_mut(d))
         {
-            head.attend::<S, V, 1>(simd, q, &mut probs[..seq], ctx);
+            head.attend::<S, V, 1>(simd, q, &mut probs[..padded], ctx);
         }
     }
 }
 
 /// What every group of query rows of one head reads.
 struct HeadInputs<'a> {
-    /// The keys transposed: `d` rows of `seq`.
+    /// The keys transposed: `d` rows of the positions padded to whole blocks.
     kt: &'a [f32],
+    /// The mask's biases, `−∞` on the padding.
+    mask: &'a [f32],
     view: HeadView<'a>,
 }
 
 impl HeadInputs<'_> {
-    /// `R` query rows (`q`, `hidden` values each): their probabilities into `probs` (`seq`
-    /// each) and their context into `ctx` (`d` each). Every sum is a chain of pulp's
-    /// `mul_add_e` (fused on x86's AVX2 and AVX-512, a product and a sum in WebAssembly) in
-    /// order of the summed index, from 0, over `V` vectors of positions or dimensions at a
-    /// time, the last block loaded partly: so a sum's bits do not depend on its block, its
-    /// group of rows, or how many positions the batch pads to.
+    /// `R` query rows (`q`, `hidden` values each): their weights `e^(s − max)` into `probs`
+    /// (the padded positions each) and their context, divided by the weights' sum, into `ctx`
+    /// (`d` each). Every sum is a chain of
+    /// pulp's `mul_add_e` (fused on x86's AVX2 and AVX-512, a product and a sum in
+    /// WebAssembly) in order of the summed index, from 0, over `V` vectors of positions or
+    /// dimensions at a time; softmax's maximum is exact in any order and its sum goes into 16
+    /// lanes by position: so a row's bits do not depend on its block, its group of rows, or how
+    /// many positions the batch pads to.
     #[inline(always)]
     fn attend<S: pulp::Simd, const V: usize, const R: usize>(
         &self,
@@ -354,16 +371,34 @@ impl HeadInputs<'_> {
         probs: &mut [f32],
         ctx: &mut [f32],
     ) {
-        let (d, seq) = (self.view.columns.len(), self.view.mask.len());
-        let width = V * S::F32_LANES;
+        let (d, seq, padded) = (
+            self.view.columns.len(),
+            self.view.mask.len(),
+            self.mask.len(),
+        );
+        let lanes = S::F32_LANES;
+        let width = V * lanes;
         let q: [&[f32]; R] =
             std::array::from_fn(|r| &q[r * self.view.hidden..][self.view.columns.clone()]);
-        // Scores, `width` positions at a time.
-        for j0 in (0..seq).step_by(width) {
-            let n = width.min(seq - j0);
+        let (kt, _) = S::as_simd_f32s(self.kt);
+        let (mask, _) = S::as_simd_f32s(self.mask);
+        let (probs_v, _) = S::as_mut_simd_f32s(probs);
+        // Lets the compiler drop the bounds checks of the loops below.
+        assert!(
+            padded.is_multiple_of(width)
+                && kt.len() * lanes == d * padded
+                && mask.len() * lanes == padded
+                && probs_v.len() * lanes >= R * padded
+                && q.iter().all(|q| q.len() == d)
+        );
+        let row_vectors = padded / lanes;
+        let scale = simd.splat_f32s(self.view.scale);
+        let mut maxes = [simd.splat_f32s(f32::NEG_INFINITY); R];
+        // Scores `score · scale + mask`, `width` positions at a time, and their maxima.
+        for j0 in (0..row_vectors).step_by(V) {
             let mut acc = [[simd.splat_f32s(0.0); V]; R];
-            for (t, kt) in self.kt.chunks_exact(seq).enumerate() {
-                let w = load::<S, V>(simd, &kt[j0..j0 + n]);
+            for (kt, t) in kt.chunks_exact(row_vectors).zip(0..d) {
+                let w: [S::f32s; V] = std::array::from_fn(|v| kt[j0 + v]);
                 for (acc, q) in acc.iter_mut().zip(&q) {
                     let a = simd.splat_f32s(q[t]);
                     for (acc, &w) in acc.iter_mut().zip(&w) {
@@ -371,42 +406,41 @@ impl HeadInputs<'_> {
                     }
                 }
             }
-            for (r, acc) in acc.iter().enumerate() {
-                store::<S, V>(simd, acc, &mut probs[r * seq + j0..][..n]);
-            }
-        }
-        for scores in probs.chunks_exact_mut(seq).take(R) {
-            // Softmax of `score · scale + mask`, in place.
-            for (s, &m) in scores.iter_mut().zip(self.view.mask) {
-                *s = *s * self.view.scale + m;
-            }
-            let mut maxes = [f32::NEG_INFINITY; LANES];
-            for chunk in scores.chunks(LANES) {
-                for (m, &s) in maxes.iter_mut().zip(chunk) {
-                    *m = if s > *m { s } else { *m };
+            for (r, (acc, max)) in acc.iter().zip(&mut maxes).enumerate() {
+                for (v, &acc) in acc.iter().enumerate() {
+                    let s = simd.add_f32s(simd.mul_f32s(acc, scale), mask[j0 + v]);
+                    probs_v[r * row_vectors + j0 + v] = s;
+                    *max = simd.max_f32s(*max, s);
                 }
             }
-            let max = maxes.into_iter().fold(f32::NEG_INFINITY, f32::max);
-            scores.iter_mut().for_each(|s| *s = exp_f32(*s - max));
-            let sum = lane_sum(scores);
-            scores.iter_mut().for_each(|p| *p /= sum);
         }
+        // The weights `e^(s − max)`, not yet divided by their sum: the context is, `d` values a
+        // row instead of every position's.
+        let mut sums = [0.0f32; R];
+        for ((scores, max), sum) in probs.chunks_exact_mut(padded).zip(maxes).zip(&mut sums) {
+            let max = simd.reduce_max_f32s(max);
+            scores.iter_mut().for_each(|s| *s = exp_f32(*s - max));
+            *sum = lane_sum(scores);
+        }
+        let p: [&[f32]; R] = std::array::from_fn(|r| &probs[r * padded..][..seq]);
         // The context, `width` dimensions at a time.
         for t0 in (0..d).step_by(width) {
             let n = width.min(d - t0);
             let start = self.view.columns.start + t0;
             let mut acc = [[simd.splat_f32s(0.0); V]; R];
-            for (j, v_row) in self.view.v.chunks_exact(self.view.hidden).enumerate() {
+            for (v_row, j) in self.view.v.chunks_exact(self.view.hidden).zip(0..seq) {
                 let w = load::<S, V>(simd, &v_row[start..start + n]);
-                for (r, acc) in acc.iter_mut().enumerate() {
-                    let a = simd.splat_f32s(probs[r * seq + j]);
+                for (acc, p) in acc.iter_mut().zip(&p) {
+                    let a = simd.splat_f32s(p[j]);
                     for (acc, &w) in acc.iter_mut().zip(&w) {
                         *acc = simd.mul_add_e_f32s(a, w, *acc);
                     }
                 }
             }
-            for (r, acc) in acc.iter().enumerate() {
-                store::<S, V>(simd, acc, &mut ctx[r * d + t0..][..n]);
+            for (r, (acc, &sum)) in acc.iter().zip(&sums).enumerate() {
+                let sum = simd.splat_f32s(sum);
+                let acc = acc.map(|a| simd.div_f32s(a, sum));
+                store::<S, V>(simd, &acc, &mut ctx[r * d + t0..][..n]);
             }
         }
     }
