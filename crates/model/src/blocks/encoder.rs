@@ -6,7 +6,7 @@ use burn::tensor::activation::softmax;
 use burn::tensor::TensorData;
 
 use crate::blocks::activation::{is_plain_flex, HiddenAct};
-use crate::blocks::host_layer::{LayerParts, Rows};
+use crate::blocks::host_layer::{LayerParts, Rows, Scratch};
 use crate::blocks::nn::{matmul_in, Dense, LayerNorm};
 
 /// Multi-head self-attention with its output projection and LayerNorm
@@ -157,8 +157,12 @@ impl Encoder {
             hidden,
         };
         let last = parts.len() - 1;
+        let mut scratch = Scratch::default();
         for (i, layer) in parts.iter().enumerate() {
-            rows = layer.forward(&rows, &mask, first_only && i == last, &device)?;
+            let next =
+                layer.forward(&rows, &mask, first_only && i == last, &device, &mut scratch)?;
+            // This layer's input becomes the next one's output buffer.
+            scratch.out = std::mem::replace(&mut rows, next).values;
         }
         let shape = [rows.batch, rows.seq, rows.hidden];
         Some(Tensor::from_data(

@@ -46,6 +46,22 @@ pub struct Rows {
     pub hidden: usize,
 }
 
+/// The buffers a forward's layers reuse: each layer's activations overwrite the last layer's,
+/// so that no layer but the first allocates (and has the OS zero fresh pages for) its
+/// products' outputs; in isolation, the 768-input int8 layers ran 17–20 % faster into a
+/// reused buffer (2026-11-30).
+#[derive(Debug, Default)]
+pub struct Scratch {
+    q: Vec<f32>,
+    k: Vec<f32>,
+    v: Vec<f32>,
+    context: Vec<f32>,
+    a: Vec<f32>,
+    h: Vec<f32>,
+    /// What the layer's output is written into: the last layer's input, once it has served.
+    pub out: Vec<f32>,
+}
+
 impl LayerParts<'_> {
     /// Whether the whole layer can run on the host for `device`.
     pub fn runs_on_host(&self, device: &Device) -> bool {
@@ -57,55 +73,75 @@ impl LayerParts<'_> {
 
     /// The layer applied to `x` (every position), or, with `first_only`, to the first
     /// position of each sequence only (attending to all of them): what the last layer needs
-    /// for a head on `<s>`. `mask` holds `batch × seq` additive biases (0 or −1e30). `None`
-    /// when a part cannot run on the host (then the caller runs burn's path).
+    /// for a head on `<s>`. `mask` holds `batch × seq` additive biases (0 or −1e30). The
+    /// intermediate values go into `scratch`'s buffers, the output into `scratch.out`'s
+    /// allocation. `None` when a part cannot run on the host (then the caller runs burn's
+    /// path).
     pub fn forward(
         &self,
         x: &Rows,
         mask: &[f32],
         first_only: bool,
         device: &Device,
+        scratch: &mut Scratch,
     ) -> Option<Rows> {
         let (batch, seq, hidden) = (x.batch, x.seq, x.hidden);
         if hidden == 0 || self.heads == 0 || !hidden.is_multiple_of(self.heads) {
             return None;
         }
         let [query, key, value, output] = self.attention;
-        let rows = if first_only {
-            Rows {
-                values: x
-                    .values
-                    .chunks_exact(seq * hidden)
-                    .flat_map(|s| &s[..hidden])
-                    .copied()
-                    .collect(),
-                batch,
-                seq: 1,
-                hidden,
-            }
-        } else {
-            x.clone()
-        };
-        let q = query.host_forward(&rows.values, device)?;
-        let k = key.host_forward(&x.values, device)?;
-        let v = value.host_forward(&x.values, device)?;
-        let context = attention(&q, &k, &v, mask, [batch, rows.seq, seq, hidden], self.heads)?;
-        let mut a = output.host_forward(&context, device)?;
-        add_and_norm(&mut a, &rows.values, self.attention_norm, hidden)?;
+        // The rows the layer's output is for: every position's (`x` itself, not copied), or
+        // each sequence's first.
+        let firsts: Option<Vec<f32>> = first_only.then(|| {
+            x.values
+                .chunks_exact(seq * hidden)
+                .flat_map(|s| &s[..hidden])
+                .copied()
+                .collect()
+        });
+        let rows = firsts.as_deref().unwrap_or(&x.values);
+        let q_len = if first_only { 1 } else { seq };
+        let Scratch {
+            q,
+            k,
+            v,
+            context,
+            a,
+            h,
+            out,
+        } = scratch;
+        query.host_forward_into(rows, device, q)?;
+        key.host_forward_into(&x.values, device, k)?;
+        value.host_forward_into(&x.values, device, v)?;
+        attention(
+            q,
+            k,
+            v,
+            mask,
+            [batch, q_len, seq, hidden],
+            self.heads,
+            context,
+        )?;
+        output.host_forward_into(context, device, a)?;
+        add_and_norm(a, rows, self.attention_norm, hidden)?;
         let [intermediate, ff_output] = self.feed_forward;
-        let mut h = intermediate.host_forward(&a, device)?;
-        self.act.apply_in_place(&mut h);
-        let mut out = ff_output.host_forward(&h, device)?;
-        add_and_norm(&mut out, &a, self.output_norm, hidden)?;
+        intermediate.host_forward_into(a, device, h)?;
+        self.act.apply_in_place(h);
+        let mut out = std::mem::take(out);
+        ff_output.host_forward_into(h, device, &mut out)?;
+        add_and_norm(&mut out, a, self.output_norm, hidden)?;
         Some(Rows {
             values: out,
-            ..rows
+            batch,
+            seq: q_len,
+            hidden,
         })
     }
 }
 
 /// Multi-head attention on the host: `q` is `[batch, q_len, hidden]`, `k` and `v`
-/// `[batch, seq, hidden]`, `mask` `[batch, seq]`; the context `[batch, q_len, hidden]`.
+/// `[batch, seq, hidden]`, `mask` `[batch, seq]`; the context `[batch, q_len, hidden]` into
+/// `context`.
 /// Each (sequence, head) is one piece of work, natively shared among the cores.
 fn attention(
     q: &[f32],
@@ -114,7 +150,8 @@ fn attention(
     mask: &[f32],
     [batch, q_len, seq, hidden]: [usize; 4],
     heads: usize,
-) -> Option<Vec<f32>> {
+    context: &mut Vec<f32>,
+) -> Option<()> {
     if q.len() != batch * q_len * hidden
         || k.len() != batch * seq * hidden
         || v.len() != k.len()
@@ -148,14 +185,15 @@ fn attention(
     };
     #[cfg(not(feature = "fast-cpu"))]
     let pieces: Vec<Vec<f32>> = (0..batch * heads).map(piece).collect();
-    let mut context = vec![0.0f32; batch * q_len * hidden];
+    // Every value is overwritten below.
+    context.resize(batch * q_len * hidden, 0.0);
     for (i, piece) in pieces.iter().enumerate() {
         let (b, h) = (i / heads, i % heads);
         for (r, values) in piece.chunks_exact(d).enumerate() {
             context[(b * q_len + r) * hidden + h * d..][..d].copy_from_slice(values);
         }
     }
-    Some(context)
+    Some(())
 }
 
 /// `x ← LayerNorm(x + residual)` row by row (`hidden` values a row): mean, centred values,

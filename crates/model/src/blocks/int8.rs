@@ -244,6 +244,17 @@ impl Int8Weight {
         Some(out)
     }
 
+    /// [`Int8Weight::forward`] into `out`, whose allocation the VNNI kernel keeps (the
+    /// portable one replaces it).
+    pub fn forward_into(&self, x: &[f32], out: &mut Vec<f32>) -> Option<()> {
+        #[cfg(all(target_arch = "x86_64", feature = "fast-cpu"))]
+        if let Some(vnni) = &self.vnni {
+            return vnni.forward_into(x, out);
+        }
+        *out = self.forward(x)?;
+        Some(())
+    }
+
     /// Fills `out` (whole output rows) from activation rows `first..`: panel by panel of
     /// channels, every row over each panel.
     fn rows_into(&self, rows: &QuantizedRows, first: usize, out: &mut [f32]) {

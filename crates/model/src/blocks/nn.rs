@@ -138,12 +138,16 @@ impl Dense {
     }
 
     /// `x · W + b` for the row-major `x` of `in`-long rows, on the host: the same product as
-    /// [`Dense::forward`] gives there. `None` when the layer does not run on the host for
+    /// [`Dense::forward`] gives there. Into `out`, whose allocation is kept where the
+    /// product allows (a forward's layers reuse their buffers rather than have fresh pages
+    /// zeroed for each). `None` when the layer does not run on the host for
     /// `device` ([`Dense::runs_on_host`]) or `x` is not whole rows.
-    pub fn host_forward(&self, x: &[f32], device: &Device) -> Option<Vec<f32>> {
+    pub fn host_forward_into(&self, x: &[f32], device: &Device, out: &mut Vec<f32>) -> Option<()> {
         match &self.int8 {
-            Some(q) => q.forward(x),
-            None if self.compute_dtype() == FloatDType::F32 => self.packed_f32(device)?.forward(x),
+            Some(q) => q.forward_into(x, out),
+            None if self.compute_dtype() == FloatDType::F32 => {
+                self.packed_f32(device)?.forward_into(x, out)
+            }
             None => None,
         }
     }

@@ -96,13 +96,22 @@ impl PackedF32 {
     /// `None` when `x` is not whole rows. Natively the work is shared among the cores (rayon,
     /// with the `fast-cpu` feature) in pieces of a chunk of rows times a group of panels.
     pub fn forward(&self, x: &[f32]) -> Option<Vec<f32>> {
+        let mut out = Vec::new();
+        self.forward_into(x, &mut out)?;
+        Some(out)
+    }
+
+    /// [`PackedF32::forward`] into `out`, whose allocation is kept: resized to the outputs,
+    /// every value overwritten (none is read).
+    pub fn forward_into(&self, x: &[f32], out: &mut Vec<f32>) -> Option<()> {
         if !x.len().is_multiple_of(self.k) {
             return None;
         }
         let (k, n, width) = (self.k, self.n, self.shape.width);
         let rows = x.len() / k;
         if rows == 0 {
-            return Some(Vec::new());
+            out.clear();
+            return Some(());
         }
         let plan = Plan::new(rows, n.div_ceil(width), self.shape.rows);
         let piece = |i: usize| {
@@ -139,7 +148,7 @@ impl PackedF32 {
                 }
             }
         };
-        let mut out = vec![0.0f32; rows * n];
+        out.resize(rows * n, 0.0);
         #[cfg(feature = "fast-cpu")]
         {
             use rayon::prelude::*;
@@ -147,7 +156,7 @@ impl PackedF32 {
         }
         #[cfg(not(feature = "fast-cpu"))]
         out.chunks_mut(n).enumerate().for_each(fill);
-        Some(out)
+        Some(())
     }
 
     /// The sums (without bias) of the rows `x` over `panels` (whole panels of this layer),

@@ -136,13 +136,21 @@ impl PackedI8 {
     /// sum. Natively the rows are shared among the cores in blocks, each block quantized and
     /// multiplied by one core.
     pub fn forward(&self, x: &[f32]) -> Option<Vec<f32>> {
+        let mut out = Vec::new();
+        self.forward_into(x, &mut out)?;
+        Some(out)
+    }
+
+    /// [`PackedI8::forward`] into `out`, whose allocation is kept: resized to the outputs,
+    /// every value overwritten (none is read).
+    pub fn forward_into(&self, x: &[f32], out: &mut Vec<f32>) -> Option<()> {
         if !x.len().is_multiple_of(self.k) {
             return None;
         }
         let m = x.len() / self.k;
-        let mut out = vec![0.0f32; m * self.n];
+        out.resize(m * self.n, 0.0);
         if m == 0 {
-            return Some(out);
+            return Some(());
         }
         #[cfg(feature = "fast-cpu")]
         {
@@ -158,8 +166,8 @@ impl PackedI8 {
                 .for_each(|(out, x)| self.checked_block(x, out));
         }
         #[cfg(not(feature = "fast-cpu"))]
-        self.checked_block(x, &mut out);
-        Some(out)
+        self.checked_block(x, out);
+        Some(())
     }
 
     /// [`PackedI8::block`], on a CPU that has its instructions.
@@ -244,11 +252,15 @@ fn tiles(panel: &[__m512i], x: &[u32], s_x: &[f32], ch: &Channels, out: &mut [f3
                 );
                 let y = bytemuck::cast::<__m512, [f32; 16]>(y);
                 let lo = v * 16;
-                if lo + 16 <= o.len() {
-                    o[lo..lo + 16].copy_from_slice(&y);
-                } else if lo < o.len() {
-                    let len = o.len() - lo;
-                    o[lo..].copy_from_slice(&y[..len]);
+                if lo >= o.len() {
+                    break;
+                }
+                let hi = (lo + 16).min(o.len());
+                let part = &mut o[lo..hi];
+                // A whole vector as one store (LLVM had made one call of the two cases).
+                match <&mut [f32; 16]>::try_from(&mut *part) {
+                    Ok(whole) => *whole = y,
+                    Err(_) => part.copy_from_slice(&y[..part.len()]),
                 }
             }
         }
@@ -295,7 +307,11 @@ fn quantize_row(row: &[f32], out: &mut [u8]) -> f32 {
         let r = _mm512_min_epi32(_mm512_max_epi32(r, low), high);
         let bytes = _mm512_cvtepi32_epi8(_mm512_add_epi32(r, _mm512_set1_epi32(128)));
         let bytes = bytemuck::cast::<_, [u8; 16]>(bytes);
-        out.copy_from_slice(&bytes[..out.len()]);
+        // A whole chunk as one 16-byte store; a slice of unknown length would be a call.
+        match <&mut [u8; 16]>::try_from(&mut *out) {
+            Ok(whole) => *whole = bytes,
+            Err(_) => out.copy_from_slice(&bytes[..out.len()]),
+        }
     }
     scale
 }
