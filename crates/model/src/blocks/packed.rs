@@ -130,23 +130,30 @@ impl PackedF32 {
         #[cfg(not(feature = "fast-cpu"))]
         let pieces: Vec<Vec<f32>> = (0..count).map(piece).collect();
         // Each output row gathers its channels from its chunk's pieces and adds the bias.
+        // Compiled for the CPU's widest vectors (without the dispatch, x86-64's SSE2: 4 lanes).
         let fill = |(r, out_row): (usize, &mut [f32])| {
-            let (c, local) = (r / plan.chunk, r % plan.chunk);
-            let pieces = &pieces[c * plan.groups..][..plan.groups];
-            for (g, sums) in pieces.iter().enumerate() {
-                let panels = (n.div_ceil(width) - g * plan.per_group).min(plan.per_group);
-                let per_panel = sums.len() / panels;
-                for (q, panel_sums) in sums.chunks_exact(per_panel).enumerate() {
-                    let first = (g * plan.per_group + q) * width;
-                    let used = width.min(n - first);
-                    let sum_row = &panel_sums[local * width..][..used];
-                    let out = &mut out_row[first..first + used];
-                    let bias = &self.bias[first..first + used];
-                    for ((o, &s), &b) in out.iter_mut().zip(sum_row).zip(bias) {
-                        *o = s + b;
+            vectorize(
+                #[inline(always)]
+                || {
+                    let (c, local) = (r / plan.chunk, r % plan.chunk);
+                    let pieces = &pieces[c * plan.groups..][..plan.groups];
+                    for (g, sums) in pieces.iter().enumerate() {
+                        let panels =
+                            (n.div_ceil(width) - g * plan.per_group).min(plan.per_group);
+                        let per_panel = sums.len() / panels;
+                        for (q, panel_sums) in sums.chunks_exact(per_panel).enumerate() {
+                            let first = (g * plan.per_group + q) * width;
+                            let used = width.min(n - first);
+                            let sum_row = &panel_sums[local * width..][..used];
+                            let out = &mut out_row[first..first + used];
+                            let bias = &self.bias[first..first + used];
+                            for ((o, &s), &b) in out.iter_mut().zip(sum_row).zip(bias) {
+                                *o = s + b;
+                            }
+                        }
                     }
-                }
-            }
+                },
+            )
         };
         out.resize(rows * n, 0.0);
         #[cfg(feature = "fast-cpu")]
