@@ -217,13 +217,7 @@ fn add_and_norm(x: &mut [f32], residual: &[f32], norm: &LayerNorm, hidden: usize
                     }
                     let mean = lane_sum(x) / hidden as f32;
                     x.iter_mut().for_each(|v| *v -= mean);
-                    let mut squares = [0.0f32; LANES];
-                    for chunk in x.chunks(LANES) {
-                        for (s, &v) in squares.iter_mut().zip(chunk) {
-                            *s += v * v;
-                        }
-                    }
-                    let var = lane_sum(&squares) / hidden as f32;
+                    let var = lane_sums(x, |v| v * v).iter().sum::<f32>() / hidden as f32;
                     let denom = (var + eps).sqrt();
                     for ((v, &g), &b) in x.iter_mut().zip(&gamma).zip(&beta) {
                         *v = *v / denom * g + b;
@@ -296,13 +290,27 @@ const LANES: usize = 16;
 /// a fixed order for a given length, whatever else is in the batch.
 #[inline(always)]
 fn lane_sum(values: &[f32]) -> f32 {
+    lane_sums(values, |v| v).iter().sum()
+}
+
+/// `term` of each value summed into [`LANES`] running sums, value `i` into sum `i mod 16`.
+/// Whole chunks first, then the rest: a loop over `chunks(16)`, whose last chunk may be
+/// short, kept the sums in memory with a masked store each step (2026-11-30: LayerNorm and
+/// softmax's sums ran several times slower).
+#[inline(always)]
+fn lane_sums(values: &[f32], term: impl Fn(f32) -> f32) -> [f32; LANES] {
     let mut sums = [0.0f32; LANES];
-    for chunk in values.chunks(LANES) {
+    let chunks = values.chunks_exact(LANES);
+    let rest = chunks.remainder();
+    for chunk in chunks {
         for (s, &v) in sums.iter_mut().zip(chunk) {
-            *s += v;
+            *s += term(v);
         }
     }
-    sums.iter().sum()
+    for (s, &v) in sums.iter_mut().zip(rest) {
+        *s += term(v);
+    }
+    sums
 }
 
 /// One head of one sequence: its rows of `q` (`hidden` values a row, the head's `columns`)
