@@ -138,8 +138,7 @@ impl PackedF32 {
                     let (c, local) = (r / plan.chunk, r % plan.chunk);
                     let pieces = &pieces[c * plan.groups..][..plan.groups];
                     for (g, sums) in pieces.iter().enumerate() {
-                        let panels =
-                            (n.div_ceil(width) - g * plan.per_group).min(plan.per_group);
+                        let panels = (n.div_ceil(width) - g * plan.per_group).min(plan.per_group);
                         let per_panel = sums.len() / panels;
                         for (q, panel_sums) in sums.chunks_exact(per_panel).enumerate() {
                             let first = (g * plan.per_group + q) * width;

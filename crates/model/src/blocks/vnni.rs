@@ -155,11 +155,12 @@ impl PackedI8 {
         #[cfg(feature = "fast-cpu")]
         {
             use rayon::prelude::*;
-            // About four blocks a core, of whole tiles: enough to even out the cores, and
-            // every block reads the whole weight once (a 768 × 3,072 layer's 2.4 MB from L3
-            // for at least 6 × 768 × 3,072 multiply-adds).
+            // One block of whole tiles a core: every block reads the whole weight (from L3 or
+            // memory), and at a pair of 128 tokens eight blocks of 18 rows made the 3,072 →
+            // 768 layer reread it so often that it ran at 540 GOPS against 930 with two
+            // blocks of 64 (2 cores, 2026-11-30); a batch of eight was the same either way.
             let rows = m
-                .div_ceil(4 * rayon::current_num_threads())
+                .div_ceil(rayon::current_num_threads())
                 .next_multiple_of(ROWS);
             out.par_chunks_mut(rows * self.n)
                 .zip(x.par_chunks(rows * self.k))
