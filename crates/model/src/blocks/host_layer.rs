@@ -55,6 +55,7 @@ pub struct Scratch {
     q: Vec<f32>,
     k: Vec<f32>,
     v: Vec<f32>,
+    keys: Vec<f32>,
     context: Vec<f32>,
     a: Vec<f32>,
     h: Vec<f32>,
@@ -105,6 +106,7 @@ impl LayerParts<'_> {
             q,
             k,
             v,
+            keys,
             context,
             a,
             h,
@@ -120,6 +122,7 @@ impl LayerParts<'_> {
             mask,
             [batch, q_len, seq, hidden],
             self.heads,
+            keys,
             context,
         )?;
         output.host_forward_into(context, device, a)?;
@@ -141,8 +144,12 @@ impl LayerParts<'_> {
 
 /// Multi-head attention on the host: `q` is `[batch, q_len, hidden]`, `k` and `v`
 /// `[batch, seq, hidden]`, `mask` `[batch, seq]`; the context `[batch, q_len, hidden]` into
-/// `context`.
-/// Each (sequence, head) is one piece of work, natively shared among the cores.
+/// `context`, each head's keys transposed into `keys` first (both buffers reused).
+///
+/// Natively the cores share the transposing by (sequence, head), then the rest by (sequence,
+/// block of query rows): each piece writes its rows of `context`, every head's columns, in
+/// place.
+#[allow(clippy::too_many_arguments)]
 fn attention(
     q: &[f32],
     k: &[f32],
@@ -150,51 +157,110 @@ fn attention(
     mask: &[f32],
     [batch, q_len, seq, hidden]: [usize; 4],
     heads: usize,
+    keys: &mut Vec<f32>,
     context: &mut Vec<f32>,
 ) -> Option<()> {
     if q.len() != batch * q_len * hidden
         || k.len() != batch * seq * hidden
         || v.len() != k.len()
         || mask.len() != batch * seq
+        || q_len == 0
+        || seq == 0
     {
         return None;
     }
     let d = hidden / heads;
     let scale = (1.0 / (d as f64).sqrt()) as f32;
-    let piece = |i: usize| -> Vec<f32> {
+    let padded = seq.next_multiple_of(BLOCK);
+    // Each (sequence, head)'s keys transposed: `d` rows of `padded` positions, zeros on the
+    // padding (a stale value there could be a NaN, which the −∞ bias would not hide).
+    keys.resize(batch * heads * d * padded, 0.0);
+    let transpose = |(i, kt): (usize, &mut [f32])| {
         let (b, h) = (i / heads, i % heads);
-        let mut out = vec![0.0f32; q_len * d];
-        super::dispatch::vectorize(Head {
-            q: &q[b * q_len * hidden..][..q_len * hidden],
-            k: &k[b * seq * hidden..][..seq * hidden],
-            out: &mut out,
-            view: HeadView {
-                v: &v[b * seq * hidden..][..seq * hidden],
-                mask: &mask[b * seq..][..seq],
-                columns: h * d..(h + 1) * d,
-                hidden,
-                scale,
-            },
-        });
-        out
+        let rows = k[b * seq * hidden..][..seq * hidden].chunks_exact(hidden);
+        for (j, row) in rows.enumerate() {
+            for (kt, &x) in kt.chunks_exact_mut(padded).zip(&row[h * d..(h + 1) * d]) {
+                kt[j] = x;
+            }
+        }
+        for kt in kt.chunks_exact_mut(padded) {
+            kt[seq..].fill(0.0);
+        }
+    };
+    // The padding's bias: its scores are −∞ and their weights exactly 0.
+    let biases: Vec<f32> = mask
+        .chunks_exact(seq)
+        .flat_map(|m| {
+            m.iter()
+                .copied()
+                .chain(std::iter::repeat_n(f32::NEG_INFINITY, padded - seq))
+        })
+        .collect();
+    #[cfg(feature = "fast-cpu")]
+    {
+        use rayon::prelude::*;
+        keys.par_chunks_mut(d * padded)
+            .enumerate()
+            .for_each(transpose);
+    }
+    #[cfg(not(feature = "fast-cpu"))]
+    keys.chunks_mut(d * padded).enumerate().for_each(transpose);
+    let keys: &[f32] = keys;
+    // Blocks of query rows, whole groups of 4: about four pieces a core in all.
+    #[cfg(feature = "fast-cpu")]
+    let threads = rayon::current_num_threads();
+    #[cfg(not(feature = "fast-cpu"))]
+    let threads = 1;
+    let block_rows = q_len
+        .div_ceil((4 * threads).div_ceil(batch))
+        .next_multiple_of(4);
+    context.resize(batch * q_len * hidden, 0.0);
+    let pieces: Vec<(usize, usize, &mut [f32])> = context
+        .chunks_mut(q_len * hidden)
+        .enumerate()
+        .flat_map(|(b, ctx)| {
+            ctx.chunks_mut(block_rows * hidden)
+                .enumerate()
+                .map(move |(c, ctx)| (b, c * block_rows, ctx))
+        })
+        .collect();
+    let piece = |(b, first, ctx): (usize, usize, &mut [f32])| {
+        let rows = ctx.len() / hidden;
+        let q = &q[(b * q_len + first) * hidden..][..rows * hidden];
+        let mut probs = vec![0.0f32; GROUP * padded];
+        for h in 0..heads {
+            super::dispatch::vectorize(Head {
+                q,
+                kt: &keys[(b * heads + h) * d * padded..][..d * padded],
+                mask: &biases[b * padded..][..padded],
+                ctx: &mut *ctx,
+                probs: &mut probs,
+                view: HeadView {
+                    v: &v[b * seq * hidden..][..seq * hidden],
+                    seq,
+                    columns: h * d..(h + 1) * d,
+                    hidden,
+                    scale,
+                },
+            });
+        }
     };
     #[cfg(feature = "fast-cpu")]
-    let pieces: Vec<Vec<f32>> = {
+    {
         use rayon::prelude::*;
-        (0..batch * heads).into_par_iter().map(piece).collect()
-    };
-    #[cfg(not(feature = "fast-cpu"))]
-    let pieces: Vec<Vec<f32>> = (0..batch * heads).map(piece).collect();
-    // Every value is overwritten below.
-    context.resize(batch * q_len * hidden, 0.0);
-    for (i, piece) in pieces.iter().enumerate() {
-        let (b, h) = (i / heads, i % heads);
-        for (r, values) in piece.chunks_exact(d).enumerate() {
-            context[(b * q_len + r) * hidden + h * d..][..d].copy_from_slice(values);
-        }
+        pieces.into_par_iter().for_each(piece);
     }
+    #[cfg(not(feature = "fast-cpu"))]
+    pieces.into_iter().for_each(piece);
     Some(())
 }
+
+/// Positions are padded to whole blocks of this many: a block of scores is at most 4 vectors
+/// of 16 lanes (AVX-512), and every narrower block divides it.
+const BLOCK: usize = 64;
+
+/// Query rows a group takes at most.
+const GROUP: usize = 4;
 
 /// `x ← LayerNorm(x + residual)` row by row (`hidden` values a row): mean, centred values,
 /// biased variance, `c / √(var + eps) · γ + β`, as [`LayerNorm::forward`].
@@ -313,21 +379,27 @@ fn lane_sums(values: &[f32], term: impl Fn(f32) -> f32) -> [f32; LANES] {
     sums
 }
 
-/// One head of one sequence: its rows of `q` (`hidden` values a row, the head's `columns`)
-/// against all of `k` and `v`, the context into `out` (`columns.len()` values a row). A
-/// pulp dispatch, so that the loops below are compiled for the CPU's widest vectors.
+/// One head of one sequence for a block of its query rows: the rows of `q` (`hidden` values a
+/// row, the head's `columns`) against the head's keys (`kt`, transposed) and values, the
+/// context into the same columns of `ctx`'s rows. A pulp dispatch, so that the loops below are
+/// compiled for the CPU's widest vectors.
 struct Head<'a> {
     q: &'a [f32],
-    k: &'a [f32],
-    out: &'a mut [f32],
+    /// The keys transposed: `d` rows of the positions padded to whole [`BLOCK`]s.
+    kt: &'a [f32],
+    /// The mask's biases, `−∞` on the padding.
+    mask: &'a [f32],
+    ctx: &'a mut [f32],
+    /// Room for [`GROUP`] rows of weights.
+    probs: &'a mut [f32],
     view: HeadView<'a>,
 }
 
 /// What the head's every group of query rows reads besides its keys: the sequence's values
-/// (`hidden` a row) and mask, the head's `columns`, the scores' scale.
+/// (`hidden` a row, `seq` of them), the head's `columns`, the scores' scale.
 struct HeadView<'a> {
     v: &'a [f32],
-    mask: &'a [f32],
+    seq: usize,
     columns: std::ops::Range<usize>,
     hidden: usize,
     scale: f32,
@@ -351,40 +423,29 @@ impl Head<'_> {
     /// time.
     #[inline(always)]
     fn run<S: pulp::Simd, const V: usize, const R: usize>(self, simd: S) {
-        let Head { q, k, out, view } = self;
-        let (d, seq, hidden) = (view.columns.len(), view.mask.len(), view.hidden);
-        // Positions padded to whole blocks: every load of keys and scores is whole.
-        let padded = seq.next_multiple_of(V * S::F32_LANES);
-        // The head's keys transposed, `d` rows of `padded`: each score then grows by one
-        // multiply-add per dimension, in order, for a block of positions at once.
-        let mut kt = vec![0.0f32; d * padded];
-        for (j, row) in k.chunks_exact(hidden).enumerate() {
-            for (t, &x) in row[view.columns.clone()].iter().enumerate() {
-                kt[t * padded + j] = x;
-            }
-        }
-        // The padding's bias: its scores are −∞ and their weights exactly 0.
-        let mut mask = view.mask.to_vec();
-        mask.resize(padded, f32::NEG_INFINITY);
-        let head = HeadInputs {
-            kt: &kt,
-            mask: &mask,
+        let Head {
+            q,
+            kt,
+            mask,
+            ctx,
+            probs,
             view,
-        };
-        let mut probs = vec![0.0f32; R * padded];
+        } = self;
+        let (hidden, padded) = (view.hidden, mask.len());
+        let head = HeadInputs { kt, mask, view };
         let q_rows = q.len() / hidden;
         let whole = q_rows - q_rows % R;
         let (q_whole, q_rest) = q.split_at(whole * hidden);
-        let (out_whole, out_rest) = out.split_at_mut(whole * d);
+        let (ctx_whole, ctx_rest) = ctx.split_at_mut(whole * hidden);
         for (q, ctx) in q_whole
             .chunks_exact(R * hidden)
-            .zip(out_whole.chunks_exact_mut(R * d))
+            .zip(ctx_whole.chunks_exact_mut(R * hidden))
         {
-            head.attend::<S, V, R>(simd, q, &mut probs, ctx);
+            head.attend::<S, V, R>(simd, q, &mut probs[..R * padded], ctx);
         }
         for (q, ctx) in q_rest
             .chunks_exact(hidden)
-            .zip(out_rest.chunks_exact_mut(d))
+            .zip(ctx_rest.chunks_exact_mut(hidden))
         {
             head.attend::<S, V, 1>(simd, q, &mut probs[..padded], ctx);
         }
@@ -402,13 +463,13 @@ struct HeadInputs<'a> {
 
 impl HeadInputs<'_> {
     /// `R` query rows (`q`, `hidden` values each): their weights `e^(s − max)` into `probs`
-    /// (the padded positions each) and their context, divided by the weights' sum, into `ctx`
-    /// (`d` each). Every sum is a chain of
-    /// pulp's `mul_add_e` (fused on x86's AVX2 and AVX-512, a product and a sum in
-    /// WebAssembly) in order of the summed index, from 0, over `V` vectors of positions or
-    /// dimensions at a time; softmax's maximum is exact in any order and its sum goes into 16
-    /// lanes by position: so a row's bits do not depend on its block, its group of rows, or how
-    /// many positions the batch pads to.
+    /// (the padded positions each) and their context, divided by the weights' sum, into the
+    /// head's columns of `ctx`'s rows (`hidden` each). Every sum is a chain of pulp's
+    /// `mul_add_e` (fused on x86's AVX2 and AVX-512, a product and a sum in WebAssembly) in
+    /// order of the summed index, from 0, over `V` vectors of positions or dimensions at a
+    /// time; softmax's maximum is exact in any order and its sum goes into 16 lanes by
+    /// position: so a row's bits do not depend on its block, its group of rows, or how many
+    /// positions the batch pads to.
     #[inline(always)]
     fn attend<S: pulp::Simd, const V: usize, const R: usize>(
         &self,
@@ -417,15 +478,15 @@ impl HeadInputs<'_> {
         probs: &mut [f32],
         ctx: &mut [f32],
     ) {
-        let (d, seq, padded) = (
+        let (d, seq, padded, hidden) = (
             self.view.columns.len(),
-            self.view.mask.len(),
+            self.view.seq,
             self.mask.len(),
+            self.view.hidden,
         );
         let lanes = S::F32_LANES;
         let width = V * lanes;
-        let q: [&[f32]; R] =
-            std::array::from_fn(|r| &q[r * self.view.hidden..][self.view.columns.clone()]);
+        let q: [&[f32]; R] = std::array::from_fn(|r| &q[r * hidden..][self.view.columns.clone()]);
         let (kt, _) = S::as_simd_f32s(self.kt);
         let (mask, _) = S::as_simd_f32s(self.mask);
         let (probs_v, _) = S::as_mut_simd_f32s(probs);
@@ -486,7 +547,7 @@ impl HeadInputs<'_> {
             for (r, (acc, &sum)) in acc.iter().zip(&sums).enumerate() {
                 let sum = simd.splat_f32s(sum);
                 let acc = acc.map(|a| simd.div_f32s(a, sum));
-                store::<S, V>(simd, &acc, &mut ctx[r * d + t0..][..n]);
+                store::<S, V>(simd, &acc, &mut ctx[r * hidden + start..][..n]);
             }
         }
     }
