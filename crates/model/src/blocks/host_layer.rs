@@ -210,7 +210,7 @@ fn attention(
     #[cfg(feature = "fast-cpu")]
     let threads = rayon::current_num_threads();
     #[cfg(not(feature = "fast-cpu"))]
-    let threads = 1;
+    let threads: usize = 1;
     let block_rows = q_len
         .div_ceil((4 * threads).div_ceil(batch))
         .next_multiple_of(4);
