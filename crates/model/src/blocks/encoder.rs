@@ -6,6 +6,7 @@ use burn::tensor::activation::softmax;
 use burn::tensor::TensorData;
 
 use crate::blocks::activation::{is_plain_flex, HiddenAct};
+use crate::blocks::cores::with_cores_awake;
 use crate::blocks::host_layer::{LayerParts, Rows, Scratch};
 use crate::blocks::nn::{matmul_in, Dense, LayerNorm};
 
@@ -157,13 +158,16 @@ impl Encoder {
             hidden,
         };
         let last = parts.len() - 1;
-        let mut scratch = Scratch::default();
-        for (i, layer) in parts.iter().enumerate() {
-            let next =
-                layer.forward(&rows, &mask, first_only && i == last, &device, &mut scratch)?;
-            // This layer's input becomes the next one's output buffer.
-            scratch.out = std::mem::replace(&mut rows, next).values;
-        }
+        let rows = with_cores_awake(|| {
+            let mut scratch = Scratch::default();
+            for (i, layer) in parts.iter().enumerate() {
+                let next =
+                    layer.forward(&rows, &mask, first_only && i == last, &device, &mut scratch)?;
+                // This layer's input becomes the next one's output buffer.
+                scratch.out = std::mem::replace(&mut rows, next).values;
+            }
+            Some(rows)
+        })?;
         let shape = [rows.batch, rows.seq, rows.hidden];
         Some(Tensor::from_data(
             TensorData::new(rows.values, shape),

@@ -4,6 +4,7 @@
 
 pub mod activation;
 pub mod classifier;
+pub mod cores;
 pub mod dispatch;
 pub mod embeddings;
 pub mod encoder;
