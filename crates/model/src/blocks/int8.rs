@@ -224,7 +224,8 @@ impl Int8Weight {
         }
         #[cfg(all(target_arch = "x86_64", feature = "fast-cpu"))]
         if let Some(vnni) = &self.vnni {
-            return vnni.forward(x);
+            let mut out = Vec::new();
+            return vnni.forward_into(x, &mut out).map(|()| out);
         }
         let rows = QuantizedRows::of(x, self.k);
         let mut out = vec![0.0f32; m * self.n];

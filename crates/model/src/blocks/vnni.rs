@@ -130,19 +130,12 @@ impl PackedI8 {
         })
     }
 
-    /// `x · W + b` for the row-major `x` of `k`-long rows: `n` outputs per row, row-major;
-    /// `None` when `x` is not whole rows. Each row is quantized (`s_x`, `q_x`, as
+    /// `x · W + b` for the row-major `x` of `k`-long rows into `out`, whose allocation is
+    /// kept: resized to `n` outputs per row, row-major, every value overwritten (none is
+    /// read); `None` when `x` is not whole rows. Each row is quantized (`s_x`, `q_x`, as
     /// [`super::int8`] does), and output `c` of row `r` is `sum · s_x · s_w + b` of the exact
     /// sum. Natively the rows are shared among the cores in blocks, each block quantized and
     /// multiplied by one core.
-    pub fn forward(&self, x: &[f32]) -> Option<Vec<f32>> {
-        let mut out = Vec::new();
-        self.forward_into(x, &mut out)?;
-        Some(out)
-    }
-
-    /// [`PackedI8::forward`] into `out`, whose allocation is kept: resized to the outputs,
-    /// every value overwritten (none is read).
     pub fn forward_into(&self, x: &[f32], out: &mut Vec<f32>) -> Option<()> {
         if !x.len().is_multiple_of(self.k) {
             return None;
