@@ -15,7 +15,8 @@
 //! `wide::i16x8::dot` is eight multiply-adds: WebAssembly SIMD128's `i32x4.dot_i16x8_s` in the
 //! browser's worker, SSE2's `pmaddwd` natively where the CPU lacks AVX-512 VNNI. Where it has
 //! it (natively, `fast-cpu`), [`super::vnni`] computes the same integer sums, 64 multiply-adds
-//! an instruction, and every output is the same bits. (Natively, plain integer loops compiled for
+//! an instruction, and where it has AVX2 instead, [`super::madd`], 16 an instruction; every
+//! output is the same bits. (Natively, plain integer loops compiled for
 //! AVX-512 by pulp's run-time dispatch and left to LLVM's vectorizer ran 2.5× slower than this on
 //! roberta-base, 1.48 against 3.70 examples/s, 2026-11-29.) burn's CPU backend has quantized tensors but
 //! multiplies them by dequantizing to f32 first, which is slower than f32 itself; no crate the
@@ -43,15 +44,69 @@ pub struct Int8Weight {
     /// Outputs.
     n: usize,
     /// Channel after channel, each `padded(k)` values (zeros after the `k`th); empty when
-    /// `vnni` holds them.
+    /// `native` holds them.
     q: Vec<i16>,
     /// Per channel: `s_w`.
     scale: Vec<f32>,
     /// Per channel.
     bias: Vec<f32>,
-    /// The values packed for AVX-512 VNNI, when this CPU has it.
+    /// The values packed for this CPU's own integer instructions, when it has some.
     #[cfg(all(target_arch = "x86_64", feature = "fast-cpu"))]
-    vnni: Option<super::vnni::PackedI8>,
+    native: Option<Native>,
+}
+
+/// A weight packed for a native kernel (x86-64 with `fast-cpu`).
+#[cfg(all(target_arch = "x86_64", feature = "fast-cpu"))]
+#[derive(Debug, Clone)]
+enum Native {
+    /// AVX-512 VNNI's `vpdpbusd`: [`super::vnni`].
+    Vnni(super::vnni::PackedI8),
+    /// AVX2's `vpmaddwd`: [`super::madd`].
+    Madd(super::madd::PackedI16),
+}
+
+#[cfg(all(target_arch = "x86_64", feature = "fast-cpu"))]
+impl Native {
+    /// The widest kernel `kernel` allows on this CPU, packed; `None` for the portable one.
+    fn pack(
+        kernel: Kernel,
+        q: &[i16],
+        k: usize,
+        n: usize,
+        scale: &[f32],
+        bias: &[f32],
+    ) -> Option<Native> {
+        let vnni =
+            || super::vnni::PackedI8::pack(q, k, n, padded(k), scale, bias).map(Native::Vnni);
+        let madd =
+            || super::madd::PackedI16::pack(q, k, n, padded(k), scale, bias).map(Native::Madd);
+        match kernel {
+            Kernel::Widest => vnni().or_else(madd),
+            Kernel::Avx2 => madd(),
+            Kernel::Portable => None,
+        }
+    }
+
+    fn forward_into(&self, x: &[f32], out: &mut Vec<f32>) -> Option<()> {
+        match self {
+            Native::Vnni(packed) => packed.forward_into(x, out),
+            Native::Madd(packed) => packed.forward_into(x, out),
+        }
+    }
+}
+
+/// Which kernel [`Int8Weight::quantize_for`] packs for (the tests compare each with the
+/// portable one); every choice gives the same bits.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Kernel {
+    /// The widest the CPU has: VNNI, else AVX2, else the portable one.
+    Widest,
+    /// AVX2's where the CPU has it, else the portable one (only the tests pick it).
+    #[allow(dead_code)]
+    Avx2,
+    /// The portable one (only the tests pick it).
+    #[allow(dead_code)]
+    Portable,
 }
 
 /// A row or channel of `k` values as stored: `k` rounded up to a multiple of [`LANES`].
@@ -154,17 +209,16 @@ impl Int8Weight {
         n: usize,
         bias: Option<&[f32]>,
     ) -> Option<Int8Weight> {
-        Int8Weight::quantize_for(weight, k, n, bias, true)
+        Int8Weight::quantize_for(weight, k, n, bias, Kernel::Widest)
     }
 
-    /// [`Int8Weight::quantize`], packing for VNNI only when `vnni` is true (and the CPU has
-    /// it); the tests compare the two kernels with `false`.
+    /// [`Int8Weight::quantize`], packed for `kernel` where the CPU has it.
     fn quantize_for(
         weight: &[f32],
         k: usize,
         n: usize,
         bias: Option<&[f32]>,
-        vnni: bool,
+        kernel: Kernel,
     ) -> Option<Int8Weight> {
         if weight.len() != k.checked_mul(n)? || bias.is_some_and(|b| b.len() != n) {
             return None;
@@ -178,13 +232,12 @@ impl Int8Weight {
         }
         let bias = bias.map_or_else(|| vec![0.0; n], <[f32]>::to_vec);
         #[cfg(all(target_arch = "x86_64", feature = "fast-cpu"))]
-        let (vnni, q) =
-            match vnni.then(|| super::vnni::PackedI8::pack(&q, k, n, padded(k), &scale, &bias)) {
-                Some(Some(packed)) => (Some(packed), Vec::new()),
-                _ => (None, q),
-            };
+        let (native, q) = match Native::pack(kernel, &q, k, n, &scale, &bias) {
+            Some(packed) => (Some(packed), Vec::new()),
+            None => (None, q),
+        };
         #[cfg(not(all(target_arch = "x86_64", feature = "fast-cpu")))]
-        let _ = vnni;
+        let _ = kernel;
         Some(Int8Weight {
             k,
             n,
@@ -192,7 +245,7 @@ impl Int8Weight {
             scale,
             bias,
             #[cfg(all(target_arch = "x86_64", feature = "fast-cpu"))]
-            vnni,
+            native,
         })
     }
 
@@ -223,9 +276,9 @@ impl Int8Weight {
             return Some(vec![0.0f32; m * self.n]);
         }
         #[cfg(all(target_arch = "x86_64", feature = "fast-cpu"))]
-        if let Some(vnni) = &self.vnni {
+        if let Some(native) = &self.native {
             let mut out = Vec::new();
-            return vnni.forward_into(x, &mut out).map(|()| out);
+            return native.forward_into(x, &mut out).map(|()| out);
         }
         let rows = QuantizedRows::of(x, self.k);
         let mut out = vec![0.0f32; m * self.n];
@@ -249,8 +302,8 @@ impl Int8Weight {
     /// portable one replaces it).
     pub fn forward_into(&self, x: &[f32], out: &mut Vec<f32>) -> Option<()> {
         #[cfg(all(target_arch = "x86_64", feature = "fast-cpu"))]
-        if let Some(vnni) = &self.vnni {
-            return vnni.forward_into(x, out);
+        if let Some(native) = &self.native {
+            return native.forward_into(x, out);
         }
         *out = self.forward(x)?;
         Some(())
@@ -420,19 +473,15 @@ mod tests {
         assert!(y[0].is_nan() && y[1].is_finite(), "{y:?}");
     }
 
-    /// Natively on a CPU with AVX-512 VNNI: the VNNI kernel's outputs are the portable
-    /// kernel's, bit for bit, for rows that fill no whole tile, inputs not a multiple of 4,
+    /// Natively, each kernel this CPU runs (AVX-512 VNNI, AVX2) gives the portable kernel's
+    /// outputs bit for bit, for rows that fill no whole tile, inputs not a multiple of 4,
     /// partial panels, a pair's 128 tokens at roberta-base's width, and the widest layer the
-    /// loader accepts at the largest values (the shifted sum then reaches 65,536 · 255 · 127 =
-    /// 2,122,383,360, just under 2³¹).
+    /// loader accepts at the largest values (VNNI's shifted sum then reaches 65,536 · 255 · 127
+    /// = 2,122,383,360, just under 2³¹; AVX2's sum 65,536 · 127² = 1,057,030,144).
     #[cfg(all(target_arch = "x86_64", feature = "fast-cpu"))]
     #[test]
-    fn vnni_gives_the_portable_kernels_bits() {
+    fn native_kernels_give_the_portable_kernels_bits() {
         use crate::blocks::packed::tests::values;
-        if !crate::blocks::vnni::PackedI8::available() {
-            eprintln!("SKIP: this CPU has no AVX-512 VNNI; the portable kernel runs alone");
-            return;
-        }
         let ones = |len: usize, sign: f32| vec![sign; len];
         // (rows, inputs, outputs, weight, activations)
         type Case = (usize, usize, usize, Vec<f32>, Vec<f32>);
@@ -449,18 +498,40 @@ mod tests {
         let k = crate::families::limits::MAX_INTERMEDIATE_SIZE;
         let w = [ones(k, 1.0), ones(k, -1.0)].concat();
         cases.push((1, k, 2, w, ones(k, 1.0)));
-        for (m, k, n, w, x) in cases {
-            let b = values(n, 13);
-            let fast = Int8Weight::quantize_for(&w, k, n, Some(&b), true).expect("shapes");
-            let portable = Int8Weight::quantize_for(&w, k, n, Some(&b), false).expect("shapes");
-            assert!(
-                fast.vnni.is_some() && portable.vnni.is_none(),
-                "{m}×{k}×{n}"
-            );
-            let (y, want) = (fast.forward(&x), portable.forward(&x));
-            let bits =
-                |y: Option<Vec<f32>>| y.map(|y| y.iter().map(|v| v.to_bits()).collect::<Vec<_>>());
-            assert_eq!(bits(y), bits(want), "{m}×{k}×{n}");
+        let kernels = [
+            (
+                "AVX-512 VNNI",
+                Kernel::Widest,
+                crate::blocks::vnni::PackedI8::available(),
+            ),
+            ("AVX2", Kernel::Avx2, pulp::x86::V3::try_new().is_some()),
+        ];
+        for (name, kernel, available) in kernels {
+            if !available {
+                eprintln!("SKIP: this CPU has no {name}; its kernel is not compared here");
+                continue;
+            }
+            for (m, k, n, w, x) in &cases {
+                let (m, k, n) = (*m, *k, *n);
+                let b = values(n, 13);
+                let fast = Int8Weight::quantize_for(w, k, n, Some(&b), kernel).expect("shapes");
+                let portable =
+                    Int8Weight::quantize_for(w, k, n, Some(&b), Kernel::Portable).expect("shapes");
+                let packed = match &fast.native {
+                    Some(Native::Vnni(_)) => "AVX-512 VNNI",
+                    Some(Native::Madd(_)) => "AVX2",
+                    None => "none",
+                };
+                assert!(
+                    packed == name && portable.native.is_none(),
+                    "{name}: {m}×{k}×{n} packed for {packed}"
+                );
+                let (y, want) = (fast.forward(x), portable.forward(x));
+                let bits = |y: Option<Vec<f32>>| {
+                    y.map(|y| y.iter().map(|v| v.to_bits()).collect::<Vec<_>>())
+                };
+                assert_eq!(bits(y), bits(want), "{name}: {m}×{k}×{n}");
+            }
         }
     }
 
@@ -498,13 +569,12 @@ mod tests {
         assert_eq!(quantize(1.0, f32::NAN), 0);
     }
 
-    /// The VNNI kernel's row quantization gives [`scale_of`]'s scale and [`quantize`]'s values
-    /// (shifted by 128), on the rounding cases above at several scales, rows of 1 to 17
-    /// values, and rows with a NaN or an infinity.
+    /// Each native kernel's row quantization (AVX-512 VNNI's, AVX2's) gives [`scale_of`]'s
+    /// scale and [`quantize`]'s values (VNNI's shifted by 128), on the rounding cases above at
+    /// several scales, rows of 1 to 17 values, and rows with a NaN or an infinity.
     #[cfg(all(target_arch = "x86_64", feature = "fast-cpu"))]
     #[test]
     fn a_row_quantized_at_once_is_value_by_value() {
-        use crate::blocks::vnni::quantized_row;
         let mut sweep: Vec<f32> = (0..=20_000)
             .map(|i| (i as f32 - 10_000.0) * 0.0137)
             .collect();
@@ -519,19 +589,39 @@ mod tests {
         for bad in [f32::NAN, f32::INFINITY, f32::NEG_INFINITY] {
             rows.push(vec![1.0, bad, 3.0]);
         }
-        for row in rows {
-            let mut out = vec![99u8; row.len()];
-            let Some(scale) = quantized_row(&row, &mut out) else {
-                eprintln!("SKIP: this CPU has no AVX-512 VNNI; the portable kernel runs alone");
-                return;
-            };
-            let want = scale_of(&row);
-            assert_eq!(scale.to_bits(), want.to_bits(), "{} values", row.len());
-            let want: Vec<u8> = row
-                .iter()
-                .map(|&v| (quantize(v, if want.is_finite() { want } else { 0.0 }) + 128) as u8)
-                .collect();
-            assert_eq!(out, want, "{} values at scale {scale}", row.len());
+        // Each kernel's quantized row as plain values (`None` where the CPU lacks it).
+        type Quantizer = fn(&[f32]) -> Option<(f32, Vec<i16>)>;
+        let kernels: [(&str, Quantizer); 2] = [
+            ("AVX-512 VNNI", |row| {
+                let mut out = vec![99u8; row.len()];
+                let scale = crate::blocks::vnni::quantized_row(row, &mut out)?;
+                Some((scale, out.iter().map(|&b| i16::from(b) - 128).collect()))
+            }),
+            ("AVX2", |row| {
+                let mut out = vec![99i16; row.len()];
+                let scale = crate::blocks::madd::quantized_row(row, &mut out)?;
+                Some((scale, out))
+            }),
+        ];
+        for (name, quantized) in kernels {
+            for row in &rows {
+                let Some((scale, out)) = quantized(row) else {
+                    eprintln!("SKIP: this CPU has no {name}; its quantization is not compared");
+                    break;
+                };
+                let want = scale_of(row);
+                assert_eq!(
+                    scale.to_bits(),
+                    want.to_bits(),
+                    "{name}: {} values",
+                    row.len()
+                );
+                let want: Vec<i16> = row
+                    .iter()
+                    .map(|&v| quantize(v, if want.is_finite() { want } else { 0.0 }))
+                    .collect();
+                assert_eq!(out, want, "{name}: {} values at scale {scale}", row.len());
+            }
         }
     }
 

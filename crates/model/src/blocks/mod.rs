@@ -10,6 +10,8 @@ pub mod embeddings;
 pub mod encoder;
 pub mod host_layer;
 pub mod int8;
+#[cfg(all(target_arch = "x86_64", feature = "fast-cpu"))]
+pub mod madd;
 pub mod nn;
 pub mod packed;
 #[cfg(all(target_arch = "x86_64", feature = "fast-cpu"))]

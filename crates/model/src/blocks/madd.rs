@@ -1,0 +1,345 @@
+//! The int8 dense product natively on x86-64 CPUs with AVX2 but without AVX-512 VNNI (the CLI
+//! with `fast-cpu`; docs/model-families.md#int8): the same integers as [`super::int8`]'s
+//! portable product, 16 multiply-adds an instruction instead of 8.
+//!
+//! AVX2's `vpmaddwd` multiplies signed 16-bit values in pairs and adds each pair into a 32-bit
+//! lane. int8's values are in `[-127, 127]`, so each product and pair sum is exact, and so is
+//! the i32 sum ([`super::int8`] bounds it): every output is the portable product's to the bit,
+//! `sum · s_x · s_w + b`. (`vpmaddubsw`, which takes bytes, would need one operand unsigned:
+//! shifted by 128 as [`super::vnni`] does, its 16-bit pair sums would saturate at
+//! 2 · 255 · 127 > 2¹⁵.)
+//!
+//! The weight is packed once, in panels of 16 channels: for each two inputs, 16 channels × 2
+//! values (one 256-bit vector per 8 channels). A tile of 6 activation rows × 16 channels keeps
+//! 12 accumulators in registers (AVX2 has 16); each step of two inputs loads 2 weight vectors
+//! and broadcasts 6 pairs of activation values. The tile finishes its outputs in registers
+//! (scales, bias) and stores them where they belong. Each core quantizes and multiplies one
+//! block of rows, as [`super::vnni`] does.
+//!
+//! pulp's `V3` (AVX2 with FMA, found at run time) gives every instruction used here as a safe
+//! function, so this file has no `unsafe`. The kernel runs inside `pulp::Simd::vectorize` as a
+//! [`pulp::WithSimd`] type: handed to `V3::vectorize` as a closure instead, it was compiled
+//! apart from the features, every intrinsic a call, and a forward ran 70 times slower
+//! (0.15 against 10.1 examples/s, 2026-11-30).
+
+use std::arch::x86_64::{__m256, __m256i};
+
+use pulp::x86::V3;
+
+/// Output channels per panel: 2 vectors of 8 i32 lanes.
+const WIDTH: usize = 16;
+/// Activation rows per tile.
+const ROWS: usize = 6;
+/// Vectors per panel step (two inputs of [`WIDTH`] channels).
+const VECTORS: usize = WIDTH / 8;
+
+/// A dense layer's int8 weight packed for AVX2's `vpmaddwd`, with its channels' scales and
+/// bias.
+#[derive(Debug, Clone)]
+pub struct PackedI16 {
+    /// The CPU's AVX2, found when packing.
+    simd: V3,
+    /// Inputs per output.
+    k: usize,
+    /// `k` rounded up to a multiple of 2 (a zero after an odd last input).
+    k2: usize,
+    /// Outputs.
+    n: usize,
+    /// Panel after panel (`n.div_ceil(16)`), each `k2 / 2` steps of [`VECTORS`] vectors;
+    /// zeros past the `n`th channel.
+    panels: Vec<__m256i>,
+    /// Per channel, padded to whole panels ([`VECTORS`] vectors a panel): `s_w`.
+    scale: Vec<__m256>,
+    /// Per channel, padded likewise: the bias.
+    bias: Vec<__m256>,
+}
+
+/// One panel's channels: where they start, how many are real, and their constants.
+struct Channels<'a> {
+    first: usize,
+    used: usize,
+    scale: &'a [__m256],
+    bias: &'a [__m256],
+}
+
+impl PackedI16 {
+    /// Packs `n` channels of quantized values, channel after channel with `stride` values each
+    /// (the first `k` real, in `[-127, 127]`), as [`super::int8`] keeps them, with each
+    /// channel's `scale` and `bias`. `None` when the CPU lacks AVX2 and FMA or the lengths do
+    /// not fit.
+    pub fn pack(
+        q: &[i16],
+        k: usize,
+        n: usize,
+        stride: usize,
+        scale: &[f32],
+        bias: &[f32],
+    ) -> Option<PackedI16> {
+        let simd = V3::try_new()?;
+        let fits = stride >= k && q.len() == n * stride && scale.len() == n && bias.len() == n;
+        if k == 0 || n == 0 || !fits {
+            return None;
+        }
+        let k2 = k.next_multiple_of(2);
+        let panel_count = n.div_ceil(WIDTH);
+        let mut values = vec![0i16; panel_count * k2 * WIDTH];
+        for (c, channel) in q.chunks_exact(stride).enumerate() {
+            let (p, j) = (c / WIDTH, c % WIDTH);
+            let panel = &mut values[p * k2 * WIDTH..][..k2 * WIDTH];
+            for (i, &v) in channel[..k].iter().enumerate() {
+                // Step `i / 2`, lane `j`, half `i % 2`.
+                panel[(i / 2) * 2 * WIDTH + j * 2 + i % 2] = v;
+            }
+        }
+        let padded = |v: &[f32]| {
+            let mut v = v.to_vec();
+            v.resize(panel_count * WIDTH, 0.0);
+            v.chunks_exact(8)
+                .map(|v| bytemuck::cast::<[f32; 8], __m256>(v.try_into().unwrap_or([0.0; 8])))
+                .collect()
+        };
+        Some(PackedI16 {
+            simd,
+            k,
+            k2,
+            n,
+            panels: values
+                .chunks_exact(16)
+                .map(|v| bytemuck::cast::<[i16; 16], __m256i>(v.try_into().unwrap_or([0; 16])))
+                .collect(),
+            scale: padded(scale),
+            bias: padded(bias),
+        })
+    }
+
+    /// `x · W + b` for the row-major `x` of `k`-long rows into `out`, whose allocation is
+    /// kept: resized to `n` outputs per row, row-major, every value overwritten (none is
+    /// read); `None` when `x` is not whole rows. Each row is quantized (`s_x`, `q_x`, as
+    /// [`super::int8`] does), and output `c` of row `r` is `sum · s_x · s_w + b` of the exact
+    /// sum. Natively the rows are shared among the cores in blocks, each block quantized and
+    /// multiplied by one core.
+    pub fn forward_into(&self, x: &[f32], out: &mut Vec<f32>) -> Option<()> {
+        if !x.len().is_multiple_of(self.k) {
+            return None;
+        }
+        let m = x.len() / self.k;
+        out.resize(m * self.n, 0.0);
+        if m == 0 {
+            return Some(());
+        }
+        #[cfg(feature = "fast-cpu")]
+        {
+            use rayon::prelude::*;
+            // One block of whole tiles a core, as the VNNI kernel does (its text says why).
+            let rows = m
+                .div_ceil(rayon::current_num_threads())
+                .next_multiple_of(ROWS);
+            out.par_chunks_mut(rows * self.n)
+                .zip(x.par_chunks(rows * self.k))
+                .for_each(|(out, x)| self.block(x, out));
+        }
+        #[cfg(not(feature = "fast-cpu"))]
+        self.block(x, out);
+        Some(())
+    }
+
+    /// The rows of `x` (whole rows) into their rows of `out`, on AVX2's vectors: see
+    /// [`Block`].
+    fn block(&self, x: &[f32], out: &mut [f32]) {
+        pulp::Simd::vectorize(
+            self.simd,
+            Block {
+                packed: self,
+                x,
+                out,
+            },
+        );
+    }
+}
+
+/// The rows `x` (whole rows) of a call into their rows of `out`: quantized as pairs of i16,
+/// two to a `u32` (the padding past `k` meets zero weights), rows padded to whole tiles with
+/// zeros, then panel by panel over every tile.
+struct Block<'a> {
+    packed: &'a PackedI16,
+    x: &'a [f32],
+    out: &'a mut [f32],
+}
+
+impl pulp::WithSimd for Block<'_> {
+    type Output = ();
+
+    #[inline(always)]
+    fn with_simd<S: pulp::Simd>(self, _: S) {
+        let Block { packed, x, out } = self;
+        let simd = packed.simd;
+        let rows = x.len() / packed.k;
+        let steps = packed.k2 / 2;
+        let padded_rows = rows.next_multiple_of(ROWS);
+        let mut q = vec![0u32; padded_rows * steps];
+        let mut s_x = vec![0.0f32; padded_rows];
+        let values: &mut [i16] = bytemuck::cast_slice_mut(&mut q);
+        for ((row, q), s) in x
+            .chunks_exact(packed.k)
+            .zip(values.chunks_exact_mut(packed.k2))
+            .zip(&mut s_x)
+        {
+            *s = quantize_row(simd, row, &mut q[..packed.k]);
+        }
+        let per_panel = steps * VECTORS;
+        for (p, panel) in packed.panels.chunks_exact(per_panel).enumerate() {
+            let first = p * WIDTH;
+            let vectors = p * VECTORS..(p + 1) * VECTORS;
+            let channels = Channels {
+                first,
+                used: WIDTH.min(packed.n - first),
+                scale: &packed.scale[vectors.clone()],
+                bias: &packed.bias[vectors],
+            };
+            tiles(simd, panel, &q, &s_x, &channels, out, packed.n);
+        }
+    }
+}
+
+/// One panel (`steps` steps of [`VECTORS`] vectors) times every tile of [`ROWS`] rows of `x`
+/// (`steps` pairs of values a row, `s_x` each row's scale): each real row's outputs for the
+/// panel's channels into `out` (rows of `n`).
+#[inline(always)]
+fn tiles(
+    simd: V3,
+    panel: &[__m256i],
+    x: &[u32],
+    s_x: &[f32],
+    ch: &Channels,
+    out: &mut [f32],
+    n: usize,
+) {
+    let (avx, avx2) = (simd.avx, simd.avx2);
+    let steps = panel.len() / VECTORS;
+    let real_rows = out.len() / n;
+    let tiles = x.chunks_exact(ROWS * steps).zip(s_x.chunks_exact(ROWS));
+    for (t, (tile, s_x)) in tiles.enumerate() {
+        let rows: [&[u32]; ROWS] = std::array::from_fn(|r| &tile[r * steps..][..steps]);
+        let mut acc = [[avx._mm256_setzero_si256(); VECTORS]; ROWS];
+        // Lets the compiler drop the bounds checks of the loop below.
+        assert!(panel.len() == steps * VECTORS && rows.iter().all(|r| r.len() == steps));
+        for s in 0..steps {
+            let w = &panel[s * VECTORS..][..VECTORS];
+            for r in 0..ROWS {
+                let a = avx._mm256_set1_epi32(rows[r][s] as i32);
+                for v in 0..VECTORS {
+                    let products = avx2._mm256_madd_epi16(a, w[v]);
+                    acc[r][v] = avx2._mm256_add_epi32(acc[r][v], products);
+                }
+            }
+        }
+        for (r, (acc, &s)) in acc.into_iter().zip(s_x).enumerate() {
+            let row = t * ROWS + r;
+            if row >= real_rows {
+                break;
+            }
+            let o = &mut out[row * n + ch.first..][..ch.used];
+            let s = avx._mm256_set1_ps(s);
+            for (v, acc) in acc.into_iter().enumerate() {
+                // `((sum as f32) · s_x) · s_w + b`, [`super::int8`]'s formula in its order.
+                let sum = avx._mm256_cvtepi32_ps(acc);
+                let y = avx._mm256_add_ps(
+                    avx._mm256_mul_ps(avx._mm256_mul_ps(sum, s), ch.scale[v]),
+                    ch.bias[v],
+                );
+                let y = bytemuck::cast::<__m256, [f32; 8]>(y);
+                let lo = v * 8;
+                if lo >= o.len() {
+                    break;
+                }
+                let hi = (lo + 8).min(o.len());
+                let part = &mut o[lo..hi];
+                // A whole vector as one store.
+                match <&mut [f32; 8]>::try_from(&mut *part) {
+                    Ok(whole) => *whole = y,
+                    Err(_) => part.copy_from_slice(&y[..part.len()]),
+                }
+            }
+        }
+    }
+}
+
+/// A row's scale `s_x` (returned) and its values quantized with it (`out`, as long as `row`):
+/// the values of [`super::int8::scale_of`] and [`super::int8`]'s `quantize`, 8 at a time (the
+/// portable loops leave the saturating `as i32` to scalar code).
+#[inline(always)]
+fn quantize_row(simd: V3, row: &[f32], out: &mut [i16]) -> f32 {
+    let (avx, avx2) = (simd.avx, simd.avx2);
+    let mut max = avx._mm256_setzero_ps();
+    let infinity = avx._mm256_set1_ps(f32::INFINITY);
+    // All lanes' bits set while every value is finite (`<` is false for NaN and infinities).
+    let mut finite = avx._mm256_cmp_ps::<{ std::arch::x86_64::_CMP_EQ_OQ }>(max, max);
+    let sign = avx._mm256_set1_ps(-0.0);
+    for chunk in row.chunks(8) {
+        let a = avx._mm256_andnot_ps(sign, load(chunk));
+        let below = avx._mm256_cmp_ps::<{ std::arch::x86_64::_CMP_LT_OQ }>(a, infinity);
+        finite = avx._mm256_and_ps(finite, below);
+        max = avx._mm256_max_ps(max, a);
+    }
+    if avx._mm256_movemask_ps(finite) != 0xff {
+        // `scale_of`'s NaN: the row's outputs are NaN whatever its values.
+        out.fill(0);
+        return f32::NAN;
+    }
+    let scale = bytemuck::cast::<__m256, [f32; 8]>(max)
+        .into_iter()
+        .fold(0.0, f32::max)
+        / 127.0;
+    if scale == 0.0 {
+        out.fill(0);
+        return scale;
+    }
+    let s = avx._mm256_set1_ps(scale);
+    let (half, minus_half) = (avx._mm256_set1_ps(0.5), avx._mm256_set1_ps(-0.5));
+    let (low, high) = (avx._mm256_set1_epi32(-127), avx._mm256_set1_epi32(127));
+    for (chunk, out) in row.chunks(8).zip(out.chunks_mut(8)) {
+        // `|y| ≤ 127` (about), where truncation is exact; then half away from zero: a true
+        // compare is -1 in every bit, so subtracting it adds one and adding it takes one off.
+        let y = avx._mm256_div_ps(load(chunk), s);
+        let t = avx._mm256_cvttps_epi32(y);
+        let frac = avx._mm256_sub_ps(y, avx._mm256_cvtepi32_ps(t));
+        let up = avx._mm256_cmp_ps::<{ std::arch::x86_64::_CMP_LE_OQ }>(half, frac);
+        let down = avx._mm256_cmp_ps::<{ std::arch::x86_64::_CMP_LE_OQ }>(frac, minus_half);
+        let r = avx2._mm256_sub_epi32(t, avx._mm256_castps_si256(up));
+        let r = avx2._mm256_add_epi32(r, avx._mm256_castps_si256(down));
+        let r = avx2._mm256_min_epi32(avx2._mm256_max_epi32(r, low), high);
+        let lanes = bytemuck::cast::<__m256i, [i32; 8]>(r);
+        // Within `[-127, 127]`, so each fits an i16 as it is.
+        for (o, &v) in out.iter_mut().zip(&lanes) {
+            *o = v as i16;
+        }
+    }
+    scale
+}
+
+/// [`quantize_row`] where the CPU has AVX2 and FMA (`None` elsewhere), for the tests.
+#[cfg(test)]
+pub(super) fn quantized_row(row: &[f32], out: &mut [i16]) -> Option<f32> {
+    /// The row and its output, quantized on AVX2's vectors.
+    struct Quantize<'a>(V3, &'a [f32], &'a mut [i16]);
+    impl pulp::WithSimd for Quantize<'_> {
+        type Output = f32;
+        #[inline(always)]
+        fn with_simd<S: pulp::Simd>(self, _: S) -> f32 {
+            quantize_row(self.0, self.1, self.2)
+        }
+    }
+    let simd = V3::try_new()?;
+    Some(pulp::Simd::vectorize(simd, Quantize(simd, row, out)))
+}
+
+/// Up to 8 values as a vector, zeros past their end.
+#[inline(always)]
+fn load(values: &[f32]) -> __m256 {
+    let mut lanes = [0.0f32; 8];
+    match <[f32; 8]>::try_from(values) {
+        Ok(whole) => lanes = whole,
+        Err(_) => lanes[..values.len()].copy_from_slice(values),
+    }
+    bytemuck::cast(lanes)
+}
