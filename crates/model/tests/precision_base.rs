@@ -1,8 +1,8 @@
 //! Mixed precision on a roberta-base-shaped checkpoint (hidden 768, 12 layers) on this build's
-//! native GPU (Mesa's lavapipe here): f16-mixed keeps every label of six golden pairs and its
+//! native GPU (Mesa's lavapipe here): f16-mixed keeps the labels of two golden pairs and their
 //! probabilities within 1e-3 of f32 (docs/model-families.md#precision). Its own test binary:
-//! in a debug build on lavapipe it takes about 2.5 minutes, most of `precision.rs`'s time
-//! before, and each test binary is kept under 3 minutes.
+//! in a debug build on lavapipe it is the slowest there is, and each test is kept under 3
+//! minutes.
 
 mod common;
 
@@ -19,8 +19,10 @@ fn check_roberta_base(device: &Device, backend: &str) {
     let weights = random_weights(&config).unwrap();
     let tiny = common::golden_dir().join("tiny-f32");
     let model = load(&tiny, Some(weights), Some(json), device);
-    // Six pairs: a debug build of this checkpoint on lavapipe takes about 5 s a pair.
-    let pairs = &common::golden().pairs()[..6];
+    // Two pairs: a debug build of this checkpoint on lavapipe took about 20 s a pair on an
+    // Intel Xeon with AVX-512 and about 100 s on an AMD EPYC with AVX2 only (six pairs: 608 s
+    // there, 2026-11-30); the golden checkpoints' six pairs are in `precision.rs`.
+    let pairs = &common::golden().pairs()[..2];
     check(
         "roberta-base-shaped (random)",
         model,
