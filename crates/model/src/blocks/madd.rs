@@ -119,28 +119,7 @@ impl PackedI16 {
     /// sum. Natively the rows are shared among the cores in blocks, each block quantized and
     /// multiplied by one core.
     pub fn forward_into(&self, x: &[f32], out: &mut Vec<f32>) -> Option<()> {
-        if !x.len().is_multiple_of(self.k) {
-            return None;
-        }
-        let m = x.len() / self.k;
-        out.resize(m * self.n, 0.0);
-        if m == 0 {
-            return Some(());
-        }
-        #[cfg(feature = "fast-cpu")]
-        {
-            use rayon::prelude::*;
-            // One block of whole tiles a core, as the VNNI kernel does (its text says why).
-            let rows = m
-                .div_ceil(rayon::current_num_threads())
-                .next_multiple_of(ROWS);
-            out.par_chunks_mut(rows * self.n)
-                .zip(x.par_chunks(rows * self.k))
-                .for_each(|(out, x)| self.block(x, out));
-        }
-        #[cfg(not(feature = "fast-cpu"))]
-        self.block(x, out);
-        Some(())
+        super::vnni::in_core_blocks(x, out, [self.k, self.n, ROWS], |x, out| self.block(x, out))
     }
 
     /// The rows of `x` (whole rows) into their rows of `out`, on AVX2's vectors: see

@@ -137,31 +137,9 @@ impl PackedI8 {
     /// sum. Natively the rows are shared among the cores in blocks, each block quantized and
     /// multiplied by one core.
     pub fn forward_into(&self, x: &[f32], out: &mut Vec<f32>) -> Option<()> {
-        if !x.len().is_multiple_of(self.k) {
-            return None;
-        }
-        let m = x.len() / self.k;
-        out.resize(m * self.n, 0.0);
-        if m == 0 {
-            return Some(());
-        }
-        #[cfg(feature = "fast-cpu")]
-        {
-            use rayon::prelude::*;
-            // One block of whole tiles a core: every block reads the whole weight (from L3 or
-            // memory), and at a pair of 128 tokens eight blocks of 18 rows made the 3,072 →
-            // 768 layer reread it so often that it ran at 540 GOPS against 930 with two
-            // blocks of 64 (2 cores, 2026-11-30); a batch of eight was the same either way.
-            let rows = m
-                .div_ceil(rayon::current_num_threads())
-                .next_multiple_of(ROWS);
-            out.par_chunks_mut(rows * self.n)
-                .zip(x.par_chunks(rows * self.k))
-                .for_each(|(out, x)| self.checked_block(x, out));
-        }
-        #[cfg(not(feature = "fast-cpu"))]
-        self.checked_block(x, out);
-        Some(())
+        in_core_blocks(x, out, [self.k, self.n, ROWS], |x, out| {
+            self.checked_block(x, out)
+        })
     }
 
     /// [`PackedI8::block`], on a CPU that has its instructions.
@@ -206,6 +184,43 @@ impl PackedI8 {
             tiles(panel, &q, &s_x, &channels, out, self.n);
         }
     }
+}
+
+/// The native int8 kernels' split of a call (this one's and [`super::madd`]'s): `out` resized
+/// to `n` outputs for each `k`-long row of `x`, then `block` run on one block of whole tiles of
+/// `tile_rows` rows a core, each with its rows of `x` and of `out`; `None` when `x` is not
+/// whole rows.
+pub(super) fn in_core_blocks(
+    x: &[f32],
+    out: &mut Vec<f32>,
+    [k, n, tile_rows]: [usize; 3],
+    block: impl Fn(&[f32], &mut [f32]) + Sync,
+) -> Option<()> {
+    if !x.len().is_multiple_of(k) {
+        return None;
+    }
+    let m = x.len() / k;
+    out.resize(m * n, 0.0);
+    if m == 0 {
+        return Some(());
+    }
+    #[cfg(feature = "fast-cpu")]
+    {
+        use rayon::prelude::*;
+        // One block of whole tiles a core: every block reads the whole weight (from L3 or
+        // memory), and at a pair of 128 tokens eight blocks of 18 rows made the 3,072 → 768
+        // layer reread it so often that it ran at 540 GOPS against 930 with two blocks of 64
+        // (2 cores, 2026-11-30); a batch of eight was the same either way.
+        let rows = m
+            .div_ceil(rayon::current_num_threads())
+            .next_multiple_of(tile_rows);
+        out.par_chunks_mut(rows * n)
+            .zip(x.par_chunks(rows * k))
+            .for_each(|(out, x)| block(x, out));
+    }
+    #[cfg(not(feature = "fast-cpu"))]
+    block(x, out);
+    Some(())
 }
 
 /// One panel (`steps` steps of [`VECTORS`] vectors) times every tile of [`ROWS`] rows of `x`
