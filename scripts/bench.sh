@@ -28,9 +28,12 @@
 # BATCH_SIZES (1,8), REPEATS (3), BACKENDS (cpu), BENCH_DIR (target/bench: the checkpoint and
 # the figures, bench-<date>.jsonl), BUILD (1; 0 skips the CLI's and the site's release builds
 # and measures target/release/tabprobe and dist/ as they are — CLI rows are recorded as
-# unavailable when there is no binary), INT8 (1; 0 leaves out every int8/q8 row). Installs its
-# own tools first (scripts/install-tools.sh bench: PyPI torch, transformers, onnxruntime; npm
-# transformers.js).
+# unavailable when there is no binary), INT8 (1; 0 leaves out every int8/q8 row), ROUNDS (3:
+# the native runtimes run one after another, round after round, and the table gives each native
+# row the median of its rounds and each ratio the range of the rounds' own: a shared VM's speed
+# drifts by tens of percent over minutes, which one pass of each runtime, minutes apart, turned
+# into the ratio), BROWSER (1; 0 measures the native runtimes only). Installs its own tools first
+# (scripts/install-tools.sh bench: PyPI torch, transformers, onnxruntime; npm transformers.js).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export PATH="$PWD/node_modules/.bin:$HOME/.cargo/bin:$PATH"
@@ -42,6 +45,8 @@ BACKENDS="${BACKENDS:-cpu}"
 BENCH_DIR="${BENCH_DIR:-target/bench}"
 BUILD="${BUILD:-1}"
 INT8="${INT8:-1}"
+ROUNDS="${ROUNDS:-3}"
+BROWSER="${BROWSER:-1}"
 CLI=target/release/tabprobe
 say() { printf '[bench] %s\n' "$*" >&2; }
 
@@ -78,10 +83,10 @@ unavailable() { # RUNTIME BACKEND PRECISION REASON: a row the table prints as "n
   "$PY" scripts/bench_native.py unavailable "$1" "$2" "$3" "$THREADS" "$4" | tee -a "$OUT"
 }
 
-# One `tabprobe bench` run at PRECISION: its rows, or (int8 only) an unavailable row when this
-# build's CLI does not offer it or fails at it; an f32 failure stops the benchmark.
+# One `tabprobe bench` run at PRECISION in round ROUND: its rows, or (int8 only) an unavailable
+# row when this build's CLI does not offer it or fails at it; an f32 failure stops the benchmark.
 cli_rows() {
-  local precision="$1" rows err status=0 help reason
+  local precision="$1" round="$2" rows err status=0 help reason
   if [ ! -x "$CLI" ]; then
     unavailable tabprobe-cli flex "$precision" "no $CLI (BUILD=0 and never built)"
     return
@@ -91,13 +96,13 @@ cli_rows() {
     unavailable tabprobe-cli flex "$precision" "\`tabprobe bench --help\` names no $precision precision"
     return
   fi
-  say "native: tabprobe CLI (flex, $precision, $THREADS threads)"
+  say "native, round $round of $ROUNDS: tabprobe CLI (flex, $precision, $THREADS threads)"
   rows="$(mktemp)" err="$(mktemp)"
   RAYON_NUM_THREADS="$THREADS" "$CLI" bench --model "$MODEL" --backends flex --seq-lens "$SEQ_LENS" \
     --batch-sizes "$BATCH_SIZES" --repeats "$REPEATS" --precision "$precision" >"$rows" 2>"$err" || status=$?
   cat "$err" >&2
-  awk -F'\t' -v t="$THREADS" 'NR > 1 && NF == 8 {
-    printf "{\"runtime\": \"tabprobe-cli\", \"backend\": \"%s\", \"precision\": \"%s\", \"threads\": %s, \"seq_len\": %s, \"batch_size\": %s, \"median\": %s, \"best\": %s}\n", $3, $8, t, $4, $5, $6, $7 }' \
+  awk -F'\t' -v t="$THREADS" -v round="$round" 'NR > 1 && NF == 8 {
+    printf "{\"runtime\": \"tabprobe-cli\", \"backend\": \"%s\", \"precision\": \"%s\", \"threads\": %s, \"seq_len\": %s, \"batch_size\": %s, \"median\": %s, \"best\": %s, \"round\": %s}\n", $3, $8, t, $4, $5, $6, $7, round }' \
     "$rows" | tee -a "$OUT"
   if [ "$status" != 0 ] || ! awk -F'\t' -v p="$precision" 'NR > 1 && NF == 8 && $8 == p { found = 1 } END { exit !found }' "$rows"; then
     [ "$precision" = f32 ] && { say "tabprobe bench failed (exit $status)"; exit 1; }
@@ -106,15 +111,21 @@ cli_rows() {
   fi
   rm -f "$rows" "$err"
 }
-cli_rows f32
-if [ "$INT8" != 0 ]; then cli_rows int8; fi
-
-say "native: PyTorch CPU and onnxruntime ($THREADS threads)"
 ORT_PRECISIONS=f32
 if [ "$INT8" != 0 ]; then ORT_PRECISIONS=f32,int8; fi
-"$PY" scripts/bench_native.py measure "$MODEL" --seq-lens "$SEQ_LENS" --batch-sizes "$BATCH_SIZES" \
-  --threads "$THREADS" --repeats "$REPEATS" --ort-precisions "$ORT_PRECISIONS" | tee -a "$OUT"
+for round in $(seq "$ROUNDS"); do
+  cli_rows f32 "$round"
+  if [ "$INT8" != 0 ]; then cli_rows int8 "$round"; fi
+  say "native, round $round of $ROUNDS: PyTorch CPU and onnxruntime ($THREADS threads)"
+  "$PY" scripts/bench_native.py measure "$MODEL" --seq-lens "$SEQ_LENS" --batch-sizes "$BATCH_SIZES" \
+    --threads "$THREADS" --repeats "$REPEATS" --ort-precisions "$ORT_PRECISIONS" --round "$round" | tee -a "$OUT"
+done
 
+if [ "$BROWSER" = 0 ]; then
+  "$PY" scripts/bench_native.py table "$OUT"
+  say "BROWSER=0: the browser runtimes left out; figures: $OUT"
+  exit 0
+fi
 say "browser: tabprobe's worker and transformers.js in Chromium ($BACKENDS)"
 BENCH_MODEL="$MODEL" SEQ_LENS="$SEQ_LENS" BATCH_SIZES="$BATCH_SIZES" REPEATS="$REPEATS" \
   THREADS="$THREADS" BACKENDS="$BACKENDS" OUT="$OUT" node tests/browser/bench_speed.mjs

@@ -11,22 +11,26 @@
       checkpoint's own tokenizer encodes to exactly that many tokens (specials included), so
       every runtime in the benchmark reads the same text and the same token count.
 
-  measure  MODEL --seq-lens 128 --batch-sizes 1,8 --threads 2 --repeats 3
+  measure  MODEL --seq-lens 128 --batch-sizes 1,8 --threads 2 --repeats 3 [--round 2]
       PyTorch CPU (eager, sdpa attention) and onnxruntime (CPU, MLAS) on the same checkpoint,
       onnxruntime twice: the f32 export and the int8 file (model_quantized.onnx, the same file
       transformers.js runs at q8): examples/s per sequence length x batch size, the median of
       --repeats timed calls after one warm-up call. Inputs are pre-tokenized, as in `tabprobe
       bench`. One JSON object per line on stdout: {"runtime", "backend", "precision",
-      "threads", "seq_len", "batch_size", "median", "best"}; then PyTorch against onnxruntime
-      f32 (must agree within 1e-3, or it stops) and onnxruntime int8 against f32 (quantization
-      noise: printed and recorded as a {"deviation": …} line, never a failure).
+      "threads", "seq_len", "batch_size", "median", "best", "round"}; then, in round 1 (the
+      default), PyTorch against onnxruntime f32 (must agree within 1e-3, or it stops) and
+      onnxruntime int8 against f32 (quantization noise: printed and recorded as a
+      {"deviation": …} line, never a failure).
 
   unavailable  RUNTIME BACKEND PRECISION THREADS REASON
       The JSON line of a row that could not be measured (e.g. tabprobe's int8 in a build without
       it); the table prints "not available in this build" there.
 
   table  FIGURES
-      The Markdown table of one scripts/bench.sh run, with the ratios.
+      The Markdown table of one scripts/bench.sh run, with the ratios. Where a row was
+      measured in several rounds (scripts/bench.sh's ROUNDS: the native runtimes one after
+      another, round after round), its figure is the median of the rounds' medians, and each
+      ratio also shows the range of the rounds' own ratios (same round, minutes apart at most).
 """
 
 import argparse
@@ -189,7 +193,9 @@ def measure(args):
                 median, best = timed(call, b, args.repeats)
                 print(json.dumps({"runtime": name, "backend": "cpu", "precision": precision, "threads": args.threads,
                                   "seq_len": n, "batch_size": b,
-                                  "median": round(median, 3), "best": round(best, 3)}), flush=True)
+                                  "median": round(median, 3), "best": round(best, 3), "round": args.round}), flush=True)
+    if args.round != 1:
+        return
     # Same model, same input: PyTorch and onnxruntime f32 must agree, or the comparison is void;
     # onnxruntime's int8 file is compared with its f32 one and the gap only recorded.
     ids, mask = synthetic_ids(args.seq_lens[0], 2)
@@ -247,10 +253,13 @@ def table(args):
                 missing[(r["runtime"], r["backend"], r.get("precision", "f32"))] = r["unavailable"]
             else:
                 rows.append(r)
-    by = {}
+    # Each row's median per round (rows without a round, the browser's, are round 1).
+    rounds = collections.defaultdict(dict)
     for r in rows:
         key = (r["runtime"], r["backend"], r.get("precision", "f32"), r["threads"], r["seq_len"], r["batch_size"])
-        by[key] = r["median"]
+        rounds[key][r.get("round", 1)] = r["median"]
+    by = {key: statistics.median(per_round.values()) for key, per_round in rounds.items()}
+    most_rounds = max((len(v) for v in rounds.values()), default=1)
     t = head.get("threads", 1)
     shapes = sorted({(r["seq_len"], r["batch_size"]) for r in rows})
     notes = []
@@ -273,7 +282,16 @@ def table(args):
         cells = []
         for n, s in shapes:
             x, y = by.get(a + (n, s)), by.get(b + (n, s))
-            cells.append("–" if x is None or not y else f"**{x / y:.2f}×**")
+            if x is None or not y:
+                cells.append("–")
+                continue
+            cell = f"**{x / y:.2f}×**"
+            # The rounds' own ratios: each side measured within minutes of the other.
+            ra, rb = rounds[a + (n, s)], rounds[b + (n, s)]
+            own = sorted(ra[k] / rb[k] for k in ra.keys() & rb.keys() if rb[k])
+            if len(own) > 1:
+                cell += f" ({own[0]:.2f}–{own[-1]:.2f})"
+            cells.append(cell)
         line(f"**{label}**", cells)
 
     def header(title):
@@ -282,7 +300,9 @@ def table(args):
         print("|---|" + "---:|" * len(shapes))
 
     print(f"\n{head.get('date', '?')}, {head.get('machine', '?')}, {head.get('cores', '?')} cores, "
-          f"{t} threads, commit {head.get('commit', '?')}; examples/s, median of the repeats")
+          f"{t} threads, commit {head.get('commit', '?')}; examples/s, median of the repeats"
+          + (f"; native rows: the median of {most_rounds} rounds' medians, each ratio with the range of the rounds' own"
+             if most_rounds > 1 else ""))
     header(f"Native (CPU), {t} threads")
     cli = lambda p: ("tabprobe-cli", "flex", p, t)
     pt, ox = ("pytorch-cpu", "cpu", "f32", t), lambda p: ("onnxruntime-cpu", "cpu", p, t)
@@ -355,6 +375,8 @@ def main():
     m.add_argument("--repeats", type=int, default=3)
     m.add_argument("--ort-precisions", type=lambda v: [x for x in v.split(",") if x], default=["f32", "int8"],
                    help="onnxruntime's files: f32 (onnx/model.onnx) and/or int8 (onnx/model_quantized.onnx)")
+    m.add_argument("--round", type=int, default=1,
+                   help="which of scripts/bench.sh's rounds this is, recorded on every row; the outputs' checks run in round 1")
     u = sub.add_parser("unavailable")
     for name in ("runtime", "backend", "precision"):
         u.add_argument(name)
