@@ -47,6 +47,10 @@ BUILD="${BUILD:-1}"
 INT8="${INT8:-1}"
 ROUNDS="${ROUNDS:-3}"
 BROWSER="${BROWSER:-1}"
+if ! [[ "$ROUNDS" =~ ^[0-9]{1,4}$ ]] || ((10#$ROUNDS < 1)); then
+  echo "bench.sh: ROUNDS must be a whole number of rounds from 1 to 9999 (got '$ROUNDS')" >&2
+  exit 2
+fi
 CLI=target/release/tabprobe
 say() { printf '[bench] %s\n' "$*" >&2; }
 
