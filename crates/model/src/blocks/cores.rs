@@ -1,5 +1,5 @@
 //! Keeping the thread pool's other cores awake through a forward on the host, natively
-//! (`fast-cpu`).
+//! (`fast-cpu`), and sharing a step's pieces among them as each core comes free.
 //!
 //! A forward on the host is some 120 short parallel steps (six products, attention, two
 //! LayerNorms and GELU a layer). Between two of them rayon's idle workers go to sleep, and
@@ -67,6 +67,37 @@ pub fn with_cores_awake<R>(work: impl FnOnce() -> R) -> R {
     work()
 }
 
+/// `f(0)`, …, `f(count - 1)`, in order, computed by every core of the pool, each core taking
+/// the next index as soon as it is free, so that a core that runs slower for a while (on this
+/// VM one core's half of a product ran 30–50 % longer than the other's at times, by per-thread
+/// timers, 2026-11-30) does fewer pieces instead of holding up the step. Every index is
+/// claimed once, so every slot is filled; a panic in `f` comes out of the scope.
+#[cfg(feature = "fast-cpu")]
+pub fn each_claimed<T: Send + Sync>(count: usize, f: impl Fn(usize) -> T + Sync) -> Vec<T> {
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    use std::sync::OnceLock;
+    let next = AtomicUsize::new(0);
+    let slots: Vec<OnceLock<T>> = (0..count).map(|_| OnceLock::new()).collect();
+    let work = || loop {
+        let i = next.fetch_add(1, Ordering::Relaxed);
+        let Some(slot) = slots.get(i) else { break };
+        let _ = slot.set(f(i));
+    };
+    rayon::in_place_scope(|scope| {
+        for _ in 1..rayon::current_num_threads().min(count) {
+            scope.spawn(|_| work());
+        }
+        work();
+    });
+    slots.into_iter().filter_map(OnceLock::into_inner).collect()
+}
+
+/// `f(0)`, …, `f(count - 1)`, where there is no thread pool.
+#[cfg(not(feature = "fast-cpu"))]
+pub fn each_claimed<T>(count: usize, f: impl Fn(usize) -> T) -> Vec<T> {
+    (0..count).map(f).collect()
+}
+
 #[cfg(all(test, feature = "fast-cpu"))]
 mod tests {
     use super::*;
@@ -82,6 +113,51 @@ mod tests {
                     .sum::<u64>()
             })
             .sum()
+    }
+
+    #[test]
+    fn claimed_pieces_come_back_in_order_each_computed_once() {
+        use std::sync::atomic::{AtomicUsize, Ordering};
+        for count in [0, 1, 2, 3, 17, 200] {
+            let calls = AtomicUsize::new(0);
+            let got = each_claimed(count, |i| {
+                calls.fetch_add(1, Ordering::Relaxed);
+                // Uneven pieces, so the cores finish them out of order.
+                std::thread::sleep(std::time::Duration::from_micros((i % 3) as u64 * 200));
+                i * i
+            });
+            assert_eq!(got, (0..count).map(|i| i * i).collect::<Vec<_>>());
+            assert_eq!(calls.into_inner(), count);
+        }
+    }
+
+    #[test]
+    fn a_core_held_up_does_fewer_pieces() {
+        // Piece 0 takes 300 ms, the other 40 take 1 ms each: the core that took piece 0 is
+        // held up while the other takes the rest. A pool of its own, so that other tests'
+        // work does not occupy its second core.
+        let pool = rayon::ThreadPoolBuilder::new().num_threads(2).build();
+        let Ok(pool) = pool else {
+            panic!("a pool of two threads could not be built")
+        };
+        let done_by = std::sync::Mutex::new(vec![None; 41]);
+        let got = pool.install(|| {
+            each_claimed(41, |i| {
+                let ms = if i == 0 { 300 } else { 1 };
+                std::thread::sleep(std::time::Duration::from_millis(ms));
+                if let Ok(mut done_by) = done_by.lock() {
+                    done_by[i] = rayon::current_thread_index();
+                }
+                i
+            })
+        });
+        assert_eq!(got, (0..41).collect::<Vec<_>>());
+        let done_by = done_by.into_inner().unwrap_or_default();
+        let by_slow = done_by.iter().filter(|&&t| t == done_by[0]).count() - 1;
+        assert!(
+            by_slow < 10,
+            "the core held up by piece 0 also did {by_slow} of the other 40: {done_by:?}"
+        );
     }
 
     #[test]

@@ -92,7 +92,8 @@ impl PackedF32 {
 
     /// `x · W + b` for the rows of `x` (row after row, `k` values each): `n` values per row;
     /// `None` when `x` is not whole rows. Natively the work is shared among the cores (rayon,
-    /// with the `fast-cpu` feature) in pieces of a chunk of rows times a group of panels.
+    /// with the `fast-cpu` feature) in pieces of a chunk of rows times a group of panels, at
+    /// least [`PIECES_PER_CORE`] a core, each core taking the next piece when it comes free.
     pub fn forward(&self, x: &[f32]) -> Option<Vec<f32>> {
         let mut out = Vec::new();
         self.forward_into(x, &mut out)?;
@@ -119,14 +120,7 @@ impl PackedF32 {
             let panels = self.panels.chunks(plan.per_group * k * width).nth(g);
             self.sums(x, panels.unwrap_or_default())
         };
-        let count = plan.chunks * plan.groups;
-        #[cfg(feature = "fast-cpu")]
-        let pieces: Vec<Vec<f32>> = {
-            use rayon::prelude::*;
-            (0..count).into_par_iter().map(piece).collect()
-        };
-        #[cfg(not(feature = "fast-cpu"))]
-        let pieces: Vec<Vec<f32>> = (0..count).map(piece).collect();
+        let pieces = super::cores::each_claimed(plan.chunks * plan.groups, piece);
         // Each output row gathers its channels from its chunk's pieces and adds the bias.
         // Compiled for the CPU's widest vectors (without the dispatch, x86-64's SSE2: 4 lanes).
         let fill = |(r, out_row): (usize, &mut [f32])| {
@@ -209,29 +203,27 @@ impl PackedF32 {
 
 /// How [`PackedF32::forward`] cuts its work: `chunks` chunks of `chunk` rows (the last may
 /// be shorter) times `groups` groups of `per_group` panels (the last may be smaller). A chunk
-/// holds at most about [`MAX_CHUNK_ROWS`] rows; when there are fewer chunks than cores (one
-/// pair of 128 tokens), the panels are shared out instead, so that each core reads its own
-/// part of the weight rather than every core all of it.
-///
-/// The int8 product on VNNI ([`super::vnni`]) cuts its work the same way.
+/// holds at most about [`MAX_CHUNK_ROWS`] rows; when there are fewer chunks than
+/// [`PIECES_PER_CORE`] a core (one pair of 128 tokens), the panels are shared out instead, so
+/// that each piece reads its own part of the weight rather than every piece all of it.
 #[derive(Debug, Clone, Copy)]
-pub(super) struct Plan {
-    pub(super) chunk: usize,
-    pub(super) chunks: usize,
-    pub(super) per_group: usize,
-    pub(super) groups: usize,
+struct Plan {
+    chunk: usize,
+    chunks: usize,
+    per_group: usize,
+    groups: usize,
 }
 
 impl Plan {
     /// The plan for `rows` activation rows over `panels` panels, rows in tiles of `tile_rows`.
-    pub(super) fn new(rows: usize, panels: usize, tile_rows: usize) -> Plan {
+    fn new(rows: usize, panels: usize, tile_rows: usize) -> Plan {
         #[cfg(feature = "fast-cpu")]
         let threads = rayon::current_num_threads();
         #[cfg(not(feature = "fast-cpu"))]
         let threads: usize = 1;
         let chunk = rows.clamp(1, MAX_CHUNK_ROWS).next_multiple_of(tile_rows);
         let chunks = rows.div_ceil(chunk).max(1);
-        let wanted = threads.div_ceil(chunks).max(1);
+        let wanted = (PIECES_PER_CORE * threads).div_ceil(chunks).max(1);
         let per_group = panels.div_ceil(wanted).max(1);
         Plan {
             chunk,
@@ -241,6 +233,14 @@ impl Plan {
         }
     }
 }
+
+/// Pieces a call is cut into at least, per core: the cores take them one at a time as each
+/// comes free ([`super::cores::each_claimed`]), so a core slowed for a while does fewer. With
+/// one piece a core, a pair of 128 tokens at f32 took 179 ms a forward (the median of eight
+/// runs' medians of 20 calls) on the EPYC VM, against 153 ms with four claimed (2 threads,
+/// 2026-11-30, alternating runs; each run's fastest call 137–146 ms against 138–148, and 179
+/// in one run).
+const PIECES_PER_CORE: usize = 4;
 
 /// Inputs one pass over a panel and the tiles of rows takes: 128 inputs of a 64-wide panel
 /// are 32 KiB (a core's L1 data cache holds 32 to 48), and of 128 rows 64 KiB (L2).
