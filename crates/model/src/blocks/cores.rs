@@ -92,12 +92,6 @@ pub fn each_claimed<T: Send + Sync>(count: usize, f: impl Fn(usize) -> T + Sync)
     slots.into_iter().filter_map(OnceLock::into_inner).collect()
 }
 
-/// `f(0)`, …, `f(count - 1)`, where there is no thread pool.
-#[cfg(not(feature = "fast-cpu"))]
-pub fn each_claimed<T>(count: usize, f: impl Fn(usize) -> T) -> Vec<T> {
-    (0..count).map(f).collect()
-}
-
 #[cfg(all(test, feature = "fast-cpu"))]
 mod tests {
     use super::*;

@@ -93,7 +93,7 @@ impl PackedF32 {
     /// `x · W + b` for the rows of `x` (row after row, `k` values each): `n` values per row;
     /// `None` when `x` is not whole rows. Natively the work is shared among the cores (rayon,
     /// with the `fast-cpu` feature) in pieces of a chunk of rows times a group of panels, at
-    /// least [`PIECES_PER_CORE`] a core, each core taking the next piece when it comes free.
+    /// least [`PIECES_PER_CORE`] a core.
     pub fn forward(&self, x: &[f32]) -> Option<Vec<f32>> {
         let mut out = Vec::new();
         self.forward_into(x, &mut out)?;
@@ -120,7 +120,20 @@ impl PackedF32 {
             let panels = self.panels.chunks(plan.per_group * k * width).nth(g);
             self.sums(x, panels.unwrap_or_default())
         };
-        let pieces = super::cores::each_claimed(plan.chunks * plan.groups, piece);
+        let count = plan.chunks * plan.groups;
+        // Pieces that share out the panels (a pair of 128 tokens) are claimed one at a time.
+        // Whole chunks of rows go to the cores in contiguous runs instead (rayon's split), as
+        // the pass adding the bias below is split, so that it mostly reads sums its own core
+        // wrote: claimed in turn, batch 8 ran 4–6 % slower (2026-11-30).
+        #[cfg(feature = "fast-cpu")]
+        let pieces: Vec<Vec<f32>> = if plan.groups > 1 {
+            super::cores::each_claimed(count, piece)
+        } else {
+            use rayon::prelude::*;
+            (0..count).into_par_iter().map(piece).collect()
+        };
+        #[cfg(not(feature = "fast-cpu"))]
+        let pieces: Vec<Vec<f32>> = (0..count).map(piece).collect();
         // Each output row gathers its channels from its chunk's pieces and adds the bias.
         // Compiled for the CPU's widest vectors (without the dispatch, x86-64's SSE2: 4 lanes).
         let fill = |(r, out_row): (usize, &mut [f32])| {
@@ -234,8 +247,9 @@ impl Plan {
     }
 }
 
-/// Pieces a call is cut into at least, per core: the cores take them one at a time as each
-/// comes free ([`super::cores::each_claimed`]), so a core slowed for a while does fewer. With
+/// Pieces a call is cut into at least, per core. When that shares out the panels, the cores
+/// take the pieces one at a time as each comes free ([`super::cores::each_claimed`]), so a
+/// core slowed for a while does fewer. With
 /// one piece a core, a pair of 128 tokens at f32 took 179 ms a forward (the median of eight
 /// runs' medians of 20 calls) on the EPYC VM, against 153 ms with four claimed (2 threads,
 /// 2026-11-30, alternating runs; each run's fastest call 137–146 ms against 138–148, and 179
