@@ -122,9 +122,9 @@ impl PackedF32 {
         };
         let count = plan.chunks * plan.groups;
         // Pieces that share out the panels (a pair of 128 tokens) are claimed one at a time.
-        // Whole chunks of rows go to the cores in contiguous runs instead (rayon's split), as
-        // the pass adding the bias below is split, so that it mostly reads sums its own core
-        // wrote: claimed in turn, batch 8 ran 4–6 % slower (2026-11-30).
+        // Whole chunks of rows keep rayon's contiguous split: claimed in turn, batch 8 ran
+        // 4–6 % slower in two alternating sets (2026-11-30). Perhaps because the pass adding
+        // the bias, split the same way, then reads sums the other core wrote (not measured).
         #[cfg(feature = "fast-cpu")]
         let pieces: Vec<Vec<f32>> = if plan.groups > 1 {
             super::cores::each_claimed(count, piece)
@@ -248,12 +248,11 @@ impl Plan {
 }
 
 /// Pieces a call is cut into at least, per core. When that shares out the panels, the cores
-/// take the pieces one at a time as each comes free ([`super::cores::each_claimed`]), so a
-/// core slowed for a while does fewer. With
-/// one piece a core, a pair of 128 tokens at f32 took 179 ms a forward (the median of eight
-/// runs' medians of 20 calls) on the EPYC VM, against 153 ms with four claimed (2 threads,
-/// 2026-11-30, alternating runs; each run's fastest call 137–146 ms against 138–148, and 179
-/// in one run).
+/// take the pieces one at a time as each comes free (`cores::each_claimed`), so a core slowed
+/// for a while does fewer. With one piece a core, a pair of 128 tokens at f32 took 179 ms a
+/// forward (the median of eight runs' medians of 20 calls) on the EPYC VM, against 153 ms
+/// with four claimed (2 threads, 2026-11-30, alternating runs; each run's fastest call
+/// 137–146 ms against 138–148, and 179 in one run).
 const PIECES_PER_CORE: usize = 4;
 
 /// Inputs one pass over a panel and the tiles of rows takes: 128 inputs of a 64-wide panel
