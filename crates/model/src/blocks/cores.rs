@@ -92,6 +92,25 @@ pub fn each_claimed<T: Send + Sync>(count: usize, f: impl Fn(usize) -> T + Sync)
     slots.into_iter().filter_map(OnceLock::into_inner).collect()
 }
 
+/// `f((i, item))` for each of `items`, the cores taking them as [`each_claimed`] does: for work
+/// that owns what it is given (a product's piece gets its parts of the outputs to write).
+#[cfg(feature = "fast-cpu")]
+pub fn each_claimed_of<I: Send>(items: Vec<I>, f: impl Fn((usize, I)) + Sync) {
+    use std::sync::Mutex;
+    let slots: Vec<Mutex<Option<I>>> = items.into_iter().map(|i| Mutex::new(Some(i))).collect();
+    each_claimed(slots.len(), |i| {
+        // Each slot is taken once, by the one core that claimed its index; a poisoned lock
+        // means `f` panicked on another item, and that panic comes out of the scope.
+        let item = match slots[i].lock() {
+            Ok(mut slot) => slot.take(),
+            Err(poisoned) => poisoned.into_inner().take(),
+        };
+        if let Some(item) = item {
+            f((i, item));
+        }
+    });
+}
+
 #[cfg(all(test, feature = "fast-cpu"))]
 mod tests {
     use super::*;

@@ -25,7 +25,7 @@ pub struct PackedF32 {
     /// Panel after panel (`n.div_ceil(width)` of them), each `k` rows of `width` weights:
     /// row `i` of panel `p` is `W[i][p·width ..][.. width]`, zeros past the `n`th channel.
     panels: Vec<f32>,
-    /// Per channel.
+    /// Per channel, zeros past the `n`th to fill the last panel.
     bias: Vec<f32>,
 }
 
@@ -64,6 +64,7 @@ impl PackedF32 {
         }
         let w = shape.width;
         let mut panels = vec![0.0f32; n.div_ceil(w) * k * w];
+        let channels = n.div_ceil(w) * w;
         for (p, panel) in panels.chunks_exact_mut(k * w).enumerate() {
             let first = p * w;
             let width = w.min(n - first);
@@ -76,7 +77,12 @@ impl PackedF32 {
             n,
             shape,
             panels,
-            bias: bias.to_vec(),
+            bias: bias
+                .iter()
+                .copied()
+                .chain(std::iter::repeat(0.0))
+                .take(channels)
+                .collect(),
         })
     }
 
@@ -106,111 +112,95 @@ impl PackedF32 {
         if !x.len().is_multiple_of(self.k) {
             return None;
         }
-        let (k, n, width) = (self.k, self.n, self.shape.width);
+        let (k, n, Shape { width, rows: tile }) = (self.k, self.n, self.shape);
         let rows = x.len() / k;
+        out.resize(rows * n, 0.0);
         if rows == 0 {
-            out.clear();
             return Some(());
         }
-        let plan = Plan::new(rows, n.div_ceil(width), self.shape.rows);
-        let piece = |i: usize| {
+        let plan = Plan::new(rows, n.div_ceil(width), tile);
+        // The rows as slices, a short last tile made whole with zero rows, whose outputs go to
+        // a scratch buffer: every tile then has `tile` rows, read and written in place.
+        let pad = rows.next_multiple_of(tile) - rows;
+        let zeros = vec![0.0f32; if pad > 0 { k } else { 0 }];
+        let mut scratch = vec![0.0f32; pad * n];
+        let x_rows: Vec<&[f32]> = x
+            .chunks_exact(k)
+            .chain(std::iter::repeat_n(&zeros[..], pad))
+            .collect();
+        // Each piece, a chunk of rows times a group of panels, gets its part of each of its
+        // rows' outputs: the pieces write their own parts of `out`, and nothing gathers them.
+        let mut parts: Vec<Vec<&mut [f32]>> =
+            (0..plan.chunks * plan.groups).map(|_| Vec::new()).collect();
+        for (r, row) in out
+            .chunks_exact_mut(n)
+            .chain(scratch.chunks_exact_mut(n))
+            .enumerate()
+        {
+            let c = r / plan.chunk;
+            for (g, part) in row.chunks_mut(plan.per_group * width).enumerate() {
+                parts[c * plan.groups + g].push(part);
+            }
+        }
+        let piece = |(i, mut outs): (usize, Vec<&mut [f32]>)| {
             let (c, g) = (i / plan.groups, i % plan.groups);
-            let first_row = c * plan.chunk;
-            let x = &x[first_row * k..][..(rows - first_row).min(plan.chunk) * k];
+            let x = &x_rows[c * plan.chunk..][..outs.len()];
             let panels = self.panels.chunks(plan.per_group * k * width).nth(g);
-            self.sums(x, panels.unwrap_or_default())
+            let first = g * plan.per_group * width;
+            let bias = &self.bias[first..]
+                [..plan.per_group.min(n.div_ceil(width) - g * plan.per_group) * width];
+            self.piece(x, panels.unwrap_or_default(), bias, &mut outs);
         };
-        let count = plan.chunks * plan.groups;
-        // Pieces that share out the panels (a pair of 128 tokens) are claimed one at a time.
-        // Whole chunks of rows keep rayon's contiguous split: claimed in turn, batch 8 ran
-        // 4–6 % slower in two alternating sets (2026-11-30). Perhaps because the pass adding
-        // the bias, split the same way, then reads sums the other core wrote (not measured).
+        // Pieces that share out the panels (a pair of 128 tokens) are claimed one at a time;
+        // whole chunks of rows keep rayon's contiguous split.
         #[cfg(feature = "fast-cpu")]
-        let pieces: Vec<Vec<f32>> = if plan.groups > 1 {
-            super::cores::each_claimed(count, piece)
+        if plan.groups > 1 {
+            super::cores::each_claimed_of(parts, piece);
         } else {
             use rayon::prelude::*;
-            (0..count).into_par_iter().map(piece).collect()
-        };
-        #[cfg(not(feature = "fast-cpu"))]
-        let pieces: Vec<Vec<f32>> = (0..count).map(piece).collect();
-        // Each output row gathers its channels from its chunk's pieces and adds the bias.
-        // Compiled for the CPU's widest vectors (without the dispatch, x86-64's SSE2: 4 lanes).
-        let fill = |(r, out_row): (usize, &mut [f32])| {
-            vectorize(
-                #[inline(always)]
-                || {
-                    let (c, local) = (r / plan.chunk, r % plan.chunk);
-                    let pieces = &pieces[c * plan.groups..][..plan.groups];
-                    for (g, sums) in pieces.iter().enumerate() {
-                        let panels = (n.div_ceil(width) - g * plan.per_group).min(plan.per_group);
-                        let per_panel = sums.len() / panels;
-                        for (q, panel_sums) in sums.chunks_exact(per_panel).enumerate() {
-                            let first = (g * plan.per_group + q) * width;
-                            let used = width.min(n - first);
-                            let sum_row = &panel_sums[local * width..][..used];
-                            let out = &mut out_row[first..first + used];
-                            let bias = &self.bias[first..first + used];
-                            for ((o, &s), &b) in out.iter_mut().zip(sum_row).zip(bias) {
-                                *o = s + b;
-                            }
-                        }
-                    }
-                },
-            )
-        };
-        out.resize(rows * n, 0.0);
-        #[cfg(feature = "fast-cpu")]
-        {
-            use rayon::prelude::*;
-            out.par_chunks_mut(n).enumerate().for_each(fill);
+            parts.into_par_iter().enumerate().for_each(piece);
         }
         #[cfg(not(feature = "fast-cpu"))]
-        out.chunks_mut(n).enumerate().for_each(fill);
+        parts.into_iter().enumerate().for_each(piece);
         Some(())
     }
 
-    /// The sums (without bias) of the rows `x` over `panels` (whole panels of this layer),
-    /// panel after panel, `width` per row, the rows padded to whole tiles: in blocks of
-    /// [`K_BLOCK`] inputs, each block of the rows (in L2) multiplied by the same block of
-    /// every panel (in L1 while it meets each tile of rows), the sums kept between blocks.
-    fn sums(&self, x: &[f32], panels: &[f32]) -> Vec<f32> {
-        let (k, Shape { width, rows }) = (self.k, self.shape);
-        // The rows of whole tiles are read in place; the rest (only a chunk's last tile can be
-        // short) from a copy with zero rows after them, so that every tile has `rows` rows.
-        // (Copying the whole chunk to pad it took 5 % of a pair's f32 forward, 2026-11-30.)
-        let whole = x.len() - x.len() % (rows * k);
-        let (x, rest) = x.split_at(whole);
-        let rest = (!rest.is_empty()).then(|| {
-            let mut padded = rest.to_vec();
-            padded.resize(rows * k, 0.0);
-            padded
-        });
-        let whole_sums = whole / k * width;
-        let per_panel = whole_sums + rest.as_ref().map_or(0, |_| rows * width);
-        let mut sums = vec![0.0f32; panels.len() / (k * width) * per_panel];
+    /// `x · W + b` for the rows `x` (whole tiles) over `panels` (whole panels of this layer),
+    /// into `outs` (for each row, its outputs of these panels, `width` a panel, the last
+    /// panel's cut at the `n`th channel), `bias` the panels' biases: in blocks of [`K_BLOCK`]
+    /// inputs, each block of the rows (in L2) multiplied by the same block of every panel (in
+    /// L1 while it meets each tile of rows). Between blocks the sums are kept panel after
+    /// panel, `width` a row: a panel's 128 rows in 16 KiB of L1. (A first version kept them
+    /// in the outputs' rows, 12 KiB apart for 3,072 channels and so in the same few sets of
+    /// L1; in alternating CLI runs it was no faster than gathering the sums afterwards,
+    /// 2026-11-30.) The last block adds the bias as it stores them in the outputs.
+    fn piece(&self, x: &[&[f32]], panels: &[f32], bias: &[f32], outs: &mut [&mut [f32]]) {
+        let (k, width) = (self.k, self.shape.width);
+        let per_panel = x.len() * width;
+        let kept = if k > K_BLOCK {
+            panels.len() / k * x.len()
+        } else {
+            0
+        };
+        let mut sums = vec![0.0f32; kept];
         for start in (0..k).step_by(K_BLOCK) {
             let end = (start + K_BLOCK).min(k);
-            let panels = panels.chunks_exact(k * width);
-            for (panel, sums) in panels.zip(sums.chunks_exact_mut(per_panel)) {
-                let (sums, rest_sums) = sums.split_at_mut(whole_sums);
-                let panel = &panel[start * width..end * width];
-                for (x, sums) in [(x, sums)]
-                    .into_iter()
-                    .chain(rest.as_deref().zip(Some(rest_sums)))
-                {
-                    vectorize(Panel {
-                        panel,
-                        x,
-                        k,
-                        inputs: start..end,
-                        shape: self.shape,
-                        sums,
-                    });
-                }
+            for (p, panel) in panels.chunks_exact(k * width).enumerate() {
+                vectorize(Panel {
+                    panel: &panel[start * width..end * width],
+                    x,
+                    inputs: start..end,
+                    shape: self.shape,
+                    sums: sums
+                        .get_mut(p * per_panel..(p + 1) * per_panel)
+                        .unwrap_or_default(),
+                    last: end == k,
+                    outs,
+                    at: p * width,
+                    bias: &bias[p * width..][..width],
+                });
             }
         }
-        sums
     }
 }
 
@@ -274,19 +264,24 @@ impl WithSimd for Lanes {
     }
 }
 
-/// One block of a panel (its rows `inputs`) times the same inputs of every tile of rows of
-/// `x` (whole tiles, `k` values a row), added to `sums` (`width` per row; set, not added, for
-/// the first block).
-struct Panel<'a> {
+/// One block of a panel (its rows `inputs`) times the same inputs of the rows `x` (whole
+/// tiles), added to the rows' running `sums` (`width` a row; set, not added, by the first
+/// block). The last block adds `bias` (the panel's `width` biases) and stores the results in
+/// the outputs `outs` instead (one per row; the panel's start at `at` and run for `width` or to
+/// the row's end).
+struct Panel<'a, 'o> {
     panel: &'a [f32],
-    x: &'a [f32],
-    k: usize,
+    x: &'a [&'a [f32]],
     inputs: std::ops::Range<usize>,
     shape: Shape,
     sums: &'a mut [f32],
+    last: bool,
+    outs: &'a mut [&'o mut [f32]],
+    at: usize,
+    bias: &'a [f32],
 }
 
-impl WithSimd for Panel<'_> {
+impl WithSimd for Panel<'_, '_> {
     type Output = ();
     #[inline(always)]
     fn with_simd<S: Simd>(self, simd: S) {
@@ -303,31 +298,36 @@ impl WithSimd for Panel<'_> {
     }
 }
 
-impl Panel<'_> {
+/// The widest panel any shape has (AVX-512's).
+const MAX_WIDTH: usize = 64;
+
+impl Panel<'_, '_> {
     /// `V` vectors make a panel row, `R` rows make a tile (`V = 0`: the shape's own width and
-    /// rows, one f32 at a time). Each sum goes on in order of the inputs, through `sums`
+    /// rows, one f32 at a time). Each sum goes on in order of the inputs, through `outs`
     /// between blocks (f32 stored and read back is the same value), so blocking does not
-    /// change a bit of the result.
+    /// change a bit of the result; the bias comes last, as `sum + b`.
     #[inline(always)]
     fn run<S: Simd, const V: usize, const R: usize>(self, simd: S) {
         if V == 0 {
             return self.run_scalar();
         }
-        let width = self.shape.width;
-        debug_assert_eq!(V * S::F32_LANES, width);
+        let (width, at) = (self.shape.width, self.at);
+        debug_assert!(V * S::F32_LANES == width && width <= MAX_WIDTH);
         let (panel, _) = S::as_simd_f32s(self.panel);
-        let fresh = self.inputs.start == 0;
         let (start, end) = (self.inputs.start, self.inputs.end);
+        let (fresh, last) = (start == 0, self.last);
         let len = end - start;
         let panel = &panel[..len * V];
-        let tiles = self.x.chunks_exact(R * self.k);
-        for (tile, sums) in tiles.zip(self.sums.chunks_exact_mut(R * width)) {
+        let bias = &S::as_simd_f32s(self.bias).0[..V];
+        let tiles = self.x.chunks_exact(R).zip(self.outs.chunks_exact_mut(R));
+        for (t, (x, outs)) in tiles.enumerate() {
             // The tile's rows read in place: one broadcast per row and input.
-            let rows: [&[f32]; R] = core::array::from_fn(|r| &tile[r * self.k..][start..end]);
+            let rows: [&[f32]; R] = core::array::from_fn(|r| &x[r][start..end]);
+            let sums = self.sums.get_mut(t * R * width..(t + 1) * R * width);
             let mut acc = [[simd.splat_f32s(0.0); V]; R];
-            if !fresh {
-                for (row, sum_row) in acc.iter_mut().zip(sums.chunks_exact(width)) {
-                    row.copy_from_slice(&S::as_simd_f32s(sum_row).0[..V]);
+            if let (false, Some(sums)) = (fresh, &sums) {
+                for (row, sums) in acc.iter_mut().zip(sums.chunks_exact(width)) {
+                    row.copy_from_slice(&S::as_simd_f32s(sums).0[..V]);
                 }
             }
             // Lets the compiler drop the bounds checks of the loop below.
@@ -341,26 +341,53 @@ impl Panel<'_> {
                     }
                 }
             }
-            for (row, sum_row) in acc.iter().zip(sums.chunks_exact_mut(width)) {
-                S::as_mut_simd_f32s(sum_row).0[..V].copy_from_slice(row);
+            match (last, sums) {
+                (false, Some(sums)) => {
+                    for (row, sums) in acc.iter().zip(sums.chunks_exact_mut(width)) {
+                        S::as_mut_simd_f32s(sums).0[..V].copy_from_slice(row);
+                    }
+                }
+                _ => {
+                    for (row, out) in acc.iter_mut().zip(outs.iter_mut()) {
+                        for (a, &b) in row.iter_mut().zip(bias) {
+                            *a = simd.add_f32s(*a, b);
+                        }
+                        let out = &mut out[at..];
+                        if let Some(out) = out.get_mut(..width) {
+                            S::as_mut_simd_f32s(out).0[..V].copy_from_slice(row);
+                        } else {
+                            // The layer's last panel, cut at its last channel.
+                            let mut full = [0.0f32; MAX_WIDTH];
+                            S::as_mut_simd_f32s(&mut full[..width]).0[..V].copy_from_slice(row);
+                            let used = out.len();
+                            out.copy_from_slice(&full[..used]);
+                        }
+                    }
+                }
             }
         }
     }
 
     /// [`Panel::run`] one f32 at a time, for any shape.
     fn run_scalar(self) {
-        let Shape { width, rows } = self.shape;
+        let width = self.shape.width;
         let (start, end) = (self.inputs.start, self.inputs.end);
-        let tiles = self.x.chunks_exact(rows * self.k);
-        for (tile, sums) in tiles.zip(self.sums.chunks_exact_mut(rows * width)) {
-            for (row, sum_row) in tile.chunks_exact(self.k).zip(sums.chunks_exact_mut(width)) {
-                for (j, sum) in sum_row.iter_mut().enumerate() {
-                    let mut acc = if start == 0 { 0.0 } else { *sum };
-                    let weights = self.panel.iter().skip(j).step_by(width);
-                    for (&x, &w) in row[start..end].iter().zip(weights) {
-                        acc = x.mul_add(w, acc);
-                    }
-                    *sum = acc;
+        let rows = self.x.iter().zip(self.outs.iter_mut()).enumerate();
+        for (r, (row, out)) in rows {
+            let out = &mut out[self.at..];
+            for j in 0..out.len().min(width) {
+                let sum = self.sums.get_mut(r * width + j);
+                let mut acc = match (start, &sum) {
+                    (0, _) | (_, None) => 0.0,
+                    (_, Some(sum)) => **sum,
+                };
+                let weights = self.panel.iter().skip(j).step_by(width);
+                for (&x, &w) in row[start..end].iter().zip(weights) {
+                    acc = x.mul_add(w, acc);
+                }
+                match (self.last, sum) {
+                    (false, Some(sum)) => *sum = acc,
+                    _ => out[j] = acc + self.bias[j],
                 }
             }
         }
@@ -414,6 +441,9 @@ pub(crate) mod tests {
             (17, 129, 96),
             (128, 48, 31),
             (300, 600, 40),
+            // Enough rows that each piece is a whole chunk of rows over every panel.
+            (1000, 64, 70),
+            (1030, 40, 128),
         ] {
             let x = values(rows * k, 1);
             let w = values(k * n, 2);
@@ -438,6 +468,20 @@ pub(crate) mod tests {
         let batch = packed.forward(&x).unwrap();
         for (r, row) in x.chunks_exact(k).enumerate() {
             let alone = packed.forward(row).unwrap();
+            assert_eq!(alone, batch[r * n..(r + 1) * n], "row {r}");
+        }
+    }
+
+    #[test]
+    fn a_row_gets_the_same_bits_in_a_large_batch() {
+        // Whole chunks of rows (1,000 rows) against the panels shared out (one row); the
+        // channels not a multiple of a panel, so the last panel's outputs are cut.
+        let (k, n) = (300, 70);
+        let x = values(1000 * k, 10);
+        let packed = PackedF32::pack(&values(k * n, 11), k, n, &values(n, 12)).unwrap();
+        let batch = packed.forward(&x).unwrap();
+        for r in [0, 1, 127, 128, 500, 998, 999] {
+            let alone = packed.forward(&x[r * k..][..k]).unwrap();
             assert_eq!(alone, batch[r * n..(r + 1) * n], "row {r}");
         }
     }
