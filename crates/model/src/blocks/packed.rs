@@ -35,8 +35,8 @@ pub struct PackedF32 {
 /// rows of 4 vectors: 24 multiply-adds for each 4 loads and 6 broadcasts. With AVX2, 4 rows of
 /// 3 vectors: 12 accumulators, 12 multiply-adds for each 3 loads and 4 broadcasts. (Against 2
 /// rows of 4 vectors, 8 accumulators, only just enough to keep Zen 3's two FMA units busy
-/// through their 4-cycle latency, a roberta-base layer's six products took 7–8 % less time
-/// at 128 and 1,024 rows, and 2 vectors of 6 rows 5–8 %: the fastest and first-quartile
+/// through their 4-cycle latency, a roberta-base layer's six products took 6–9 % less time
+/// at 128 and 1,024 rows, and 2 vectors of 6 rows 4–8 %: the fastest and first-quartile
 /// calls of alternating sets of 40 in one process, EPYC VM, 2 threads, 2026-11-30.)
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 struct Shape {
