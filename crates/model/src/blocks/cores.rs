@@ -145,6 +145,17 @@ mod tests {
     }
 
     #[test]
+    fn claimed_items_each_go_once_with_their_index() {
+        for count in [0, 1, 5, 64] {
+            let mut outs = vec![0usize; count];
+            // Each item is a place to write: the work owns what it is given.
+            let items: Vec<&mut usize> = outs.iter_mut().collect();
+            each_claimed_of(items, |(i, out)| *out += i * 3 + 1);
+            assert_eq!(outs, (0..count).map(|i| i * 3 + 1).collect::<Vec<_>>());
+        }
+    }
+
+    #[test]
     fn a_core_held_up_does_fewer_pieces() {
         // Piece 0 takes 300 ms, the other 40 take 1 ms each: the core that took piece 0 is
         // held up while the other takes the rest. A pool of its own, so that other tests'
