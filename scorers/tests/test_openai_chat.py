@@ -402,8 +402,13 @@ class Stops(MockCase):
     def test_ctrl_c_keeps_what_finished_and_a_rerun_completes(self) -> None:
         mock, port = self.start_mock(delay_s=0.1)
         out = self.path("interrupted.jsonl")
+        # Ctrl-C in a terminal: SIGINT at its default disposition in the scorer. A test run
+        # started in the background by a non-interactive shell (`scripts/test.sh &`) has SIGINT
+        # ignored, which its children inherit, and Python then never raises KeyboardInterrupt:
+        # the scorer ran to the end and this test failed (2026-11-30).
         process = subprocess.Popen(self.command(port, self.pairs_path, out, "--concurrency", "2"),
-                                   stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=clean_env())
+                                   stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=clean_env(),
+                                   preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
         deadline = time.monotonic() + 20
         while time.monotonic() < deadline and (not os.path.exists(out) or len(read_scores(out)) < 3):
             time.sleep(0.02)
