@@ -308,7 +308,7 @@ const MAX_WIDTH: usize = 64;
 
 impl Panel<'_, '_> {
     /// `V` vectors make a panel row, `R` rows make a tile (`V = 0`: the shape's own width and
-    /// rows, one f32 at a time). Each sum goes on in order of the inputs, through `outs`
+    /// rows, one f32 at a time). Each sum goes on in order of the inputs, through `sums`
     /// between blocks (f32 stored and read back is the same value), so blocking does not
     /// change a bit of the result; the bias comes last, as `sum + b`.
     #[inline(always)]
@@ -465,30 +465,29 @@ pub(crate) mod tests {
         }
     }
 
+    /// Each of `rows` of a batch of `batch` rows (`k` inputs, `n` outputs; values from
+    /// `seed` on) gets the same bits from a call of its own as in the batch.
+    fn rows_alone_match_the_batch(k: usize, n: usize, batch: usize, rows: &[usize], seed: u32) {
+        let x = values(batch * k, seed);
+        let w = values(k * n, seed + 1);
+        let packed = PackedF32::pack(&w, k, n, &values(n, seed + 2)).unwrap();
+        let together = packed.forward(&x).unwrap();
+        for &r in rows {
+            let alone = packed.forward(&x[r * k..][..k]).unwrap();
+            assert_eq!(alone, together[r * n..(r + 1) * n], "row {r} of {batch}");
+        }
+    }
+
     #[test]
     fn a_row_gets_the_same_bits_alone_or_in_a_batch() {
-        let (k, n) = (40, 50);
-        let x = values(11 * k, 4);
-        let packed = PackedF32::pack(&values(k * n, 5), k, n, &values(n, 6)).unwrap();
-        let batch = packed.forward(&x).unwrap();
-        for (r, row) in x.chunks_exact(k).enumerate() {
-            let alone = packed.forward(row).unwrap();
-            assert_eq!(alone, batch[r * n..(r + 1) * n], "row {r}");
-        }
+        rows_alone_match_the_batch(40, 50, 11, &(0..11).collect::<Vec<_>>(), 4);
     }
 
     #[test]
     fn a_row_gets_the_same_bits_in_a_large_batch() {
         // Whole chunks of rows (1,000 rows) against the panels shared out (one row); the
         // channels not a multiple of a panel, so the last panel's outputs are cut.
-        let (k, n) = (300, 70);
-        let x = values(1000 * k, 10);
-        let packed = PackedF32::pack(&values(k * n, 11), k, n, &values(n, 12)).unwrap();
-        let batch = packed.forward(&x).unwrap();
-        for r in [0, 1, 127, 128, 500, 998, 999] {
-            let alone = packed.forward(&x[r * k..][..k]).unwrap();
-            assert_eq!(alone, batch[r * n..(r + 1) * n], "row {r}");
-        }
+        rows_alone_match_the_batch(300, 70, 1000, &[0, 1, 127, 128, 500, 998, 999], 10);
     }
 
     #[test]
