@@ -179,8 +179,8 @@ fn attention(
     // are rows `hidden` apart (3 KiB in roberta-base), and a column of 128 of them fell in 4 of
     // the 64 sets of a 32 KiB L1 cache; the keys' rows, `padded` apart, were read `width` at a
     // time. Laid out so, a layer's attention took 0.57 instead of 0.84 ms at a pair of 128
-    // tokens and 4.4 instead of 5.3 ms at 8 pairs (with the AVX2 shape below; fastest of 60
-    // calls, EPYC VM, 2 threads, 2026-11-30).
+    // tokens and 4.3–4.5 instead of 5.2 ms at 8 pairs (with the AVX2 shape below; fastest of
+    // 60 calls, EPYC VM, 2 threads, 2026-11-30).
     let per_head = d * padded + seq * d;
     heads_kv.resize(batch * heads * per_head, 0.0);
     let lay_out = |(i, kv): (usize, &mut [f32])| {
