@@ -1,5 +1,5 @@
 //! The int8 precision (docs/model-families.md#precision; issue 45): the transformer body's
-//! dense layers with int8 weights per output channel and int8 activations per row, summed in
+//! dense layers with 7-bit weights per output channel and 8-bit activations per row, summed in
 //! i32 — against f32 on the CPU backend, for every pair of every family's golden fixture (both
 //! orders) and of the two RoBERTa fixtures.
 //!
@@ -27,8 +27,8 @@ use serde::Deserialize;
 use tabprobe_model::{Device, Precision};
 
 /// tabprobe's largest |Δprobability| may be at most this many times PyTorch per-channel
-/// dynamic quantization's on the same fixture (measured 2026-11-29: 0.26× (tiny-2way) to 1.80×
-/// (XLM-RoBERTa), whose per-row activation scales and per-tensor 7-bit ones round differently).
+/// dynamic quantization's on the same fixture (measured 2026-12-01 with 7-bit weights: 0.27×
+/// (ELECTRA) to 1.25× (tiny-2way); with 8-bit weights it was 0.26× to 1.80×, 2026-11-29).
 const REF_FACTOR: f32 = 2.0;
 
 /// How far tabprobe's largest |Δprobability| may be from the same scheme's in PyTorch
@@ -36,9 +36,12 @@ const REF_FACTOR: f32 = 2.0;
 const SCHEME_TOL: f32 = 1e-3;
 
 /// How far tabprobe's largest |Δlogit| may be from the same scheme's in PyTorch: a value within
-/// f32 noise of a rounding boundary can round to the neighbouring integer in one of the two
-/// (measured: below 1e-4 on eight fixtures, 4.9e-3 on tiny-2way: 0.2304 against 0.2353).
-const SCHEME_LOGIT_TOL: f32 = 1e-2;
+/// f32 noise of a rounding boundary can round to the neighbouring integer in one of the two.
+/// Measured 2026-12-01: below 1e-4 on eight fixtures; on tiny-f32 0.3174 against 0.3314, from
+/// two of its 34 pairs, whose int8 logits differ by 1.65e-2 and 1.40e-2 while the other 32 agree
+/// within 8e-5 and the two f32 forwards within 2.1e-6 on every pair — a rounding step, not a
+/// drift. (With 8-bit weights the largest was 4.9e-3, on tiny-2way.)
+const SCHEME_LOGIT_TOL: f32 = 2e-2;
 
 #[derive(Debug, Deserialize)]
 struct Reference {

@@ -3,13 +3,20 @@
 //! quantized as it arrives, the integer products summed in i32, the sum scaled back to f32.
 //!
 //! The arithmetic, for an activation row `x` (length `k`) and an output channel `w`:
-//! - `s_w = max|w| / 127`, `q_w = round(w / s_w)`, in `[-127, 127]` (once, at
-//!   [`Int8Weight::quantize`]); `s_x = max|x| / 127`, `q_x = round(x / s_x)` (per row, per call);
-//!   `round` is f32's (half away from zero); an all-zero row or channel has scale 0 and
-//!   quantizes to zeros;
-//! - `y = (Σ q_x · q_w) · s_x · s_w + b`, the sum exact in i32: `|q_x · q_w| ≤ 127² = 16,129`,
-//!   so a sum over up to 133,000 terms cannot overflow, and the widest layer the loader
+//! - `s_w = max|w| / 63`, `q_w = round(w / s_w)`, in `[-63, 63]` (once, at
+//!   [`Int8Weight::quantize`]); `s_x = max|x| / 127`, `q_x = round(x / s_x)`, in `[-127, 127]`
+//!   (per row, per call); `round` is f32's (half away from zero); an all-zero row or channel has
+//!   scale 0 and quantizes to zeros;
+//! - `y = (Σ q_x · q_w) · s_x · s_w + b`, the sum exact in i32: `|q_x · q_w| ≤ 127 · 63 = 8,001`,
+//!   so a sum over up to 268,000 terms cannot overflow, and the widest layer the loader
 //!   accepts is [`crate::families::limits::MAX_INTERMEDIATE_SIZE`] (65,536).
+//!
+//! The weights keep 7 bits and the activations 8 (onnxruntime's `reduce_range` for CPUs without
+//! VNNI): so AVX2's `vpmaddubsw` ([`super::madd`]), which adds two byte products into a
+//! saturating 16-bit lane, cannot saturate (`2 · 255 · 63 = 32,130 < 2¹⁵`) and does 32
+//! multiply-adds an instruction exactly. On roberta-base's shape the weights' seventh bit moved
+//! no output measurably (docs/model-families.md#int8); the activations', measured the same
+//! way, doubled the deviation from f32, which is why the weights give it up.
 //!
 //! Values are held as i16, each row and channel padded with zeros to a multiple of eight; one
 //! `wide::i16x8::dot` is eight multiply-adds: WebAssembly SIMD128's `i32x4.dot_i16x8_s` in the
@@ -32,8 +39,10 @@ const COLS: usize = 4;
 /// Output channels per panel: 64 channels of a 3,072-wide layer are 384 KiB of i16, which stay
 /// in a core's L2 cache while every row of activations passes over them.
 const PANEL: usize = 64;
-/// Largest value of a quantized element.
+/// Largest value of a quantized activation.
 const QMAX: f32 = 127.0;
+/// Largest value of a quantized weight (7 bits: see the module's text).
+pub(super) const QMAX_W: f32 = 63.0;
 
 /// A dense layer's weight in int8, per output channel (values kept as i16 lanes), and its
 /// bias in f32.
@@ -62,7 +71,7 @@ enum Native {
     /// AVX-512 VNNI's `vpdpbusd`: [`super::vnni`].
     Vnni(super::vnni::PackedI8),
     /// AVX2's `vpmaddwd`: [`super::madd`].
-    Madd(super::madd::PackedI16),
+    Madd(super::madd::PackedS8),
 }
 
 #[cfg(all(target_arch = "x86_64", feature = "fast-cpu"))]
@@ -79,7 +88,7 @@ impl Native {
         let vnni =
             || super::vnni::PackedI8::pack(q, k, n, padded(k), scale, bias).map(Native::Vnni);
         let madd =
-            || super::madd::PackedI16::pack(q, k, n, padded(k), scale, bias).map(Native::Madd);
+            || super::madd::PackedS8::pack(q, k, n, padded(k), scale, bias).map(Native::Madd);
         match kernel {
             Kernel::Widest => vnni().or_else(madd),
             Kernel::Avx2 => madd(),
@@ -114,19 +123,27 @@ fn padded(k: usize) -> usize {
     k.next_multiple_of(LANES)
 }
 
-/// Appends the `k` `values` quantized with `scale` (0: all zeros), then zeros up to `padded(k)`.
-fn push_quantized(values: &[f32], scale: f32, out: &mut Vec<i16>) {
-    out.extend(values.iter().map(|&v| quantize(v, scale)));
+/// Appends the `k` `values` quantized with `scale` (0: all zeros) into `[-qmax, qmax]`, then
+/// zeros up to `padded(k)`.
+fn push_quantized(values: &[f32], scale: f32, qmax: f32, out: &mut Vec<i16>) {
+    out.extend(values.iter().map(|&v| quantize_within(v, scale, qmax)));
     out.resize(out.len() + padded(values.len()) - values.len(), 0);
 }
 
-/// `round(v / scale)` in `[-127, 127]`; 0 when `scale` is 0.
+/// An activation: `round(v / scale)` in `[-127, 127]`; 0 when `scale` is 0 (the tests'
+/// shorthand for [`quantize_within`] at [`QMAX`]).
+#[cfg(test)]
 fn quantize(v: f32, scale: f32) -> i16 {
+    quantize_within(v, scale, QMAX)
+}
+
+/// `round(v / scale)` in `[-qmax, qmax]`; 0 when `scale` is 0.
+fn quantize_within(v: f32, scale: f32, qmax: f32) -> i16 {
     if scale == 0.0 {
         return 0;
     }
-    // `as` saturates; the clamp keeps the range symmetric when rounding reaches ±127.5.
-    round_half_away(v / scale).clamp(-QMAX, QMAX) as i16
+    // `as` saturates; the clamp keeps the range symmetric when rounding reaches ±(qmax + 0.5).
+    round_half_away(v / scale).clamp(-qmax, qmax) as i16
 }
 
 /// `x.round()` (half away from zero), in instructions every x86-64 has: with SSE2 alone `round`
@@ -147,7 +164,7 @@ fn round_half_away(x: f32) -> f32 {
     }
 }
 
-/// `max|v| / 127`; NaN when any value is not finite. `f32::max` would skip a NaN and an
+/// An activation row's scale, `max|v| / 127`; NaN when any value is not finite. `f32::max` would skip a NaN and an
 /// infinity would quantize every other value to 0, so a model gone non-finite would give
 /// finite numbers at int8; a NaN scale makes the row's (or channel's) outputs NaN instead, and
 /// the scorer reports them as at f32 ([`tabprobe_core::scoring::ScoreError::NonFinite`]).
@@ -156,6 +173,11 @@ fn round_half_away(x: f32) -> f32 {
 /// maximum (no NaN reaches it), without the chain of dependent compares that made this loop
 /// 40 % of a native int8 layer's own time (2026-11-30).
 pub(super) fn scale_of(values: &[f32]) -> f32 {
+    max_abs(values) / QMAX
+}
+
+/// `max|v|` (see [`scale_of`]); NaN when any value is not finite.
+fn max_abs(values: &[f32]) -> f32 {
     const LANES: usize = 16;
     let mut max = [0.0f32; LANES];
     let mut finite = true;
@@ -169,7 +191,7 @@ pub(super) fn scale_of(values: &[f32]) -> f32 {
     if !finite {
         return f32::NAN;
     }
-    max.into_iter().fold(0.0, f32::max) / QMAX
+    max.into_iter().fold(0.0, f32::max)
 }
 
 /// Activation rows in int8: `m` rows of `padded(k)` values, and each row's scale.
@@ -188,7 +210,7 @@ impl QuantizedRows {
         let mut scale = Vec::with_capacity(m);
         for row in x.chunks_exact(k.max(1)) {
             let s = scale_of(row);
-            push_quantized(row, s, &mut q);
+            push_quantized(row, s, QMAX, &mut q);
             scale.push(s);
         }
         QuantizedRows { q, scale, stride }
@@ -226,8 +248,9 @@ impl Int8Weight {
         let mut q = Vec::with_capacity(n * padded(k));
         let mut scale = Vec::with_capacity(n);
         for channel in weight.chunks_exact(k.max(1)).take(n) {
-            let s = scale_of(channel);
-            push_quantized(channel, s, &mut q);
+            // A channel's scale, `max|w| / 63` (NaN when a value is not finite, as a row's).
+            let s = max_abs(channel) / QMAX_W;
+            push_quantized(channel, s, QMAX_W, &mut q);
             scale.push(s);
         }
         let bias = bias.map_or_else(|| vec![0.0; n], <[f32]>::to_vec);
@@ -408,13 +431,13 @@ mod tests {
 
     /// A hand-worked layer: k = 3, n = 2 (no value lands on a rounding tie).
     /// Weight `[in, out]` = [[1, -3], [0.25, 4], [-1, 1]] (given `[out, in]`): channel 0 is (1, 0.25, -1), max 1,
-    /// s_w = 1/127, q = (127, 32 (31.75), -127); channel 1 is (-3, 4, 1), max 4, s_w = 4/127,
-    /// q = (-95 (-95.25), 127, 32 (31.75)).
+    /// s_w = 1/63, q = (63, 16 (15.75), -63); channel 1 is (-3, 4, 1), max 4, s_w = 4/63,
+    /// q = (-47 (-47.25), 63, 16 (15.75)).
     /// Row x = (2, -0.6, 0.5): max 2, s_x = 2/127, q = (127, -38 (-38.1), 32 (31.75)).
-    /// Sums: 127·127 − 38·32 − 32·127 = 16129 − 1216 − 4064 = 10849;
-    ///       −127·95 − 38·127 + 32·32 = −12065 − 4826 + 1024 = −15867.
-    /// y0 = 10849 · 2/127 · 1/127 + 0.25 = 21698/16129 + 0.25 = 1.595279 (exactly, x·w0 + b0 = 1.6);
-    /// y1 = −15867 · 2/127 · 4/127 − 1 = −126936/16129 − 1 = −8.870048 (exactly, −8.9).
+    /// Sums: 127·63 − 38·16 − 32·63 = 8001 − 608 − 2016 = 5377;
+    ///       −127·47 − 38·63 + 32·16 = −5969 − 2394 + 512 = −7851.
+    /// y0 = 5377 · 2/127 · 1/63 + 0.25 = 10754/8001 + 0.25 = 1.594082 (exactly, x·w0 + b0 = 1.6);
+    /// y1 = −7851 · 2/127 · 4/63 − 1 = −62808/8001 − 1 = −8.850019 (exactly, −8.9).
     #[test]
     fn a_hand_worked_layer() {
         // `[out, in]`: channel 0, then channel 1.
@@ -422,7 +445,7 @@ mod tests {
         let layer = Int8Weight::quantize(&w, 3, 2, Some(&[0.25, -1.0])).expect("shapes match");
         let y = layer.forward(&[2.0, -0.6, 0.5]).expect("one row");
         assert!(
-            (y[0] - 1.595_279).abs() < 1e-5 && (y[1] + 8.870_048).abs() < 1e-5,
+            (y[0] - 1.594_082).abs() < 1e-5 && (y[1] + 8.850_019).abs() < 1e-5,
             "{y:?}"
         );
     }
@@ -444,9 +467,12 @@ mod tests {
             let s_x = scale_of(row);
             for c in 0..n {
                 let col = &w[c * k..(c + 1) * k];
-                let s_w = scale_of(col);
+                let s_w = max_abs(col) / QMAX_W;
                 let sum: i32 = (0..k)
-                    .map(|i| i32::from(quantize(row[i], s_x)) * i32::from(quantize(col[i], s_w)))
+                    .map(|i| {
+                        i32::from(quantize(row[i], s_x))
+                            * i32::from(quantize_within(col[i], s_w, QMAX_W))
+                    })
                     .sum();
                 let want = sum as f32 * s_x * s_w + b[c];
                 assert_eq!(y[r * n + c], want, "row {r}, channel {c}");
@@ -476,8 +502,9 @@ mod tests {
     /// Natively, each kernel this CPU runs (AVX-512 VNNI, AVX2) gives the portable kernel's
     /// outputs bit for bit, for rows that fill no whole tile, inputs not a multiple of 4,
     /// partial panels, a pair's 128 tokens at roberta-base's width, and the widest layer the
-    /// loader accepts at the largest values (VNNI's shifted sum then reaches 65,536 · 255 · 127
-    /// = 2,122,383,360, just under 2³¹; AVX2's sum 65,536 · 127² = 1,057,030,144).
+    /// loader accepts at the largest values (both kernels' shifted sums then reach
+    /// 65,536 · 255 · 63 = 1,052,835,840, under 2³¹, and each of AVX2's 16-bit pairs
+    /// 2 · 255 · 63 = 32,130, under 2¹⁵).
     #[cfg(all(target_arch = "x86_64", feature = "fast-cpu"))]
     #[test]
     fn native_kernels_give_the_portable_kernels_bits() {
@@ -570,7 +597,7 @@ mod tests {
     }
 
     /// Each native kernel's row quantization (AVX-512 VNNI's, AVX2's) gives [`scale_of`]'s
-    /// scale and [`quantize`]'s values (VNNI's shifted by 128), on the rounding cases above at
+    /// scale and [`quantize`]'s values (both shifted by 128), on the rounding cases above at
     /// several scales, rows of 1 to 17 values, and rows with a NaN or an infinity.
     #[cfg(all(target_arch = "x86_64", feature = "fast-cpu"))]
     #[test]
@@ -598,9 +625,9 @@ mod tests {
                 Some((scale, out.iter().map(|&b| i16::from(b) - 128).collect()))
             }),
             ("AVX2", |row| {
-                let mut out = vec![99i16; row.len()];
+                let mut out = vec![99u8; row.len()];
                 let scale = crate::blocks::madd::quantized_row(row, &mut out)?;
-                Some((scale, out))
+                Some((scale, out.iter().map(|&b| i16::from(b) - 128).collect()))
             }),
         ];
         for (name, quantized) in kernels {

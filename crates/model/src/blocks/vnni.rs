@@ -3,10 +3,10 @@
 //! multiply-adds an instruction instead of 8.
 //!
 //! VNNI's `vpdpbusd` multiplies unsigned bytes by signed bytes, four adjacent pairs into each
-//! 32-bit lane. The weights are the int8 channel values `q_w` as they are; an activation
-//! `q_x` in `[-127, 127]` goes in as the byte `q_x + 128` in `[1, 255]`, and the extra
-//! `128 · Σ q_w` is taken off each channel's sum afterwards. Every step is exact in i32
-//! (`|sum| ≤ 65,536 · 255 · 127 < 2³¹` for the widest layer the loader accepts), so the sums
+//! 32-bit lane. The weights are the channel values `q_w` (7 bits, in `[-63, 63]`) as they are;
+//! an activation `q_x` in `[-127, 127]` goes in as the byte `q_x + 128` in `[1, 255]`, and the
+//! extra `128 · Σ q_w` is taken off each channel's sum afterwards. Every step is exact in i32
+//! (`|sum| ≤ 65,536 · 255 · 63 < 2³¹` for the widest layer the loader accepts), so the sums
 //! are the portable product's to the bit, and so is every output: `sum · s_x · s_w + b`.
 //!
 //! The weight is packed once, in panels of 64 channels: for each four inputs, 64 channels ×
@@ -78,9 +78,9 @@ impl PackedI8 {
     }
 
     /// Packs `n` channels of quantized values, channel after channel with `stride` values each
-    /// (the first `k` real, in `[-127, 127]`), as [`super::int8`] keeps them, with each
-    /// channel's `scale` and `bias`. `None` when the CPU lacks the instructions or the lengths
-    /// do not fit.
+    /// (the first `k` real, in `[-63, 63]`; any byte would do here), as [`super::int8`] keeps
+    /// them, with each channel's `scale` and `bias`. `None` when the CPU lacks the instructions
+    /// or the lengths do not fit.
     pub fn pack(
         q: &[i16],
         k: usize,

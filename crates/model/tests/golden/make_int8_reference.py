@@ -28,9 +28,9 @@ Three variants, each its own model copy:
     channel, symmetric (scale = max|w_channel| / 127.5) — the torch scheme closest to
     tabprobe's;
   - `scheme`: tabprobe's int8 scheme written out in PyTorch, not a torch quantization API:
-    weights per output channel, scale = max|w_channel| / 127, values rounded half away from zero
-    into [-127, 127]; activations per row (per token), scale = max|x_row| / 127, the same
-    rounding; products summed exactly (float64 of the integers, as an i32 sum would), then
+    weights per output channel, 7 bits: scale = max|w_channel| / 63, values rounded half away
+    from zero into [-63, 63]; activations per row (per token), 8 bits: scale = max|x_row| / 127,
+    the same rounding, into [-127, 127]; products summed exactly (float64 of the integers, as an i32 sum would), then
     y = acc * s_x * s_w + bias in float32.
 In both torch variants the activations are quantized by the quantized engine itself
 (`torch.ops.quantized.linear_dynamic`, called by `DynamicQuantizedLinear` with
@@ -112,11 +112,11 @@ def round_away(x):
     return torch.sign(x) * torch.floor(x.abs() + 0.5)
 
 
-def symmetric(x, dim):
-    """int8 values in [-127, 127] (as float64) and the scale, max|x| / 127 along `dim`."""
-    scale = x.abs().amax(dim=dim, keepdim=True) / 127.0
+def symmetric(x, dim, qmax):
+    """Values in [-qmax, qmax] (as float64) and the scale, max|x| / qmax along `dim`."""
+    scale = x.abs().amax(dim=dim, keepdim=True) / qmax
     q = torch.where(scale > 0, round_away(x / torch.where(scale > 0, scale, 1.0)), 0.0)
-    return q.clamp(-127, 127).double(), scale
+    return q.clamp(-qmax, qmax).double(), scale
 
 
 class SchemeLinear(torch.nn.Module):
@@ -124,12 +124,13 @@ class SchemeLinear(torch.nn.Module):
 
     def __init__(self, linear):
         super().__init__()
-        self.qw, self.sw = symmetric(linear.weight.detach().float(), 1)  # [out, in], [out, 1]
+        # 7-bit weights: [out, in], [out, 1]
+        self.qw, self.sw = symmetric(linear.weight.detach().float(), 1, 63.0)
         self.bias = None if linear.bias is None else linear.bias.detach().float()
 
     def forward(self, x):
-        qx, sx = symmetric(x.float(), -1)  # [..., in], [..., 1]
-        acc = (qx @ self.qw.T).float()  # exact: |sum| <= 127² · in < 2^53
+        qx, sx = symmetric(x.float(), -1, 127.0)  # [..., in], [..., 1]
+        acc = (qx @ self.qw.T).float()  # exact: |sum| <= 127 · 63 · in < 2^53
         y = acc * sx * self.sw.reshape(-1)
         return y if self.bias is None else y + self.bias
 
@@ -212,7 +213,8 @@ def main():
         "in both the engine quantizes each layer's whole input per tensor, asymmetric quint8 "
         "(7 bits on x86/fbgemm: reduce_range); "
         "scheme: tabprobe's int8 written out in PyTorch (weights per output channel and activations per row, "
-        "symmetric, scale max|.|/127, round half away from zero, [-127, 127], exact integer sums, "
+        "symmetric, weights 7-bit (scale max|w|/63, [-63, 63]), activations 8-bit (scale max|x|/127, [-127, 127]), "
+        "round half away from zero, exact integer sums, "
         "y = acc * s_x * s_w + bias in float32)",
         "fixtures": {},
     }
