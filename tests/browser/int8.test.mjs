@@ -1,8 +1,10 @@
 // The int8 precision in the browser (issue 45; docs/model-families.md#precision): the model
 // bar's "int8 on the CPU path" loads the tiny model on the CPU at int8. Its logits on the golden
 // pairs are not f32's (the quantized product ran) yet every pair keeps transformers' f32 label
-// and its probabilities stay within the parity the native test holds int8 to (a multiple of
-// PyTorch's own dynamic-quantization deviation on this fixture, golden/int8_reference.json).
+// except those the same arithmetic written out in PyTorch flips (golden/int8_reference.json's
+// `scheme.flipped`: pair 6, whose two top f32 logits are 0.055 apart), and its probabilities
+// stay within the parity the native test holds int8 to (a multiple of PyTorch's own
+// dynamic-quantization deviation on this fixture).
 // A row-deletion run on the paper split then says int8 on the results, on every figure's model
 // title and in its run file, and a probe result shared from it carries the precision.
 import { test, before, after } from 'node:test';
@@ -17,7 +19,7 @@ const reference = JSON.parse(await readFile(join(goldenDir, 'int8_reference.json
 const modelFiles = ['config.json', 'model.safetensors', 'tokenizer.json'].map((n) => join(goldenDir, 'tiny-f32', n));
 const LABELS = ['ENTAIL', 'NEUTRAL', 'CONTRADICT'];
 // The same bound crates/model/tests/int8.rs holds the fixture to.
-const REF_FACTOR = 3;
+const REF_FACTOR = 2;
 
 const softmax = (xs) => {
   const m = Math.max(...xs);
@@ -66,11 +68,13 @@ test('int8 on the CPU path: golden pairs keep their labels within the stated par
     const items = await page.getByTestId('hypothesis').all();
     assert.equal(items.length, examples.length);
     let [dprob, dlogit] = [0, 0];
+    const flips = reference.fixtures['tiny-f32'].scheme.flipped;
     for (const [k, item] of items.entries()) {
       const index = Number(examples[k].id.slice(1));
       const logits = JSON.parse(await item.getByTestId('prediction').getAttribute('data-logits'));
       const want = golden.variants.f32.logits[index];
-      assert.equal(argmax(logits), argmax(want), `pair ${index}: int8 keeps f32's label`);
+      const flipped = argmax(logits) !== argmax(want);
+      assert.equal(flipped, flips.includes(index), `pair ${index}: int8 flips f32's label exactly where the same scheme in PyTorch does (${flips})`);
       const [p, q] = [softmax(logits), softmax(want)];
       for (let j = 0; j < want.length; j++) {
         dprob = Math.max(dprob, Math.abs(p[j] - q[j]));
