@@ -20,9 +20,9 @@
 //!
 //! Values are held as i16, each row and channel padded with zeros to a multiple of eight; one
 //! `wide::i16x8::dot` is eight multiply-adds: WebAssembly SIMD128's `i32x4.dot_i16x8_s` in the
-//! browser's worker, SSE2's `pmaddwd` natively where the CPU lacks AVX-512 VNNI. Where it has
+//! browser's worker, SSE2's `pmaddwd` natively where the CPU has neither kernel below. Where it has
 //! it (natively, `fast-cpu`), [`super::vnni`] computes the same integer sums, 64 multiply-adds
-//! an instruction, and where it has AVX2 instead, [`super::madd`], 16 an instruction; every
+//! an instruction, and where it has AVX2 instead, [`super::madd`], 32 for two instructions; every
 //! output is the same bits. (Natively, plain integer loops compiled for
 //! AVX-512 by pulp's run-time dispatch and left to LLVM's vectorizer ran 2.5× slower than this on
 //! roberta-base, 1.48 against 3.70 examples/s, 2026-11-29.) burn's CPU backend has quantized tensors but
@@ -42,7 +42,7 @@ const PANEL: usize = 64;
 /// Largest value of a quantized activation.
 const QMAX: f32 = 127.0;
 /// Largest value of a quantized weight (7 bits: see the module's text).
-pub(super) const QMAX_W: f32 = 63.0;
+const QMAX_W: f32 = 63.0;
 
 /// A dense layer's weight in int8, per output channel (values kept as i16 lanes), and its
 /// bias in f32.

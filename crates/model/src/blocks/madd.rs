@@ -37,6 +37,9 @@ const WIDTH: usize = 16;
 const ROWS: usize = 4;
 /// Vectors per panel step (four inputs of [`WIDTH`] channels).
 const VECTORS: usize = WIDTH / 8;
+/// The largest |weight| whose byte pairs cannot saturate a 16-bit lane against activations up
+/// to 255: `2 · 255 · 63 = 32,130 < 2¹⁵` ([`super::int8`]'s 7-bit weights).
+const WEIGHT_MAX: i16 = 63;
 
 /// A dense layer's int8 weight packed for AVX2's `vpmaddubsw`, with its channels' offsets,
 /// scales and bias.
@@ -86,8 +89,7 @@ impl PackedS8 {
     ) -> Option<PackedS8> {
         let simd = V3::try_new()?;
         let fits = stride >= k && q.len() == n * stride && scale.len() == n && bias.len() == n;
-        let qmax = super::int8::QMAX_W as i16;
-        if k == 0 || n == 0 || !fits || q.iter().any(|v| v.abs() > qmax) {
+        if k == 0 || n == 0 || !fits || q.iter().any(|v| v.abs() > WEIGHT_MAX) {
             return None;
         }
         let k4 = k.next_multiple_of(4);
