@@ -13,9 +13,10 @@
 //! times unit scale), and int8 moves them far: PyTorch's own int8 moves probabilities by
 //! 0.04–0.64 and flips labels on five of nine. So parity is relative: tabprobe's largest
 //! |Δprobability| is at most [`REF_FACTOR`] times PyTorch `per_channel`'s on the same fixture;
-//! its largest |Δprobability| and |Δlogit| are within [`SCHEME_TOL`] and [`SCHEME_LOGIT_TOL`]
-//! of the `scheme`'s (the same arithmetic, summed in another order) and it flips exactly the `scheme`'s pairs; and it
-//! flips none where neither PyTorch variant flips one.
+//! each pair's logits are within [`PAIR_TOL`] of the `scheme`'s (the same arithmetic, summed in
+//! another order), but for at most [`max_stepped`] pairs a rounding step away (within
+//! [`STEP_TOL`]); it flips exactly the `scheme`'s pairs; and it flips none where neither
+//! PyTorch variant flips one.
 
 mod common;
 
@@ -31,17 +32,28 @@ use tabprobe_model::{Device, Precision};
 /// (ELECTRA) to 1.25× (tiny-2way); with 8-bit weights it was 0.26× to 1.80×, 2026-11-29).
 const REF_FACTOR: f32 = 2.0;
 
-/// How far tabprobe's largest |Δprobability| may be from the same scheme's in PyTorch
-/// (measured: below 1e-4 on every fixture).
-const SCHEME_TOL: f32 = 1e-3;
+/// How far a pair's int8 logits may be from the same scheme's in PyTorch (the same arithmetic,
+/// float sums in another order; the two f32 forwards agree within 2.1e-6 on every pair).
+const PAIR_TOL: f32 = 1e-3;
 
-/// How far tabprobe's largest |Δlogit| may be from the same scheme's in PyTorch: a value within
-/// f32 noise of a rounding boundary can round to the neighbouring integer in one of the two.
-/// Measured 2026-12-01: below 1e-4 on eight fixtures; on tiny-f32 0.3174 against 0.3314, from
-/// two of its 34 pairs, whose int8 logits differ by 1.65e-2 and 1.40e-2 while the other 32 agree
-/// within 8e-5 and the two f32 forwards within 2.1e-6 on every pair — a rounding step, not a
-/// drift. (With 8-bit weights the largest was 4.9e-3, on tiny-2way.)
-const SCHEME_LOGIT_TOL: f32 = 2e-2;
+/// A value within f32 noise of a rounding boundary can round to the neighbouring integer in one
+/// of the two implementations, and on these sharpened fixtures one such step moves a pair's
+/// logits by 1e-3 to 2e-1 while the pairs without one agree within 1e-4. PyTorch's own scheme
+/// does the same to itself: with its first embedding module's output moved by one ulp
+/// (`scheme.ulp_moved` in the reference), up to 8 of a fixture's 68 pairs move by more than
+/// 1e-3, the largest by 0.178 (ELECTRA's pair 52). So a few pairs, at most [`max_stepped`], may
+/// be further than [`PAIR_TOL`] from PyTorch's, each within this.
+const STEP_TOL: f32 = 0.3;
+
+/// How many of a fixture's pairs may be a rounding step from PyTorch's: a quarter (17 of 68,
+/// 8 of 34). Measured 2026-12-01 (the stepped pairs, and the largest step): natively with
+/// `fast-cpu` on AVX-512 with VNNI, 10 of BART's 68 and 0.197 (ELECTRA's pair 54); without
+/// `fast-cpu` (the portable kernels), 7 of BART's and 0.085 (DistilBERT's pair 37); on an
+/// AVX2 CPU, tiny-f32's pairs 27 and 33 (1.65e-2 and 1.40e-2; the other fixtures were checked
+/// by their largest |Δlogit| only, within 2e-2 of PyTorch's).
+fn max_stepped(pairs: usize) -> usize {
+    pairs / 4
+}
 
 #[derive(Debug, Deserialize)]
 struct Reference {
@@ -59,6 +71,18 @@ struct Deviation {
     max_abs_dprob: f32,
     max_abs_dlogit: f32,
     flipped: Vec<usize>,
+    /// Every pair's quantized logits (the `scheme` only).
+    #[serde(default)]
+    logits: Vec<Vec<f32>>,
+    /// The pairs that one ulp at the embeddings moves by more than 1e-3 (the `scheme` only).
+    #[serde(default)]
+    ulp_moved: Option<UlpMoved>,
+}
+
+#[derive(Debug, Deserialize)]
+struct UlpMoved {
+    /// (pair, largest |Δlogit|)
+    pairs: Vec<(usize, f32)>,
 }
 
 #[test]
@@ -103,14 +127,29 @@ fn int8_is_within_the_stated_multiple_of_pytorch_int8_on_every_fixture() {
             g.prob,
             r.per_channel.max_abs_dprob
         );
+        // Pair by pair against the same scheme in PyTorch.
+        assert_eq!(r.scheme.logits.len(), pairs.len(), "{name}: PyTorch's scheme logits");
+        let apart: Vec<(usize, f32)> = int8_scores
+            .iter()
+            .zip(&r.scheme.logits)
+            .map(|(ours, theirs)| {
+                assert_eq!(ours.logits.len(), theirs.len(), "{name}: labels");
+                let d = ours.logits.iter().zip(theirs).map(|(a, b)| (a - b).abs());
+                d.fold(0.0f32, f32::max)
+            })
+            .enumerate()
+            .filter(|&(_, d)| d > PAIR_TOL)
+            .collect();
+        let ulp = r.scheme.ulp_moved.as_ref().map(|u| &u.pairs);
+        println!(
+            "{name}: pairs (index, |Δlogit|) further than {PAIR_TOL} from PyTorch's scheme: \
+             {apart:?} (PyTorch's own, one ulp at the embeddings: {ulp:?})"
+        );
+        let most = max_stepped(pairs.len());
         assert!(
-            (g.prob - r.scheme.max_abs_dprob).abs() <= SCHEME_TOL
-                && (g.logit - r.scheme.max_abs_dlogit).abs() <= SCHEME_LOGIT_TOL,
-            "{name}: |Δprob| {}, |Δlogit| {} against the same scheme in PyTorch: {}, {}",
-            g.prob,
-            g.logit,
-            r.scheme.max_abs_dprob,
-            r.scheme.max_abs_dlogit
+            apart.len() <= most && apart.iter().all(|&(_, d)| d <= STEP_TOL),
+            "{name}: pairs (index, largest |Δlogit|) further than {PAIR_TOL} from the same \
+             scheme in PyTorch: {apart:?}; at most {most} may be, within {STEP_TOL}"
         );
         assert_eq!(
             g.flipped, r.scheme.flipped,

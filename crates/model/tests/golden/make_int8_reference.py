@@ -42,7 +42,13 @@ machine's default, not chosen here) is recorded as `engine`.
 
 It records, per fixture, how many dense layers were quantized and, per variant, the largest
 |Δprobability| and |Δlogit| against float32 and the pairs whose label changes (their indices:
-families premise first 0–33, hypothesis first 34–67). The output is deterministic on one
+families premise first 0–33, hypothesis first 34–67); for `scheme` also every pair's logits
+(`logits`, pair by pair in that order), which tests/int8.rs compares with tabprobe's pair by
+pair: summed in another order, a value a hair from a rounding boundary can land on the other
+side of it in one of the two, and on a sharpened fixture one such step moves a pair's logits by
+1e-2 to 2e-1 while the others agree to 1e-4. How far such steps reach is measured here too:
+`scheme.ulp_moved` lists the pairs (index, largest |Δlogit|) that move by more than 1e-3 when
+the first embedding module's output moves by one ulp (seeded), nothing else changed. The output is deterministic on one
 machine (integer sums; run it twice and compare the bytes); another CPU's kernels may round the
 last float bits differently.
 
@@ -165,6 +171,38 @@ def compare(a, b, what):
     }
 
 
+def with_logits(deviation, b):
+    """The deviation plus each pair's quantized logits, for a pair-by-pair comparison."""
+    deviation["logits"] = [[float(v) for v in row] for row in b.tolist()]
+    return deviation
+
+
+@torch.no_grad()
+def ulp_moved(model, encodings, before):
+    """Which pairs the scheme's logits move by more than 1e-3 when the first embedding module's
+    output (BART: the encoder's token embeddings) moves by one ulp, up or down value by value
+    (seeded): how far a rounding step moves this fixture's pairs, without any other change."""
+    name, module = next(
+        (n, m) for n, m in model.named_modules() if n.endswith("embeddings") or n.endswith("embed_tokens")
+    )
+    gen = torch.Generator().manual_seed(1)
+
+    def hook(_module, _inputs, out):
+        away = (torch.randint(0, 2, out.shape, generator=gen) * 2 - 1).float() * 1e30
+        return torch.nextafter(out, out + away)
+
+    handle = module.register_forward_hook(hook)
+    try:
+        after = logits(model, encodings)
+    finally:
+        handle.remove()
+    moved = (before - after).abs().amax(-1)
+    return {
+        "module": name,
+        "pairs": [[i, float(d)] for i, d in enumerate(moved.tolist()) if d > 1e-3],
+    }
+
+
 def gap(folder, encodings):
     full = tf.AutoModelForSequenceClassification.from_pretrained(folder, attn_implementation="eager").eval()
     a = logits(full, encodings)
@@ -177,7 +215,11 @@ def gap(folder, encodings):
     ):
         model = copy.deepcopy(full)
         counts.add(make(model))
-        out[variant] = compare(a, logits(model, encodings), f"{folder} {variant}")
+        b = logits(model, encodings)
+        out[variant] = compare(a, b, f"{folder} {variant}")
+        if variant == "scheme":
+            out[variant] = with_logits(out[variant], b)
+            out[variant]["ulp_moved"] = ulp_moved(model, encodings, b)
     assert len(counts) == 1, counts
     out["quantized_dense_layers"] = counts.pop()
     return out
@@ -206,6 +248,9 @@ def main():
         "torch": torch.__version__,
         "transformers": tf.__version__,
         "engine": engine,
+        # The CPU's vector width changes how float sums are ordered, so which values land a
+        # hair either side of a rounding boundary (see `scheme.logits` below).
+        "cpu_capability": torch.backends.cpu.get_cpu_capability(),
         "activations_7_bit": engine in ("x86", "fbgemm"),
         "method": "every nn.Linear inside the transformer layers in int8, the rest float32; "
         "per_tensor: quantize_dynamic with default_dynamic_qconfig (qint8 weights per tensor, symmetric); "
