@@ -128,7 +128,11 @@ fn int8_is_within_the_stated_multiple_of_pytorch_int8_on_every_fixture() {
             r.per_channel.max_abs_dprob
         );
         // Pair by pair against the same scheme in PyTorch.
-        assert_eq!(r.scheme.logits.len(), pairs.len(), "{name}: PyTorch's scheme logits");
+        assert_eq!(
+            r.scheme.logits.len(),
+            pairs.len(),
+            "{name}: PyTorch's scheme logits"
+        );
         let apart: Vec<(usize, f32)> = int8_scores
             .iter()
             .zip(&r.scheme.logits)
