@@ -418,7 +418,12 @@ test('the bundled default model loads by itself; a model the user loads wins ove
       assert.equal(await page.getByTestId('model-hash').getAttribute('title'), golden.variants.f32.weights_sha256);
       assert.equal(await page.getByTestId('linearization').inputValue(), 'horizontal_template');
       await page.getByTestId('load-bundled-second').click();
-      await page.getByTestId('model2-name').waitFor({ timeout: 120_000 });
+      // One run of scripts/test.sh (2026-12-01) waited the whole 120 s here, and passed when
+      // rerun alone, six times: on a timeout, say what the second model's panel showed.
+      await page.getByTestId('model2-name').waitFor({ timeout: 120_000 }).catch(async (e) => {
+        const panel = await page.getByTestId('model2-panel').innerText().catch(() => '(no panel)');
+        throw new Error(`${e.message}\nthe second model's panel: ${panel}`);
+      });
       await snap(page, '39-bundled-models');
       assert.deepEqual(errors, []);
       await page.close();
