@@ -54,13 +54,18 @@ impl Dense {
     /// (an f16 weight, [`Dense::set_weight_dtype`]) `x` is rounded to f16 for the product,
     /// which comes back as f32 before the f32 bias is added. At int8 ([`Dense::quantize_int8`])
     /// the product is [`Int8Weight::forward`]'s, on the host. In f32 on the native CPU path
-    /// (`fast-cpu`, plain `flex`) it is [`PackedF32::forward`]'s.
+    /// (`fast-cpu`, plain `flex`) it is [`PackedF32::forward`]'s, in the browser worker's
+    /// (WebAssembly, plain `flex`) [`PackedF32::forward_streamed`]'s.
     pub fn forward<const D: usize>(&self, x: Tensor<D>) -> Tensor<D> {
         let f32_layer = || (self.weight.clone(), self.bias.clone());
         if let Some(q) = &self.int8 {
             return host_forward(q.out_features(), x, |v| q.forward(v), f32_layer);
         }
         match self.compute_dtype() {
+            FloatDType::F32 if self.streams_f32(&x.device()) => {
+                let n = self.bias.dims()[0];
+                host_forward(n, x, |v| self.streamed(v), f32_layer)
+            }
             FloatDType::F32 => match self.packed_f32(&x.device()) {
                 Some(p) => host_forward(p.out_features(), x, |v| p.forward(v), f32_layer),
                 None => linear(x, self.weight.clone(), Some(self.bias.clone())),
@@ -85,7 +90,7 @@ impl Dense {
     }
 
     /// The packed f32 weight for `device`, packing it on first use: only natively with
-    /// `fast-cpu` on plain `flex` (in the browser's worker burn's gemm stays, and autodiff
+    /// `fast-cpu` on plain `flex` (the browser's worker streams it instead, and autodiff
     /// needs burn's own product to differentiate).
     fn packed_f32(&self, device: &Device) -> Option<&PackedF32> {
         if !cfg!(feature = "fast-cpu") || !is_plain_flex(device) {
@@ -99,6 +104,47 @@ impl Dense {
                 PackedF32::pack(weight.as_slice().ok()?, k, n, bias.as_slice().ok()?)
             })
             .as_ref()
+    }
+
+    /// Whether the f32 product runs as [`PackedF32::forward_streamed`] for inputs on `device`:
+    /// in WebAssembly (the browser worker's CPU path) on plain `flex`. There the worker keeps
+    /// no packed copy of the weights (each helper worker holds a whole model; a copy would
+    /// halve how many fit), and burn's gemm, which packs them on every call too, ran the same
+    /// product at 24–25 GFLOP/s against 28.0 (Chromium, one worker, the EPYC, 2026-12-01).
+    fn streams_f32(&self, device: &Device) -> bool {
+        cfg!(target_arch = "wasm32")
+            && self.compute_dtype() == FloatDType::F32
+            && is_plain_flex(device)
+    }
+
+    /// `x · W + b` by [`PackedF32::forward_streamed`] from the weight as burn holds it.
+    fn streamed(&self, x: &[f32]) -> Option<Vec<f32>> {
+        let mut out = Vec::new();
+        self.streamed_into(x, &mut out)?;
+        Some(out)
+    }
+
+    /// [`Dense::streamed`] into `out`. The weight and bias are read in place, from the CPU
+    /// backend's own storage: copied out (`into_data`, as the storage is shared with the
+    /// layer), a roberta-base forward copied 340 MB and the product gained nothing on gemm
+    /// (1.06 against 1.07–1.09 examples/s at batch 1, one worker, 2026-12-01). A weight not
+    /// stored contiguously is copied.
+    fn streamed_into(&self, x: &[f32], out: &mut Vec<f32>) -> Option<()> {
+        let [k, n] = self.weight.dims();
+        #[cfg(target_arch = "wasm32")]
+        {
+            use burn::backend::Flex;
+            let weight = self.weight.clone().try_into_primitive::<Flex>().ok();
+            let bias = self.bias.clone().try_into_primitive::<Flex>().ok();
+            if let (Some(w), Some(b)) = (&weight, &bias) {
+                if let (Some(w), Some(b)) = (w.as_slice::<f32>(), b.as_slice::<f32>()) {
+                    return PackedF32::forward_streamed(w, k, n, b, x, out);
+                }
+            }
+        }
+        let weight = self.weight.clone().into_data();
+        let bias = self.bias.clone().into_data();
+        PackedF32::forward_streamed(weight.as_slice().ok()?, k, n, bias.as_slice().ok()?, x, out)
     }
 
     /// Runs the layer at int8 from now on: its f32 weight quantized per output channel
@@ -134,6 +180,7 @@ impl Dense {
     /// there when every dense layer of it does.
     pub fn runs_on_host(&self, device: &Device) -> bool {
         self.int8.is_some()
+            || self.streams_f32(device)
             || (self.compute_dtype() == FloatDType::F32 && self.packed_f32(device).is_some())
     }
 
@@ -145,6 +192,7 @@ impl Dense {
     pub fn host_forward_into(&self, x: &[f32], device: &Device, out: &mut Vec<f32>) -> Option<()> {
         match &self.int8 {
             Some(q) => q.forward_into(x, out),
+            None if self.streams_f32(device) => self.streamed_into(x, out),
             None if self.compute_dtype() == FloatDType::F32 => {
                 self.packed_f32(device)?.forward_into(x, out)
             }

@@ -1,13 +1,21 @@
-//! The native CPU path's f32 dense product, with the weight packed once (the CLI's `flex`
-//! backend with `fast-cpu`; docs/benchmarks.md#where-the-clis-time-goes).
+//! The CPU paths' f32 dense product: natively with the weight packed once (the CLI's `flex`
+//! backend with `fast-cpu`; docs/benchmarks.md#where-the-clis-time-goes), in the browser
+//! worker's WebAssembly packed panel by panel as it goes ([`PackedF32::forward_streamed`]).
 //!
 //! burn's CPU backend multiplies `x · W` with gemm, which repacks `W` into its own panels on
-//! every call; a dense layer's weight never changes, so this packs it once, in panels of a few
-//! output channels, and multiplies each panel against tiles of activation rows with the widest
-//! fused multiply-add the CPU has (AVX-512, else AVX2, chosen at run time by pulp, which gemm
-//! itself uses). The arithmetic is plain f32: every output is `b + Σ_i x_i · w_i`, summed in
-//! order of `i` with one rounding per multiply-add, so a row's outputs are the same bits
+//! every call; a dense layer's weight never changes, so natively this packs it once, in panels
+//! of a few output channels, and multiplies each panel against tiles of activation rows with
+//! the widest fused multiply-add the CPU has (AVX-512, else AVX2, chosen at run time by pulp,
+//! which gemm itself uses). The arithmetic is plain f32: every output is `b + Σ_i x_i · w_i`,
+//! summed in order of `i` with one rounding per multiply-add natively (a product and a sum
+//! in WebAssembly, which has no fused multiply-add), so a row's outputs are the same bits
 //! whatever other rows share its call and however the work is split over the cores.
+//!
+//! In WebAssembly the tile is 3 rows × 3 vectors of 4: nine sums, three panel vectors, a
+//! broadcast and a product, 14 values, within x86-64's 16 vector registers (tiles of 12 sums
+//! need 17, and V8 then keeps some on the stack). Measured alone in Chromium 156 (the EPYC, one thread, `[128, 768] · [768, 768]`,
+//! 2026-12-01, GFLOP/s): 3 × 3 32.5, 2 × 4 29.5, 4 × 2 28.7, 4 × 3 25.4, 6 × 2 24.4, burn's
+//! gemm (its 12 × 4 tile) 25.0.
 
 use pulp::{Simd, WithSimd};
 
@@ -49,6 +57,7 @@ impl Shape {
         match lanes {
             16 => Shape { width: 64, rows: 6 },
             8 => Shape { width: 24, rows: 4 },
+            4 => Shape { width: 12, rows: 3 },
             _ => Shape { width: 32, rows: 1 },
         }
     }
@@ -170,6 +179,79 @@ impl PackedF32 {
         Some(())
     }
 
+    /// `x · W + b` for the rows of `x` straight from `weight` as burn keeps it (`[k, n]`,
+    /// row-major) and its `n` biases, into `out` (resized; every value overwritten): each
+    /// panel packed as the product reaches it, into one buffer reused panel after panel, for
+    /// each chunk of at most [`MAX_CHUNK_ROWS`] rows. No second copy of a model's weights is
+    /// kept: this is WebAssembly's product, where every copy of a model is a helper worker's
+    /// share of the memory. Packing a panel per chunk costs a few percent of a chunk's
+    /// products (Chromium, one worker, the EPYC, 2026-12-01, `[128, 768] · [768, 768]`:
+    /// 28.0 GFLOP/s against 29.0 with the weight packed beforehand, burn's gemm 24–25). One
+    /// core: the worker's.
+    /// `None` when the lengths do not say `k × n`, `n` and whole rows.
+    pub fn forward_streamed(
+        weight: &[f32],
+        k: usize,
+        n: usize,
+        bias: &[f32],
+        x: &[f32],
+        out: &mut Vec<f32>,
+    ) -> Option<()> {
+        let shape = Shape::for_lanes(vectorize(Lanes));
+        let Shape { width, rows: tile } = shape;
+        if k == 0 || weight.len() != k.checked_mul(n)? || bias.len() != n {
+            return None;
+        }
+        if !x.len().is_multiple_of(k) {
+            return None;
+        }
+        let rows = x.len() / k;
+        out.resize(rows * n, 0.0);
+        let panels = n.div_ceil(width);
+        let bias: Vec<f32> = bias
+            .iter()
+            .copied()
+            .chain(std::iter::repeat(0.0))
+            .take(panels * width)
+            .collect();
+        let mut panel = vec![0.0f32; k * width];
+        let zeros = vec![0.0f32; k];
+        let chunk = MAX_CHUNK_ROWS.next_multiple_of(tile);
+        for (c, outs) in out.chunks_mut(chunk * n).enumerate() {
+            let x = &x[c * chunk * k..][..outs.len() / n * k];
+            // A short last tile made whole with zero rows, whose outputs go to a scratch row.
+            let pad = (outs.len() / n).next_multiple_of(tile) - outs.len() / n;
+            let mut scratch = vec![0.0f32; pad * n];
+            let x_rows: Vec<&[f32]> = x
+                .chunks_exact(k)
+                .chain(std::iter::repeat_n(&zeros[..], pad))
+                .collect();
+            let mut outs: Vec<&mut [f32]> = outs
+                .chunks_exact_mut(n)
+                .chain(scratch.chunks_exact_mut(n))
+                .collect();
+            for p in 0..panels {
+                let first = p * width;
+                match width {
+                    12 if first + 12 <= n => pack_panel::<12>(weight, n, first, &mut panel),
+                    _ => pack_panel_cut(weight, n, first, width, &mut panel),
+                }
+                vectorize(Panel {
+                    panel: &panel,
+                    x: &x_rows,
+                    inputs: 0..k,
+                    shape,
+                    sums: &mut [],
+                    last: true,
+                    outs: &mut outs,
+                    at: first,
+                    bias: &bias[first..][..width],
+                });
+            }
+        }
+        Some(())
+    }
+
     /// `x · W + b` for the rows `x` (whole tiles) over `panels` (whole panels of this layer),
     /// into `outs` (for each row, its outputs of these panels, `width` a panel, the last
     /// panel's cut at the `n`th channel), `bias` the panels' biases: in blocks of [`K_BLOCK`]
@@ -206,6 +288,26 @@ impl PackedF32 {
                 });
             }
         }
+    }
+}
+
+/// Copies the channels `first..first + W` of every row of `weight` (`n` a row) into `panel`
+/// (`W` a row). The width a constant, so each row is a few vector moves: with the width read
+/// at run time each was a call to `memcpy`, and WebAssembly's streamed product ran at
+/// 25.5–27.5 GFLOP/s against 28.3–29.3 for the packed one (26.4–28.1 after).
+fn pack_panel<const W: usize>(weight: &[f32], n: usize, first: usize, panel: &mut [f32]) {
+    for (packed, row) in panel.chunks_exact_mut(W).zip(weight.chunks_exact(n)) {
+        packed.copy_from_slice(&row[first..first + W]);
+    }
+}
+
+/// [`pack_panel`] for any width, the last panel cut at the `n`th channel (the rest of each
+/// packed row keeps the zeros it was made with, or a full panel's values, which a cut panel's
+/// outputs never read).
+fn pack_panel_cut(weight: &[f32], n: usize, first: usize, width: usize, panel: &mut [f32]) {
+    let used = width.min(n - first);
+    for (packed, row) in panel.chunks_exact_mut(width).zip(weight.chunks_exact(n)) {
+        packed[..used].copy_from_slice(&row[first..first + used]);
     }
 }
 
@@ -251,8 +353,15 @@ impl Plan {
 const PIECES_PER_CORE: usize = 4;
 
 /// Inputs one pass over a panel and the tiles of rows takes: 128 inputs of a 64-wide panel
-/// are 32 KiB (a core's L1 data cache holds 32 to 48), and of 128 rows 64 KiB (L2).
-const K_BLOCK: usize = 128;
+/// are 32 KiB (a core's L1 data cache holds 32 to 48), and of 128 rows 64 KiB (L2). In
+/// WebAssembly all of them: its panels are 12 wide (48 bytes a row), and in Chromium the
+/// product without blocks ran at 28.8 GFLOP/s against 27.4 with them (one worker, EPYC,
+/// 2026-12-01, `[128, 768] · [768, 768]`).
+const K_BLOCK: usize = if cfg!(target_arch = "wasm32") {
+    1 << 20
+} else {
+    128
+};
 
 /// Rows a chunk holds at most: a chunk reads its panels once, so larger chunks read the
 /// weight fewer times, while a block of the chunk's rows stays in L2.
@@ -294,12 +403,34 @@ impl WithSimd for Panel<'_, '_> {
         match (S::F32_LANES, width, rows) {
             (16, 64, 6) => self.run::<S, 4, 6>(simd),
             (8, 24, 4) => self.run::<S, 3, 4>(simd),
-            (4, 32, 1) => self.run::<S, 8, 1>(simd),
+            (4, 12, 3) => self.run::<S, 3, 3>(simd),
             (1, 32, 1) => self.run::<S, 32, 1>(simd),
             // A shape packed for another CPU than the one running: plain f32 arithmetic in the
             // same order.
             _ => self.run::<pulp::Scalar, 0, 0>(pulp::Scalar),
         }
+    }
+}
+
+/// `a · b + c` in lanes: fused natively (one rounding; pulp's `mul_add`), a product and a sum
+/// in WebAssembly, whose SIMD128 has no fused multiply-add (pulp's exact `mul_add` would
+/// emulate it lane by lane in software, many times slower).
+#[inline(always)]
+fn madd<S: Simd>(simd: S, a: S::f32s, b: S::f32s, c: S::f32s) -> S::f32s {
+    if cfg!(target_arch = "wasm32") {
+        simd.mul_add_e_f32s(a, b, c)
+    } else {
+        simd.mul_add_f32s(a, b, c)
+    }
+}
+
+/// [`madd`] one value at a time, with the same roundings.
+#[inline(always)]
+fn madd_scalar(a: f32, b: f32, c: f32) -> f32 {
+    if cfg!(target_arch = "wasm32") {
+        a * b + c
+    } else {
+        a.mul_add(b, c)
     }
 }
 
@@ -337,12 +468,14 @@ impl Panel<'_, '_> {
             }
             // Lets the compiler drop the bounds checks of the loop below.
             assert!(rows.iter().all(|row| row.len() == len) && panel.len() == len * V);
-            for i in 0..len {
-                let w = &panel[i * V..i * V + V];
+            // By chunks: indexing the panel as `panel[i * V..]` left a bounds check and an
+            // overflow check in WebAssembly's loop (24.6 against 27.4–27.7 GFLOP/s in
+            // Chromium).
+            for (i, w) in panel.chunks_exact(V).enumerate() {
                 for r in 0..R {
                     let a = simd.splat_f32s(rows[r][i]);
                     for v in 0..V {
-                        acc[r][v] = simd.mul_add_f32s(a, w[v], acc[r][v]);
+                        acc[r][v] = madd(simd, a, w[v], acc[r][v]);
                     }
                 }
             }
@@ -388,7 +521,7 @@ impl Panel<'_, '_> {
                 };
                 let weights = self.panel.iter().skip(j).step_by(width);
                 for (&x, &w) in row[start..end].iter().zip(weights) {
-                    acc = x.mul_add(w, acc);
+                    acc = madd_scalar(x, w, acc);
                 }
                 match (self.last, sum) {
                     (false, Some(sum)) => *sum = acc,
@@ -505,6 +638,53 @@ pub(crate) mod tests {
     fn no_rows_give_no_outputs() {
         let packed = PackedF32::pack(&[1.0; 6], 3, 2, &[0.0; 2]).unwrap();
         assert_eq!(packed.forward(&[]), Some(vec![]));
+    }
+
+    #[test]
+    fn streamed_hand_worked_layer() {
+        // The layer of `hand_worked_layer`, from the weight as stored.
+        let mut out = vec![9.0; 7];
+        let w = [1.0, 2.0, 3.0, 4.0, 5.0, 6.0];
+        PackedF32::forward_streamed(&w, 3, 2, &[0.5, -1.0], &[1.0, 0.0, -1.0], &mut out).unwrap();
+        assert_eq!(out, vec![-3.5, -5.0]);
+    }
+
+    #[test]
+    fn streamed_gives_the_packed_products_bits() {
+        // The same sums in the same order, so the same bits: rows over several chunks and not
+        // a whole tile, channels cutting the last panel, `k` above one block of inputs.
+        for (rows, k, n) in [
+            (1, 1, 1),
+            (3, 7, 33),
+            (17, 129, 96),
+            (300, 200, 40),
+            (130, 768, 50),
+        ] {
+            let x = values(rows * k, 4);
+            let w = values(k * n, 5);
+            let b = values(n, 6);
+            let packed = PackedF32::pack(&w, k, n, &b).unwrap().forward(&x).unwrap();
+            let mut streamed = Vec::new();
+            PackedF32::forward_streamed(&w, k, n, &b, &x, &mut streamed).unwrap();
+            assert_eq!(streamed, packed, "{rows} rows, k {k}, n {n}");
+        }
+    }
+
+    #[test]
+    fn streamed_refuses_wrong_lengths() {
+        let mut out = Vec::new();
+        assert!(
+            PackedF32::forward_streamed(&[1.0; 5], 3, 2, &[0.0; 2], &[1.0; 3], &mut out).is_none()
+        );
+        assert!(
+            PackedF32::forward_streamed(&[1.0; 6], 3, 2, &[0.0; 3], &[1.0; 3], &mut out).is_none()
+        );
+        assert!(
+            PackedF32::forward_streamed(&[1.0; 6], 3, 2, &[0.0; 2], &[1.0; 4], &mut out).is_none()
+        );
+        assert!(PackedF32::forward_streamed(&[], 0, 2, &[0.0; 2], &[], &mut out).is_none());
+        PackedF32::forward_streamed(&[1.0; 6], 3, 2, &[0.0; 2], &[], &mut out).unwrap();
+        assert!(out.is_empty());
     }
 
     #[test]
