@@ -13,9 +13,10 @@
 //!
 //! In WebAssembly the tile is 3 rows × 3 vectors of 4: nine sums, three panel vectors, a
 //! broadcast and a product, 14 values, within x86-64's 16 vector registers (tiles of 12 sums
-//! need 17, and V8 then keeps some on the stack). Measured alone in Chromium 156 (the EPYC, one thread, `[128, 768] · [768, 768]`,
-//! 2026-12-01, GFLOP/s): 3 × 3 32.5, 2 × 4 29.5, 4 × 2 28.7, 4 × 3 25.4, 6 × 2 24.4, burn's
-//! gemm (its 12 × 4 tile) 25.0.
+//! need 17, and V8 then keeps some on the stack). Measured alone in Chromium 156 (the EPYC,
+//! one thread, `[128, 768] · [768, 768]`, 2026-12-01, GFLOP/s; `scripts/bench-wasm-tiles.sh`):
+//! 3 × 3 32.5, 2 × 4 29.5, 4 × 2 28.7, 4 × 3 25.4, 6 × 2 24.4, burn's gemm (its 12 × 4 tile)
+//! 25.0.
 
 use pulp::{Simd, WithSimd};
 
@@ -188,7 +189,8 @@ impl PackedF32 {
     /// products (Chromium, one worker, the EPYC, 2026-12-01, `[128, 768] · [768, 768]`:
     /// 28.0 GFLOP/s against 29.0 with the weight packed beforehand, burn's gemm 24–25). One
     /// core: the worker's.
-    /// `None` when the lengths do not say `k × n`, `n` and whole rows.
+    /// `None` when the lengths do not say `k × n`, `n` and whole rows, or `k` or `n` is 0 (as
+    /// [`PackedF32::pack`] refuses them).
     pub fn forward_streamed(
         weight: &[f32],
         k: usize,
@@ -199,7 +201,7 @@ impl PackedF32 {
     ) -> Option<()> {
         let shape = Shape::for_lanes(vectorize(Lanes));
         let Shape { width, rows: tile } = shape;
-        if k == 0 || weight.len() != k.checked_mul(n)? || bias.len() != n {
+        if k == 0 || n == 0 || weight.len() != k.checked_mul(n)? || bias.len() != n {
             return None;
         }
         if !x.len().is_multiple_of(k) {
@@ -671,6 +673,20 @@ pub(crate) mod tests {
     }
 
     #[test]
+    fn whole_panels_copy_as_the_cut_copy_does() {
+        // `pack_panel::<12>` is WebAssembly's (12-wide panels); natively the panels are wider
+        // and take the cut copy, so compare the two here, at every whole panel of 3 rows × 40.
+        let w = values(3 * 40, 7);
+        for first in (0..=28).step_by(12) {
+            let (mut fixed, mut cut) = (vec![0.0; 36], vec![0.0; 36]);
+            pack_panel::<12>(&w, 40, first, &mut fixed);
+            pack_panel_cut(&w, 40, first, 12, &mut cut);
+            assert_eq!(fixed, cut, "panel at {first}");
+            assert_eq!(fixed[12..24], w[40 + first..40 + first + 12]);
+        }
+    }
+
+    #[test]
     fn streamed_refuses_wrong_lengths() {
         let mut out = Vec::new();
         assert!(
@@ -683,6 +699,7 @@ pub(crate) mod tests {
             PackedF32::forward_streamed(&[1.0; 6], 3, 2, &[0.0; 2], &[1.0; 4], &mut out).is_none()
         );
         assert!(PackedF32::forward_streamed(&[], 0, 2, &[0.0; 2], &[], &mut out).is_none());
+        assert!(PackedF32::forward_streamed(&[], 3, 0, &[], &[1.0; 3], &mut out).is_none());
         PackedF32::forward_streamed(&[1.0; 6], 3, 2, &[0.0; 2], &[], &mut out).unwrap();
         assert!(out.is_empty());
     }
