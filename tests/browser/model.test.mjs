@@ -104,8 +104,10 @@ test('backend: on a software WebGPU adapter "the faster" is the CPU, measured; h
     const backend = page.getByTestId('model-backend');
     assert.equal(await backend.innerText(), 'CPU (faster here than WebGPU)',
       `the automatic choice on this machine: ${await backend.getAttribute('title')}`);
-    assert.match(await backend.getAttribute('title'),
+    const why = await backend.getAttribute('title');
+    assert.match(why,
       /^CPU, the faster here: one \[128×768\]·\[768×768\] product took [\d.]+ ms on WebGPU \(google swiftshader, a software fallback adapter\) and [\d.]+ ms on the CPU$/);
+    console.log(`# ${why}`);
     // One model copy per core (at most 4) on the CPU path.
     const cores = await page.evaluate(() => navigator.hardwareConcurrency);
     const copies = Math.min(cores, 4);

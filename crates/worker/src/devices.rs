@@ -1,11 +1,12 @@
 //! Where a model runs: WebGPU or burn's CPU backend, by the user's choice or, by default, the
-//! faster of the two here. The automatic choice is measured once per worker
-//! ([`tabprobe_model::devices::device_speed::matmul_ms`] on both devices) and says why, with the
-//! figures; the adapter's `isFallbackAdapter` flag (a software adapter such as SwiftShader) is
+//! faster of the two here. The automatic choice is measured once per worker (one product by the
+//! code each device's dense layers run: [`tabprobe_model::devices::device_speed::matmul_ms`] on
+//! WebGPU, [`tabprobe_model::devices::device_speed::cpu_product_ms`] on the CPU) and says why,
+//! with the figures; the adapter's `isFallbackAdapter` flag (a software adapter such as SwiftShader) is
 //! named beside them. On WebGPU a model runs [`GPU_BATCH_SIZE`] pairs per pass with an
 //! activation budget taken from the device's own limits ([`gpu_tensor_budget`]).
 
-use tabprobe_model::devices::device_speed::matmul_ms;
+use tabprobe_model::devices::device_speed::{cpu_product_ms, matmul_ms};
 use tabprobe_model::text::batch::{gpu_tensor_budget, GPU_BATCH_SIZE, MAX_TENSOR_BYTES};
 use tabprobe_model::Device;
 use wasm_bindgen::JsCast;
@@ -157,7 +158,7 @@ impl Devices {
                 )
             }
         };
-        let cpu_ms = matmul_ms(&Device::flex(), REPEATS, &now).await;
+        let cpu_ms = cpu_product_ms(REPEATS, &now);
         let gpu_ms = matmul_ms(&gpu.device, REPEATS, &now).await;
         let [m, k, n] = tabprobe_model::devices::device_speed::PRODUCT;
         let figures = |gpu: &str, cpu: &str| {

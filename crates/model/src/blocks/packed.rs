@@ -200,6 +200,22 @@ impl PackedF32 {
         out: &mut Vec<f32>,
     ) -> Option<()> {
         let shape = Shape::for_lanes(vectorize(Lanes));
+        PackedF32::streamed_as(weight, k, n, bias, x, out, shape, |panel| vectorize(panel))
+    }
+
+    /// [`PackedF32::forward_streamed`] in panels and tiles of `shape`, each panel run by `run`
+    /// (the widest vectors here, or, in a test, other vectors than this CPU's widest).
+    #[allow(clippy::too_many_arguments)]
+    fn streamed_as(
+        weight: &[f32],
+        k: usize,
+        n: usize,
+        bias: &[f32],
+        x: &[f32],
+        out: &mut Vec<f32>,
+        shape: Shape,
+        mut run: impl FnMut(Panel<'_, '_>),
+    ) -> Option<()> {
         let Shape { width, rows: tile } = shape;
         if k == 0 || n == 0 || weight.len() != k.checked_mul(n)? || bias.len() != n {
             return None;
@@ -238,7 +254,7 @@ impl PackedF32 {
                     12 if first + 12 <= n => pack_panel::<12>(weight, n, first, &mut panel),
                     _ => pack_panel_cut(weight, n, first, width, &mut panel),
                 }
-                vectorize(Panel {
+                run(Panel {
                     panel: &panel,
                     x: &x_rows,
                     inputs: 0..k,
@@ -683,6 +699,41 @@ pub(crate) mod tests {
             pack_panel_cut(&w, 40, first, 12, &mut cut);
             assert_eq!(fixed, cut, "panel at {first}");
             assert_eq!(fixed[12..24], w[40 + first..40 + first + 12]);
+        }
+    }
+
+    /// WebAssembly's shape (12-wide panels, tiles of 3 rows of 3 vectors of 4) run natively on
+    /// 4-lane vectors (SSE4.2, pulp's `V2`) against the same shape one value at a time: the
+    /// tile's own indexing — which row and lane each sum reads and where it is stored, the
+    /// cut last panel, the padded last tile — to the bit. Natively both sides fuse each
+    /// multiply-add (in WebAssembly both multiply, then add), so only the arithmetic's
+    /// rounding is not the browser's here.
+    #[cfg(target_arch = "x86_64")]
+    #[test]
+    fn webassemblys_tile_gives_the_bits_of_one_value_at_a_time() {
+        let Some(four_lanes) = pulp::x86::V2::try_new() else {
+            eprintln!("SKIP: this CPU has no SSE4.2 (pulp's V2), so no 4-lane vectors to test");
+            return;
+        };
+        let shape = Shape { width: 12, rows: 3 };
+        // Rows over two chunks and not a whole tile; channels cutting the last panel.
+        for (rows, k, n) in [(1, 5, 12), (4, 33, 29), (7, 64, 36), (131, 96, 50)] {
+            let (x, w, b) = (values(rows * k, 11), values(k * n, 12), values(n, 13));
+            let (mut simd, mut scalar) = (Vec::new(), Vec::new());
+            PackedF32::streamed_as(&w, k, n, &b, &x, &mut simd, shape, |panel| {
+                pulp::Simd::vectorize(four_lanes, panel)
+            })
+            .unwrap();
+            PackedF32::streamed_as(&w, k, n, &b, &x, &mut scalar, shape, |panel| {
+                pulp::Simd::vectorize(pulp::Scalar, panel)
+            })
+            .unwrap();
+            assert_eq!(simd.len(), rows * n);
+            assert_eq!(simd, scalar, "{rows} rows, k {k}, n {n}");
+            // And the sums are the product's: within f32 rounding of the f64 sum.
+            for (g, want) in simd.iter().zip(reference(&x, &w, &b, k, n)) {
+                assert!((*g as f64 - want).abs() <= 1e-5 * k as f64, "{g} vs {want}");
+            }
         }
     }
 

@@ -1,4 +1,4 @@
-//! Devices: native initialisation by name (`--backend`) and the matmul the worker times to
+//! Devices: native initialisation by name (`--backend`) and the products the worker times to
 //! choose between the CPU and the GPU.
 
 // Backends by name (`--backend`): native device initialisation only.
