@@ -30,6 +30,11 @@ durations() {
   fi
 }
 trap durations EXIT
+# Panics keep their backtraces (RUST_BACKTRACE), but errors do not capture one: the SPIR-V
+# compiler of the `--features vulkan` build (pliron) makes errors with `Backtrace::capture` on
+# its normal path, and with RUST_BACKTRACE=1 unwinding took about 7 % of that phase's CPU
+# time (perf, 2026-12-02).
+export RUST_LIB_BACKTRACE=0
 # What every `cargo test` below printed, for the slowest binaries at the end.
 TEST_TIMES="$(mktemp)"
 phase "installing what is missing"
